@@ -1,0 +1,1 @@
+"""The companion web app and the `flure` command (the composition root)."""

@@ -1,0 +1,56 @@
+"""The ``flure`` command: one entry point, one sub-command per job.
+
+Each package adds its own sub-commands through a ``register(subparsers)``
+function in its ``cli`` module (``vision/cli.py``, ``hardware/cli.py``, …).
+Those modules must be cheap to import: heavy libraries are imported inside
+the command functions.  A command function takes the parsed ``args`` and
+returns the exit status.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that contribute sub-commands, in --help order.
+COMMAND_MODULES = (
+    "companion_app.engine_cli",
+    "companion_app.serve_cli",
+    "vision.cli",
+    "calibration.cli",
+    "hardware.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flure",
+        description="Finstere Flure Companion: plays the monster for your table.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # that part of the product is not installed
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,398 @@
+"""The position: monster, stones, pools, teleporters and pawns as immutable values.
+
+The JSON form is the scenario ``setup`` object (SCENARIOS.md), extended with
+``"place": "out"|"gone"`` for pawns that have left the board for good.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
+
+from .errors import InvalidSetupError
+from .geometry import (
+    BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, direction_name,
+    parse_direction, parse_square, square, square_name,
+)
+
+STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
+PAWN_KINDS = ("6/1", "4/3", "3/4", "2/5")
+FACES = ("white", "black")
+COLOURS = ("blue", "yellow", "red", "green", "purple", "black", "white")
+FOUR_PAWN_COLOURS = ("blue", "yellow", "red", "green")
+
+BOARD, WAITING, OUT, GONE = "board", "waiting", "out", "gone"
+PLACES = (BOARD, WAITING, OUT, GONE)
+
+
+@dataclass(frozen=True, slots=True)
+class Teleporter:
+    pair: int
+    arrow: int  # direction the monster faces on arrival (T2)
+
+
+@dataclass(frozen=True, slots=True)
+class Pawn:
+    """A pawn disc.  ``kind`` is ``black/white`` numbers (``"6/1"``), ``face`` the side up."""
+
+    label: str
+    color: str | None = None
+    kind: str | None = None
+    face: str = "white"
+    place: str = WAITING
+    square: int | None = None
+
+    @property
+    def on_board(self) -> bool:
+        return self.place == BOARD
+
+    @property
+    def in_play(self) -> bool:
+        return self.place in (BOARD, WAITING)
+
+    @property
+    def value(self) -> int | None:
+        """Points on the visible face (P1), or None when the kind is unknown."""
+        if self.kind is None:
+            return None
+        black, white = self.kind.split("/")
+        return int(white if self.face == "white" else black)
+
+    def flipped(self) -> "Pawn":
+        return replace(self, face="black" if self.face == "white" else "white")
+
+    @property
+    def name(self) -> str:
+        """Plain-language name: ``red 3/4`` or the label."""
+        if self.color and self.kind:
+            return f"{self.color} {self.kind}"
+        return self.label
+
+    def where(self) -> str:
+        return square_name(self.square) if self.place == BOARD else self.place
+
+
+@dataclass(frozen=True)
+class Position:
+    monster: int
+    facing: int
+    stones: Mapping[int, str] = field(default_factory=dict)
+    pools: frozenset[int] = frozenset()
+    teleporters: Mapping[int, Teleporter] = field(default_factory=dict)
+    pawns: tuple[Pawn, ...] = ()
+
+    def __post_init__(self):
+        # Freeze the mappings so the value really is immutable and hashable.
+        object.__setattr__(self, "stones", _FrozenMap(self.stones))
+        object.__setattr__(self, "teleporters", _FrozenMap(self.teleporters))
+        object.__setattr__(self, "pools", frozenset(self.pools))
+        object.__setattr__(self, "pawns", tuple(self.pawns))
+
+    # -- queries ---------------------------------------------------------
+    def pawn(self, label: str) -> Pawn:
+        for p in self.pawns:
+            if p.label == label:
+                return p
+        raise KeyError(label)
+
+    def pawn_at(self, sq: int) -> Pawn | None:
+        for p in self.pawns:
+            if p.place == BOARD and p.square == sq:
+                return p
+        return None
+
+    def board_pawns(self) -> dict[int, str]:
+        return {p.square: p.label for p in self.pawns if p.place == BOARD}
+
+    def teleporter_partner(self, sq: int) -> int:
+        pair = self.teleporters[sq].pair
+        return next(t for t, tp in self.teleporters.items() if tp.pair == pair and t != sq)
+
+    def with_pawn(self, pawn: Pawn) -> "Position":
+        return replace(self, pawns=tuple(pawn if p.label == pawn.label else p for p in self.pawns))
+
+    # -- status ----------------------------------------------------------
+    def status(self) -> list[dict]:
+        """Physically impossible things in this position, as ``{code, message, square}``.
+
+        Never raises: the referee screen shows these rather than crashing.
+        """
+        problems: list[dict] = []
+
+        def add(code, message, sq=None):
+            problems.append({"code": code, "message": message,
+                             "square": square_name(sq) if sq is not None else None})
+
+        occupants: dict[int, list[str]] = {}
+        occupants.setdefault(self.monster, []).append("the monster")
+        for sq, kind in self.stones.items():
+            occupants.setdefault(sq, []).append(f"a {kind}")
+        for p in self.pawns:
+            if p.place == BOARD:
+                occupants.setdefault(p.square, []).append(f"pawn {p.name}")
+        for sq, who in sorted(occupants.items()):
+            if len(who) > 1:
+                add("two-pieces", f"{' and '.join(who)} are both on {square_name(sq)}", sq)
+        for sq in sorted(self.teleporters):
+            for who in occupants.get(sq, []):
+                if who != "the monster":
+                    add("on-teleporter", f"{who} stands on the teleporter on {square_name(sq)} (T3)", sq)
+            if sq in self.pools:
+                add("teleporter-on-pool", f"a teleporter and a pool share {square_name(sq)}", sq)
+        pairs: dict[int, int] = {}
+        for tp in self.teleporters.values():
+            pairs[tp.pair] = pairs.get(tp.pair, 0) + 1
+        for pair, count in sorted(pairs.items()):
+            if count != 2:
+                add("teleporter-pair", f"teleporter pair {pair} has {count} tile(s), it needs 2")
+        if self.monster in self.pools:
+            add("monster-on-pool", f"the monster stands on the pool square {square_name(self.monster)} (M8)",
+                self.monster)
+        labels = [p.label for p in self.pawns]
+        for lab in sorted({x for x in labels if labels.count(x) > 1}):
+            add("duplicate-pawn", f"pawn label {lab!r} is used twice")
+        return problems
+
+    # -- JSON ------------------------------------------------------------
+    def to_setup(self) -> dict:
+        pawns = {}
+        for p in self.pawns:
+            d: dict = {"at": square_name(p.square) if p.place == BOARD else None}
+            if p.color is not None:
+                d["color"] = p.color
+            if p.kind is not None:
+                d["pawn"] = p.kind
+            d["face"] = p.face
+            if p.place in (OUT, GONE):
+                d["place"] = p.place
+            pawns[p.label] = d
+        return {
+            "monster": {"at": square_name(self.monster), "facing": direction_name(self.facing)},
+            "stones": {square_name(sq): k for sq, k in sorted(self.stones.items())},
+            "pools": [square_name(sq) for sq in sorted(self.pools)],
+            "teleporters": {square_name(sq): {"pair": t.pair, "arrow": direction_name(t.arrow)}
+                            for sq, t in sorted(self.teleporters.items())},
+            "pawns": pawns,
+        }
+
+    @classmethod
+    def from_setup(cls, setup, *, strict: bool = True, where: str = "setup") -> "Position":
+        """Parse a scenario ``setup`` object.
+
+        With ``strict`` (scenario files) impossible positions raise
+        InvalidSetupError naming the field; without it they are kept and
+        ``status()`` reports them.
+        """
+        if not isinstance(setup, dict):
+            raise InvalidSetupError("must be a JSON object", where)
+        known = {"monster", "stones", "pools", "teleporters", "pawns"}
+        for key in setup:
+            if key not in known:
+                raise InvalidSetupError(f"unknown key {key!r} (expected one of {', '.join(sorted(known))})", where)
+        m = setup.get("monster")
+        if not isinstance(m, dict) or "at" not in m or "facing" not in m:
+            raise InvalidSetupError("required, as {\"at\": SQUARE, \"facing\": N|E|S|W}", f"{where}.monster")
+        monster = _sq(m["at"], f"{where}.monster.at")
+        facing = _dir(m["facing"], f"{where}.monster.facing")
+
+        stones_in = setup.get("stones", {}) or {}
+        if not isinstance(stones_in, dict):
+            raise InvalidSetupError("must be an object square -> kind", f"{where}.stones")
+        stones = {}
+        for name, kind in stones_in.items():
+            sq = _sq(name, f"{where}.stones")
+            if kind not in STONE_KINDS:
+                raise InvalidSetupError(f"unknown stone kind {kind!r} (one of {', '.join(STONE_KINDS)})",
+                                        f"{where}.stones.{name}")
+            stones[sq] = kind
+
+        pools_in = setup.get("pools", []) or []
+        if not isinstance(pools_in, list):
+            raise InvalidSetupError("must be a list of squares", f"{where}.pools")
+        pools = frozenset(_sq(n, f"{where}.pools[{i}]") for i, n in enumerate(pools_in))
+
+        tel_in = setup.get("teleporters", {}) or {}
+        if not isinstance(tel_in, dict):
+            raise InvalidSetupError("must be an object square -> {pair, arrow}", f"{where}.teleporters")
+        teleporters = {}
+        for name, t in tel_in.items():
+            f = f"{where}.teleporters.{name}"
+            sq = _sq(name, f)
+            if not isinstance(t, dict):
+                raise InvalidSetupError("must be {\"pair\": 1|2, \"arrow\": DIR}", f)
+            pair = t.get("pair")
+            if not isinstance(pair, int) or isinstance(pair, bool) or pair < 1:
+                raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", f + ".pair")
+            teleporters[sq] = Teleporter(pair, _dir(t.get("arrow"), f + ".arrow"))
+
+        pawns_in = setup.get("pawns", {}) or {}
+        if not isinstance(pawns_in, dict):
+            raise InvalidSetupError("must be an object label -> pawn", f"{where}.pawns")
+        pawns = []
+        for label, p in pawns_in.items():
+            f = f"{where}.pawns.{label}"
+            if not isinstance(label, str) or not label:
+                raise InvalidSetupError("a pawn label must be non-empty text", f"{where}.pawns")
+            if not isinstance(p, dict) or "at" not in p:
+                raise InvalidSetupError("must be an object with \"at\" (a square or null)", f)
+            extra = set(p) - {"at", "color", "pawn", "face", "place"}
+            if extra:
+                raise InvalidSetupError(f"unknown key(s) {', '.join(sorted(extra))}", f)
+            color = p.get("color")
+            if color is not None and color not in COLOURS:
+                raise InvalidSetupError(f"unknown colour {color!r} (one of {', '.join(COLOURS)})", f + ".color")
+            kind = p.get("pawn")
+            if kind is not None and kind not in PAWN_KINDS:
+                raise InvalidSetupError(f"unknown pawn {kind!r} (one of {', '.join(PAWN_KINDS)})", f + ".pawn")
+            face = p.get("face", "white")
+            if face not in FACES:
+                raise InvalidSetupError(f"face must be white or black, not {face!r}", f + ".face")
+            at = p["at"]
+            place = p.get("place")
+            if at is None:
+                if place is None:
+                    place = WAITING
+                elif place not in (WAITING, OUT, GONE):
+                    raise InvalidSetupError(f"place must be waiting, out or gone, not {place!r}", f + ".place")
+                pawns.append(Pawn(label, color, kind, face, place, None))
+            else:
+                if place not in (None, BOARD):
+                    raise InvalidSetupError("a pawn with a square must not have a place", f + ".place")
+                pawns.append(Pawn(label, color, kind, face, BOARD, _sq(at, f + ".at")))
+
+        pos = cls(monster, facing, stones, pools, teleporters, tuple(pawns))
+        if strict:
+            pos._check_strict(where)
+        return pos
+
+    def _check_strict(self, where: str) -> None:
+        seen: dict[int, str] = {self.monster: f"{where}.monster"}
+        for sq in self.stones:
+            if sq in seen:
+                raise InvalidSetupError(f"{square_name(sq)} already holds {_what(seen[sq])}", f"{where}.stones.{square_name(sq)}")
+            seen[sq] = f"{where}.stones.{square_name(sq)}"
+        for p in self.pawns:
+            if p.place == BOARD:
+                f = f"{where}.pawns.{p.label}.at"
+                if p.square in seen:
+                    raise InvalidSetupError(f"{square_name(p.square)} already holds {_what(seen[p.square])}", f)
+                seen[p.square] = f
+        for sq, tp in self.teleporters.items():
+            f = f"{where}.teleporters.{square_name(sq)}"
+            if sq in self.stones:
+                raise InvalidSetupError(f"a stone stands on the teleporter on {square_name(sq)}", f"{where}.stones.{square_name(sq)}")
+            p = self.pawn_at(sq)
+            if p is not None:
+                raise InvalidSetupError(f"pawn {p.label} stands on the teleporter on {square_name(sq)}", f"{where}.pawns.{p.label}.at")
+            if sq in self.pools:
+                raise InvalidSetupError(f"a teleporter and a pool share {square_name(sq)}", f)
+        counts: dict[int, int] = {}
+        for tp in self.teleporters.values():
+            counts[tp.pair] = counts.get(tp.pair, 0) + 1
+        for pair, c in sorted(counts.items()):
+            if c != 2:
+                raise InvalidSetupError(f"pair {pair} has {c} tile(s); each pair needs exactly 2", f"{where}.teleporters")
+
+    # -- text ------------------------------------------------------------
+    def __str__(self) -> str:
+        """A text diagram: ``M``/arrow monster, ``o`` stone, ``c`` crystal, ``r``/``u`` pivots,
+        ``~`` pool, ``T`` teleporter, pawns by the first letter of their label."""
+        arrows = "^>v<"
+        lines = ["     " + " ".join("abcdefghijklmnop")]
+        board_pawns = self.board_pawns()
+        for r in range(ROWS):
+            cells = []
+            for c in range(COLS):
+                sq = square(c, r)
+                if sq not in SQUARE_NAMES:
+                    cells.append("#")
+                elif sq == self.monster:
+                    cells.append(arrows[self.facing])
+                elif sq in board_pawns:
+                    cells.append(board_pawns[sq][0])
+                elif sq in self.stones:
+                    cells.append({"stone": "o", "crystal": "c", "pivot-right": "r", "pivot-about": "u"}[self.stones[sq]])
+                elif sq in self.teleporters:
+                    cells.append("T")
+                elif sq in self.pools:
+                    cells.append("~")
+                else:
+                    cells.append(".")
+            lines.append(f"{r + 1:>3}  " + " ".join(cells))
+        off = [f"{p.label}:{p.place}" for p in self.pawns if p.place != BOARD]
+        if off:
+            lines.append("off board: " + " ".join(off))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Position.from_setup({self.to_setup()!r})"
+
+
+def basic_position(pawns: Iterable[Pawn] = ()) -> Position:
+    """The basic-game setup of BOARD.md with the given pawns (all waiting by default)."""
+    return Position(BASIC_MONSTER[0], BASIC_MONSTER[1], {sq: "stone" for sq in BASIC_STONES},
+                    frozenset(BASIC_POOLS), {}, tuple(pawns))
+
+
+class _FrozenMap(Mapping):
+    """A read-only, hashable dict."""
+
+    __slots__ = ("_d", "_h")
+
+    def __init__(self, data=()):
+        self._d = dict(data)
+        self._h = None
+
+    def __getitem__(self, k):
+        return self._d[k]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+    def __contains__(self, k):
+        return k in self._d
+
+    def get(self, k, default=None):
+        return self._d.get(k, default)
+
+    def __hash__(self):
+        if self._h is None:
+            self._h = hash(frozenset(self._d.items()))
+        return self._h
+
+    def __eq__(self, other):
+        if isinstance(other, _FrozenMap):
+            return self._d == other._d
+        if isinstance(other, Mapping):
+            return self._d == dict(other)
+        return NotImplemented
+
+    def __repr__(self):
+        return repr(self._d)
+
+    def copy(self) -> dict:
+        return dict(self._d)
+
+
+def _what(field_path: str) -> str:
+    if field_path.endswith(".monster"):
+        return "the monster"
+    if ".stones." in field_path:
+        return "a stone"
+    return "pawn " + field_path.split(".pawns.")[1].removesuffix(".at")
+
+
+def _sq(name, field_path: str) -> int:
+    try:
+        return parse_square(name)
+    except ValueError as exc:
+        raise InvalidSetupError(str(exc), field_path) from None
+
+
+def _dir(name, field_path: str) -> int:
+    try:
+        return parse_direction(name)
+    except ValueError as exc:
+        raise InvalidSetupError(str(exc), field_path) from None
