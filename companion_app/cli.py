@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "companion_app.engine_cli",
     "companion_app.serve_cli",
     "vision.cli",
+    "vision.stickers_cli",
     "calibration.cli",
     "hardware.cli",
 )

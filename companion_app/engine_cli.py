@@ -1,0 +1,149 @@
+"""Engine sub-commands: ``flure scenario run|check``, ``flure resolve``, ``flure demo``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DEMO_SETUP = {
+    "monster": {"at": "j8", "facing": "E"},
+    "stones": {"k8": "pivot-right", "m7": "pivot-about", "k5": "crystal"},
+    "pools": ["k6", "l6", "k7", "l7"],
+    "teleporters": {"j5": {"pair": 1, "arrow": "E"}, "o7": {"pair": 1, "arrow": "N"}},
+    "pawns": {"A": {"at": "j3"}, "B": {"at": "i5"}, "C": {"at": "l5"}, "D": {"at": "n7"}, "E": {"at": "m6"}},
+}
+
+
+def register(sub) -> None:
+    sc = sub.add_parser("scenario", help="run or check scenario files (the engine's test contract)",
+                        description="Scenario files hold a position, one action and the expected outcome.")
+    scs = sc.add_subparsers(dest="scenario_command", metavar="run|check")
+    run = scs.add_parser("run", help="print the outcome of one scenario as JSON")
+    run.add_argument("file", help="a scenario JSON file")
+    run.set_defaults(func=cmd_scenario_run)
+    check = scs.add_parser("check", help="compare scenarios with their expected outcome",
+                           description="Exit 0 when all pass, 1 on any difference, 2 on an invalid file.")
+    check.add_argument("files", nargs="+", help="scenario JSON files")
+    check.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    check.set_defaults(func=cmd_scenario_check)
+    sc.set_defaults(func=lambda args: (sc.print_help(), 0)[1])
+
+    rs = sub.add_parser("resolve", help="show the monster's move for a tombstone tile",
+                        description="Print the monster's path step by step, with the rule behind each decision.")
+    rs.add_argument("position", help="a position JSON file (a scenario setup object, or a scenario file)")
+    rs.add_argument("--tile", "-t", required=True, help="the tombstone tile: 5 7 8 10 prey-1 prey-2 prey-3")
+    rs.add_argument("--round", type=int, choices=(1, 2), default=1,
+                    help="round 1: eaten pawns wait beside the entrance; round 2: they are gone (G9)")
+    rs.add_argument("--json", action="store_true", help="print the plan as JSON (what the LEDs and web views render)")
+    rs.set_defaults(func=cmd_resolve)
+
+    demo = sub.add_parser("demo", help="resolve the rulebook's advanced example and print the steps")
+    demo.set_defaults(func=cmd_demo)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"flure: {message}", file=sys.stderr)
+    return code
+
+
+def _load_json(path: str):
+    """Returns (data, error message)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        return None, f"{path}: cannot read the file ({exc.strerror or exc})"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+
+
+def _load_scenario(path: str):
+    from engine.errors import InvalidSetupError
+    from engine.scenario import parse_scenario
+    data, err = _load_json(path)
+    if err:
+        return None, err
+    try:
+        return parse_scenario(data), None
+    except InvalidSetupError as exc:
+        return None, f"{path}: invalid scenario: {exc}"
+
+
+def cmd_scenario_run(args) -> int:
+    from engine.scenario import run_scenario
+    scenario, err = _load_scenario(args.file)
+    if err:
+        return _fail(err)
+    print(json.dumps(run_scenario(scenario), indent=2))
+    return 0
+
+
+def cmd_scenario_check(args) -> int:
+    from engine.scenario import compare, run_scenario
+    invalid = failed = passed = 0
+    for path in args.files:
+        scenario, err = _load_scenario(path)
+        if err:
+            print(f"INVALID {err}")
+            invalid += 1
+            continue
+        if scenario.expect is None:
+            print(f"SKIP    {path}: no \"expect\" to compare")
+            continue
+        diffs = compare(scenario.expect, run_scenario(scenario))
+        if diffs:
+            failed += 1
+            print(f"FAIL    {path} ({scenario.name})")
+            for d in diffs:
+                print(f"          {d}")
+        else:
+            passed += 1
+            if not args.quiet:
+                print(f"pass    {path}")
+    print(f"scenarios: {passed} passed, {failed} failed, {invalid} invalid")
+    return 2 if invalid else 1 if failed else 0
+
+
+def cmd_resolve(args) -> int:
+    from engine.errors import InvalidSetupError
+    from engine.monster import resolve
+    from engine.position import GONE, WAITING, Position
+    data, err = _load_json(args.position)
+    if err:
+        return _fail(err)
+    setup = data.get("setup", data) if isinstance(data, dict) else data
+    try:
+        position = Position.from_setup(setup, strict=True)
+        plan = resolve(position, args.tile, eaten_place=WAITING if args.round == 1 else GONE)
+    except InvalidSetupError as exc:
+        return _fail(f"{args.position}: {exc}")
+    if args.json:
+        print(json.dumps(plan.to_json(), indent=2))
+    else:
+        print_plan(plan)
+    return 0
+
+
+def print_plan(plan) -> None:
+    print(f"Tombstone tile {plan.card}: the monster starts on {plan.to_json()['start']['at']} "
+          f"facing {plan.to_json()['start']['facing']}.")
+    print(plan.start)
+    print()
+    for line in plan.text_lines():
+        print(line)
+    eaten = ", ".join(plan.start.pawn(lab).name for lab in plan.eaten) or "nobody"
+    why = {"steps": "all steps taken", "prey": "enough prey eaten", "cap": "20-step cap reached"}[plan.stop]
+    print(f"\nEaten: {eaten}.  The move ended: {why} ({plan.stop_rule}).")
+    print(plan.result)
+
+
+def cmd_demo(args) -> int:
+    from engine.monster import resolve
+    from engine.position import Position
+    position = Position.from_setup(DEMO_SETUP)
+    print("The rulebook's advanced example: pivots, a crystal, a pool and a teleporter pair.\n")
+    print_plan(resolve(position, "8"))
+    print("\nTry it on your own position: flure resolve POSITION.json --tile 8  (flure --help for more)")
+    return 0

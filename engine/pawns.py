@@ -1,0 +1,275 @@
+"""Pawn moves (P1–P8, B1–B2): validate unit moves, list reachable squares, explain a change.
+
+Unit moves are ``N E S W``, ``I`` (enter onto p11 from beside the board, P2)
+and ``X`` (leave through the exit from a1, P3).  Each costs one point; a
+slide across a pool is free (P8).  Flipping the pawn afterwards (G3) is the
+game's job, not this module's.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+from .errors import IllegalMoveError, InvalidSetupError
+from .geometry import CORNERS, DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
+from .position import BOARD, OUT, WAITING, Position
+
+MOVE_LETTERS = "NESWIX"
+_WAITING = -1
+_OUT = -2
+
+
+class _Illegal(Exception):
+    def __init__(self, rule: str, message: str):
+        self.rule = rule
+        self.message = message
+
+
+class _Ctx:
+    """The fixed part of the board for one pawn's move."""
+
+    __slots__ = ("pools", "tele", "monster", "others", "name")
+
+    def __init__(self, pos: Position, label: str):
+        self.pools = pos.pools
+        self.tele = pos.teleporters
+        self.monster = pos.monster
+        self.others = frozenset(p.square for p in pos.pawns if p.place == BOARD and p.label != label)
+        self.name = pos.pawn(label).name
+
+
+def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
+    """P7: the pawn entering ``s`` pushes its one stone on; returns the new stones or raises."""
+    beyond = NEIGHBOUR[s * 4 + d]
+    kind = stones[s]
+    what = "stone" if kind == "stone" else f"{kind} stone"
+    here = square_name(s)
+    if beyond is None:
+        raise _Illegal("P7", f"the {what} on {here} cannot be pushed into wall {wall_letter(s, d)}")
+    if beyond in stones:
+        raise _Illegal("P7", f"the {what} on {here} cannot be pushed: {square_name(beyond)} holds another stone "
+                              "(only one stone is ever pushed)")
+    if beyond in ctx.others:
+        raise _Illegal("P7", f"the {what} on {here} cannot be pushed onto the pawn on {square_name(beyond)}")
+    if beyond == ctx.monster:
+        raise _Illegal("P7", f"the {what} on {here} cannot be pushed onto the monster on {square_name(beyond)}")
+    new = dict(stones)
+    del new[s]
+    if beyond in ctx.tele or beyond in CORNERS:
+        return new  # destroyed on a teleporter (T3) or removed on a corner square (P7)
+    if beyond in ctx.pools:
+        cur = beyond
+        while True:  # B2
+            n = NEIGHBOUR[cur * 4 + d]
+            if n is None or n in new or n in ctx.others or n == ctx.monster:
+                break
+            if n in ctx.pools:
+                cur = n
+                continue
+            if n in ctx.tele or n in CORNERS:
+                return new
+            cur = n
+            break
+        new[cur] = kind
+        return new
+    new[beyond] = kind
+    return new
+
+
+def _slide(ctx: _Ctx, stones: dict, sq: int, d: int) -> tuple[int, dict]:
+    """P8: the pawn has entered pool square ``sq`` heading ``d``; slide across for free."""
+    cur = sq
+    while True:
+        n = NEIGHBOUR[cur * 4 + d]
+        if n is None or n in ctx.tele or n == ctx.monster:
+            return cur, stones
+        if n in stones:
+            try:
+                stones = _push_stone(ctx, stones, n, d)
+            except _Illegal:
+                return cur, stones
+            if n in ctx.pools:
+                cur = n
+                continue
+            return n, stones
+        if n in ctx.pools:
+            cur = n
+            continue
+        return n, stones
+
+
+def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
+    """One unit move from ``sq`` (or _WAITING); returns (square, stones) or raises _Illegal."""
+    if sq == _OUT:
+        raise _Illegal("P3", f"{ctx.name} has already left the fortress")
+    if move == "I":
+        if sq != _WAITING:
+            raise _Illegal("P2", f"{ctx.name} is already on the board; only a pawn beside the board can enter")
+        if ENTRANCE == ctx.monster:
+            raise _Illegal("P5", f"{ctx.name} cannot enter: the monster stands on the entrance p11")
+        if ENTRANCE in ctx.tele:
+            raise _Illegal("T1", f"{ctx.name} cannot enter: a teleporter lies on the entrance p11")
+        if ENTRANCE in stones:
+            raise _Illegal("P2", f"{ctx.name} cannot enter: a stone lies on the entrance p11")
+        return ENTRANCE, stones
+    if sq == _WAITING:
+        raise _Illegal("P2", f"{ctx.name} is beside the board and must first enter onto p11 (I)")
+    if move == "X":
+        if sq != EXIT:
+            raise _Illegal("P3", f"{ctx.name} can only leave from the exit a1, not from {square_name(sq)}")
+        return _OUT, stones
+    d = DIRECTION_NAMES.index(move)
+    t = NEIGHBOUR[sq * 4 + d]
+    if t is None:
+        raise _Illegal("P6", f"{ctx.name} cannot walk through wall {wall_letter(sq, d)} from {square_name(sq)}")
+    if t in ctx.tele:
+        raise _Illegal("T1", f"{ctx.name} cannot step onto the teleporter on {square_name(t)}: it is a wall for pawns")
+    if t == ctx.monster:
+        raise _Illegal("P5", f"{ctx.name} cannot step onto the monster on {square_name(t)}")
+    if t in stones:
+        stones = _push_stone(ctx, stones, t, d)
+    if t in ctx.pools:
+        return _slide(ctx, stones, t, d)
+    return t, stones
+
+
+def _start(pos: Position, label: str) -> int:
+    p = pos.pawn(label)
+    if p.place == BOARD:
+        return p.square
+    return _WAITING if p.place == WAITING else _OUT
+
+
+def _check_label(pos: Position, label: str) -> None:
+    if not any(p.label == label for p in pos.pawns):
+        raise InvalidSetupError(f"there is no pawn {label!r} in this position", "pawn")
+
+
+def _points(pos: Position, label: str, points: int | None) -> int:
+    if points is None:
+        points = pos.pawn(label).value
+        if points is None:
+            raise InvalidSetupError(f"pawn {label!r} has no known kind, so give its points", "points")
+    if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+        raise InvalidSetupError(f"points must be a whole number of 0 or more, not {points!r}", "points")
+    return points
+
+
+def _finish(pos: Position, label: str, sq: int, stones: dict) -> Position:
+    p = pos.pawn(label)
+    if sq == _OUT:
+        p = replace(p, place=OUT, square=None)
+    elif sq == _WAITING:
+        p = replace(p, place=WAITING, square=None)
+    else:
+        p = replace(p, place=BOARD, square=sq)
+    return replace(pos, stones=stones, pawns=tuple(p if q.label == label else q for q in pos.pawns))
+
+
+def apply_moves(position: Position, label: str, moves: str, points: int | None = None) -> Position:
+    """Play ``moves`` for pawn ``label``; the new position, or IllegalMoveError naming rule and move."""
+    _check_label(position, label)
+    if not isinstance(moves, str):
+        raise InvalidSetupError("moves must be text such as 'NWWWN'", "moves")
+    moves = moves.upper()
+    for i, m in enumerate(moves):
+        if m not in MOVE_LETTERS:
+            raise InvalidSetupError(f"unknown move letter {m!r} at position {i + 1} (use N E S W I X)", "moves")
+    budget = _points(position, label, points)
+    ctx = _Ctx(position, label)
+    sq = _start(position, label)
+    stones = dict(position.stones)
+    for i, m in enumerate(moves):
+        if i >= budget:
+            raise IllegalMoveError(f"{ctx.name} has only {budget} point(s); move {i + 1} ({m}) is one too many",
+                                   "P1", i, m)
+        try:
+            sq, stones = _unit(ctx, sq, stones, m)
+        except _Illegal as exc:
+            raise IllegalMoveError(f"move {i + 1} ({m}): {exc.message}", exc.rule, i, m) from None
+    if sq >= 0 and sq in ctx.others:
+        last = len(moves) - 1
+        raise IllegalMoveError(f"{ctx.name} may not end its move on {square_name(sq)}, which holds another pawn",
+                               "P4", last, moves[last] if moves else None)
+    return _finish(position, label, sq, stones)
+
+
+def _search(position: Position, label: str, points: int):
+    """BFS over (square, stones) states; yields (square, stones, moves) for every legal end state.
+
+    Breadth first, so each state is first reached by a shortest move string.
+    """
+    ctx = _Ctx(position, label)
+    start = _start(position, label)
+    stones0 = dict(position.stones)
+    key0 = (start, frozenset(stones0.items()))
+    best = {key0: points}
+    queue = deque([(start, stones0, key0[1], "", points)])
+    letters_board = "NESW"
+    while queue:
+        sq, stones, skey, moves, left = queue.popleft()
+        if sq == _OUT or sq not in ctx.others:
+            yield sq, stones, moves
+        if left == 0 or sq == _OUT:
+            continue
+        if sq == _WAITING:
+            options = "I"
+        elif sq == EXIT:
+            options = "NESWX"
+        else:
+            options = letters_board
+        for m in options:
+            try:
+                nsq, nstones = _unit(ctx, sq, stones, m)
+            except _Illegal:
+                continue
+            nkey = skey if nstones is stones else frozenset(nstones.items())
+            k = (nsq, nkey)
+            if best.get(k, -1) >= left - 1:
+                continue
+            best[k] = left - 1
+            queue.append((nsq, nstones, nkey, moves + m, left - 1))
+
+
+def reachable(position: Position, label: str, points: int | None = None) -> dict[str, str]:
+    """Every square where the pawn may end its move (its own included), and ``"out"``.
+
+    Maps each to one shortest move string.  A pawn beside the board may also
+    stay there (moves ``""``); that is not a square and is not listed.
+    """
+    _check_label(position, label)
+    budget = _points(position, label, points)
+    found: dict[str, str] = {}
+    for sq, _stones, moves in _search(position, label, budget):
+        if sq == _WAITING:
+            continue
+        name = "out" if sq == _OUT else square_name(sq)
+        found.setdefault(name, moves)
+    return found
+
+
+def explain(before: Position, label: str, square: str | None, after: Position | None = None,
+            points: int | None = None) -> list[str]:
+    """Legal move strings that bring the pawn to ``square`` ("out", or None: stays beside the board).
+
+    With ``after``, only those whose resulting stones also equal ``after``'s.
+    One shortest string per distinct resulting stone layout; ``[]`` if no legal move does it.
+    """
+    _check_label(before, label)
+    budget = _points(before, label, points)
+    if square is None:
+        want = _WAITING
+    elif square == "out":
+        want = _OUT
+    else:
+        from .geometry import parse_square
+        want = parse_square(square)
+    target_stones = dict(after.stones) if after is not None else None
+    results: dict[frozenset, str] = {}
+    for sq, stones, moves in _search(before, label, budget):
+        if sq != want:
+            continue
+        if target_stones is not None and stones != target_stones:
+            continue
+        results.setdefault(frozenset(stones.items()), moves)
+    return list(results.values())

@@ -1,0 +1,201 @@
+"""Scenario files (SCENARIOS.md): parse, run, compare — pure functions, no file I/O."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import IllegalMoveError, InvalidSetupError
+from .monster import CARDS, PREY_STEP_CAP, resolve
+from .pawns import MOVE_LETTERS, apply_moves, reachable
+from .position import BOARD, Position
+
+FORMAT = "flure-scenario/1"
+MONSTER_KEYS = ("path", "monster", "eaten", "stones", "pawns", "steps")
+MOVE_KEYS = ("legal", "reason", "stones", "pawns")
+REACH_KEYS = ("reachable",)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    position: Position
+    action: dict
+    expect: dict | None
+
+    @property
+    def kind(self) -> str:
+        if "card" in self.action or "steps" in self.action:
+            return "monster"
+        return "reachable" if "reachable" in self.action else "move"
+
+
+def parse_scenario(data) -> Scenario:
+    """Validate a scenario object; InvalidSetupError names the offending field."""
+    if not isinstance(data, dict):
+        raise InvalidSetupError("the file must hold one JSON object", "scenario")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise InvalidSetupError(f"unknown format {fmt!r} (expected {FORMAT!r})", "format")
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise InvalidSetupError("must be text", "name")
+    if "setup" not in data:
+        raise InvalidSetupError("missing", "setup")
+    position = Position.from_setup(data["setup"], strict=True)
+    if "action" not in data:
+        raise InvalidSetupError("missing", "action")
+    action = _check_action(data["action"], position)
+    expect = data.get("expect")
+    scenario = Scenario(name, position, action, expect)
+    if expect is not None:
+        if not isinstance(expect, dict):
+            raise InvalidSetupError("must be an object", "expect")
+        allowed = {"monster": MONSTER_KEYS, "move": MOVE_KEYS, "reachable": REACH_KEYS}[scenario.kind]
+        for key in expect:
+            if key not in allowed:
+                raise InvalidSetupError(f"{key!r} is not an outcome of this action (expected one of "
+                                        f"{', '.join(allowed)})", f"expect.{key}")
+    return scenario
+
+
+def _check_action(action, position: Position) -> dict:
+    if not isinstance(action, dict):
+        raise InvalidSetupError("must be an object", "action")
+    kinds = [k for k in ("card", "steps", "pawn") if k in action]
+    if len(kinds) != 1:
+        raise InvalidSetupError("must have exactly one of \"card\", \"steps\" or \"pawn\"", "action")
+    kind = kinds[0]
+    if kind == "card":
+        _only(action, {"card"})
+        if action["card"] not in CARDS:
+            raise InvalidSetupError(f"unknown tombstone tile {action['card']!r} (one of {', '.join(CARDS)})",
+                                    "action.card")
+        return action
+    if kind == "steps":
+        _only(action, {"steps"})
+        n = action["steps"]
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= PREY_STEP_CAP:
+            raise InvalidSetupError(f"must be a whole number from 1 to {PREY_STEP_CAP}, not {n!r}", "action.steps")
+        return action
+    label = action["pawn"]
+    if not isinstance(label, str) or not any(p.label == label for p in position.pawns):
+        raise InvalidSetupError(f"names pawn {label!r}, which is not in the setup", "action.pawn")
+    if "points" in action:
+        pts = action["points"]
+        if not isinstance(pts, int) or isinstance(pts, bool) or pts < 0:
+            raise InvalidSetupError(f"must be a whole number of 0 or more, not {pts!r}", "action.points")
+    elif position.pawn(label).value is None:
+        raise InvalidSetupError(f"pawn {label!r} has no \"pawn\" kind in the setup, so the action needs points",
+                                "action.points")
+    if "reachable" in action:
+        _only(action, {"pawn", "reachable", "points"})
+        if action["reachable"] is not True:
+            raise InvalidSetupError("must be true", "action.reachable")
+        return action
+    _only(action, {"pawn", "moves", "points"})
+    moves = action.get("moves")
+    if not isinstance(moves, str):
+        raise InvalidSetupError("must be a text of unit moves such as \"NWWWN\"", "action.moves")
+    for i, m in enumerate(moves):
+        if m not in MOVE_LETTERS:
+            raise InvalidSetupError(f"unknown move letter {m!r} at position {i + 1} (use N E S W I X)",
+                                    "action.moves")
+    return action
+
+
+def _only(action: dict, keys: set) -> None:
+    for k in action:
+        if k not in keys:
+            raise InvalidSetupError(f"unexpected key {k!r}", f"action.{k}")
+
+
+def _board(position: Position) -> tuple[dict, dict]:
+    from .geometry import square_name
+    stones = {square_name(sq): k for sq, k in sorted(position.stones.items())}
+    pawns = {p.label: square_name(p.square) for p in position.pawns if p.place == BOARD}
+    return stones, pawns
+
+
+def run_scenario(s: Scenario) -> dict:
+    """The outcome object that ``flure scenario run`` prints."""
+    if s.kind == "monster":
+        plan = resolve(s.position, s.action.get("card"), steps=s.action.get("steps"))
+        stones, pawns = _board(plan.result)
+        pj = plan.to_json()
+        return {"path": plan.path, "monster": pj["end"], "eaten": list(plan.eaten), "stones": stones,
+                "pawns": pawns, "steps": pj["steps"], "final_look": pj["final_look"], "stop": pj["stop"]}
+    if s.kind == "reachable":
+        found = reachable(s.position, s.action["pawn"], s.action.get("points"))
+        return {"reachable": sorted_names(found)}
+    try:
+        after = apply_moves(s.position, s.action["pawn"], s.action["moves"], s.action.get("points"))
+    except IllegalMoveError as exc:
+        stones, pawns = _board(s.position)
+        return {"legal": False, "reason": str(exc), "rule": exc.rule,
+                "failed_at": exc.index + 1 if exc.index is not None else None, "stones": stones, "pawns": pawns}
+    stones, pawns = _board(after)
+    return {"legal": True, "stones": stones, "pawns": pawns}
+
+
+def sorted_names(names) -> list[str]:
+    """Sorted square names with ``"out"`` last."""
+    return sorted(n for n in names if n != "out") + (["out"] if "out" in names else [])
+
+
+_RULE_ID = re.compile(r"\b[GPMTBA]\d+\b")
+
+
+def compare(expect: dict, outcome: dict) -> list[str]:
+    """Readable differences between ``expect`` and ``outcome`` (only keys in ``expect``)."""
+    diffs: list[str] = []
+    for key, want in expect.items():
+        got = outcome.get(key)
+        if key == "reachable":
+            if not isinstance(want, list) or set(want) != set(got):
+                missing = sorted(set(want) - set(got)) if isinstance(want, list) else want
+                extra = sorted(set(got) - set(want)) if isinstance(want, list) else []
+                diffs.append(f"reachable: expected but not reachable {missing}; reachable but not expected {extra}")
+        elif key == "reason":
+            if not _reason_matches(want, got):
+                diffs.append(f"reason: expected {want!r}, got {got!r}")
+        elif key == "steps":
+            diffs.extend(_compare_steps(want, got or []))
+        elif key in ("stones", "pawns") and isinstance(want, dict) and isinstance(got, dict):
+            for sq in sorted(set(want) | set(got)):
+                if want.get(sq) != got.get(sq):
+                    diffs.append(f"{key}.{sq}: expected {want.get(sq)!r}, got {got.get(sq)!r}")
+        elif key == "path" and isinstance(want, list) and want != got:
+            first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+            diffs.append(f"path differs from step {first + 1}: expected {want}, got {got}")
+        elif want != got:
+            diffs.append(f"{key}: expected {want!r}, got {got!r}")
+    return diffs
+
+
+def _reason_matches(want, got) -> bool:
+    if not isinstance(want, str) or not isinstance(got, str):
+        return want == got
+    if want == got or want.lower() in got.lower():
+        return True
+    ids = _RULE_ID.findall(want)
+    return bool(ids) and all(i in _RULE_ID.findall(got) for i in ids)
+
+
+def _compare_steps(want, got: list) -> list[str]:
+    """``steps`` is free form: compare the count and any key we also report."""
+    if isinstance(want, int):
+        return [] if want == len(got) else [f"steps: expected {want} steps, got {len(got)}"]
+    if not isinstance(want, list):
+        return [f"steps: expected a list or a count, got {want!r}"]
+    if len(want) != len(got):
+        return [f"steps: expected {len(want)} steps, got {len(got)}"]
+    diffs = []
+    for i, (w, g) in enumerate(zip(want, got), 1):
+        if isinstance(w, str):
+            if w != g["to"]:
+                diffs.append(f"steps[{i}]: expected to end on {w}, got {g['to']}")
+        elif isinstance(w, dict):
+            for k, v in w.items():
+                if k in g and g[k] != v:
+                    diffs.append(f"steps[{i}].{k}: expected {v!r}, got {g[k]!r}")
+    return diffs
