@@ -1,0 +1,104 @@
+"""Monster move properties (M1–M11, T2–T3, B2) on random free positions."""
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine.errors import InvalidSetupError
+from engine.monster import CARDS, resolve
+from engine.position import BOARD, GONE, Position
+from tests.engine_strategies import positions
+
+cards = st.sampled_from(CARDS)
+
+
+@given(positions(), cards)
+@settings(max_examples=300, deadline=None)
+def test_pieces_are_conserved_except_by_the_rules_that_remove_them(pos, card):
+    plan = resolve(pos, card)
+    events = [e for s in plan.steps for e in s.events]
+    removed_stones = Counter(e["piece"]["kind"] for e in events
+                             if e["kind"] == "push" and e["piece"]["type"] == "stone" and e["to"] is None)
+    before, after = Counter(pos.stones.values()), Counter(plan.result.stones.values())
+    assert before - after == removed_stones and after - before == Counter()
+    eaten_by_events = [e["pawn"] for e in events if e["kind"] == "eat"] + \
+        [e["piece"]["label"] for e in events if e["kind"] == "push" and e["piece"]["type"] == "pawn" and e["to"] is None]
+    assert sorted(eaten_by_events) == sorted(plan.eaten)
+    on_before = {p.label for p in pos.pawns if p.place == BOARD}
+    on_after = {p.label for p in plan.result.pawns if p.place == BOARD}
+    assert on_after == on_before - set(plan.eaten)
+    assert set(plan.eaten) <= on_before and len(set(plan.eaten)) == len(plan.eaten)
+    assert plan.result.pools == pos.pools and plan.result.teleporters == pos.teleporters  # B1
+    # nothing ends on a teleporter, no two pieces share a square, the monster is never on a pool (M8)
+    codes = {p["code"] for p in plan.result.status()} - {p["code"] for p in pos.status()}
+    assert not codes & {"two-pieces", "on-teleporter"}
+    assert plan.result.monster not in pos.pools or pos.monster in pos.pools and not plan.steps
+
+
+@given(positions(), cards)
+@settings(max_examples=300, deadline=None)
+def test_each_step_is_one_look_and_one_move(pos, card):
+    plan = resolve(pos, card)
+    at = pos.monster
+    for step in plan.steps:
+        assert step.start == at and step.look.at == at
+        enters = [e for e in step.events if e["kind"] == "enter"]
+        assert enters, "M11: every step moves the monster"
+        assert sum(1 for e in enters if not e["slide"]) == 1, "exactly one step onto a new square, the rest slides"
+        assert sum(1 for e in step.events if e["kind"] == "teleport") <= 1
+        assert sum(1 for e in step.events if e["kind"] == "pivot") <= 4
+        at = step.end
+    assert plan.result.monster == at and plan.final_look.at == at
+    steps, prey = (None, int(card[-1])) if card.startswith("prey") else (int(card), None)
+    if steps:
+        assert len(plan.steps) == steps
+    else:
+        assert len(plan.steps) <= 20
+        assert len(plan.eaten) >= prey or len(plan.steps) == 20
+        assert all(len(set(plan.eaten[:0])) == 0 for _ in [0])
+        # it stops at the first step where enough prey were eaten
+        count = 0
+        for i, s in enumerate(plan.steps):
+            count += len(s.eaten)
+            if count >= prey:
+                assert i == len(plan.steps) - 1
+
+
+@given(positions(), cards)
+@settings(max_examples=150, deadline=None)
+def test_resolving_is_deterministic_and_json_safe(pos, card):
+    a, b = resolve(pos, card), resolve(pos, card)
+    assert a.to_json() == b.to_json()
+    text = json.dumps(a.to_json())
+    again = json.loads(text)
+    assert Position.from_setup(again["position"], strict=False) == a.result
+    assert again["path"] == [s["to"] for s in again["steps"]]
+
+
+def test_round_two_eaten_pawns_are_gone():
+    pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}, "pawns": {"A": {"at": "b5"}}})
+    plan = resolve(pos, "prey-1", eaten_place=GONE)
+    assert plan.eaten == ("A",) and plan.result.pawn("A").place == GONE
+    assert resolve(pos, "prey-1").result.pawn("A").place == "waiting"
+
+
+def test_prey_3_variant_for_the_five_tile():
+    pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}})
+    assert len(resolve(pos, "5", five_is_prey_3=True).steps) == 20
+    assert len(resolve(pos, "5").steps) == 5
+
+
+@pytest.mark.parametrize("card", ["4", "prey-4", "", None])
+def test_unknown_tiles_are_refused(card):
+    pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}})
+    with pytest.raises(InvalidSetupError):
+        resolve(pos, card)
+
+
+def test_step_text_names_squares_pawns_and_rules():
+    pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"},
+                               "pawns": {"red-3/4": {"at": "e5", "color": "red", "pawn": "3/4"}}})
+    plan = resolve(pos, "5")
+    assert "red 3/4 on e5" in plan.steps[0].text and "(M4 nearest" in plan.steps[0].text
+    assert "eats red 3/4 on e5 (M5)" in plan.steps[3].text
