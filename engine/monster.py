@@ -244,8 +244,8 @@ class _Mover:
                 events.append({"kind": "eat", "rule": "M5", "pawn": label, "square": square_name(target),
                                "how": "eaten", "text": f"eats {self.name(label)} on {square_name(target)} (M5)"})
             cur = target
-            if target in w.tele:
-                dest = w.position.teleporter_partner(target)
+            dest = w.position.teleporter_partner(target) if target in w.tele else None
+            if dest is not None:
                 heading = w.tele[dest].arrow
                 events.append({"kind": "teleport", "rule": "T2", "from": square_name(target),
                                "to": square_name(dest), "facing": direction_name(heading),

@@ -103,9 +103,10 @@ class Position:
     def board_pawns(self) -> dict[int, str]:
         return {p.square: p.label for p in self.pawns if p.place == BOARD}
 
-    def teleporter_partner(self, sq: int) -> int:
+    def teleporter_partner(self, sq: int) -> int | None:
+        """The other tile of ``sq``'s pair, or None when the pair is incomplete (see status())."""
         pair = self.teleporters[sq].pair
-        return next(t for t, tp in self.teleporters.items() if tp.pair == pair and t != sq)
+        return next((t for t, tp in self.teleporters.items() if tp.pair == pair and t != sq), None)
 
     def with_pawn(self, pawn: Pawn) -> "Position":
         return replace(self, pawns=tuple(pawn if p.label == pawn.label else p for p in self.pawns))

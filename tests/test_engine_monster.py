@@ -102,3 +102,12 @@ def test_step_text_names_squares_pawns_and_rules():
     plan = resolve(pos, "5")
     assert "red 3/4 on e5" in plan.steps[0].text and "(M4 nearest" in plan.steps[0].text
     assert "eats red 3/4 on e5 (M5)" in plan.steps[3].text
+
+
+def test_a_lone_teleporter_does_not_crash_a_free_position():
+    """A misread board may show one tile of a pair: status() reports it, resolve still answers."""
+    pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"},
+                               "teleporters": {"c5": {"pair": 1, "arrow": "S"}}}, strict=False)
+    assert any(p["code"] == "teleporter-pair" for p in pos.status())
+    plan = resolve(pos, "5")
+    assert plan.path[:3] == ["b5", "c5", "d5"]

@@ -1,0 +1,80 @@
+"""The tombstone deck (G7–G9) as plain tuples, shuffled only from the game's seed.
+
+Each shuffle uses its own ``random.Random`` seeded with ``"<seed>:<purpose>"``
+(string seeds are hashed with SHA-512, so they are stable across processes and
+Python runs).  No RNG state needs storing: a game saved as JSON and replayed
+from the same actions deals exactly the same tiles.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .errors import GameActionError, InvalidSetupError
+from .monster import DECK
+
+TILES = DECK  # ("5", "7", "7", "8", "8", "10", "prey-1", "prey-2")
+TILES_PLAYED_PER_ROUND = len(TILES) - 1  # G9: the last tile is never played
+
+
+def is_prey(tile: str, *, prey3_variant: bool = False) -> bool:
+    """A prey tile (M1); with the G11 variant the "5" counts as three prey."""
+    return tile.startswith("prey-") or (prey3_variant and tile == "5")
+
+
+def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
+    """``tiles`` in the order a shuffle seeded by (seed, purpose) gives."""
+    order = list(tiles)
+    random.Random(f"{seed}:{purpose}").shuffle(order)
+    return tuple(order)
+
+
+def tile_name(tile: str) -> str:
+    """Plain-language tile name for messages: ``8 steps``, ``one prey``."""
+    if tile.startswith("prey-"):
+        return {"prey-1": "one prey", "prey-2": "two prey", "prey-3": "three prey"}[tile]
+    return f"{tile} steps"
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One tile taken from the deck: the tile to play and the deck left afterwards."""
+
+    tile: str
+    deck: tuple[str, ...]
+    set_aside: tuple[str, ...] = ()  # prey tiles revealed before it (G8), shuffled back in
+
+    @property
+    def reshuffled(self) -> bool:
+        return bool(self.set_aside)
+
+
+def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_variant: bool) -> Draw:
+    """Reveal the top tile (G7); the game's first tile follows G8."""
+    if not deck:
+        raise GameActionError("the deck is empty", rule="G9")
+    if not first_of_game:
+        return Draw(deck[0], deck[1:])
+    for i, tile in enumerate(deck):
+        if not is_prey(tile, prey3_variant=prey3_variant):
+            if i == 0:
+                return Draw(tile, deck[1:])
+            rest = deck[:i] + deck[i + 1:]
+            return Draw(tile, shuffled(rest, seed, "first-tile"), deck[:i])
+    raise GameActionError("the deck holds no step tile", rule="G8")
+
+
+def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> Draw:
+    """A tile revealed at the table: it must still be in the deck (G7, G8)."""
+    if not isinstance(tile, str) or tile not in TILES:
+        raise InvalidSetupError(f"{tile!r} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
+                                "tile")
+    if tile not in deck:
+        raise GameActionError(f"there is no {tile_name(tile)} tile left in the deck "
+                              f"(left: {', '.join(sorted(deck, key=TILES.index)) or 'none'})", rule="G7")
+    if first_of_game and is_prey(tile, prey3_variant=prey3_variant):
+        raise GameActionError(f"the first tile of the game may not be a prey tile ({tile_name(tile)}): "
+                              "set it aside and reveal the next one until a step tile appears", rule="G8")
+    # The table's own stack is what counts; our copy just loses that tile.
+    i = deck.index(tile)
+    return Draw(tile, deck[:i] + deck[i + 1:])
