@@ -29,6 +29,16 @@ def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
     return tuple(order)
 
 
+def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
+    """What the revealed tile makes the monster do, for the game log (M1, G11)."""
+    if tile == "5" and prey3_variant:
+        return "the 5 tile counts as three prey (G11): the monster hunts until it has eaten 3 pawns (M1)"
+    if tile.startswith("prey-"):
+        n = tile[5:]
+        return f"{tile_name(tile)}: the monster hunts until it has eaten {n} pawn{'s' if n != '1' else ''} (M1)"
+    return f"{tile_name(tile)}: the monster walks {tile} steps (M1)"
+
+
 def tile_name(tile: str) -> str:
     """Plain-language tile name for messages: ``8 steps``, ``one prey``."""
     if tile.startswith("prey-"):

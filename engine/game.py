@@ -1,0 +1,503 @@
+"""Game flow (G1–G11, A1–A2): turns, the deck, rounds and the winner, as immutable values.
+
+``Game.apply(action) -> Game`` is a pure transition (pgx style): the caller
+keeps earlier values for undo.  Randomness comes only from ``seed`` (see
+engine/deck.py), so ``to_json``/``from_json`` round-trip exactly and
+replaying the same actions gives an equal game.  Pawn rules live in
+engine/pawns.py and the monster in engine/monster.py; this module only
+decides who may act, flips pawns (G3), and keeps score.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from . import deck as tiles
+from .errors import GameActionError, InvalidSetupError
+from .geometry import E, EXIT, parse_square, square_name
+from .monster import Plan, resolve
+from .pawns import apply_moves, explain, reachable
+from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
+from .position import (
+    BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position,
+)
+
+FORMAT = "flure-game/1"
+PHASES = ("placement", "pawns", "monster", "over")
+SETUPS = ("basic", "advanced")
+FOUR_PAWN_SET = ("6/1", "4/3", "3/4", "2/5")   # G1, 2–4 players
+THREE_PAWN_SET = ("6/1", "3/4", "2/5")         # G1, 5–7 players
+FIRST_TURN_ENTRIES = 2                         # G4
+ACTION_TYPES = ("move", "pawn-at", "draw", "tile", "place")
+
+
+def pawn_set(n_players: int) -> tuple[str, ...]:
+    return FOUR_PAWN_SET if n_players <= 4 else THREE_PAWN_SET
+
+
+def pawn_label(colour: str, kind: str) -> str:
+    return f"{colour}-{kind}"
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of Finstere Flure between ``players`` (colours, clockwise) and the monster.
+
+    Build with :meth:`Game.new`; change only through :meth:`apply`.
+    """
+
+    players: tuple[str, ...]
+    first_player: str
+    setup: str
+    prey3_variant: bool
+    seed: int
+    position: Position
+    phase: str
+    round: int = 1
+    turn: int = 1
+    deck: tuple[str, ...] = ()            # face down, top first
+    tiles_played: tuple[str, ...] = ()    # this round, in order
+    unmoved: tuple[str, ...] = ()         # pawn labels still to move this pawn phase (G3)
+    to_move: str | None = None            # colour whose pawn moves now
+    placer: str | None = None             # colour placing the next piece (A2)
+    pieces_left: tuple[tuple[str, int], ...] = ()
+    out_log: tuple[str, ...] = ()         # colour of each pawn that got out, in order (G10 tie-break)
+    winner: str | None = None
+    end_rule: str | None = None           # "G2" or "G10" once the game is over
+    note: str = ""                        # what the last action did, in plain language
+    last_tile: str | None = None          # the last monster move: tile, position before, where eaten went
+    last_before: Position | None = None
+    last_eaten_place: str | None = None
+
+    # -- creation ----------------------------------------------------------
+    @classmethod
+    def new(cls, players, first_player: str | None = None, setup: str = "basic", *,
+            prey3_variant: bool = False, seed: int = 0) -> "Game":
+        """A new game (G1).  ``seed`` decides every shuffle; pass a fresh random one per game."""
+        players = _check_players(players)
+        if first_player is None:
+            first_player = players[0]
+        if first_player not in players:
+            raise InvalidSetupError(f"the first player {first_player!r} is not one of the players "
+                                    f"({', '.join(players)})", "first_player")
+        if setup not in SETUPS:
+            raise InvalidSetupError(f"setup must be basic or advanced, not {setup!r}", "setup")
+        if not isinstance(prey3_variant, bool):
+            raise InvalidSetupError("prey3_variant must be true or false", "prey3_variant")
+        if prey3_variant and len(players) < 6:
+            raise GameActionError(f"the three-prey variant is only for 6 or 7 players, not {len(players)}",
+                                  rule="G11")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise InvalidSetupError(f"seed must be a whole number, not {seed!r}", "seed")
+        pawns = tuple(Pawn(pawn_label(c, k), c, k, "white", WAITING, None)
+                      for c in players for k in pawn_set(len(players)))
+        deck = tiles.shuffled(tiles.TILES, seed, "round-1")
+        if setup == "basic":
+            game = cls(players, first_player, setup, prey3_variant, seed, basic_position(pawns), "placement",
+                       deck=deck)
+            return game._start_pawn_phase(first_player, note="New game, basic setup.")
+        position = Position(EXIT, E, {}, frozenset(), {}, pawns)
+        return cls(players, first_player, setup, prey3_variant, seed, position, "placement", deck=deck,
+                   placer=first_player, pieces_left=tuple(PIECES.items()),
+                   note=f"New game, advanced setup: {first_player} places the first piece (A2).")
+
+    # -- read-only views ---------------------------------------------------
+    @property
+    def deck_left(self) -> int:
+        return len(self.deck)
+
+    @property
+    def set_size(self) -> int:
+        return len(pawn_set(len(self.players)))
+
+    @cached_property
+    def last_plan(self) -> Plan | None:
+        """The last monster move, re-resolved from its stored start (resolve is deterministic)."""
+        if self.last_tile is None:
+            return None
+        return resolve(self.last_before, self.last_tile, eaten_place=self.last_eaten_place,
+                       five_is_prey_3=self.prey3_variant)
+
+    def out_counts(self) -> dict[str, int]:
+        counts = {c: 0 for c in self.players}
+        for p in self.position.pawns:
+            if p.place == OUT:
+                counts[p.color] += 1
+        return counts
+
+    def pawns_of(self, colour: str) -> tuple[Pawn, ...]:
+        return tuple(p for p in self.position.pawns if p.color == colour)
+
+    @property
+    def first_tile_of_game(self) -> bool:
+        return self.round == 1 and not self.tiles_played
+
+    def targets(self, label: str) -> list[dict]:
+        """Where pawn ``label`` may end its move now: ``{"square": "k5"|"out"|None, "moves": "WWN"}``.
+
+        ``None`` is staying beside the board (a waiting pawn is "moved" by flipping,
+        G5).  Empty when the pawn may not move now.
+        """
+        if self.phase != "pawns" or label not in self.unmoved:
+            return []
+        pawn = self.position.pawn(label)
+        if pawn.color != self.to_move:
+            return []
+        found: list[dict] = []
+        if pawn.place == WAITING:
+            found.append({"square": None, "moves": ""})
+            if self._entries_exhausted(pawn.color):
+                return found
+        options = reachable(self.position, label)
+        squares = sorted((sq for sq in options if sq != "out"), key=parse_square)  # board order, a1 b1 …
+        found.extend({"square": sq, "moves": options[sq]} for sq in squares + ["out"] * ("out" in options))
+        return found
+
+    def preview(self) -> dict[str, Plan]:
+        """What each tile still possible would do from the current position (G7, G8)."""
+        if self.phase not in ("pawns", "monster"):
+            return {}
+        eaten_place = self._eaten_place()
+        plans = {}
+        for tile in dict.fromkeys(sorted(self.deck, key=tiles.TILES.index)):
+            if self.first_tile_of_game and tiles.is_prey(tile, prey3_variant=self.prey3_variant):
+                continue
+            plans[tile] = resolve(self.position, tile, eaten_place=eaten_place, five_is_prey_3=self.prey3_variant)
+        return plans
+
+    def summary(self) -> str:
+        """One plain-language status line for the players."""
+        if self.phase == "over":
+            return self._result_text()
+        if self.phase == "placement":
+            left = dict(self.pieces_left)
+            return (f"Advanced setup: {self.placer} places the next piece (A2); "
+                    f"{sum(left.values())} left: {pieces_text(left)}.")
+        head = f"Round {self.round}, turn {self.turn}"
+        deck = f"{self.deck_left} tile{'s' if self.deck_left != 1 else ''} left in the deck"
+        if self.phase == "monster":
+            return f"{head}: every pawn has moved; reveal the monster's tile (G7). {deck}."
+        mine = [self.position.pawn(lab).name for lab in self.unmoved
+                if self.position.pawn(lab).color == self.to_move]
+        return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
+
+    # -- transitions -------------------------------------------------------
+    def apply(self, action: dict) -> "Game":
+        """The game after ``action`` (see game-api.md); raises without changing anything."""
+        if not isinstance(action, dict):
+            raise InvalidSetupError("an action must be a JSON object with a \"type\"", "action")
+        kind = action.get("type")
+        if kind not in ACTION_TYPES:
+            raise InvalidSetupError(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})", "type")
+        if self.phase == "over":
+            raise GameActionError(f"the game is over. {self._result_text()}")
+        if kind == "place":
+            return self._place(action)
+        if self.phase == "placement":
+            raise GameActionError(f"the advanced setup is not finished: {self.placer} places the next piece",
+                                  rule="A2")
+        if kind in ("move", "pawn-at"):
+            return self._pawn_action(kind, action)
+        return self._monster_action(kind, action)
+
+    # pawn phase ............................................................
+    def _pawn_action(self, kind: str, action: dict) -> "Game":
+        label = action.get("pawn")
+        if not isinstance(label, str) or not any(p.label == label for p in self.position.pawns):
+            known = ", ".join(p.label for p in self.position.pawns)
+            raise InvalidSetupError(f"there is no pawn {label!r} in this game (pawns: {known})", "pawn")
+        pawn = self.position.pawn(label)
+        self._check_may_move(pawn)
+        if kind == "move":
+            moves = action.get("moves", "")
+            if not isinstance(moves, str):
+                raise InvalidSetupError("moves must be text such as 'IWWN'", "moves")
+        else:
+            moves = self._explain(pawn, action)
+        moves = moves.upper()
+        if pawn.place == WAITING and moves and self._entries_exhausted(pawn.color):
+            brought = " and ".join(p.name for p in self.pawns_of(pawn.color) if p.place == BOARD)
+            raise GameActionError(f"in the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
+                                  f"the board; {pawn.color} already brought {brought}, so {pawn.name} is just "
+                                  "flipped beside the board", rule="G4")
+        moved = apply_moves(self.position, label, moves)
+        after = moved.pawn(label).flipped()
+        position = moved.with_pawn(after)
+        out_log = self.out_log + ((pawn.color,) if after.place == OUT else ())
+        note = f"{pawn.name} {_describe_move(pawn, after, moves)} and is flipped (G3)."
+        unmoved = tuple(x for x in self.unmoved if x != label)
+        game = replace(self, position=position, unmoved=unmoved, out_log=out_log, note=note)
+        ended = game._check_end()
+        if ended is not None:
+            return ended
+        nxt = game._next_mover(pawn.color, unmoved)
+        if nxt is None:
+            return replace(game, phase="monster", to_move=None,
+                           note=note + " Every pawn has moved: the monster's turn (G3).")
+        return replace(game, to_move=nxt)
+
+    def _check_may_move(self, pawn: Pawn) -> None:
+        if self.phase == "monster":
+            raise GameActionError("every pawn has moved this turn; it is the monster's turn: "
+                                  "draw or enter a tile", rule="G3")
+        if pawn.place == OUT:
+            raise GameActionError(f"{pawn.name} is already out of the fortress and moves no more", rule="P3")
+        if pawn.place == GONE:
+            raise GameActionError(f"{pawn.name} was eaten in round 2 and has left the game", rule="G9")
+        if pawn.color != self.to_move:
+            raise GameActionError(f"it is {self.to_move}'s turn, not {pawn.color}'s", rule="G3")
+        if pawn.label not in self.unmoved:
+            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == pawn.color]
+            raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.color} moves "
+                                  f"{' or '.join(mine)}", rule="G3")
+
+    def _explain(self, pawn: Pawn, action: dict) -> str:
+        """Find the legal move behind a pawn seen on ``square`` (a physical event)."""
+        if "square" not in action:
+            raise InvalidSetupError("give the square the pawn was put on (or \"out\", or null)", "square")
+        target = action["square"]
+        if target is not None and target != "out":
+            try:
+                target = _square_name(target)
+            except ValueError as exc:
+                raise InvalidSetupError(str(exc), "square") from None
+        after = None
+        if action.get("stones") is not None:
+            after = _with_stones(self.position, action["stones"])
+        found = explain(self.position, pawn.label, target, after)
+        where = {None: "beside the board", "out": "out of the fortress"}.get(target, f"on {target}")
+        if not found:
+            raise GameActionError(f"{pawn.name} cannot legally end its move {where} from "
+                                  f"{_where(pawn)} with {pawn.value} point(s)", rule="P1")
+        if len(found) > 1:
+            # Several stone layouts possible: prefer the move that leaves the stones alone.
+            still = [m for m in found if apply_moves(self.position, pawn.label, m).stones == self.position.stones]
+            if not still:
+                raise GameActionError(f"{pawn.name} can reach {target} in ways that push stones differently "
+                                      f"({', '.join(found)}); enter the move itself", rule="P7")
+            return still[0]
+        return found[0]
+
+    def _entries_exhausted(self, colour: str) -> bool:
+        """G4: in the very first turn a player brings at most two pawns onto the board."""
+        if self.turn != 1:
+            return False
+        return sum(1 for p in self.pawns_of(colour) if p.place != WAITING) >= FIRST_TURN_ENTRIES
+
+    def _next_mover(self, after: str | None, unmoved: tuple[str, ...]) -> str | None:
+        """The next player clockwise after ``after`` (or from the first player) with an unmoved pawn (G5)."""
+        colours = {self.position.pawn(x).color for x in unmoved}
+        n = len(self.players)
+        start = self.players.index(self.first_player) if after is None else self.players.index(after) + 1
+        for i in range(n):
+            c = self.players[(start + i) % n]
+            if c in colours:
+                return c
+        return None
+
+    def _start_pawn_phase(self, first: str, **changes) -> "Game":
+        unmoved = tuple(p.label for p in self.position.pawns if p.in_play)
+        game = replace(self, phase="pawns", first_player=first, unmoved=unmoved, placer=None, **changes)
+        return replace(game, to_move=game._next_mover(None, unmoved))
+
+    # monster phase .........................................................
+    def _monster_action(self, kind: str, action: dict) -> "Game":
+        if self.phase != "monster":
+            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == self.to_move]
+            raise GameActionError(f"the monster moves only after every pawn has moved: {self.to_move} still "
+                                  f"moves {' or '.join(mine)}", rule="G3")
+        common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
+        if kind == "draw":
+            drawn = tiles.draw_top(self.deck, seed=self.seed, **common)
+        else:
+            drawn = tiles.take(self.deck, action.get("tile"), **common)
+        eaten_place = self._eaten_place()
+        plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, five_is_prey_3=self.prey3_variant)
+        note = f"Tile {tiles.tile_effect(drawn.tile, prey3_variant=self.prey3_variant)}"
+        if drawn.set_aside:
+            note = (f"Revealed {', '.join(tiles.tile_name(t) for t in drawn.set_aside)} first: the game's first "
+                    f"tile may not be a prey tile, so the others were reshuffled (G8). " + note)
+        if plan.eaten:
+            names = [self.position.pawn(x).name for x in plan.eaten]
+            fate = "back beside the entrance (G9)" if eaten_place == WAITING else "out of the game (G9)"
+            note += f"; it eats {', '.join(names)}: {fate}"
+        game = replace(self, position=plan.result, deck=drawn.deck, tiles_played=self.tiles_played + (drawn.tile,),
+                       last_tile=drawn.tile, last_before=self.position, last_eaten_place=eaten_place,
+                       note=note + ".")
+        game.__dict__["last_plan"] = plan  # already resolved; saves resolving again
+        ended = game._check_end()
+        if ended is not None:
+            return ended
+        if len(game.tiles_played) == tiles.TILES_PLAYED_PER_ROUND:
+            game = game._end_round()
+            if game.phase == "over":
+                return game
+        nxt = self.players[(self.players.index(self.first_player) + 1) % len(self.players)]
+        return game._start_pawn_phase(nxt, turn=self.turn + 1,
+                                      note=game.note + f" {nxt} is the new first player (G6).")
+
+    def _eaten_place(self) -> str:
+        return WAITING if self.round == 1 else GONE
+
+    def _end_round(self) -> "Game":
+        """G9: after the 7th tile of a round, reshuffle all 8 (round 1) or end the game (round 2)."""
+        if self.round == 1:
+            return replace(self, round=2, deck=tiles.shuffled(tiles.TILES, self.seed, "round-2"), tiles_played=(),
+                           note=self.note + " Round 1 is over: all 8 tiles are reshuffled and round 2 begins; "
+                                            "from now on eaten pawns leave the game (G9).")
+        pawns = tuple(replace(p, place=GONE, square=None) if p.place == BOARD else p for p in self.position.pawns)
+        game = replace(self, position=replace(self.position, pawns=pawns),
+                       note=self.note + " Round 2 is over: pawns still in the fortress count as eaten (G9).")
+        return game._finish("G10")
+
+    # end of game .........................................................
+    def _check_end(self) -> "Game | None":
+        """G2 after any move; G10 when round 2 has no pawn left in play."""
+        need = self.set_size - 1
+        for colour, n in self.out_counts().items():
+            if n >= need:
+                return self._finish("G2", colour)
+        if self.round == 2 and not any(p.in_play for p in self.position.pawns):
+            return self._finish("G10")
+        return None
+
+    def _finish(self, rule: str, winner: str | None = None) -> "Game":
+        if winner is None:
+            winner = _tie_break(self.out_counts(), self.out_log)
+        game = replace(self, phase="over", winner=winner, end_rule=rule, to_move=None, unmoved=())
+        return replace(game, note=f"{game.note} {game._result_text()}".strip())
+
+    def _result_text(self) -> str:
+        counts = self.out_counts()
+        if self.winner == "monster":
+            return "Nobody got a pawn out: the monster wins (G10)."
+        n = counts[self.winner]
+        text = f"{self.winner} wins with {n} pawn{'s' if n != 1 else ''} out ({self.end_rule})"
+        rivals = [c for c, k in counts.items() if k == n and c != self.winner]
+        if self.end_rule == "G10" and rivals:
+            text += f", having reached {n} before {', '.join(rivals)}"
+        return text + "."
+
+    # advanced setup ........................................................
+    def _place(self, action: dict) -> "Game":
+        if self.phase != "placement":
+            raise GameActionError("the board pieces are all placed; the game has started", rule="A2")
+        left = dict(self.pieces_left)
+        placement = parse_placement(action, self.position)
+        check_placement(self.position, placement, left)
+        left[placement.piece] -= 1
+        position = apply_placement(self.position, placement)
+        i = self.players.index(self.placer)
+        nxt = self.players[(i + 1) % len(self.players)]
+        note = f"{self.placer} placed a {placement.describe()} (A2)."
+        game = replace(self, position=position, pieces_left=tuple(left.items()), placer=nxt, note=note)
+        if sum(left.values()):
+            return game
+        # A2: the player after the last placer starts the game.
+        return game._start_pawn_phase(nxt, note=note + f" All pieces are placed: {nxt} starts the game (A2).")
+
+    # -- JSON ----------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "players": list(self.players), "first_player": self.first_player, "setup": self.setup,
+            "prey3_variant": self.prey3_variant, "seed": self.seed, "phase": self.phase,
+            "round": self.round, "turn": self.turn, "position": self.position.to_setup(),
+            "deck": list(self.deck), "tiles_played": list(self.tiles_played), "unmoved": list(self.unmoved),
+            "to_move": self.to_move, "placer": self.placer, "pieces_left": dict(self.pieces_left),
+            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": self.note,
+            "last": None if self.last_tile is None else {
+                "tile": self.last_tile, "before": self.last_before.to_setup(), "eaten_place": self.last_eaten_place},
+        }
+
+    @classmethod
+    def from_json(cls, data) -> "Game":
+        """Rebuild a game saved by :meth:`to_json`; malformed data raises InvalidSetupError naming the field."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InvalidSetupError(f"not a saved game (expected \"format\": \"{FORMAT}\")", "format")
+        try:
+            last = data["last"]
+            game = cls(
+                players=tuple(data["players"]), first_player=data["first_player"], setup=data["setup"],
+                prey3_variant=bool(data["prey3_variant"]), seed=int(data["seed"]), phase=data["phase"],
+                position=Position.from_setup(data["position"], strict=False, where="position"),
+                round=int(data["round"]), turn=int(data["turn"]), deck=tuple(data["deck"]),
+                tiles_played=tuple(data["tiles_played"]), unmoved=tuple(data["unmoved"]),
+                to_move=data["to_move"], placer=data["placer"], pieces_left=tuple(data["pieces_left"].items()),
+                out_log=tuple(data["out_log"]), winner=data["winner"], end_rule=data["end_rule"],
+                note=data["note"],
+                last_tile=None if last is None else last["tile"],
+                last_before=None if last is None else Position.from_setup(last["before"], strict=False,
+                                                                         where="last.before"),
+                last_eaten_place=None if last is None else last["eaten_place"],
+            )
+        except KeyError as exc:
+            raise InvalidSetupError("missing from the saved game", str(exc.args[0])) from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, InvalidSetupError):
+                raise
+            raise InvalidSetupError(f"malformed saved game: {exc}", "game") from None
+        _check_players(game.players)
+        if game.phase not in PHASES:
+            raise InvalidSetupError(f"unknown phase {game.phase!r}", "phase")
+        return game
+
+
+# -- helpers ---------------------------------------------------------------
+def _check_players(players) -> tuple[str, ...]:
+    if isinstance(players, str) or not hasattr(players, "__iter__"):
+        raise InvalidSetupError("players must be a list of colours", "players")
+    players = tuple(players)
+    if not 2 <= len(players) <= 7:
+        raise GameActionError(f"Finstere Flure is for 2 to 7 players, not {len(players)}", rule="G1")
+    for c in players:
+        if c not in COLOURS:
+            raise InvalidSetupError(f"unknown colour {c!r} (one of {', '.join(COLOURS)})", "players")
+    dupes = sorted({c for c in players if players.count(c) > 1})
+    if dupes:
+        raise InvalidSetupError(f"{', '.join(dupes)} is chosen twice; each player takes one colour", "players")
+    if len(players) <= 4:
+        short = [c for c in players if c not in FOUR_PAWN_COLOURS]
+        if short:
+            raise GameActionError(f"with 2–4 players each needs four pawns, and {', '.join(short)} has only three: "
+                                  f"choose from {', '.join(FOUR_PAWN_COLOURS)}", rule="G1")
+    return players
+
+
+def _tie_break(counts: dict[str, int], out_log: tuple[str, ...]) -> str:
+    """G10: most pawns out; a tie goes to whoever reached that number first; nobody out: the monster."""
+    best = max(counts.values(), default=0)
+    if best == 0:
+        return "monster"
+    seen: dict[str, int] = {}
+    for colour in out_log:
+        seen[colour] = seen.get(colour, 0) + 1
+        if seen[colour] == best and counts[colour] == best:
+            return colour
+    raise AssertionError("out_log disagrees with the pawns out")  # pragma: no cover
+
+
+def _square_name(name) -> str:
+    return square_name(parse_square(name))
+
+
+def _where(pawn: Pawn) -> str:
+    return f"on {pawn.where()}" if pawn.place == BOARD else "beside the board"
+
+
+def _describe_move(before: Pawn, after: Pawn, moves: str) -> str:
+    if after.place == OUT:
+        return "leaves the fortress through the exit (P3)"
+    if after.place == WAITING:
+        return "stays beside the board (G5)"
+    if before.place == BOARD and before.square == after.square:
+        return f"stays on {after.where()}"
+    return f"moves to {after.where()} ({moves})"
+
+
+def _with_stones(position: Position, stones) -> Position:
+    if not isinstance(stones, dict):
+        raise InvalidSetupError("must be an object square -> stone kind, as seen after the move", "stones")
+    setup = position.to_setup()
+    setup["stones"] = stones
+    return Position.from_setup(setup, strict=False, where="action")
