@@ -273,3 +273,32 @@ def explain(before: Position, label: str, square: str | None, after: Position | 
             continue
         results.setdefault(frozenset(stones.items()), moves)
     return list(results.values())
+
+
+def explain_change(before: Position, after: Position, points: int | None = None) -> tuple[str | None, list[str], str]:
+    """Which pawn moved between two positions (e.g. two camera readings), and how.
+
+    Returns ``(label, move strings, message)``.  ``label`` is None when no
+    single pawn's move explains the change; the message then says why in
+    plain language.
+    """
+    moved = [p for p in after.pawns
+             if any(q.label == p.label and (q.place, q.square) != (p.place, p.square) for q in before.pawns)]
+    if not moved:
+        if dict(before.stones) == dict(after.stones):
+            return None, [], "nothing moved"
+        return None, [], "stones moved but no pawn did: a pawn only pushes a stone by entering its square (P7)"
+    if len(moved) > 1:
+        names = ", ".join(f"{p.name} ({before.pawn(p.label).where()} → {p.where()})" for p in moved)
+        return None, [], f"more than one pawn moved: {names}; a player moves one pawn at a time (G3)"
+    p = moved[0]
+    target = p.where() if p.place in (BOARD, OUT) else None
+    if p.place not in (BOARD, OUT, WAITING):
+        return None, [], f"{p.name} cannot leave the game by a pawn move"
+    found = explain(before, p.label, target if p.place == BOARD else ("out" if p.place == OUT else None),
+                    after=after, points=points)
+    start = before.pawn(p.label).where()
+    if not found:
+        return p.label, [], (f"no legal move takes {p.name} from {start} to {p.where()} "
+                             "with the stones as they now lie")
+    return p.label, found, f"{p.name} went from {start} to {p.where()}: {found[0] or 'stayed'}"

@@ -1,5 +1,6 @@
 """Pawn moves: the reachable set equals brute force; explain finds the moves behind a change."""
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -7,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from engine.errors import IllegalMoveError, InvalidSetupError
 from engine.pawns import apply_moves, explain, reachable
 from engine.position import BOARD, Position
-from engine.geometry import square_name
+from engine.geometry import parse_square, square_name
 from tests.engine_strategies import positions
 
 
@@ -108,3 +109,15 @@ def test_explain_says_none_when_no_legal_move_does_it():
     pos = Position.from_setup(BASE)
     assert explain(pos, "five", "e11", points=5) == []
     assert explain(pos, "out", None) == [""]
+
+
+def test_explain_change_finds_the_pawn_and_its_moves():
+    from engine.pawns import explain_change
+    before = Position.from_setup(BASE)
+    after = apply_moves(before, "five", "NWW")
+    label, moves, message = explain_change(before, after)
+    assert label == "five" and "NWW" in moves and "k7" in message and "i6" in message
+    assert explain_change(before, before)[2] == "nothing moved"
+    teleported = before.with_pawn(replace(before.pawn("five"), square=parse_square("e11")))
+    label, moves, message = explain_change(before, teleported)
+    assert label == "five" and moves == [] and "no legal move" in message
