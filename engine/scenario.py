@@ -84,7 +84,7 @@ def _check_action(action, position: Position) -> dict:
         pts = action["points"]
         if not isinstance(pts, int) or isinstance(pts, bool) or pts < 0:
             raise InvalidSetupError(f"must be a whole number of 0 or more, not {pts!r}", "action.points")
-    elif position.pawn(label).value is None:
+    elif position.pawn(label).value is None and "reachable" in action:
         raise InvalidSetupError(f"pawn {label!r} has no \"pawn\" kind in the setup, so the action needs points",
                                 "action.points")
     if "reachable" in action:
@@ -127,8 +127,11 @@ def run_scenario(s: Scenario) -> dict:
     if s.kind == "reachable":
         found = reachable(s.position, s.action["pawn"], s.action.get("points"))
         return {"reachable": sorted_names(found)}
+    points = s.action.get("points")
+    if points is None and s.position.pawn(s.action["pawn"]).value is None:
+        points = len(s.action["moves"])  # no kind and no points given: only the other rules limit the move
     try:
-        after = apply_moves(s.position, s.action["pawn"], s.action["moves"], s.action.get("points"))
+        after = apply_moves(s.position, s.action["pawn"], s.action["moves"], points)
     except IllegalMoveError as exc:
         stones, pawns = _board(s.position)
         return {"legal": False, "reason": str(exc), "rule": exc.rule,
