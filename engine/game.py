@@ -85,7 +85,7 @@ class Game:
         if not isinstance(prey3_variant, bool):
             raise InvalidSetupError("prey3_variant must be true or false", "prey3_variant")
         if prey3_variant and len(players) < 6:
-            raise GameActionError(f"the three-prey variant is only for 6 or 7 players, not {len(players)}",
+            raise GameActionError(f"The three-prey variant is only for 6 or 7 players, not {len(players)}",
                                   rule="G11")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise InvalidSetupError(f"seed must be a whole number, not {seed!r}", "seed")
@@ -181,6 +181,37 @@ class Game:
                 if self.position.pawn(lab).color == self.to_move]
         return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
 
+    def with_position(self, position: Position, note: str = "The referee corrected the position.") -> "Game":
+        """The same game with a corrected ``position`` (a referee fix or a confirmed camera reading).
+
+        The pawns must be the game's own.  Pawns no longer in play drop out of
+        this phase's order; a pawn put out counts for G2 and the G10 tie-break.
+        """
+        if not isinstance(position, Position):
+            raise InvalidSetupError("must be an engine Position", "position")
+        labels = [p.label for p in position.pawns]
+        if labels != [p.label for p in self.position.pawns]:
+            raise InvalidSetupError("the corrected position must hold exactly this game's pawns", "position.pawns")
+        out_log = list(self.out_log)
+        for old, new in zip(self.position.pawns, position.pawns):
+            if new.place == OUT and old.place != OUT:
+                out_log.append(new.color)
+            elif old.place == OUT and new.place != OUT:
+                del out_log[len(out_log) - 1 - out_log[::-1].index(old.color)]
+        in_play = {p.label for p in position.pawns if p.in_play}
+        unmoved = tuple(x for x in self.unmoved if x in in_play)
+        game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), note=note)
+        if self.phase not in ("pawns", "monster"):
+            return game
+        ended = game._check_end()
+        if ended is not None:
+            return ended
+        if self.phase == "pawns":
+            colours = {position.pawn(x).color for x in unmoved}
+            nxt = self.to_move if self.to_move in colours else game._next_mover(self.to_move, unmoved)
+            return replace(game, to_move=nxt, phase="pawns" if nxt else "monster")
+        return game
+
     # -- transitions -------------------------------------------------------
     def apply(self, action: dict) -> "Game":
         """The game after ``action`` (see game-api.md); raises without changing anything."""
@@ -190,11 +221,11 @@ class Game:
         if kind not in ACTION_TYPES:
             raise InvalidSetupError(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})", "type")
         if self.phase == "over":
-            raise GameActionError(f"the game is over. {self._result_text()}")
+            raise GameActionError(f"The game is over. {self._result_text()}")
         if kind == "place":
             return self._place(action)
         if self.phase == "placement":
-            raise GameActionError(f"the advanced setup is not finished: {self.placer} places the next piece",
+            raise GameActionError(f"The advanced setup is not finished: {self.placer} places the next piece",
                                   rule="A2")
         if kind in ("move", "pawn-at"):
             return self._pawn_action(kind, action)
@@ -217,7 +248,7 @@ class Game:
         moves = moves.upper()
         if pawn.place == WAITING and moves and self._entries_exhausted(pawn.color):
             brought = " and ".join(p.name for p in self.pawns_of(pawn.color) if p.place == BOARD)
-            raise GameActionError(f"in the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
+            raise GameActionError(f"In the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
                                   f"the board; {pawn.color} already brought {brought}, so {pawn.name} is just "
                                   "flipped beside the board", rule="G4")
         moved = apply_moves(self.position, label, moves)
@@ -238,14 +269,14 @@ class Game:
 
     def _check_may_move(self, pawn: Pawn) -> None:
         if self.phase == "monster":
-            raise GameActionError("every pawn has moved this turn; it is the monster's turn: "
+            raise GameActionError("Every pawn has moved this turn; it is the monster's turn: "
                                   "draw or enter a tile", rule="G3")
         if pawn.place == OUT:
             raise GameActionError(f"{pawn.name} is already out of the fortress and moves no more", rule="P3")
         if pawn.place == GONE:
             raise GameActionError(f"{pawn.name} was eaten in round 2 and has left the game", rule="G9")
         if pawn.color != self.to_move:
-            raise GameActionError(f"it is {self.to_move}'s turn, not {pawn.color}'s", rule="G3")
+            raise GameActionError(f"It is {self.to_move}'s turn, not {pawn.color}'s", rule="G3")
         if pawn.label not in self.unmoved:
             mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == pawn.color]
             raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.color} moves "
@@ -304,7 +335,7 @@ class Game:
     def _monster_action(self, kind: str, action: dict) -> "Game":
         if self.phase != "monster":
             mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == self.to_move]
-            raise GameActionError(f"the monster moves only after every pawn has moved: {self.to_move} still "
+            raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
                                   f"moves {' or '.join(mine)}", rule="G3")
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
         if kind == "draw":
@@ -334,7 +365,7 @@ class Game:
                 return game
         nxt = self.players[(self.players.index(self.first_player) + 1) % len(self.players)]
         return game._start_pawn_phase(nxt, turn=self.turn + 1,
-                                      note=game.note + f" {nxt} is the new first player (G6).")
+                                      note=game.note + f" {nxt.capitalize()} is the new first player (G6).")
 
     def _eaten_place(self) -> str:
         return WAITING if self.round == 1 else GONE
@@ -372,7 +403,7 @@ class Game:
         if self.winner == "monster":
             return "Nobody got a pawn out: the monster wins (G10)."
         n = counts[self.winner]
-        text = f"{self.winner} wins with {n} pawn{'s' if n != 1 else ''} out ({self.end_rule})"
+        text = f"{self.winner.capitalize()} wins with {n} pawn{'s' if n != 1 else ''} out ({self.end_rule})"
         rivals = [c for c, k in counts.items() if k == n and c != self.winner]
         if self.end_rule == "G10" and rivals:
             text += f", having reached {n} before {', '.join(rivals)}"
@@ -381,7 +412,7 @@ class Game:
     # advanced setup ........................................................
     def _place(self, action: dict) -> "Game":
         if self.phase != "placement":
-            raise GameActionError("the board pieces are all placed; the game has started", rule="A2")
+            raise GameActionError("The board pieces are all placed; the game has started", rule="A2")
         left = dict(self.pieces_left)
         placement = parse_placement(action, self.position)
         check_placement(self.position, placement, left)
@@ -389,12 +420,12 @@ class Game:
         position = apply_placement(self.position, placement)
         i = self.players.index(self.placer)
         nxt = self.players[(i + 1) % len(self.players)]
-        note = f"{self.placer} placed a {placement.describe()} (A2)."
+        note = f"{self.placer.capitalize()} placed a {placement.describe()} (A2)."
         game = replace(self, position=position, pieces_left=tuple(left.items()), placer=nxt, note=note)
         if sum(left.values()):
             return game
         # A2: the player after the last placer starts the game.
-        return game._start_pawn_phase(nxt, note=note + f" All pieces are placed: {nxt} starts the game (A2).")
+        return game._start_pawn_phase(nxt, note=note + f" All pieces are placed: {nxt} starts the game as first player (A2).")
 
     # -- JSON ----------------------------------------------------------------
     def to_json(self) -> dict:
@@ -459,7 +490,7 @@ def _check_players(players) -> tuple[str, ...]:
     if len(players) <= 4:
         short = [c for c in players if c not in FOUR_PAWN_COLOURS]
         if short:
-            raise GameActionError(f"with 2–4 players each needs four pawns, and {', '.join(short)} has only three: "
+            raise GameActionError(f"With 2–4 players each needs four pawns, and {', '.join(short)} has only three: "
                                   f"choose from {', '.join(FOUR_PAWN_COLOURS)}", rule="G1")
     return players
 
