@@ -1,0 +1,139 @@
+"""A camera calibration on disk: intrinsics, lens distortion, and (optionally) the
+board registration that was checked with it.
+
+Two file forms, chosen by the extension: ``.json`` (readable, the default) and
+``.npz`` (numpy).  A corrupt or incomplete file raises CalibrationError naming the
+file and the field — the reader falls back to no calibration only if told to.
+"""
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import FlureError
+
+FORMAT = "flure-calibration/1"
+
+
+class CalibrationError(FlureError, ValueError):
+    def __init__(self, message: str, path: str | Path | None = None, field_name: str | None = None):
+        self.path = str(path) if path is not None else None
+        self.field = field_name
+        where = f"calibration file {path}" if path is not None else "calibration"
+        if field_name:
+            where += f": {field_name}"
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class Calibration:
+    """Pinhole intrinsics for one camera at one resolution (``image_size`` = (w, h))."""
+
+    camera_matrix: np.ndarray
+    dist_coeffs: np.ndarray
+    image_size: tuple[int, int]
+    rms_px: float | None = None
+    frames_used: int | None = None
+    registration: dict | None = None          # board registration check result
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = {"format": FORMAT,
+               "image_size": [int(self.image_size[0]), int(self.image_size[1])],
+               "camera_matrix": np.asarray(self.camera_matrix, dtype=float).tolist(),
+               "dist_coeffs": np.asarray(self.dist_coeffs, dtype=float).ravel().tolist(),
+               "rms_px": self.rms_px, "frames_used": self.frames_used}
+        if self.registration is not None:
+            out["registration"] = self.registration
+        out.update(self.extra)
+        return out
+
+
+def save_calibration(cal: Calibration, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix.lower() == ".npz":
+        np.savez(p, format=np.array(FORMAT), image_size=np.array(cal.image_size, dtype=np.int64),
+                 camera_matrix=np.asarray(cal.camera_matrix, dtype=np.float64),
+                 dist_coeffs=np.asarray(cal.dist_coeffs, dtype=np.float64).ravel(),
+                 rms_px=np.array(np.nan if cal.rms_px is None else cal.rms_px),
+                 registration=np.array(json.dumps(cal.registration)))
+    else:
+        p.write_text(json.dumps(cal.to_json(), indent=1) + "\n", encoding="utf-8")
+    return p
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read a calibration file; CalibrationError says what is wrong and where."""
+    p = Path(path)
+    if not p.is_file():
+        raise CalibrationError("no such file", p)
+    if p.suffix.lower() == ".npz":
+        data = _read_npz(p)
+    else:
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CalibrationError(f"cannot be read ({exc})", p) from None
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"is not valid JSON (line {exc.lineno}: {exc.msg}); "
+                                   "run `flure calibrate camera` again", p) from None
+    return parse_calibration(data, p)
+
+
+def _read_npz(p: Path) -> dict:
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise CalibrationError(f"is not a readable .npz file ({exc})", p) from None
+    out: dict = {}
+    for k, v in data.items():
+        out[k] = v.tolist() if v.ndim else v.item()
+    if isinstance(out.get("registration"), str):
+        try:
+            out["registration"] = json.loads(out["registration"])
+        except json.JSONDecodeError:
+            raise CalibrationError("is not valid JSON", p, "registration") from None
+    if isinstance(out.get("rms_px"), float) and math.isnan(out["rms_px"]):
+        out["rms_px"] = None
+    return out
+
+
+def parse_calibration(data, path=None) -> Calibration:
+    if not isinstance(data, dict):
+        raise CalibrationError("must hold an object", path)
+    fmt = data.get("format")
+    if fmt is not None and fmt != FORMAT:
+        raise CalibrationError(f"unsupported format {fmt!r} (expected {FORMAT!r})", path, "format")
+    size = data.get("image_size")
+    if (not isinstance(size, list) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise CalibrationError("must be [width, height] in pixels", path, "image_size")
+    try:
+        k = np.asarray(data.get("camera_matrix"), dtype=np.float64)
+    except (TypeError, ValueError):
+        k = np.zeros(0)
+    if k.shape != (3, 3) or not np.all(np.isfinite(k)) or k[0, 0] <= 0 or k[1, 1] <= 0 or k[2, 2] != 1:
+        raise CalibrationError("must be a 3×3 camera matrix [[fx,0,cx],[0,fy,cy],[0,0,1]] with fx, fy > 0",
+                               path, "camera_matrix")
+    try:
+        dist = np.asarray(data.get("dist_coeffs"), dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        dist = np.zeros(0)
+    if dist.size not in (4, 5, 8, 12, 14) or not np.all(np.isfinite(dist)):
+        raise CalibrationError("must be a list of 4, 5, 8, 12 or 14 numbers", path, "dist_coeffs")
+    rms = data.get("rms_px")
+    if rms is not None and not isinstance(rms, (int, float)):
+        raise CalibrationError("must be a number or null", path, "rms_px")
+    reg = data.get("registration")
+    if reg is not None and not isinstance(reg, dict):
+        raise CalibrationError("must be an object or null", path, "registration")
+    frames = data.get("frames_used")
+    return Calibration(k, dist, (size[0], size[1]), None if rms is None else float(rms),
+                       frames if isinstance(frames, int) else None, reg)

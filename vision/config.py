@@ -1,0 +1,61 @@
+"""Every threshold of the camera reader, in one place.
+
+The defaults are the values the evaluation (``flure vision eval``) was run with;
+change them here or pass a ``ReaderConfig`` rather than editing code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    # --- ArUco detection ------------------------------------------------
+    # Smallest marker perimeter as a fraction of the image's larger side.
+    # 0.02 of 1920 px is 38 px of perimeter: stickers down to ~10 px wide.
+    min_marker_perimeter_rate: float = 0.02
+    # Adaptive threshold windows (px); fewer windows are faster.
+    threshold_window_min: int = 5
+    threshold_window_max: int = 25
+    threshold_window_step: int = 10
+    # Refine board-marker corners to sub-pixel accuracy (they fix the homography).
+    refine_board_corners: bool = True
+
+    # --- board location -------------------------------------------------
+    # RANSAC reprojection threshold for the 16-corner homography, in pixels.
+    homography_threshold_px: float = 4.0
+    # A fresh location needs this many of the corner markers (4 corners each).
+    min_board_markers: int = 3
+    # Mean reprojection error above this (px) means the fit is not trustworthy.
+    max_reprojection_px: float = 3.0
+    # Assumed horizontal field of view when no calibration exists and the
+    # view is too close to overhead for the focal length to be measured.
+    default_hfov_deg: float = 60.0
+    # Visible corner markers moved more than this (px) from where the last good
+    # homography puts them: the camera (or the board) was bumped.
+    bump_threshold_px: float = 6.0
+
+    # --- reading ----------------------------------------------------------
+    # A sticker whose centre lies closer than this (mm) to a square edge is
+    # "between squares": the reading is doubtful.
+    square_margin_mm: float = 3.0
+    # A heading read from a marker more than this (degrees) off 0/90/180/270 is doubtful.
+    max_rotation_deviation_deg: float = 30.0
+    # How far (mm) beyond the sheet a sticker still counts as "on the board".
+    sheet_tolerance_mm: float = 10.0
+
+    # --- occlusion (vision/occlusion.py) ---------------------------------
+    # A pixel differs from the board when its Lab distance to the board's median
+    # colour exceeds this (L 0-100, a/b about ±100), with L weighted down so that
+    # uneven light alone does not count.
+    occlusion_colour_distance: float = 22.0
+    occlusion_luma_weight: float = 0.4
+    # Fraction of a square's inner area that must differ for it to count as covered.
+    occlusion_cell_fraction: float = 0.4
+    # A connected group of at least this many covered squares is a hand.
+    occlusion_min_squares: int = 3
+    # Also refuse a frame with a single covered square (a piece whose sticker was not read).
+    occlusion_flag_lone_squares: bool = True
+
+
+DEFAULT_CONFIG = ReaderConfig()

@@ -1,0 +1,100 @@
+"""Stage 1: find ArUco markers in a frame (cv2.aruco does the work).
+
+``check_frame`` turns anything a caller may hand us into an 8-bit grayscale image or
+a plain-language reason why it cannot be read; nothing here raises on bad input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from .config import DEFAULT_CONFIG, ReaderConfig
+from .scheme import Scheme
+
+MIN_SIDE_PX = 64
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Markers found in one frame: ``corners`` is (n, 4, 2) float32 in cv2.aruco order."""
+
+    ids: np.ndarray
+    corners: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def check_frame(image) -> tuple[np.ndarray | None, str | None]:
+    """Return (gray uint8 image, None) or (None, reason) for an unusable frame."""
+    if image is None:
+        return None, "no image (the frame is empty)"
+    if not isinstance(image, np.ndarray):
+        return None, f"not an image array (got {type(image).__name__})"
+    if image.size == 0:
+        return None, "the frame is empty (0 pixels)"
+    if image.ndim == 3 and image.shape[2] == 1:
+        image = image[:, :, 0]
+    if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (3, 4)):
+        return None, f"unsupported image shape {image.shape} (need gray, BGR or BGRA)"
+    h, w = image.shape[:2]
+    if min(h, w) < MIN_SIDE_PX:
+        return None, f"the frame is too small ({w}×{h} px; at least {MIN_SIDE_PX} px a side)"
+    if image.dtype != np.uint8:
+        if image.dtype == np.uint16:
+            image = (image >> 8).astype(np.uint8)
+        elif np.issubdtype(image.dtype, np.floating):
+            finite = np.nan_to_num(image.astype(np.float32))
+            scale = 255.0 if finite.max(initial=0.0) <= 1.0 else 1.0
+            image = np.clip(finite * scale, 0, 255).astype(np.uint8)
+        else:
+            return None, f"unsupported pixel type {image.dtype}"
+    if image.ndim == 3:
+        code = cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY
+        image = cv2.cvtColor(image, code)
+    return np.ascontiguousarray(image), None
+
+
+@lru_cache(maxsize=8)
+def _detector(dictionary: str, config: ReaderConfig):
+    params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = config.min_marker_perimeter_rate
+    params.adaptiveThreshWinSizeMin = config.threshold_window_min
+    params.adaptiveThreshWinSizeMax = config.threshold_window_max
+    params.adaptiveThreshWinSizeStep = config.threshold_window_step
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+    dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    return cv2.aruco.ArucoDetector(dic, params)
+
+
+def detect_markers(gray: np.ndarray, scheme: Scheme, config: ReaderConfig = DEFAULT_CONFIG) -> Detections:
+    """Every marker of the scheme's dictionary in the frame (known ids or not)."""
+    corners, ids, _rejected = _detector(scheme.dictionary, config).detectMarkers(gray)
+    if ids is None or len(ids) == 0:
+        return Detections(np.zeros(0, dtype=np.int32), np.zeros((0, 4, 2), dtype=np.float32))
+    corners = np.asarray(corners, dtype=np.float32).reshape(-1, 4, 2)
+    ids = np.asarray(ids, dtype=np.int32).reshape(-1)
+    if config.refine_board_corners:
+        board = np.isin(ids, list(scheme.board_marker_ids))
+        if board.any():
+            pts = corners[board].reshape(-1, 1, 2).copy()
+            side = float(np.median(np.linalg.norm(corners[board][:, 0] - corners[board][:, 1], axis=1)))
+            win = int(max(2, min(8, side / 10)))
+            cv2.cornerSubPix(gray, pts, (win, win), (-1, -1),
+                             (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05))
+            corners[board] = pts.reshape(-1, 4, 2)
+    return Detections(ids, corners)
+
+
+def marker_centre(corners: np.ndarray) -> np.ndarray:
+    """The image of a marker's centre: where its diagonals cross (perspective-correct)."""
+    p0, p1, p2, p3 = (np.asarray(c, dtype=np.float64) for c in corners)
+    d1, d2 = p2 - p0, p3 - p1
+    denom = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(denom) < 1e-9:
+        return (p0 + p1 + p2 + p3) / 4.0
+    t = ((p1[0] - p0[0]) * d2[1] - (p1[1] - p0[1]) * d2[0]) / denom
+    return p0 + t * d1

@@ -1,0 +1,249 @@
+"""Stage 2: where the board is — a homography from the corner markers, and a camera pose.
+
+The 4 corner markers give 16 corners whose board-frame positions the scheme knows;
+a robust fit (RANSAC, then least squares on the inliers) maps the board plane to
+the (undistorted) image.  The pose recovered from it tells how a sticker lifted
+above the board (a pawn disc, the monster figure) is displaced in the image, so
+the reader can put it back on its square (VISION.md).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .config import DEFAULT_CONFIG, ReaderConfig
+from .detect import Detections
+from .scheme import Scheme
+
+
+@dataclass
+class BoardLocation:
+    """Board plane → image mapping for one frame.
+
+    ``homography`` maps board millimetres (z = 0) to undistorted pixels.  ``camera_matrix``
+    is the calibrated one or an estimate (``assumed_focal``).  ``rotation``/``centre``:
+    board→camera rotation and the camera centre in the board frame (mm, z < 0 is above).
+    """
+
+    homography: np.ndarray
+    camera_matrix: np.ndarray
+    dist_coeffs: np.ndarray | None
+    rotation: np.ndarray
+    centre: np.ndarray
+    markers_seen: tuple[int, ...]
+    markers_missing: tuple[int, ...]
+    reprojection_px: float
+    assumed_focal: bool
+    kept: bool = False          # re-used from an earlier frame (corner markers hidden)
+    inv_homography: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.inv_homography = np.linalg.inv(self.homography)
+
+    @property
+    def tilt_deg(self) -> float:
+        """Angle between the camera's optical axis and the board's normal."""
+        return math.degrees(math.acos(min(1.0, abs(float(self.rotation[2, 2])))))
+
+    @property
+    def camera_height_mm(self) -> float:
+        return float(-self.centre[2])
+
+    def undistort(self, pts: np.ndarray) -> np.ndarray:
+        """Raw image pixels → undistorted pixels (identity without a calibration)."""
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        if self.dist_coeffs is None or not np.any(self.dist_coeffs):
+            return pts
+        out = cv2.undistortPoints(pts.reshape(-1, 1, 2), self.camera_matrix, self.dist_coeffs,
+                                  P=self.camera_matrix)
+        return out.reshape(-1, 2)
+
+    def to_board(self, pts_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
+        """Undistorted pixels → board-frame mm of points ``height_mm`` above the board.
+
+        The plane mapping comes from the homography (most accurate); the height is a
+        correction from the pose: where the pixel's ray meets z = -h rather than z = 0.
+        """
+        pts = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
+        flat = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.inv_homography).reshape(-1, 2)
+        if not height_mm:
+            return flat
+        rays = np.linalg.inv(self.camera_matrix) @ np.vstack([pts.T, np.ones(len(pts))])
+        rays = (self.rotation.T @ rays).T                 # ray directions in the board frame
+        c = self.centre
+        dz = np.where(np.abs(rays[:, 2]) < 1e-9, 1e-9, rays[:, 2])
+        on_plane = c + ((0.0 - c[2]) / dz)[:, None] * rays
+        lifted = c + ((-height_mm - c[2]) / dz)[:, None] * rays
+        return flat + (lifted - on_plane)[:, :2]
+
+    def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Board mm (z = 0) → undistorted pixels."""
+        pts = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+    def to_raw_image(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Board mm (z = 0) → raw (distorted) pixels, for drawing on the frame."""
+        pts = self.to_image(pts_mm)
+        if self.dist_coeffs is None or not np.any(self.dist_coeffs):
+            return pts
+        k = self.camera_matrix
+        norm = np.column_stack([(pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1],
+                                np.ones(len(pts))])
+        out, _ = cv2.projectPoints(norm, np.zeros(3), np.zeros(3), k, self.dist_coeffs)
+        return out.reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class LocateResult:
+    location: BoardLocation | None
+    reason: str | None = None          # why the board was not located
+    bumped: bool = False               # markers moved against the previous location
+    shift_px: float = 0.0              # how far they moved
+
+
+def board_correspondences(det: Detections, scheme: Scheme, undistort) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Board-frame corners (n, 2) and their undistorted pixels (n, 2) for visible board markers."""
+    obj, img, seen = [], [], []
+    for m in scheme.board_markers:
+        idx = np.flatnonzero(det.ids == m.id)
+        if len(idx) != 1:   # hidden, or seen twice (then neither copy can be trusted)
+            continue
+        seen.append(m.id)
+        obj.extend(m.corners_mm())
+        img.extend(undistort(det.corners[idx[0]]))
+    return np.asarray(obj, dtype=np.float64).reshape(-1, 2), np.asarray(img, dtype=np.float64).reshape(-1, 2), seen
+
+
+def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, calibration=None,
+                 config: ReaderConfig = DEFAULT_CONFIG, previous: BoardLocation | None = None) -> LocateResult:
+    """Locate the board in one frame; ``previous`` (the last good location) is kept
+    when too many corner markers are hidden and notices a bumped camera."""
+    k, dist, assumed = _camera(image_size, calibration, config)
+
+    def undistort(p):
+        p = np.asarray(p, dtype=np.float64).reshape(-1, 2)
+        if dist is None:
+            return p
+        return cv2.undistortPoints(p.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
+
+    obj, img, seen = board_correspondences(det, scheme, undistort)
+    all_ids = [m.id for m in scheme.board_markers]
+    missing = tuple(i for i in all_ids if i not in seen)
+    need = min(config.min_board_markers, len(all_ids))
+
+    shift = 0.0
+    if previous is not None and len(seen):
+        shift = float(np.max(np.linalg.norm(previous.to_image(obj) - img, axis=1)))
+    bumped = previous is not None and len(seen) > 0 and shift > config.bump_threshold_px
+
+    if len(seen) < need:
+        hidden = _hidden_text(missing, len(all_ids))
+        if previous is not None and not bumped and len(seen) >= 1:
+            kept = _copy(previous, seen, missing)
+            return LocateResult(kept, None, False, shift)
+        if bumped:
+            return LocateResult(None, f"board not located: the camera or board moved ({shift:.0f} px) "
+                                      f"and {hidden}", True, shift)
+        return LocateResult(None, f"board not located: {hidden}", False, shift)
+
+    h, inliers = cv2.findHomography(obj, img, cv2.RANSAC, config.homography_threshold_px)
+    if h is None or inliers is None or int(inliers.sum()) < 4 * need - 2:
+        return LocateResult(None, "board not located: the corner markers do not fit the board's "
+                                  "layout in the marker scheme (moved markers or a wrong scheme file?)",
+                            bumped, shift)
+    mask = inliers.ravel().astype(bool)
+    h, _ = cv2.findHomography(obj[mask], img[mask], 0)
+    if h is None or not np.all(np.isfinite(h)):
+        return LocateResult(None, "board not located: the corner markers give no usable fit", bumped, shift)
+    proj = cv2.perspectiveTransform(obj[mask].reshape(-1, 1, 2), h).reshape(-1, 2)
+    err = float(np.mean(np.linalg.norm(proj - img[mask], axis=1)))
+    if err > config.max_reprojection_px:
+        return LocateResult(None, f"board not located: the corner markers fit the scheme badly "
+                                  f"({err:.1f} px off on average)", bumped, shift)
+    if assumed:
+        k = _estimate_camera(h, image_size, config)
+    rot, centre = _pose(h, k)
+    loc = BoardLocation(h, k, dist, rot, centre, tuple(seen), missing, err, assumed)
+    return LocateResult(loc, None, bumped, shift)
+
+
+def _hidden_text(missing: tuple[int, ...], total: int) -> str:
+    ids = ", ".join(str(i) for i in missing)
+    return f"{len(missing)} of {total} corner markers hidden (id {ids})"
+
+
+def _copy(prev: BoardLocation, seen, missing) -> BoardLocation:
+    loc = BoardLocation(prev.homography, prev.camera_matrix, prev.dist_coeffs, prev.rotation, prev.centre,
+                        tuple(seen), tuple(missing), prev.reprojection_px, prev.assumed_focal, kept=True)
+    return loc
+
+
+def _camera(image_size, calibration, config: ReaderConfig):
+    """Camera matrix and distortion from the calibration (scaled to this frame size),
+    or a provisional matrix to be replaced by ``_estimate_camera``."""
+    w, h = image_size
+    if calibration is not None:
+        k = np.asarray(calibration.camera_matrix, dtype=np.float64).copy()
+        cw, ch = calibration.image_size
+        if (cw, ch) != (w, h):
+            k[0] *= w / cw
+            k[1] *= h / ch
+        dist = np.asarray(calibration.dist_coeffs, dtype=np.float64).ravel()
+        return k, (dist if np.any(dist) else None), False
+    return _default_k(w, h, config), None, True
+
+
+def _default_k(w: int, h: int, config: ReaderConfig) -> np.ndarray:
+    f = (w / 2.0) / math.tan(math.radians(config.default_hfov_deg) / 2.0)
+    return np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
+
+
+def _estimate_camera(hmat: np.ndarray, image_size, config: ReaderConfig) -> np.ndarray:
+    """Focal length from the homography (square pixels, centred principal point).
+
+    From the two constraints on the rotation's first columns (orthogonal, equal
+    length).  Close to overhead they carry no information; then the configured
+    field of view is assumed.  Only the height correction depends on this.
+    """
+    w, h = image_size
+    k0 = _default_k(w, h, config)
+    t = np.array([[1, 0, -w / 2.0], [0, 1, -h / 2.0], [0, 0, 1]])
+    hp = t @ hmat
+    hp = hp / np.linalg.norm(hp[:, :2])
+    (a1, b1, c1), (a2, b2, c2) = hp[:, 0], hp[:, 1]
+    rows = np.array([[a1 * a2 + b1 * b2, c1 * c2], [a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2, c1 * c1 - c2 * c2]])
+    coef, const = rows[:, 0], rows[:, 1]
+    denom = float(coef @ coef)
+    if denom <= 0:
+        return k0
+    inv_f2 = -float(coef @ const) / denom
+    if inv_f2 <= 0:
+        return k0
+    f = 1.0 / math.sqrt(inv_f2)
+    if not (0.3 * w <= f <= 5.0 * w):
+        return k0
+    k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
+    # Only trust the estimate when the view is tilted enough for it to be measurable.
+    rot, _ = _pose(hmat, k)
+    if math.degrees(math.acos(min(1.0, abs(rot[2, 2])))) < 8.0:
+        return k0
+    return k
+
+
+def _pose(hmat: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Board→camera rotation and the camera centre (board frame) from H = K [r1 r2 t]."""
+    m = np.linalg.inv(k) @ hmat
+    lam = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    if m[2, 2] * lam < 0:        # the board must be in front of the camera
+        lam = -lam
+    r1, r2, tvec = lam * m[:, 0], lam * m[:, 1], lam * m[:, 2]
+    r = np.column_stack([r1, r2, np.cross(r1, r2)])
+    u, _, vt = np.linalg.svd(r)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        r[:, 2] = -r[:, 2]
+    centre = -r.T @ tvec
+    return r, centre

@@ -1,0 +1,295 @@
+"""Stage 3: stickers → squares → the engine's Position, with a list of problems.
+
+``read_image`` never raises on a bad frame: an unusable image or an unlocatable board
+comes back as a Reading with ``located=False`` and a "board not located: reason"
+problem.  Vision only reports what it sees; legality is the engine's business, but a
+physically impossible reading (two pieces on one square, …) is flagged so that it is
+never accepted as the game's position.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.geometry import COLS, on_board, parse_direction, parse_square, square, square_name
+from engine.position import BOARD, Pawn, Position, Teleporter
+
+from .config import DEFAULT_CONFIG, ReaderConfig
+from .detect import Detections, check_frame, detect_markers, marker_centre
+from .locate import BoardLocation, LocateResult, locate_board
+from .occlusion import find_occlusion
+from .reading import Reading, SeenSticker, not_located, problem
+from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
+
+
+def read_image(image, scheme: Scheme | str | Path | None = None, calibration=None, *,
+               config: ReaderConfig | None = None) -> Reading:
+    """Read one frame (BGR, BGRA or gray numpy image).  Never raises on bad images."""
+    return read_frame(image, scheme, calibration, config=config)[0]
+
+
+def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | None = None,
+               previous: BoardLocation | None = None) -> tuple[Reading, LocateResult | None]:
+    """``read_image`` plus the board location, reusing ``previous`` when corners are hidden."""
+    config = config or DEFAULT_CONFIG
+    scheme = _scheme(scheme)
+    calibration = _calibration(calibration)
+    gray, reason = check_frame(image)
+    if gray is None:
+        return not_located(f"board not located: {reason}"), None
+    try:
+        det = detect_markers(gray, scheme, config)
+        h, w = gray.shape[:2]
+        loc = locate_board(det, (w, h), scheme, calibration, config, previous)
+        if loc.location is None:
+            return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
+        reading = interpret(det, loc.location, scheme, config)
+        reading.bumped = loc.bumped
+        _check_occlusion(reading, image, gray, loc.location, scheme, config)
+        if loc.location.kept:
+            reading.problems.append(problem(
+                "corners-hidden", f"{len(loc.location.markers_missing)} of {len(scheme.board_markers)} corner "
+                                  "markers hidden; using the last good board location"))
+        if reading.problems:
+            reading.confidence = min(reading.confidence, 0.5)
+        return reading, loc
+    except Exception as exc:  # noqa: BLE001 — a frame must never crash the caller
+        return not_located(f"board not located: the frame could not be processed ({exc})"), None
+
+
+def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: Scheme,
+                     config: ReaderConfig) -> None:
+    occupied = _image_footprint(reading, loc, scheme)
+    if reading.setup is not None:
+        occupied.update(parse_square(n) for n in reading.setup["pools"])
+    occ = find_occlusion(image, gray, loc, scheme, config, occupied)
+    if occ.groups:
+        reading.occluded = True
+        covered = occ.squares
+        names = " ".join(square_name(s) for s in covered[:8]) + (" …" if len(covered) > 8 else "")
+        reading.problems.append(problem(
+            "occluded", f"something covers the board over {len(covered)} squares ({names}); "
+                        "waiting for a clear view", covered[0]))
+    if config.occlusion_flag_lone_squares:
+        for sq in occ.lone:
+            reading.problems.append(problem(
+                "unread-square", f"{square_name(sq)} does not look empty but no sticker was read there "
+                                 "(a piece with a hidden, dirty or glaring sticker?)", sq))
+
+
+def _image_footprint(reading: Reading, loc: BoardLocation, scheme: Scheme) -> set[int]:
+    """Squares that the read pieces cover in the image: a tall piece (the monster) seen
+    from the side hides the squares between its base and where its top appears."""
+    out: set[int] = set()
+    for s in reading.stickers:
+        if s.square is None:
+            continue
+        out.add(s.square)
+        half = scheme.stickers[s.id].size_mm / 2
+        base = np.array(s.board_mm)
+        top = loc.to_board(np.array([s.pixel]), 0.0)[0]
+        for t in np.linspace(0.0, 1.0, 5):
+            x, y = base + t * (top - base)
+            for dx in (-half, half):
+                for dy in (-half, half):
+                    sq = scheme.square_at(x + dx, y + dy)
+                    if sq is not None:
+                        out.add(sq)
+    return out
+
+
+def _scheme(scheme) -> Scheme:
+    if isinstance(scheme, Scheme):
+        return scheme
+    return load_scheme(scheme)
+
+
+def _calibration(calibration):
+    if calibration is None or hasattr(calibration, "camera_matrix"):
+        return calibration
+    from calibration.store import load_calibration   # a path was given
+    return load_calibration(calibration)
+
+
+@dataclass
+class _Placed:
+    sticker: Sticker
+    seen: SeenSticker
+
+
+def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
+              config: ReaderConfig = DEFAULT_CONFIG) -> Reading:
+    """Map every detected sticker to its square and build the Position."""
+    problems: list[dict] = []
+    placed: list[_Placed] = []
+    tiles: list[_Placed] = []
+    counts: dict[int, int] = {}
+    for i in det.ids:
+        counts[int(i)] = counts.get(int(i), 0) + 1
+    for mid, n in sorted(counts.items()):
+        if n > 1 and mid not in scheme.board_marker_ids:
+            problems.append(problem("marker-twice", f"marker {mid} is seen {n} times; each sticker "
+                                                    "exists once (a copied sticker?)"))
+        elif n > 1:
+            problems.append(problem("marker-twice", f"corner marker {mid} is seen {n} times"))
+
+    for mid, corners in zip(det.ids, det.corners):
+        mid = int(mid)
+        if mid in scheme.board_marker_ids:
+            continue
+        px = loc.undistort(corners)
+        centre_px = marker_centre(px)
+        st = scheme.stickers.get(mid)
+        height = st.height_mm if st is not None else 0.0
+        centre_mm = loc.to_board(centre_px, height)[0]
+        x, y = float(centre_mm[0]), float(centre_mm[1])
+        on_sheet = _on_sheet(scheme, x, y, config)
+        if st is None:
+            if on_sheet or scheme.in_card_zone(x, y):
+                sq = scheme.square_at(x, y)
+                problems.append(problem("unknown-marker", f"marker {mid} is not in the marker scheme"
+                                        + (f" (on {square_name(sq)})" if sq is not None else ""), sq))
+            continue
+        corners_mm = loc.to_board(px, height)
+        rotation, deviation = rotation_of_corners(corners_mm)
+        sq = scheme.square_at(x, y)
+        margin = _margin(scheme, x, y) if sq is not None else 0.0
+        conf = max(0.0, min(1.0, margin / (scheme.square_mm / 2)))
+        if _has_heading(st):
+            conf = min(conf, max(0.0, 1.0 - deviation / 45.0))
+        seen = SeenSticker(mid, st.piece, sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
+                           rotation, conf, st.describe())
+        if st.piece == "tile":
+            if scheme.in_card_zone(x, y):
+                tiles.append(_Placed(st, seen))
+            elif on_sheet:
+                problems.append(problem("misplaced-tile", f"{st.describe()} lies on the board, "
+                                        "not in the card zone", sq))
+            continue
+        if not on_sheet:
+            continue   # a piece beside the board (a waiting pawn, the box): not part of the reading
+        if sq is None:
+            problems.append(problem("off-grid", f"{st.describe()} is on the board sheet but on no square "
+                                    f"(at {x:.0f}, {y:.0f} mm)"))
+            continue
+        if margin < config.square_margin_mm:
+            problems.append(problem("between-squares", f"{st.describe()} lies on the line between "
+                                    f"{square_name(sq)} and a neighbour", sq))
+        if _has_heading(st) and deviation > config.max_rotation_deviation_deg:
+            problems.append(problem("unclear-heading", f"{st.describe()} on {square_name(sq)} is turned "
+                                    f"{deviation:.0f}° off a clear heading", sq))
+        placed.append(_Placed(st, seen))
+
+    tile = None
+    if len(tiles) == 1:
+        tile = str(tiles[0].sticker.tile)
+    elif len(tiles) > 1:
+        problems.append(problem("two-tiles", "more than one tombstone tile lies in the card zone: "
+                                + ", ".join(str(t.sticker.tile) for t in tiles)))
+    position, setup, more = _build(placed, scheme)
+    problems.extend(more)
+    stickers = [p.seen for p in placed] + [t.seen for t in tiles]
+    conf = min((s.confidence for s in stickers), default=1.0)
+    return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
+
+
+def _on_sheet(scheme: Scheme, x: float, y: float, config: ReaderConfig) -> bool:
+    s, tol = scheme.sheet_mm, config.sheet_tolerance_mm
+    return s["left"] - tol <= x <= s["right"] + tol and s["top"] - tol <= y <= s["bottom"] + tol
+
+
+def _margin(scheme: Scheme, x: float, y: float) -> float:
+    q = scheme.square_mm
+    fx, fy = x / q - math.floor(x / q), y / q - math.floor(y / q)
+    return q * min(fx, 1 - fx, fy, 1 - fy)
+
+
+def _has_heading(st: Sticker) -> bool:
+    return st.heading_from_rotation or st.arrow_from_rotation or st.orientation_from_rotation
+
+
+def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict, list[dict]]:
+    """Turn placed stickers into a Position (and its setup), flagging what cannot be."""
+    problems: list[dict] = []
+    # Two faces of one physical object (both sides of a pawn, say) cannot both be up.
+    by_object: dict[str, _Placed] = {}
+    kept: list[_Placed] = []
+    for p in sorted(placed, key=lambda p: -p.seen.confidence):
+        other = by_object.get(p.sticker.physical)
+        if other is not None:
+            if other.sticker.id != p.sticker.id:
+                problems.append(problem("same-piece-twice", f"{p.sticker.physical} is seen twice "
+                                        f"(on {square_name(other.seen.square)} and {square_name(p.seen.square)})",
+                                        p.seen.square))
+            continue
+        by_object[p.sticker.physical] = p
+        kept.append(p)
+    kept.sort(key=lambda p: (p.seen.square, p.sticker.id))
+
+    monster = facing = None
+    stones: dict[int, str] = {}
+    pools: set[int] = set()
+    teleporters: dict[int, Teleporter] = {}
+    pawns: list[Pawn] = []
+    occupants: dict[int, list[str]] = {}
+    for p in kept:
+        st, sq = p.sticker, p.seen.square
+        heading = scheme.rotation_name(p.seen.rotation, st.piece)
+        if st.piece == "pool":
+            covered = _pool_squares(sq, st.shape, heading)
+            if covered is None:
+                problems.append(problem("off-grid", f"the {st.describe()} anchored on {square_name(sq)} "
+                                        "would reach off the board", sq))
+                continue
+            pools.update(covered)
+            continue
+        occupants.setdefault(sq, []).append(st.describe())
+        if st.piece == "monster":
+            monster, facing = sq, parse_direction(heading)
+        elif st.piece == "stone":
+            stones[sq] = st.kind
+        elif st.piece == "teleporter":
+            teleporters[sq] = Teleporter(st.pair, parse_direction(heading))
+        elif st.piece == "pawn":
+            pawns.append(Pawn(st.label, st.color, st.pawn, st.face, BOARD, sq))
+    for sq, who in sorted(occupants.items()):
+        if len(who) > 1:
+            problems.append(problem("two-pieces", f"{' and '.join(who)} are both on {square_name(sq)}", sq))
+
+    setup = {"stones": {square_name(s): k for s, k in sorted(stones.items())},
+             "pools": [square_name(s) for s in sorted(pools)],
+             "teleporters": {square_name(s): {"pair": t.pair, "arrow": "NESW"[t.arrow]}
+                             for s, t in sorted(teleporters.items())},
+             "pawns": {}}
+    if monster is None:
+        problems.append(problem("no-monster", "the monster's sticker is not seen on the board"))
+        for pw in pawns:
+            setup["pawns"][pw.label] = {"at": square_name(pw.square), "color": pw.color,
+                                        "pawn": pw.kind, "face": pw.face}
+        return None, setup, problems
+    position = Position(monster, facing, stones, frozenset(pools), teleporters, tuple(pawns))
+    setup = position.to_setup()
+    clash = {(p["code"], p["square"]) for p in problems}
+    for p in position.status():
+        if p["code"] == "two-pieces" or (p["code"], p["square"]) in clash:
+            continue
+        problems.append(p)
+    return position, setup, problems
+
+
+def _pool_squares(anchor: int, shape: str, orientation: str | None) -> set[int] | None:
+    c, r = anchor % COLS, anchor // COLS
+    if shape == "2x2":
+        cells = [(c + dc, r + dr) for dr in (0, 1) for dc in (0, 1)]
+    elif orientation == "vertical":
+        cells = [(c, r + i) for i in range(4)]
+    else:
+        cells = [(c + i, r) for i in range(4)]
+    if not all(on_board(cc, rr) for cc, rr in cells):
+        return None
+    return {square(cc, rr) for cc, rr in cells}
+
+
