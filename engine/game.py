@@ -447,16 +447,17 @@ class Game:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InvalidSetupError(f"not a saved game (expected \"format\": \"{FORMAT}\")", "format")
         try:
-            last = data["last"]
+            last = data.get("last")
             game = cls(
                 players=tuple(data["players"]), first_player=data["first_player"], setup=data["setup"],
                 prey3_variant=bool(data["prey3_variant"]), seed=int(data["seed"]), phase=data["phase"],
                 position=Position.from_setup(data["position"], strict=False, where="position"),
                 round=int(data["round"]), turn=int(data["turn"]), deck=tuple(data["deck"]),
                 tiles_played=tuple(data["tiles_played"]), unmoved=tuple(data["unmoved"]),
-                to_move=data["to_move"], placer=data["placer"], pieces_left=tuple(data["pieces_left"].items()),
-                out_log=tuple(data["out_log"]), winner=data["winner"], end_rule=data["end_rule"],
-                note=data["note"],
+                to_move=data["to_move"], placer=data.get("placer"),
+                pieces_left=tuple((data.get("pieces_left") or {}).items()),
+                out_log=tuple(data.get("out_log", ())), winner=data.get("winner"), end_rule=data.get("end_rule"),
+                note=data.get("note", ""),
                 last_tile=None if last is None else last["tile"],
                 last_before=None if last is None else Position.from_setup(last["before"], strict=False,
                                                                          where="last.before"),
