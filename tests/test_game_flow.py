@@ -291,3 +291,37 @@ def test_pawn_at_ambiguous_pushes_ask_for_the_move():
     with pytest.raises(GameActionError, match=r"red 2/5 can reach m4 in ways that push stones differently "
                                               r"\((NW, WN|WN, NW)\); enter the move itself \(P7\)"):
         g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": "m4"})
+
+
+# -- referee corrections --------------------------------------------------------
+def test_with_position_corrects_the_board_and_keeps_the_turn():
+    g = new(2).apply({"type": "move", "pawn": "red-2/5", "moves": "IWWWW"})
+    fixed = put(g, {"red-2/5": "k10"})
+    assert fixed.position.pawn("red-2/5").where() == "k10"
+    assert fixed.to_move == "blue" and fixed.unmoved == g.unmoved and fixed.note == "test setup"
+
+
+def test_with_position_pawn_put_out_counts_and_can_win():
+    g = new(2)
+    g = put(g, {"blue-6/1": "out", "blue-4/3": "out"})
+    assert g.out_log == ("blue", "blue") and "blue-6/1" not in g.unmoved
+    g = put(g, {"blue-6/1": "waiting"})          # a wrong reading undone
+    assert g.out_log == ("blue",) and g.out_counts()["blue"] == 1
+    g = put(g, {"blue-6/1": "out", "blue-3/4": "out"})
+    assert g.phase == "over" and g.winner == "blue" and g.end_rule == "G2"
+
+
+def test_with_position_removing_the_last_unmoved_pawns_hands_over_to_the_monster():
+    g = new(2)
+    for label in ("red-6/1", "blue-6/1", "red-4/3", "blue-4/3", "red-3/4", "blue-3/4", "red-2/5"):
+        g = g.apply({"type": "move", "pawn": label, "moves": ""})
+    assert g.to_move == "blue" and g.unmoved == ("blue-2/5",)
+    g = put(g, {"blue-2/5": "gone"})
+    assert g.phase == "monster" and g.to_move is None
+
+
+def test_with_position_must_hold_the_games_pawns():
+    g = new(2)
+    other = new(3).position
+    with pytest.raises(InvalidSetupError, match="this game's pawns"):
+        g.with_position(other)
