@@ -99,3 +99,13 @@ def test_from_json_names_a_bad_position_field():
     data["position"]["pawns"]["red-6/1"]["at"] = "z99"
     with pytest.raises(InvalidSetupError, match="position.pawns.red-6/1.at"):
         Game.from_json(data)
+
+
+@pytest.mark.parametrize("key,value", [("phase", "lunch"), ("round", 3), ("deck", ["8"]), ("to_move", "pink"),
+                                       ("unmoved", ["red-9/9"]), ("out_log", ["red"]), ("first_player", "green")])
+def test_from_json_rejects_a_save_that_contradicts_itself(key, value):
+    game, _, _ = start(2, 1)
+    data = game.to_json()
+    data[key] = value
+    with pytest.raises(InvalidSetupError, match=key):
+        Game.from_json(data)
