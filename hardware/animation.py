@@ -1,0 +1,266 @@
+"""What the LED grid shows: a monster plan as a timed animation, and the idle patterns.
+
+The plan (``Plan.to_json()``) is read, never re-derived: each event of each step becomes
+one *beat* (the monster enters a square, pushes, eats, wraps, teleports, is turned by a
+pivot stone), so the LEDs show exactly what the phone log says.  A show is a pure function
+of time — ``frame_at(t)`` returns a canvas, one RGB row per board cell — which keeps it
+testable without a clock and lets the player drop or repeat frames freely.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from engine.geometry import SQUARES, neighbour, parse_direction, parse_square, square_col, square_row
+from hardware.config import AnimationConfig
+from hardware.layout import CANVAS_SIZE
+
+Rgb = tuple[int, int, int]
+
+PLAYER_COLOURS: dict[str, Rgb] = {
+    "blue": (0, 60, 255), "yellow": (255, 170, 0), "red": (255, 0, 0), "green": (0, 210, 30),
+    "purple": (150, 0, 255), "black": (70, 70, 110),  # "black" cannot be dark on an LED: a cold grey
+    "white": (255, 255, 255),
+}
+BOARD: Rgb = (3, 2, 2)           # every square faintly lit, so the grid reads as a board
+POOL: Rgb = (8, 0, 1)
+MONSTER: Rgb = (255, 30, 0)
+HEADING: Rgb = (90, 10, 0)
+TRAIL: Rgb = (190, 110, 0)
+EFFECTS: dict[str, Rgb] = {
+    "push": (0, 80, 255), "slide": (0, 200, 200), "wrap": (0, 255, 60),
+    "teleport": (255, 0, 200), "pivot": (255, 220, 0),
+}
+EAT_ON, EAT_OFF = (255, 255, 255), (140, 0, 0)
+ERROR: Rgb = (40, 0, 0)
+EAT_HZ = 4.0
+BORDER = tuple(sq for sq in SQUARES if any(neighbour(sq, d) is None for d in range(4)))
+
+
+def blank() -> np.ndarray:
+    return np.zeros((CANVAS_SIZE, 3), dtype=np.float32)
+
+
+def board_canvas(setup: Mapping[str, Any] | None = None) -> np.ndarray:
+    canvas = blank()
+    canvas[list(SQUARES)] = BOARD
+    for name in (setup or {}).get("pools", []) or []:
+        sq = _square_or_none(name)
+        if sq is not None:
+            canvas[sq] = POOL
+    return canvas
+
+
+def to_uint8(canvas: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(canvas), 0, 255).astype(np.uint8)
+
+
+def _square_or_none(name: Any) -> int | None:
+    try:
+        return parse_square(name)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One moment of the move: where the monster stands and what is highlighted."""
+
+    step: int
+    monster: int
+    facing: int
+    kind: str
+    marks: tuple[tuple[int, str], ...] = ()
+    trail: tuple[tuple[int, int], ...] = ()       # (square, step number) entered so far
+    eaten: tuple[int, ...] = ()                    # squares where pawns were eaten so far
+
+
+class PlanError(ValueError):
+    """The plan JSON cannot be shown; names the step and field."""
+
+
+def plan_beats(plan: Mapping[str, Any]) -> list[Beat]:
+    """Turn a plan JSON into beats, one per event (plus the start and each look)."""
+    try:
+        at = parse_square(plan["start"]["at"])
+        facing = parse_direction(plan["start"]["facing"])
+        steps = list(plan.get("steps", []))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PlanError(f"the plan's start is unusable ({exc}); expected start: {{at: 'a1', facing: 'E'}}") from None
+    beats = [Beat(0, at, facing, "start")]
+    trail: list[tuple[int, int]] = []
+    eaten: list[int] = []
+    for step in steps:
+        try:
+            number = int(step["number"])
+            look = step.get("look") or {}
+            if look.get("new_facing"):
+                facing = parse_direction(look["new_facing"])
+            beats.append(Beat(number, at, facing, "look", (), tuple(trail), tuple(eaten)))
+            for ev in step.get("events", []):
+                kind = ev.get("kind")
+                marks: list[tuple[int, str]] = []
+                if kind == "enter":
+                    at = parse_square(ev["square"])
+                    trail.append((at, number))
+                    if ev.get("slide"):
+                        marks.append((at, "slide"))
+                elif kind == "push":
+                    squares = [ev.get("from"), *(ev.get("path") or [])]
+                    marks += [(sq, "push") for sq in map(_square_or_none, squares) if sq is not None]
+                elif kind == "eat":
+                    sq = parse_square(ev["square"])
+                    eaten.append(sq)
+                elif kind == "wrap":
+                    marks += [(parse_square(ev["from"]), "wrap"), (parse_square(ev["to"]), "wrap")]
+                elif kind == "teleport":
+                    src, at = parse_square(ev["from"]), parse_square(ev["to"])
+                    facing = parse_direction(ev.get("facing", "NESW"[facing]))
+                    marks += [(src, "teleport"), (at, "teleport")]
+                    trail.append((at, number))
+                elif kind == "pivot":
+                    marks.append((parse_square(ev["square"]), "pivot"))
+                    facing = parse_direction(ev["facing"])
+                else:
+                    continue  # an event kind this renderer does not draw
+                beats.append(Beat(number, at, facing, kind, tuple(marks), tuple(trail), tuple(eaten)))
+            if step.get("to"):
+                at = parse_square(step["to"])
+            if step.get("facing"):
+                facing = parse_direction(step["facing"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PlanError(f"step {step.get('number', '?') if isinstance(step, Mapping) else '?'} of the plan "
+                            f"is unusable: {exc}") from None
+    end = plan.get("end") or {}
+    if end.get("at"):
+        at, facing = _square_or_none(end["at"]) or at, parse_direction(end.get("facing", "NESW"[facing]))
+    last = len(steps) and int(steps[-1].get("number", len(steps)))
+    beats.append(Beat(last, at, facing, "end", (), tuple(trail), tuple(eaten)))
+    return beats
+
+
+class Show:
+    """Something the grid displays: ``frame_at(t)`` for t ≥ 0 seconds."""
+
+    fps: float = 10.0
+    duration: float | None = None  # None: runs until replaced
+
+    def frame_at(self, t: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def frame_count(self) -> int | None:
+        return None if self.duration is None else int(math.floor(self.duration * self.fps)) + 1
+
+
+@dataclass
+class PlanShow(Show):
+    """The monster's move, beat by beat, then a hold with the eaten squares flashing."""
+
+    plan: Mapping[str, Any]
+    config: AnimationConfig = field(default_factory=AnimationConfig)
+
+    def __post_init__(self) -> None:
+        self.beats = plan_beats(self.plan)
+        self.fps = self.config.fps
+        self.beat_s = self.config.beat_ms / 1000.0
+        self.total_steps = max(1, self.beats[-1].step)
+        self.base = board_canvas(self.plan.get("before"))
+        self.duration = self.beat_s * (len(self.beats) - 1) + self.config.hold_s
+
+    def beat_at(self, t: float) -> Beat:
+        i = min(int(max(t, 0.0) / self.beat_s), len(self.beats) - 1)
+        return self.beats[i]
+
+    def frame_at(self, t: float) -> np.ndarray:
+        beat = self.beat_at(t)
+        settled = t >= self.duration
+        canvas = self.base.copy()
+        for sq, number in beat.trail:  # older steps fade: the path reads in order
+            age = beat.step - number
+            canvas[sq] = np.multiply(TRAIL, max(0.18, 1.0 - 0.14 * age))
+        for sq, effect in beat.marks:
+            canvas[sq] = EFFECTS[effect]
+        flash_on = settled or int(t * EAT_HZ * 2) % 2 == 0
+        for sq in beat.eaten:
+            canvas[sq] = EAT_ON if flash_on else EAT_OFF
+        ahead = neighbour(beat.monster, beat.facing)
+        if ahead is not None and not any(sq == ahead for sq, _ in beat.marks):
+            canvas[ahead] = np.maximum(canvas[ahead], HEADING)
+        canvas[beat.monster] = MONSTER
+        return to_uint8(canvas)
+
+
+@dataclass
+class IdleShow(Show):
+    """Between moves: the board faintly lit, the first player's colour breathing on the
+    border, and the monster (if a position is known) with its heading."""
+
+    first_player: str | None = None
+    position: Mapping[str, Any] | None = None
+    period_s: float = 4.0
+
+    def __post_init__(self) -> None:
+        self.fps = 10.0
+        self.duration = None
+        self.base = board_canvas(self.position)
+        self.colour = PLAYER_COLOURS.get((self.first_player or "").lower())
+        self.monster = None
+        monster = (self.position or {}).get("monster") or {}
+        sq = _square_or_none(monster.get("at"))
+        if sq is not None:
+            try:
+                self.monster = (sq, parse_direction(monster.get("facing", "")))
+            except ValueError:
+                self.monster = (sq, None)
+
+    def frame_at(self, t: float) -> np.ndarray:
+        canvas = self.base.copy()
+        if self.colour is not None:
+            level = 0.04 + 0.10 * (0.5 - 0.5 * math.cos(2 * math.pi * t / self.period_s))
+            canvas[list(BORDER)] = np.multiply(self.colour, level)
+        if self.monster is not None:
+            sq, facing = self.monster
+            ahead = neighbour(sq, facing) if facing is not None else None
+            if ahead is not None:
+                canvas[ahead] = HEADING
+            canvas[sq] = MONSTER
+        return to_uint8(canvas)
+
+
+@dataclass
+class ErrorShow(Show):
+    """Something is wrong (bad reading, illegal move): the whole board blinks dim red."""
+
+    hz: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.fps = 10.0
+        self.duration = None
+
+    def frame_at(self, t: float) -> np.ndarray:
+        canvas = blank()
+        if int(t * self.hz * 2) % 2 == 0:
+            canvas[list(SQUARES)] = ERROR
+        return to_uint8(canvas)
+
+
+@dataclass
+class SquaresShow(Show):
+    """``flure leds test``: each square lit in turn, to check the wiring against the board."""
+
+    squares: tuple[int, ...] = SQUARES
+    seconds_each: float = 0.15
+
+    def __post_init__(self) -> None:
+        self.fps = 1.0 / self.seconds_each
+        self.duration = self.seconds_each * len(self.squares)
+
+    def frame_at(self, t: float) -> np.ndarray:
+        canvas = board_canvas()
+        i = min(int(t / self.seconds_each), len(self.squares) - 1)
+        sq = self.squares[i]
+        canvas[sq] = (255, 255, 255) if (square_col(sq) + square_row(sq)) % 2 == 0 else (0, 180, 255)
+        return to_uint8(canvas)

@@ -1,0 +1,195 @@
+"""Hardware configuration: one TOML file (or dict) for the LED grid, the serial link,
+the power budget and the buttons.
+
+Why one file: swapping a simulated LED device for a real WLED board, moving a button to
+another pin or re-wiring the strip must be an edit in configuration, never in code.
+``hardware/default.toml`` documents every key; values missing from a user's file fall
+back to it, so a user's file only holds what differs.
+"""
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+DEFAULT_PATH = Path(__file__).with_name("default.toml")
+PROTOCOLS = ("adalight", "tpm2")
+
+
+class HardwareConfigError(ValueError):
+    """A configuration value is wrong; the message names the key and the bad value."""
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    url: str = "emulator"          # "emulator", a device path, /dev/serial/by-id/..., socket://, loop://
+    protocol: str = "adalight"
+    baud: int = 921600
+    switch_from: int | None = None  # open at this baud, send WLED's baud-switch byte, then use ``baud``
+    keepalive_s: float = 1.0        # resend the last frame this often (WLED's realtime timeout is 2.5 s)
+    reconnect_s: float = 0.25       # how often to retry opening a vanished device
+
+
+@dataclass(frozen=True)
+class PowerConfig:
+    budget_ma: float = 400.0           # what the strip may draw in total at 5 V
+    ma_per_channel: float = 20.0       # one colour channel at 255 (a WS2812B: ~20 mA)
+    idle_ma_per_led: float = 1.0       # quiescent draw of one LED, even when dark
+    brightness: float = 1.0            # global scale before the cap, 0..1
+
+
+@dataclass(frozen=True)
+class AnimationConfig:
+    fps: float = 30.0
+    beat_ms: float = 260.0    # one event of a step (enter, push, eat, …)
+    hold_s: float = 4.0       # how long the end of a plan keeps flashing before it settles
+
+
+@dataclass(frozen=True)
+class ButtonConfig:
+    pins: dict[str, int] = field(default_factory=lambda: {"monster": 17, "confirm": 27, "undo": 22})
+    pull_up: bool = True
+    debounce_ms: float = 40.0
+    long_press_ms: float = 800.0
+    long_press_only: tuple[str, ...] = ("undo",)
+
+
+@dataclass(frozen=True)
+class HardwareConfig:
+    layout: dict[str, Any]
+    serial: SerialConfig
+    power: PowerConfig
+    animation: AnimationConfig
+    buttons: ButtonConfig
+    source: str = "defaults"
+
+
+def _merge(base: dict, over: Mapping) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict) and key != "squares":
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise HardwareConfigError(f"{path}: cannot read the hardware configuration ({exc.strerror or exc})")
+    except tomllib.TOMLDecodeError as exc:
+        raise HardwareConfigError(f"{path}: not valid TOML ({exc})")
+
+
+def _number(section: str, key: str, value: Any, lo: float, hi: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise HardwareConfigError(f"[{section}] {key} must be a number, not {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        raise HardwareConfigError(f"[{section}] {key} = {value} must be {bound}")
+    return value
+
+
+def _only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise HardwareConfigError(f"[{section}] has unknown key(s) {', '.join(unknown)}; "
+                                  f"known keys: {', '.join(sorted(allowed))}")
+
+
+def _serial(d: Mapping) -> SerialConfig:
+    _only_keys("serial", d, {"url", "protocol", "baud", "switch_from", "keepalive_s", "reconnect_s"})
+    url = d.get("url", "emulator")
+    if not isinstance(url, str) or not url.strip():
+        raise HardwareConfigError(f"[serial] url must be text like '/dev/ttyUSB0' or 'emulator', not {url!r}")
+    protocol = str(d.get("protocol", "adalight")).lower()
+    if protocol not in PROTOCOLS:
+        raise HardwareConfigError(f"[serial] protocol {protocol!r} is not supported (use adalight or tpm2)")
+    baud = int(_number("serial", "baud", d.get("baud", 921600), 300))
+    switch = d.get("switch_from")
+    if switch in (0, "", False):
+        switch = None
+    if switch is not None:
+        from hardware.protocol import BAUD_SWITCH
+        switch = int(_number("serial", "switch_from", switch, 300))
+        if baud not in BAUD_SWITCH:
+            raise HardwareConfigError(
+                f"[serial] baud = {baud} has no WLED baud-switch byte; with switch_from use one of "
+                + ", ".join(str(b) for b in sorted(BAUD_SWITCH)))
+    return SerialConfig(url=url.strip(), protocol=protocol, baud=baud, switch_from=switch,
+                        keepalive_s=_number("serial", "keepalive_s", d.get("keepalive_s", 1.0), 0.05),
+                        reconnect_s=_number("serial", "reconnect_s", d.get("reconnect_s", 0.25), 0.01))
+
+
+def _power(d: Mapping) -> PowerConfig:
+    _only_keys("power", d, {"budget_ma", "ma_per_channel", "idle_ma_per_led", "brightness"})
+    return PowerConfig(budget_ma=_number("power", "budget_ma", d.get("budget_ma", 400.0), 1),
+                       ma_per_channel=_number("power", "ma_per_channel", d.get("ma_per_channel", 20.0), 0.01),
+                       idle_ma_per_led=_number("power", "idle_ma_per_led", d.get("idle_ma_per_led", 1.0), 0),
+                       brightness=_number("power", "brightness", d.get("brightness", 1.0), 0, 1))
+
+
+def _animation(d: Mapping) -> AnimationConfig:
+    _only_keys("animation", d, {"fps", "beat_ms", "hold_s"})
+    return AnimationConfig(fps=_number("animation", "fps", d.get("fps", 30.0), 1, 240),
+                           beat_ms=_number("animation", "beat_ms", d.get("beat_ms", 260.0), 10),
+                           hold_s=_number("animation", "hold_s", d.get("hold_s", 4.0), 0))
+
+
+def _buttons(d: Mapping) -> ButtonConfig:
+    _only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only"})
+    pins = d.get("pins", {})
+    if not isinstance(pins, Mapping):
+        raise HardwareConfigError("[buttons] pins must be a table like {monster = 17, confirm = 27, undo = 22}")
+    known = ("monster", "confirm", "undo")
+    clean: dict[str, int] = {}
+    for name, pin in pins.items():
+        if name not in known:
+            raise HardwareConfigError(f"[buttons.pins] {name!r} is not a button (use {', '.join(known)})")
+        if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+            raise HardwareConfigError(f"[buttons.pins] {name} = {pin!r} is not a BCM GPIO number (0–27)")
+        if pin in clean.values():
+            other = next(k for k, v in clean.items() if v == pin)
+            raise HardwareConfigError(f"[buttons.pins] {name} and {other} are both on GPIO{pin}")
+        clean[name] = pin
+    only = d.get("long_press_only", ["undo"])
+    bad = [n for n in only if n not in known]
+    if bad:
+        raise HardwareConfigError(f"[buttons] long_press_only names unknown button(s) {', '.join(map(str, bad))}")
+    return ButtonConfig(pins=clean, pull_up=bool(d.get("pull_up", True)),
+                        debounce_ms=_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
+                        long_press_ms=_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50),
+                        long_press_only=tuple(only))
+
+
+def default_dict() -> dict:
+    return _read_toml(DEFAULT_PATH)
+
+
+def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> HardwareConfig:
+    """Read a configuration from a TOML path, a dict (same shape) or None (the defaults).
+
+    Raises HardwareConfigError naming the section and key at fault.
+    """
+    if isinstance(source, HardwareConfig):
+        return source
+    base = default_dict()
+    label = "defaults"
+    if source is None:
+        data = base
+    elif isinstance(source, Mapping):
+        data, label = _merge(base, source), "dict"
+    else:
+        data, label = _merge(base, _read_toml(Path(source))), str(source)
+    _only_keys("top level", data, {"layout", "serial", "power", "animation", "buttons"})
+    cfg = HardwareConfig(layout=dict(data.get("layout", {})), serial=_serial(data.get("serial", {})),
+                         power=_power(data.get("power", {})), animation=_animation(data.get("animation", {})),
+                         buttons=_buttons(data.get("buttons", {})), source=label)
+    from hardware.layout import LedLayout
+    LedLayout.from_config(cfg.layout)  # refuse a bad layout now, with its message
+    return cfg

@@ -1,0 +1,273 @@
+"""A simulated WLED device: the no-hardware default and the tests' LED strip.
+
+It sits on a real pseudo-terminal (or a TCP socket), so the link opens it exactly as it
+would open ``/dev/ttyUSB0`` — same pyserial code path, same bytes.  It decodes them with
+the WLED state machine from ``hardware.protocol``, keeps the LED state, and draws it as
+a PNG of the board or as coloured text in a terminal.
+
+Unplugging is real too: ``unplug()`` closes the pty master (the link's next write fails
+like a pulled USB cable) and removes the stable path; ``replug()`` creates a new pty and
+points the same path at it, like udev's ``/dev/serial/by-id/…`` link.
+"""
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+import numpy as np
+
+from engine.geometry import COLS, ROWS, on_board, square, square_name
+from hardware.layout import LedLayout
+from hardware.protocol import TPM2_PONG, WledDecoder
+
+LINK_NAME = "ttyFLURE"
+
+
+def _lift(rgb: np.ndarray) -> np.ndarray:
+    """Dim LED values made visible on a screen (an LED at 3/255 is plainly visible in a room)."""
+    return np.rint(255.0 * (rgb.astype(np.float32) / 255.0) ** 0.45).astype(np.uint8)
+
+
+class LedEmulator:
+    def __init__(self, layout: LedLayout | None = None, *, transport: str = "pty",
+                 link_dir: str | Path | None = None, idle_timeout_s: float = 2.5) -> None:
+        if transport not in ("pty", "socket"):
+            raise ValueError(f"transport {transport!r} is not known (use 'pty' or 'socket')")
+        self.layout = layout or LedLayout.from_config(None)
+        self.transport = transport
+        self.idle_timeout_s = idle_timeout_s
+        self._own_dir = link_dir is None
+        self._dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="flure-leds-"))
+        self.path = str(self._dir / LINK_NAME) if transport == "pty" else None
+        self.url: str | None = self.path
+        self._leds = np.zeros((self.layout.led_count, 3), dtype=np.uint8)
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self.frames_decoded = 0
+        self.frames_by_protocol: dict[str, int] = {"adalight": 0, "tpm2": 0}
+        self.bytes_received = 0
+        self.baud_requests: list[int] = []
+        self.baud: int | None = None
+        self.realtime = False       # WLED shows serial data only while frames keep coming
+        self.timeouts = 0           # times the stream went silent longer than idle_timeout_s
+        self.plugged = False
+        self._last_frame_at = 0.0
+        self._decoder = WledDecoder()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._master = self._slave = None
+        self._server: socket.socket | None = None
+        self._port: int = 0
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> "LedEmulator":
+        self.replug()
+        return self
+
+    def replug(self) -> None:
+        """Connect the device (again): a new pty behind the same path, or listen again."""
+        if self.plugged:
+            return
+        self._stop.clear()
+        self._decoder = WledDecoder()
+        if self.transport == "pty":
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self._master, self._slave = master, slave
+            tmp = self._dir / f".{LINK_NAME}.new"
+            if tmp.is_symlink() or tmp.exists():
+                tmp.unlink()
+            os.symlink(os.ttyname(slave), tmp)
+            os.replace(tmp, self.path)
+            target = self._read_pty
+        else:
+            srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            srv.bind(("127.0.0.1", self._port))
+            srv.listen(1)
+            self._port = srv.getsockname()[1]
+            self._server = srv
+            self.url = f"socket://127.0.0.1:{self._port}"
+            target = self._read_socket
+        self.plugged = True
+        self._thread = threading.Thread(target=target, name="led-emulator", daemon=True)
+        self._thread.start()
+
+    def unplug(self) -> None:
+        """Pull the cable: the link's writes fail and the path disappears until ``replug``."""
+        if not self.plugged:
+            return
+        self.plugged = False
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        if self.transport == "pty":
+            for fd in (self._master, self._slave):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._master = self._slave = None
+            if os.path.islink(self.path):
+                os.unlink(self.path)
+        elif self._server is not None:
+            self._server.close()
+            self._server = None
+        with self._changed:
+            self.realtime = False
+            self._changed.notify_all()
+
+    def stop(self) -> None:
+        self.unplug()
+        if self._own_dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> "LedEmulator":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- reading ------------------------------------------------------------------------------
+    def _read_pty(self) -> None:
+        master = self._master
+        while not self._stop.is_set():
+            ready, _, _ = select.select([master], [], [], 0.05)
+            self._check_timeout()
+            if not ready:
+                continue
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                continue  # EIO while no client holds the slave open: wait for one
+            if data:
+                reply = self._take(data)
+                if reply:
+                    os.write(master, reply)
+
+    def _read_socket(self) -> None:
+        srv = self._server
+        srv.settimeout(0.05)
+        while not self._stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except (socket.timeout, OSError):
+                self._check_timeout()
+                continue
+            conn.settimeout(0.05)
+            with conn:
+                while not self._stop.is_set():
+                    self._check_timeout()
+                    try:
+                        data = conn.recv(65536)
+                    except socket.timeout:
+                        continue
+                    except OSError:
+                        break
+                    if not data:
+                        break
+                    reply = self._take(data)
+                    if reply:
+                        conn.sendall(reply)
+
+    def _take(self, data: bytes) -> bytes:
+        out = self._decoder.feed(data)
+        with self._changed:
+            self.bytes_received += len(data)
+            for proto, rgb in out.frames:
+                n = min(len(rgb) // 3, len(self._leds))
+                self._leds[:n] = np.frombuffer(rgb, dtype=np.uint8, count=3 * n).reshape(n, 3)
+                self.frames_decoded += 1
+                self.frames_by_protocol[proto] += 1
+            if out.frames:
+                self.realtime = True
+                self._last_frame_at = time.monotonic()
+            for baud in out.bauds:
+                self.baud_requests.append(baud)
+                self.baud = baud
+            if out.frames or out.bauds:
+                self._changed.notify_all()
+        return bytes((TPM2_PONG,)) * out.pings
+
+    def _check_timeout(self) -> None:
+        if self.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:
+            with self._changed:
+                self.realtime = False
+                self.timeouts += 1
+
+    # -- what the device shows ---------------------------------------------------------------
+    @property
+    def state(self) -> list[tuple[int, int, int]]:
+        with self._lock:
+            return [tuple(int(v) for v in px) for px in self._leds]
+
+    def state_array(self) -> np.ndarray:
+        with self._lock:
+            return self._leds.copy()
+
+    def square_colour(self, name_or_sq: str | int) -> tuple[int, int, int]:
+        from engine.geometry import parse_square
+        sq = parse_square(name_or_sq) if isinstance(name_or_sq, str) else name_or_sq
+        idx = self.layout.leds.get(sq)
+        if not idx:
+            return (0, 0, 0)
+        with self._lock:
+            return tuple(int(v) for v in self._leds[idx[0]])
+
+    def wait_for_frames(self, count: int, timeout: float = 5.0) -> bool:
+        """Wait until ``frames_decoded`` reaches ``count``."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.frames_decoded < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def save_png(self, path: str | Path, pitch: int = 30) -> Path:
+        """Draw the state as the board: 156 squares with their LED colour and name."""
+        from PIL import Image, ImageDraw
+        canvas = _lift(self.layout.to_canvas(self.state_array()))
+        margin = pitch // 2
+        img = Image.new("RGB", (COLS * pitch + 2 * margin, ROWS * pitch + 2 * margin), (24, 20, 18))
+        draw = ImageDraw.Draw(img)
+        for row in range(ROWS):
+            for col in range(COLS):
+                x, y = margin + col * pitch, margin + row * pitch
+                if not on_board(col, row):
+                    draw.rectangle((x, y, x + pitch - 1, y + pitch - 1), fill=(60, 52, 46))
+                    continue
+                sq = square(col, row)
+                rgb = tuple(int(v) for v in canvas[sq]) if sq in self.layout.leds else (0, 0, 0)
+                draw.rectangle((x + 1, y + 1, x + pitch - 2, y + pitch - 2), fill=rgb, outline=(90, 80, 70))
+                ink = (0, 0, 0) if sum(rgb) > 380 else (150, 140, 130)
+                draw.text((x + 3, y + 2), square_name(sq), fill=ink)
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        img.save(out)
+        return out
+
+    def terminal(self) -> str:
+        """The board as ANSI 24-bit colour text: two characters per square."""
+        canvas = _lift(self.layout.to_canvas(self.state_array()))
+        lines = ["    " + "".join(f"{c:<2}" for c in "abcdefghijklmnop")]
+        for row in range(ROWS):
+            cells = []
+            for col in range(COLS):
+                if not on_board(col, row):
+                    cells.append("##")
+                    continue
+                r, g, b = (int(v) for v in canvas[square(col, row)])
+                cells.append(f"\x1b[48;2;{r};{g};{b}m  \x1b[0m")
+            lines.append(f"{row + 1:>3} " + "".join(cells))
+        status = "receiving" if self.realtime else "idle"
+        lines.append(f"    {self.frames_decoded} frames, {status}")
+        return "\n".join(lines)

@@ -1,0 +1,157 @@
+"""``LedGrid``: the LED grid under the board, as the rest of the product sees it.
+
+This is the composition root of ``hardware``: configuration → layout, power cap,
+encoder, serial link (or the built-in emulator when ``url = "emulator"``), and a player
+thread that turns the current *show* (a plan animation, the idle pattern, the error
+blink) into frames on time.  Every public method returns at once; problems (a bad plan,
+an unplugged device) end up in ``status()`` for the referee view, never in an exception
+that could stop the table session.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from hardware.animation import ErrorShow, IdleShow, PlanError, PlanShow, Show, SquaresShow
+from hardware.config import HardwareConfig, load_config
+from hardware.layout import LedLayout
+from hardware.link import SerialLink
+from hardware.power import cap_current, estimate_ma
+from hardware.protocol import make_encoder
+
+
+class LedGrid:
+    def __init__(self, config: HardwareConfig | Mapping | str | Path | None = None, *,
+                 url: str | None = None) -> None:
+        self.config = load_config(config)
+        self.layout = LedLayout.from_config(self.config.layout)
+        serial = self.config.serial
+        self.emulator = None
+        target = url or serial.url
+        if target == "emulator":
+            from hardware.emulator import LedEmulator
+            self.emulator = LedEmulator(self.layout).start()
+            target = self.emulator.url
+        self.link = SerialLink(target, make_encoder(serial.protocol, self.layout.led_count), baud=serial.baud,
+                               switch_from=serial.switch_from, keepalive_s=serial.keepalive_s,
+                               reconnect_s=serial.reconnect_s).start()
+        self.last_error: str | None = None
+        self.frames_rendered = 0
+        self.last_ma = 0.0
+        self._show: Show | None = None
+        self._show_name = "none"
+        self._generation = 0
+        self._finished_generation = -1
+        self._closed = False
+        self._cond = threading.Condition()
+        self._player = threading.Thread(target=self._play, name="led-player", daemon=True)
+        self._player.start()
+
+    @classmethod
+    def from_config(cls, path_or_dict: str | Path | Mapping | None = None, **kw) -> "LedGrid":
+        return cls(path_or_dict, **kw)
+
+    # -- what to show (all return at once) -----------------------------------------------------
+    def show_plan(self, plan_json: Mapping[str, Any]) -> bool:
+        """Animate a monster plan; on an unusable plan blink the error and return False."""
+        try:
+            show = PlanShow(plan_json, self.config.animation)
+        except PlanError as exc:
+            self.last_error = f"cannot show the monster's move: {exc}"
+            self._start(ErrorShow(), "error")
+            return False
+        self.last_error = None
+        self._start(show, "plan")
+        return True
+
+    def show_idle(self, first_player: str | None = None, position_json: Mapping[str, Any] | None = None) -> None:
+        self._start(IdleShow(first_player, position_json), "idle")
+
+    def show_error(self) -> None:
+        self._start(ErrorShow(), "error")
+
+    def show_squares(self, seconds_each: float = 0.15) -> None:
+        """Light each square in turn (``flure leds test``)."""
+        self._start(SquaresShow(seconds_each=seconds_each), "test")
+
+    def wait_done(self, timeout: float = 60.0) -> bool:
+        """Wait until the current finite show (plan, test) has played to its last frame."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._finished_generation != self._generation and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return self.link.wait_sent(max(0.1, deadline - time.monotonic()))
+
+    def status(self) -> dict:
+        s = self.link.status()
+        s.update(showing=self._show_name, frames_rendered=self.frames_rendered,
+                 estimated_ma=round(self.last_ma, 1), budget_ma=self.config.power.budget_ma,
+                 emulated=self.emulator is not None)
+        if self.last_error:
+            s["last_error"] = self.last_error if not s["last_error"] else f"{self.last_error}; {s['last_error']}"
+        return s
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._player.join(timeout=3)
+        self.link.close()
+        if self.emulator is not None:
+            self.emulator.stop()
+
+    def __enter__(self) -> "LedGrid":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- player thread -------------------------------------------------------------------------
+    def _start(self, show: Show, name: str) -> None:
+        with self._cond:
+            self._show, self._show_name = show, name
+            self._generation += 1
+            self._cond.notify_all()
+
+    def render(self, canvas: np.ndarray) -> bytes:
+        """Canvas → capped strip bytes (what goes into the encoder)."""
+        strip = cap_current(self.layout.to_strip(canvas), self.config.power)
+        self.last_ma = estimate_ma(strip, self.config.power)
+        return strip.tobytes()
+
+    def _play(self) -> None:
+        while True:
+            with self._cond:
+                while not self._closed and (self._show is None or self._finished_generation == self._generation):
+                    self._cond.wait()
+                if self._closed:
+                    return
+                show, gen = self._show, self._generation
+            count = show.frame_count()
+            start = time.monotonic()
+            i = 0
+            while count is None or i < count:
+                self.link.submit(self.render(show.frame_at(i / show.fps)))
+                self.frames_rendered += 1
+                i += 1
+                deadline = start + i / show.fps
+                with self._cond:
+                    while not self._closed and gen == self._generation:
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            break
+                        self._cond.wait(left)
+                    if self._closed or gen != self._generation:
+                        break
+            else:
+                with self._cond:  # played out: the link keeps resending the last frame
+                    if gen == self._generation:
+                        self._finished_generation = gen
+                        self._cond.notify_all()

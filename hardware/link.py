@@ -1,0 +1,182 @@
+"""The serial link to the LED controller.
+
+Why a thread: a USB device can stall or vanish at any moment, and the caller (the game
+session, a web request) must never wait for it.  ``submit`` only swaps a slot — the
+newest frame wins, an unsent older one is simply replaced — and a sender thread owns the
+port: it writes, resends the last frame every ``keepalive_s`` (WLED leaves realtime mode
+after 2.5 s of silence and would blank the board), and reopens the device by its URL when
+it comes back after an unplug.  pyserial picks the transport from the URL, so a real
+device, a pseudo-terminal, ``socket://`` and ``loop://`` all go through the same code.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from hardware.protocol import Encoder, baud_switch_byte
+
+
+@dataclass
+class LinkCounters:
+    submitted: int = 0
+    sent: int = 0            # frames written, keepalive resends included
+    replaced: int = 0        # frames overwritten by a newer one before they were sent
+    keepalives: int = 0
+    reconnects: int = 0
+    write_errors: int = 0
+
+
+def plain_error(url: str, exc: BaseException) -> str:
+    """A message a referee can act on, not a traceback."""
+    text = str(exc) or exc.__class__.__name__
+    if "No such file" in text or "could not open port" in text and "Errno 2" in text:
+        return f"LED device {url} is not there: is it plugged in? ({text})"
+    if "Permission denied" in text or "Errno 13" in text:
+        return f"LED device {url}: permission denied (add the user to the 'dialout' group) ({text})"
+    if "Connection refused" in text:
+        return f"LED device {url}: connection refused — is the emulator or bridge running? ({text})"
+    return f"LED device {url}: {text}"
+
+
+class SerialLink:
+    def __init__(self, url: str, encoder: Encoder, *, baud: int = 921600, switch_from: int | None = None,
+                 keepalive_s: float = 1.0, reconnect_s: float = 0.25, write_timeout_s: float = 1.0) -> None:
+        self.url = url
+        self.encoder = encoder
+        self.baud = baud
+        self.switch_from = switch_from
+        self.keepalive_s = keepalive_s
+        self.reconnect_s = reconnect_s
+        self.write_timeout_s = write_timeout_s
+        self.counters = LinkCounters()
+        self.last_error: str | None = None
+        self.connected = False
+        self._port = None
+        self._pending: bytes | None = None   # encoded frame not yet written
+        self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
+        self._ever_connected = False
+        self._closed = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name=f"led-link {url}", daemon=True)
+
+    def start(self) -> "SerialLink":
+        self._thread.start()
+        return self
+
+    # -- caller side: never blocks on the device -------------------------------------------
+    def submit(self, rgb: bytes) -> None:
+        """Queue one strip frame (3 bytes per LED); replaces a frame not yet written."""
+        frame = self.encoder.encode(rgb)
+        with self._cond:
+            if self._pending is not None:
+                self.counters.replaced += 1
+            self._pending = frame
+            self.counters.submitted += 1
+            self._cond.notify_all()
+
+    def wait_sent(self, timeout: float = 2.0) -> bool:
+        """Wait until no submitted frame is waiting (tests, the CLI before exit)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending is not None and not self._closed:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+    def status(self) -> dict:
+        c = self.counters
+        return {"connected": self.connected, "port": self.url, "protocol": self.encoder.name,
+                "baud": self.baud, "leds": self.encoder.count, "frames_sent": c.sent,
+                "frames_replaced": c.replaced, "keepalives": c.keepalives, "reconnects": c.reconnects,
+                "last_error": self.last_error}
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout=3)
+        self._close_port()
+
+    # -- sender thread ---------------------------------------------------------------------
+    def _run(self) -> None:
+        next_keepalive = time.monotonic() + self.keepalive_s
+        while True:
+            with self._cond:
+                if self._closed:
+                    return
+            if self._port is None and not self._open():
+                with self._cond:
+                    self._cond.wait(self.reconnect_s)
+                continue
+            with self._cond:
+                while self._pending is None and not self._closed:
+                    left = next_keepalive - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+                if self._closed:
+                    return
+                frame, keepalive = (self._pending, False) if self._pending is not None else (self._last, True)
+                self._pending = None
+                self._cond.notify_all()
+            next_keepalive = time.monotonic() + self.keepalive_s
+            if frame is None:
+                continue
+            if self._write(frame):
+                self._last = frame
+                self.counters.sent += 1
+                self.counters.keepalives += keepalive
+            else:
+                with self._cond:  # not written: keep it as the frame to send on reconnect
+                    if self._pending is None:
+                        self._pending = frame
+
+    def _open(self) -> bool:
+        import serial
+        baud = self.switch_from or self.baud
+        try:
+            port = serial.serial_for_url(self.url, baudrate=baud, timeout=0,
+                                         write_timeout=self.write_timeout_s)
+            if self.switch_from and self.switch_from != self.baud:
+                port.write(baud_switch_byte(self.baud))
+                port.flush()
+                time.sleep(0.02)  # let WLED read the byte before the line changes speed
+                port.baudrate = self.baud
+        except (serial.SerialException, OSError, ValueError) as exc:
+            self.last_error = plain_error(self.url, exc)
+            self.connected = False
+            return False
+        self._port = port
+        self.connected = True
+        if self._ever_connected:
+            self.counters.reconnects += 1
+        self._ever_connected = True
+        self.last_error = None
+        with self._cond:  # show the current picture again at once: the device forgot it
+            if self._pending is None and self._last is not None:
+                self._pending = self._last
+        return True
+
+    def _write(self, frame: bytes) -> bool:
+        import serial
+        try:
+            self._port.write(frame)
+            return True
+        except (serial.SerialException, OSError) as exc:
+            self.counters.write_errors += 1
+            self.last_error = plain_error(self.url, exc)
+            self._close_port()
+            return False
+
+    def _close_port(self) -> None:
+        port, self._port = self._port, None
+        self.connected = False
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # a vanished device may fail even to close; it is gone either way
+                pass
