@@ -215,7 +215,20 @@ class Game:
 
     # -- transitions -------------------------------------------------------
     def apply(self, action: dict) -> "Game":
-        """The game after ``action`` (see game-api.md); raises without changing anything."""
+        """The game after ``action``; raises (GameActionError, IllegalMoveError, InvalidSetupError) and
+        leaves this game as it was when the action does not fit.
+
+        Actions (JSON objects):
+          {"type": "move", "pawn": "red-6/1", "moves": "IWWN"}      unit moves N E S W, I enter, X leave (P1–P8)
+          {"type": "pawn-at", "pawn": "red-6/1", "square": "k5"}    a pawn seen on a square, "out" or null
+                (beside the board); optional "stones": {square: kind} as seen after the move decides
+                between moves that push stones differently
+          {"type": "draw"}                                           reveal the top tile of the seeded deck (G7, G8)
+          {"type": "tile", "tile": "8"}                              a tile revealed at the table (in the deck)
+          {"type": "place", "piece": "teleporter", "square": "g7", "arrow": "N", "pair": 1}
+                advanced setup (A2); pools name their north-west square, "pool-1x4" takes
+                "orientation": "horizontal" (default) or "vertical"; "pair" defaults to the first with room
+        """
         if not isinstance(action, dict):
             raise InvalidSetupError("an action must be a JSON object with a \"type\"", "action")
         kind = action.get("type")

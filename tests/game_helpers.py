@@ -130,6 +130,20 @@ def check_invariants(before: Game, action: dict, after: Game) -> None:
             assert after.round == 2 or before.round == 2
         if action["type"] in ("move", "pawn-at") and p.label != action["pawn"]:
             assert q == p, f"{p.name} changed although {action['pawn']} moved"
+    # A monster move removes exactly the stones its plan says, and sends exactly its eaten pawns away (G9).
+    if action["type"] in ("draw", "tile"):
+        plan = after.last_plan
+        removed = [e for st in plan.steps for e in st.events
+                   if e["kind"] == "push" and e["piece"]["type"] == "stone" and e.get("to") is None]
+        assert len(old.stones) - len(pos.stones) == len(removed)
+        fate = WAITING if before.round == 1 else GONE
+        for p, q in zip(old.pawns, pos.pawns):
+            if p.label in plan.eaten:
+                assert p.place == BOARD and q.place == fate and q.face == p.face
+            elif p.place == BOARD and q.place != BOARD:
+                assert q.place == GONE and before.round == 2 and after.phase == "over"   # end of round 2 (G9)
+            elif p.place != BOARD:
+                assert q == p
     # One pawn moved, and flipped (G3).
     if action["type"] in ("move", "pawn-at"):
         p, q = old.pawn(action["pawn"]), pos.pawn(action["pawn"])
