@@ -48,8 +48,8 @@ class ReaderConfig:
     # A pixel differs from the board when its Lab distance to the board's median
     # colour exceeds this (L 0-100, a/b about ±100), with L weighted down so that
     # uneven light alone does not count.
-    occlusion_colour_distance: float = 22.0
-    occlusion_luma_weight: float = 0.4
+    occlusion_colour_distance: float = 16.0
+    occlusion_luma_weight: float = 0.8
     # Fraction of a square's inner area that must differ for it to count as covered.
     occlusion_cell_fraction: float = 0.4
     # A connected group of at least this many covered squares is a hand.

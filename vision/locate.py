@@ -172,6 +172,8 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
 
 def _hidden_text(missing: tuple[int, ...], total: int) -> str:
     ids = ", ".join(str(i) for i in missing)
+    if len(missing) == total:
+        return f"no corner markers seen (ids {ids}); is the board in view and lit?"
     return f"{len(missing)} of {total} corner markers hidden (id {ids})"
 
 

@@ -49,10 +49,6 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
         reading = interpret(det, loc.location, scheme, config)
         reading.bumped = loc.bumped
         _check_occlusion(reading, image, gray, loc.location, scheme, config)
-        if loc.location.kept:
-            reading.problems.append(problem(
-                "corners-hidden", f"{len(loc.location.markers_missing)} of {len(scheme.board_markers)} corner "
-                                  "markers hidden; using the last good board location"))
         if reading.problems:
             reading.confidence = min(reading.confidence, 0.5)
         return reading, loc
@@ -88,7 +84,8 @@ def _image_footprint(reading: Reading, loc: BoardLocation, scheme: Scheme) -> se
         if s.square is None:
             continue
         out.add(s.square)
-        half = scheme.stickers[s.id].size_mm / 2
+        st = scheme.stickers.get(s.id)
+        half = (st.size_mm if st else scheme.square_mm * 0.6) / 2
         base = np.array(s.board_mm)
         top = loc.to_board(np.array([s.pixel]), 0.0)[0]
         for t in np.linspace(0.0, 1.0, 5):
@@ -126,6 +123,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     problems: list[dict] = []
     placed: list[_Placed] = []
     tiles: list[_Placed] = []
+    others: list[SeenSticker] = []    # unknown markers, misplaced tiles: shown, not placed
     counts: dict[int, int] = {}
     for i in det.ids:
         counts[int(i)] = counts.get(int(i), 0) + 1
@@ -152,12 +150,16 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
                 sq = scheme.square_at(x, y)
                 problems.append(problem("unknown-marker", f"marker {mid} is not in the marker scheme"
                                         + (f" (on {square_name(sq)})" if sq is not None else ""), sq))
+                others.append(SeenSticker(mid, "unknown", sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
+                                          0, 0.0, f"unknown marker {mid}"))
             continue
         corners_mm = loc.to_board(px, height)
         rotation, deviation = rotation_of_corners(corners_mm)
         sq = scheme.square_at(x, y)
         margin = _margin(scheme, x, y) if sq is not None else 0.0
         conf = max(0.0, min(1.0, margin / (scheme.square_mm / 2)))
+        if st.piece == "tile":
+            conf = 1.0 if scheme.in_card_zone(x, y) else 0.0
         if _has_heading(st):
             conf = min(conf, max(0.0, 1.0 - deviation / 45.0))
         seen = SeenSticker(mid, st.piece, sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
@@ -168,6 +170,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
             elif on_sheet:
                 problems.append(problem("misplaced-tile", f"{st.describe()} lies on the board, "
                                         "not in the card zone", sq))
+                others.append(seen)
             continue
         if not on_sheet:
             continue   # a piece beside the board (a waiting pawn, the box): not part of the reading
@@ -191,8 +194,8 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
                                 + ", ".join(str(t.sticker.tile) for t in tiles)))
     position, setup, more = _build(placed, scheme)
     problems.extend(more)
-    stickers = [p.seen for p in placed] + [t.seen for t in tiles]
-    conf = min((s.confidence for s in stickers), default=1.0)
+    stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others
+    conf = min((s.confidence for s in stickers if s.piece != "unknown"), default=1.0)
     return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
 
 

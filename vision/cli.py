@@ -1,0 +1,167 @@
+"""``flure vision read|show|eval|watch``: the camera reader from the command line.
+
+Cheap to import: OpenCV and the reader are imported inside the command functions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("vision", help="read the board from a camera image",
+                              description="Read the physical board from camera images (VISION.md).")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION", parser_class=_LazyParser)
+
+    r = sub.add_parser("read", help="print the reading of an image as JSON (scenario setup format)")
+    r.add_argument("image", help="photo or frame of the table (PNG, JPEG, …)")
+    _common(r)
+    r.set_defaults(func=cmd_read)
+
+    s = sub.add_parser("show", help="write the image with the detected grid and pieces drawn over it")
+    s.add_argument("image")
+    s.add_argument("-o", "--output", help="output image (default: IMAGE-shown.png beside it)")
+    _common(s)
+    s.set_defaults(func=cmd_show)
+
+    w = sub.add_parser("watch", help="read a camera source until a stable position is accepted")
+    w.add_argument("source", help="camera index (0), video file, stream URL, image folder, "
+                                  "'picamera' or 'synthetic'")
+    w.add_argument("--frames", type=int, default=30, help="give up after this many frames (default 30)")
+    w.add_argument("--stable", type=int, default=3, help="identical frames needed (default 3)")
+    _common(w)
+    w.set_defaults(func=cmd_watch)
+
+    e = sub.add_parser("eval", help="accuracy on a fixed-seed set of synthetic images")
+    e.lazy_arguments = _eval_arguments   # vision.evaluate is only imported when eval runs
+    e.set_defaults(func=cmd_eval)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+class _LazyParser(argparse.ArgumentParser):
+    """A sub-command parser that adds its arguments only when it is used, so that
+    building the ``flure`` parser never imports the heavy modules behind them."""
+
+    lazy_arguments = None
+
+    def parse_known_args(self, args=None, namespace=None):
+        hook, self.lazy_arguments = self.lazy_arguments, None
+        if hook is not None:
+            hook(self)
+        return super().parse_known_args(args, namespace)
+
+
+def _eval_arguments(parser) -> None:
+    try:
+        from vision import evaluate
+    except ImportError:
+        return
+    if hasattr(evaluate, "add_arguments"):
+        evaluate.add_arguments(parser)
+
+
+def _common(p) -> None:
+    p.add_argument("--calibration", metavar="FILE", help="camera calibration (flure calibrate camera)")
+    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+
+
+def _load(args):
+    """Scheme and calibration named on the command line, or (None, None, message)."""
+    from calibration.store import CalibrationError, load_calibration
+    from vision.scheme import SchemeError, load_scheme
+    try:
+        scheme = load_scheme(args.scheme)
+        cal = load_calibration(args.calibration) if args.calibration else None
+    except (SchemeError, CalibrationError) as exc:
+        return None, None, str(exc)
+    return scheme, cal, None
+
+
+def _read_file(path: str):
+    import cv2
+    import numpy as np
+    p = Path(path)
+    if not p.is_file():
+        return None, f"{path}: no such file"
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    if image is None:
+        return None, f"{path}: not an image file OpenCV can read"
+    return image, None
+
+
+def cmd_read(args) -> int:
+    from vision.reader import read_image
+    scheme, cal, err = _load(args)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    image, err = _read_file(args.image)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    reading = read_image(image, scheme, cal)
+    print(json.dumps(reading.to_json(), indent=1))
+    return 0
+
+
+def cmd_show(args) -> int:
+    import cv2
+    from vision.draw import draw_reading
+    from vision.reader import read_image
+    scheme, cal, err = _load(args)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    image, err = _read_file(args.image)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    reading = read_image(image, scheme, cal)
+    out = Path(args.output) if args.output else Path(args.image).with_name(Path(args.image).stem + "-shown.png")
+    if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
+        print(f"{out}: cannot write the image", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    for p in reading.problems:
+        print(f"  problem: {p['message']}")
+    return 0
+
+
+def cmd_watch(args) -> int:
+    from vision.pipeline import TableCamera
+    from vision.sources import SourceError, open_source
+    scheme, cal, err = _load(args)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    try:
+        source = open_source(args.source)
+    except SourceError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    cam = TableCamera(source, scheme, cal, stable_frames=args.stable)
+    try:
+        for _ in range(args.frames):
+            cam.poll()
+            print(json.dumps(cam.status()), file=sys.stderr)
+            if cam.accepted is not None:
+                print(json.dumps(cam.accepted.to_json(), indent=1))
+                return 0
+    finally:
+        cam.close()
+    print(f"no stable reading in {args.frames} frames", file=sys.stderr)
+    return 1
+
+
+def cmd_eval(args) -> int:
+    try:
+        from vision import evaluate
+    except ImportError:
+        evaluate = None
+    if evaluate is None or not hasattr(evaluate, "run"):
+        print("flure vision eval is not available yet (vision/evaluate.py is missing).", file=sys.stderr)
+        return 2
+    return int(evaluate.run(args) or 0)

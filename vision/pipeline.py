@@ -1,0 +1,129 @@
+"""Stage 4: from a stream of frames to an accepted position.
+
+A single frame may be wrong (a hand moving in, a sticker caught mid-flip), so a
+reading is *accepted* only when it is problem-free and identical over
+``stable_frames`` consecutive frames.  The last good board location is kept while
+corner markers are hidden, and a bumped camera resets the count.  The web app shows
+``status()`` and uses ``accepted``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .config import DEFAULT_CONFIG, ReaderConfig
+from .locate import BoardLocation
+from .reader import read_frame
+from .reading import Reading, not_located
+from .scheme import Scheme, load_scheme
+
+
+@dataclass
+class _State:
+    frames: int = 0
+    streak: int = 0
+    streak_key: tuple | None = None
+    bumped: bool = False
+    occluded: bool = False
+    last_problem: str | None = None
+    last_time_ms: float = 0.0
+
+
+class TableCamera:
+    """Polls a FrameSource, reads each frame, accepts stable readings.
+
+    ``source`` is anything with ``read() -> image | None`` (vision.sources).
+    """
+
+    def __init__(self, source, scheme: Scheme | str | None = None, calibration=None,
+                 stable_frames: int = 3, config: ReaderConfig | None = None):
+        if stable_frames < 1:
+            raise ValueError("stable_frames must be at least 1")
+        self.source = source
+        self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
+        if calibration is not None and not hasattr(calibration, "camera_matrix"):
+            from calibration.store import load_calibration
+            calibration = load_calibration(calibration)
+        self.calibration = calibration
+        self.stable_frames = stable_frames
+        self.config = config or DEFAULT_CONFIG
+        self.accepted: Reading | None = None
+        self.last: Reading | None = None
+        self.location: BoardLocation | None = None
+        self._s = _State()
+
+    def poll(self) -> Reading:
+        """Read one frame from the source and update the acceptance state."""
+        try:
+            frame = self.source.read()
+        except Exception as exc:  # noqa: BLE001 — a camera hiccup must not stop the app
+            frame, err = None, f"the camera failed ({exc})"
+        else:
+            err = "the camera gave no frame" if frame is None else None
+        if err:
+            return self._update(not_located(f"board not located: {err}"))
+        return self.feed(frame)
+
+    def feed(self, frame) -> Reading:
+        """Process a frame obtained elsewhere (tests, eval, the web app's upload)."""
+        t0 = time.perf_counter()
+        reading, loc = read_frame(frame, self.scheme, self.calibration, config=self.config,
+                                  previous=self.location)
+        self._s.last_time_ms = (time.perf_counter() - t0) * 1000.0
+        if loc is not None and loc.location is not None and not loc.location.kept:
+            self.location = loc.location
+        if loc is not None and loc.bumped:
+            self._s.bumped = True
+            if loc.location is None:
+                self.location = None   # the old mapping is wrong now; wait for a fresh fit
+        return self._update(reading)
+
+    def _update(self, reading: Reading) -> Reading:
+        s = self._s
+        s.frames += 1
+        s.occluded = reading.occluded
+        if reading.located and not reading.bumped and reading.location is not None:
+            s.bumped = False
+        key = reading.key() if reading.ok else None
+        if key is None or reading.bumped:
+            s.streak, s.streak_key = 0, None
+            s.last_problem = reading.reason
+        elif key == s.streak_key:
+            s.streak += 1
+        else:
+            s.streak, s.streak_key = 1, key
+        if reading.ok:
+            s.last_problem = None
+        if s.streak >= self.stable_frames:
+            self.accepted = reading
+        self.last = reading
+        return reading
+
+    @property
+    def stable_count(self) -> int:
+        return self._s.streak
+
+    def status(self) -> dict:
+        """For the web app: is the board seen, is anything wrong, what was accepted."""
+        s = self._s
+        last = self.last
+        return {
+            "located": bool(last and last.located),
+            "bumped": s.bumped,
+            "occluded": s.occluded,
+            "frames": s.frames,
+            "stable": s.streak,
+            "stable_needed": self.stable_frames,
+            "accepted": self.accepted is not None,
+            "last_problem": s.last_problem,
+            "problems": list(last.problems) if last else [],
+            "frame_ms": round(s.last_time_ms, 1),
+            # Corner markers hidden while the last good board location is kept.
+            "corners_hidden": list(last.location.markers_missing)
+            if last is not None and last.location is not None else [],
+        }
+
+    def close(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close:
+            close()

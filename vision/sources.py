@@ -1,0 +1,164 @@
+"""Frame sources behind one small interface: ``read() -> image | None`` and ``close()``.
+
+Swapping the camera is a string in the configuration, as with pyserial's URLs:
+``"0"`` a USB camera, a video file or stream URL, a folder of images, ``"picamera"``
+(the Raspberry Pi camera, ``pi`` extra) or ``"synthetic"`` (the digital twin).
+Every source returns BGR uint8 frames, or None when there is no frame (end of a
+file, camera unplugged); none of them raises from ``read``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class SourceError(RuntimeError):
+    """A source that cannot be opened at all (names the source and why)."""
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    def read(self) -> np.ndarray | None: ...
+
+    def close(self) -> None: ...
+
+
+class VideoCaptureSource:
+    """OpenCV VideoCapture: a USB camera index, a video file or a stream URL."""
+
+    def __init__(self, spec: int | str, width: int | None = None, height: int | None = None):
+        import cv2
+        self.spec = spec
+        self._cap = cv2.VideoCapture(spec)
+        if not self._cap.isOpened():
+            self._cap.release()
+            what = f"camera {spec}" if isinstance(spec, int) else repr(spec)
+            raise SourceError(f"cannot open {what} (not connected, or not a video OpenCV can read)")
+        if width:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height:
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+
+    def read(self) -> np.ndarray | None:
+        ok, frame = self._cap.read()
+        return frame if ok and frame is not None and frame.size else None
+
+    def close(self) -> None:
+        self._cap.release()
+
+
+class FolderSource:
+    """The images of a folder in name order (``loop`` starts again at the end)."""
+
+    def __init__(self, folder: str | Path, loop: bool = False):
+        self.folder = Path(folder)
+        self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise SourceError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.folder}")
+        self.loop = loop
+        self.index = 0
+
+    def read(self) -> np.ndarray | None:
+        import cv2
+        if self.index >= len(self.files):
+            if not self.loop:
+                return None
+            self.index = 0
+        path = self.files[self.index]
+        self.index += 1
+        return cv2.imread(str(path), cv2.IMREAD_COLOR)   # None for an unreadable file
+
+    def close(self) -> None:
+        pass
+
+
+class PicameraSource:
+    """The Raspberry Pi camera through Picamera2 (imported only here: the ``pi`` extra)."""
+
+    def __init__(self, width: int = 1920, height: int = 1080, camera=None):
+        if camera is None:
+            try:
+                from picamera2 import Picamera2
+            except ImportError as exc:
+                raise SourceError("the Raspberry Pi camera needs picamera2: "
+                                  "pip install 'finstere-flure-companion[pi]'") from exc
+            camera = Picamera2()
+            # "RGB888" in libcamera's naming is B, G, R byte order: OpenCV's BGR.
+            camera.configure(camera.create_video_configuration(main={"size": (width, height),
+                                                                     "format": "RGB888"}))
+            camera.start()
+        self._cam = camera
+
+    def read(self) -> np.ndarray | None:
+        try:
+            frame = self._cam.capture_array()
+        except Exception:  # noqa: BLE001 — the camera went away; report no frame
+            return None
+        if frame is None:
+            return None
+        return np.ascontiguousarray(frame[:, :, :3]) if frame.ndim == 3 else frame
+
+    def close(self) -> None:
+        try:
+            self._cam.stop()
+            self._cam.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class SyntheticSource:
+    """The digital twin: renders the game's current position as the camera would see it.
+
+    ``get_state()`` returns ``(Position, tile)``; each frame gets its own seed so the
+    sensor noise changes between frames like a real camera's.
+    """
+
+    def __init__(self, get_state: Callable[[], tuple], seed: int = 0, **perturbations):
+        self.get_state = get_state
+        self.seed = seed
+        self.perturbations = perturbations
+        self.frames = 0
+        self.last_truth = None
+
+    def read(self) -> np.ndarray | None:
+        from vision.synthetic import render
+        position, tile = self.get_state()
+        image, truth = render(position, tile, seed=self.seed + self.frames, **self.perturbations)
+        self.frames += 1
+        self.last_truth = truth
+        return image
+
+    def close(self) -> None:
+        pass
+
+
+def open_source(spec: str, **options) -> FrameSource:
+    """Open a source from its configuration string (see the module docstring).
+
+    ``"synthetic"`` needs ``get_state=`` in ``options``; without it the basic-game
+    setup is shown.
+    """
+    spec = str(spec).strip()
+    if spec.isdigit():
+        return VideoCaptureSource(int(spec), options.get("width"), options.get("height"))
+    if spec == "picamera":
+        return PicameraSource(options.get("width", 1920), options.get("height", 1080))
+    if spec == "synthetic":
+        get_state = options.pop("get_state", None) or _basic_state
+        return SyntheticSource(get_state, **options)
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path, loop=bool(options.get("loop", False)))
+    if "://" in spec or path.is_file():
+        return VideoCaptureSource(spec)
+    raise SourceError(f"unknown camera source {spec!r}: use a camera index like 0, a video file, "
+                      "a stream URL, a folder of images, 'picamera' or 'synthetic'")
+
+
+def _basic_state():
+    from engine.position import basic_position
+    return basic_position(), None
