@@ -62,7 +62,7 @@ class Draw:
 def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_variant: bool) -> Draw:
     """Reveal the top tile (G7); the game's first tile follows G8."""
     if not deck:
-        raise GameActionError("the deck is empty", rule="G9")
+        raise GameActionError("The deck is empty", rule="G9")
     if not first_of_game:
         return Draw(deck[0], deck[1:])
     for i, tile in enumerate(deck):
@@ -71,7 +71,7 @@ def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_var
                 return Draw(tile, deck[1:])
             rest = deck[:i] + deck[i + 1:]
             return Draw(tile, shuffled(rest, seed, "first-tile"), deck[:i])
-    raise GameActionError("the deck holds no step tile", rule="G8")
+    raise GameActionError("The deck holds no step tile", rule="G8")
 
 
 def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> Draw:
@@ -80,10 +80,10 @@ def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: boo
         raise InvalidSetupError(f"{tile!r} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
                                 "tile")
     if tile not in deck:
-        raise GameActionError(f"there is no {tile_name(tile)} tile left in the deck "
+        raise GameActionError(f"There is no {tile_name(tile)} tile left in the deck "
                               f"(left: {', '.join(sorted(deck, key=TILES.index)) or 'none'})", rule="G7")
     if first_of_game and is_prey(tile, prey3_variant=prey3_variant):
-        raise GameActionError(f"the first tile of the game may not be a prey tile ({tile_name(tile)}): "
+        raise GameActionError(f"The first tile of the game may not be a prey tile ({tile_name(tile)}): "
                               "set it aside and reveal the next one until a step tile appears", rule="G8")
     # The table's own stack is what counts; our copy just loses that tile.
     i = deck.index(tile)

@@ -80,7 +80,7 @@ def parse_placement(action: dict, position: Position) -> Placement:
         if pair not in TELEPORTER_PAIRS or isinstance(pair, bool):
             raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", "pair")
         if counts.get(pair, 0) >= 2:
-            raise GameActionError(f"both teleporters of pair {pair} are already placed", rule="A1")
+            raise GameActionError(f"Both teleporters of pair {pair} are already placed", rule="A1")
         return Placement(piece, (corner,), arrow, pair)
     return Placement(piece, (corner,))
 
@@ -91,7 +91,7 @@ def _block(corner: int, width: int, height: int) -> tuple[int, ...]:
     for r in range(r0, r0 + height):
         for c in range(c0, c0 + width):
             if not on_board(c, r):
-                raise GameActionError(f"a {width}×{height} pool starting at {square_name(corner)} "
+                raise GameActionError(f"A {width}×{height} pool starting at {square_name(corner)} "
                                       "would stick out of the board", rule="A2")
             cells.append(square(c, r))
     return tuple(cells)
@@ -108,12 +108,12 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
     """A1/A2: the piece is still available, fits, overlaps nothing, keeps clear of the corners."""
     piece = placement.piece
     if left.get(piece, 0) <= 0:
-        raise GameActionError(f"all {PIECES[piece]} {PIECE_NAMES[piece]}s are already placed "
+        raise GameActionError(f"All {PIECES[piece]} {PIECE_NAMES[piece]}s are already placed "
                               f"(still to place: {pieces_text(left)})", rule="A1")
     taken = set(position.stones) | set(position.pools) | set(position.teleporters) | {position.monster}
     for sq in placement.squares:
         if sq in CORNER_ZONE:
-            raise GameActionError(f"no piece may lie on or next to the corner squares a1 and p11, "
+            raise GameActionError(f"No piece may lie on or next to the corner squares a1 and p11, "
                                   f"so not on {square_name(sq)}", rule="A2")
         if sq in taken:
             raise GameActionError(f"{square_name(sq)} is already covered; pieces may not overlap", rule="A2")
@@ -122,7 +122,7 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
         for d in range(4):
             n = NEIGHBOUR[sq * 4 + d]
             if n is not None and n in position.teleporters:
-                raise GameActionError(f"a teleporter on {square_name(sq)} would touch the teleporter on "
+                raise GameActionError(f"A teleporter on {square_name(sq)} would touch the teleporter on "
                                       f"{square_name(n)}; two teleporters may not be side by side", rule="A2")
 
 
