@@ -1,4 +1,5 @@
 """Advanced setup: the pieces (A1) and the placement rules and order (A2)."""
+import json
 import random
 
 import pytest
@@ -35,6 +36,7 @@ def test_a2_players_place_in_turn_and_the_next_one_starts():
     for action in full_placement():
         placers.append(g.placer)
         g = g.apply(action)
+        assert Game.from_json(json.loads(json.dumps(g.to_json()))) == g   # a save mid-setup resumes
     players = ["red", "blue", "green"]
     assert placers == [players[(1 + i) % 3] for i in range(17)]
     last = placers[-1]
