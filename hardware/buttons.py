@@ -1,0 +1,119 @@
+"""The table's physical buttons: "monster" (resolve), "confirm" and "undo".
+
+gpiozero does the GPIO work (RPi.GPIO or lgpio on the Pi, ``MockFactory`` in tests); the
+backend is passed in as ``pin_factory`` rather than set process-wide.  What a press *means*
+is decided here, in one place, the same on every backend: mechanical switches chatter, and
+gpiozero's ``bounce_time`` is honoured differently by each backend (the mock ignores it),
+so a press counts only when the contact stayed closed for ``debounce_ms``.  A short press
+acts on release; a long press acts as soon as it has been held ``long_press_ms``, and the
+buttons in ``long_press_only`` (undo, by default) act only then — a bumped undo button
+does nothing.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from hardware.config import ButtonConfig, HardwareConfig, load_config
+
+log = logging.getLogger(__name__)
+Callback = Callable[[], object] | None
+
+
+@dataclass(frozen=True)
+class PressEvent:
+    button: str
+    kind: str         # "short", "long", "bounce" (too brief to count), "ignored" (short press on a long-only button)
+    duration_s: float
+
+
+class _OneButton:
+    def __init__(self, name: str, pin: int, cfg: ButtonConfig, factory, action: Callable[[str, str, float], None]):
+        from gpiozero import Button
+        self.name = name
+        self.action = action
+        self.debounce_s = cfg.debounce_ms / 1000.0
+        self.long_only = name in cfg.long_press_only
+        self._down_at: float | None = None
+        self._held_fired = False
+        self._lock = threading.Lock()
+        self.device = Button(pin, pull_up=cfg.pull_up, bounce_time=None, hold_time=cfg.long_press_ms / 1000.0,
+                             pin_factory=factory)
+        self.device.when_pressed = self._pressed
+        self.device.when_released = self._released
+        self.device.when_held = self._held
+
+    def _pressed(self) -> None:
+        with self._lock:
+            self._down_at = time.monotonic()
+            self._held_fired = False
+
+    def _held(self) -> None:
+        with self._lock:
+            if self._down_at is None or self._held_fired:
+                return
+            self._held_fired = True
+            duration = time.monotonic() - self._down_at
+        self.action(self.name, "long", duration)
+
+    def _released(self) -> None:
+        with self._lock:
+            if self._down_at is None:
+                return
+            duration = time.monotonic() - self._down_at
+            self._down_at = None
+            held = self._held_fired
+        if held:
+            return
+        if duration < self.debounce_s:
+            self.action(self.name, "bounce", duration)
+        elif self.long_only:
+            self.action(self.name, "ignored", duration)
+        else:
+            self.action(self.name, "short", duration)
+
+    def close(self) -> None:
+        self.device.close()
+
+
+class TableButtons:
+    """Wire the configured pins to callbacks; each callback is called with no arguments."""
+
+    def __init__(self, config: HardwareConfig | Mapping | str | None = None, pin_factory=None, *,
+                 on_monster: Callback = None, on_confirm: Callback = None, on_undo: Callback = None,
+                 on_event: Callable[[PressEvent], object] | None = None) -> None:
+        cfg = load_config(config).buttons
+        self.callbacks = {"monster": on_monster, "confirm": on_confirm, "undo": on_undo}
+        self.on_event = on_event
+        self.events: list[PressEvent] = []
+        self.last_error: str | None = None
+        self.buttons = [_OneButton(name, pin, cfg, pin_factory, self._act) for name, pin in cfg.pins.items()]
+
+    def _act(self, name: str, kind: str, duration: float) -> None:
+        event = PressEvent(name, kind, duration)
+        self.events.append(event)
+        callbacks = [self.on_event and (lambda: self.on_event(event))]
+        if kind in ("short", "long"):
+            callbacks.append(self.callbacks.get(name))
+        for cb in callbacks:
+            if not cb:
+                continue
+            try:
+                cb()
+            except Exception as exc:  # a failing action must not kill the GPIO thread
+                self.last_error = f"the {name} button's action failed: {exc}"
+                log.exception("button %s", name)
+
+    def status(self) -> dict:
+        return {"buttons": {b.name: b.device.pin.info.name if hasattr(b.device.pin, "info") else str(b.device.pin)
+                            for b in self.buttons},
+                "last_press": self.events[-1].__dict__ if self.events else None,
+                "last_error": self.last_error}
+
+    def close(self) -> None:
+        for b in self.buttons:
+            b.close()
+        self.buttons = []

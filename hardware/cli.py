@@ -1,0 +1,149 @@
+"""``flure leds …``: the LED grid from the command line.
+
+  flure leds emulate [--png FILE]     a simulated WLED device on a pseudo-terminal
+  flure leds test URL                 light each square in turn (check the wiring)
+  flure leds show PLAN.json [--url]   stream a monster plan (from ``flure resolve … --json``)
+
+Cheap to import: numpy, pyserial and Pillow are imported inside the commands.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def register(sub) -> None:
+    leds = sub.add_parser("leds", help="the LED grid under the board: emulate, test the wiring, show a plan",
+                          description="Drive the LED grid (WLED or Adalight over USB serial) or its emulator.")
+    ls = leds.add_subparsers(dest="leds_command", metavar="emulate|test|show")
+    leds.set_defaults(func=lambda args: (leds.print_help(), 0)[1])
+
+    em = ls.add_parser("emulate", help="run a simulated LED device and draw it in the terminal",
+                       description="Starts a simulated WLED device on a pseudo-terminal (or a TCP socket) "
+                                   "and prints the path to give to --url.")
+    em.add_argument("--png", help="save the LEDs drawn as the board to this PNG file on exit")
+    em.add_argument("--socket", action="store_true", help="listen on socket://127.0.0.1:PORT instead of a pty")
+    em.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
+    em.add_argument("--config", help="hardware TOML file (for the LED layout)")
+    em.set_defaults(func=cmd_emulate)
+
+    te = ls.add_parser("test", help="light each square in turn, a1 … p11",
+                       description="Lights every square in turn so you can check the strip's wiring "
+                                   "against the layout in the configuration.")
+    te.add_argument("url", help="the device: /dev/ttyUSB0, /dev/serial/by-id/…, socket://host:port, or 'emulator'")
+    te.add_argument("--seconds-each", type=float, default=0.15, help="how long each square stays lit")
+    te.add_argument("--config", help="hardware TOML file (layout, protocol, baud)")
+    te.set_defaults(func=cmd_test)
+
+    sh = ls.add_parser("show", help="stream a monster plan JSON to the LEDs",
+                       description="Animates a plan, e.g. from `flure resolve POS.json --tile 8 --json > plan.json`.")
+    sh.add_argument("plan", help="the plan JSON file ('-' reads standard input)")
+    sh.add_argument("--url", help="the device (default: from the configuration; 'emulator' if none)")
+    sh.add_argument("--config", help="hardware TOML file")
+    sh.add_argument("--png", help="with the emulator: save the final LED state as a PNG")
+    sh.set_defaults(func=cmd_show)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"flure: {message}", file=sys.stderr)
+    return code
+
+
+def _config(path: str | None):
+    from hardware.config import HardwareConfigError, load_config
+    from hardware.layout import LayoutError
+    try:
+        return load_config(path), None
+    except (HardwareConfigError, LayoutError) as exc:
+        return None, str(exc)
+
+
+def cmd_emulate(args) -> int:
+    from hardware.emulator import LedEmulator
+    from hardware.layout import LedLayout
+    cfg, err = _config(args.config)
+    if err:
+        return _fail(err)
+    emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty").start()
+    print(f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:")
+    print(f"  {emu.url}")
+    print(f"Send it a plan:  flure leds show PLAN.json --url {emu.url}")
+    live = sys.stdout.isatty()
+    shown = -1
+    end = time.monotonic() + args.seconds if args.seconds is not None else None
+    try:
+        while end is None or time.monotonic() < end:
+            time.sleep(0.2)
+            if emu.frames_decoded != shown:
+                shown = emu.frames_decoded
+                if live:
+                    print("\x1b[H\x1b[2J" + emu.terminal(), flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if not live:
+            print(emu.terminal())
+        print(f"{emu.frames_decoded} frames decoded.")
+        if args.png:
+            print(f"Saved {emu.save_png(args.png)}")
+        emu.stop()
+    return 0
+
+
+def _grid(args, cfg, url: str | None):
+    from hardware.leds import LedGrid
+    return LedGrid(cfg, url=url)
+
+
+def _finish(grid, what: str, timeout: float) -> int:
+    ok = grid.wait_done(timeout)
+    status = grid.status()
+    if not ok or not status["connected"]:
+        print(f"flure: {what} was not delivered: {status['last_error'] or 'the device did not take the frames'}",
+              file=sys.stderr)
+        return 1
+    print(f"{what}: {status['frames_sent']} frames sent to {status['port']} ({status['protocol']}, "
+          f"{status['baud']} baud), peak estimate {status['estimated_ma']} mA of {status['budget_ma']} mA.")
+    return 0
+
+
+def cmd_test(args) -> int:
+    cfg, err = _config(args.config)
+    if err:
+        return _fail(err)
+    grid = _grid(args, cfg, args.url)
+    try:
+        grid.show_squares(args.seconds_each)
+        return _finish(grid, "square test", timeout=args.seconds_each * 200 + 5)
+    finally:
+        grid.close()
+
+
+def cmd_show(args) -> int:
+    cfg, err = _config(args.config)
+    if err:
+        return _fail(err)
+    try:
+        text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
+        plan = json.loads(text)
+    except OSError as exc:
+        return _fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
+    except json.JSONDecodeError as exc:
+        return _fail(f"{args.plan}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+    if not isinstance(plan, dict) or "steps" not in plan:
+        return _fail(f"{args.plan}: not a monster plan (expected the output of `flure resolve … --json`)")
+    grid = _grid(args, cfg, args.url)
+    try:
+        if not grid.show_plan(plan):
+            return _fail(f"{args.plan}: {grid.last_error}")
+        code = _finish(grid, f"monster move ({len(plan['steps'])} steps)", timeout=120)
+        if grid.emulator is not None:
+            time.sleep(0.1)
+            print(grid.emulator.terminal())
+            if args.png:
+                print(f"Saved {grid.emulator.save_png(args.png)}")
+        return code
+    finally:
+        grid.close()
