@@ -1,0 +1,307 @@
+"""The synthetic camera: the digital twin, the demo default and the test-data generator.
+
+``render(position, tile)`` draws what an overhead camera sees of a position on the real
+table: the board to scale, the pieces with their stickers from the marker scheme, lifted to
+their real heights (pawn discs 8 mm, the monster's sticker 60 mm up), through a posed pinhole
+camera with lens distortion, then the room and the sensor: uneven light, colour temperature,
+a glare spot, a hand and forearm, blur, noise and JPEG.  It returns the BGR image and its
+ground truth (``Truth``): the position and tile, the camera used, and every sticker's pixel
+corners, size and how much of it is visible.
+
+Seeded and deterministic: the same arguments give the same bytes.  ``render_burst`` gives
+consecutive frames of one scene (only the sensor noise differs), as a still table filmed by a
+real camera would, which is what the reader's stability check needs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.geometry import SQUARES, square_name
+from engine.position import BOARD, Position
+from . import render_effects as fx
+from .render_board import TABLE, TEXTURE_ORIGIN_MM, board_texture
+from .render_camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
+from .render_pieces import LayoutError, Placed, body_of, layout, piece_face
+from .render_positions import random_position
+from .scheme import Scheme, load_scheme
+
+__all__ = ["render", "render_burst", "Truth", "StickerTruth", "LayoutError", "random_position"]
+
+
+@dataclass(frozen=True)
+class StickerTruth:
+    """Where one sticker ended up: board frame, pixels, and how much of it the camera sees."""
+
+    id: int
+    what: str
+    square: str | None
+    centre_mm: tuple[float, float]
+    rotation: float
+    height_mm: float
+    corners_px: tuple[tuple[float, float], ...]
+    side_px: float
+    visible: float  # fraction of the marker not hidden by other pieces or the hand
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "what": self.what, "square": self.square,
+                "centre_mm": [round(v, 2) for v in self.centre_mm], "rotation": round(self.rotation, 2),
+                "height_mm": self.height_mm, "corners_px": [[round(a, 2), round(b, 2)] for a, b in self.corners_px],
+                "side_px": round(self.side_px, 2), "visible": round(self.visible, 3)}
+
+
+@dataclass
+class Truth:
+    """Ground truth of one rendered frame.
+
+    ``position`` holds only what is on the board (pawns waiting or out are not in the
+    picture); ``camera`` projects board-frame points (``camera.project(xy, height_mm)``).
+    """
+
+    position: Position
+    tile: str | None
+    camera: Camera
+    pose: dict
+    perturbations: dict
+    stickers: list[StickerTruth]
+    board_markers: list[StickerTruth]
+    occluded_squares: list[str] = field(default_factory=list)
+    seed: int = 0
+
+    @property
+    def min_sticker_px(self) -> float:
+        """Side of the smallest piece sticker in pixels (the eval's "≥ 14 px" criterion)."""
+        return min((s.side_px for s in self.stickers), default=float("nan"))
+
+    @property
+    def occluded(self) -> bool:
+        return bool(self.occluded_squares) or any(s.visible < 0.98 for s in self.stickers)
+
+    def sticker(self, marker_id: int) -> StickerTruth:
+        return next(s for s in self.stickers + self.board_markers if s.id == marker_id)
+
+    def square_px(self, square: str | int, height_mm: float = 0.0) -> tuple[float, float]:
+        from engine.geometry import parse_square
+        sq = parse_square(square) if isinstance(square, str) else square
+        c, r = sq % 16, sq // 16
+        (u, v), = self.camera.project([((c + 0.5) * 30.0, (r + 0.5) * 30.0)], height_mm)
+        return float(u), float(v)
+
+    def to_json(self) -> dict:
+        return {"setup": self.position.to_setup(), "tile": self.tile, "seed": self.seed,
+                "camera": self.camera.to_json(), "pose": self.pose, "perturbations": self.perturbations,
+                "min_sticker_px": round(self.min_sticker_px, 2),
+                "occluded_squares": self.occluded_squares,
+                "stickers": [s.to_json() for s in self.stickers],
+                "board_markers": [s.to_json() for s in self.board_markers]}
+
+
+def render(position: Position, tile: str | None = None, *, seed: int = 0, width: int = 1920,
+           height: int = 1080, height_mm: float = 900.0, tilt_deg: float = 0.0,
+           tilt_azimuth_deg: float = 180.0, rotation_deg: float = 0.0, offset_mm=(0.0, 0.0),
+           hfov_deg: float = DEFAULT_HFOV_DEG, distortion=0.0, light: float = 0.0,
+           colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
+           jpeg_quality: int | None = None, occluder: str | None = None,
+           scheme: Scheme | str | Path | None = None, supersample: int = 2) -> tuple[np.ndarray, Truth]:
+    """Draw ``position`` (and the tombstone ``tile`` in the card zone) as a camera sees it.
+
+    Camera: ``height_mm`` above the board, ``tilt_deg`` from vertical (standing towards
+    ``tilt_azimuth_deg``), ``rotation_deg`` about its axis, aimed at the grid centre plus
+    ``offset_mm``; ``distortion`` is the radial k1 (or OpenCV coefficients).
+    Room and sensor: ``light`` 0..1 unevenness, ``colour_temp`` in kelvin (camera balanced for
+    5500 K), ``glare`` 0..1, ``occluder`` None or ``"hand"``, ``blur`` Gaussian sigma in
+    pixels, ``noise`` sigma in 8-bit levels, ``jpeg_quality`` 1..100 or None.
+    Raises LayoutError (a ValueError) when the position needs pieces the game does not have.
+    """
+    return render_burst(position, tile, frames=1, seed=seed, width=width, height=height,
+                        height_mm=height_mm, tilt_deg=tilt_deg, tilt_azimuth_deg=tilt_azimuth_deg,
+                        rotation_deg=rotation_deg, offset_mm=offset_mm, hfov_deg=hfov_deg,
+                        distortion=distortion, light=light, colour_temp=colour_temp, glare=glare,
+                        noise=noise, blur=blur, jpeg_quality=jpeg_quality, occluder=occluder,
+                        scheme=scheme, supersample=supersample)[0]
+
+
+def render_burst(position: Position, tile: str | None = None, *, frames: int = 3, seed: int = 0,
+                 width: int = 1920, height: int = 1080, height_mm: float = 900.0, tilt_deg: float = 0.0,
+                 tilt_azimuth_deg: float = 180.0, rotation_deg: float = 0.0, offset_mm=(0.0, 0.0),
+                 hfov_deg: float = DEFAULT_HFOV_DEG, distortion=0.0, light: float = 0.0,
+                 colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
+                 jpeg_quality: int | None = None, occluder: str | None = None,
+                 scheme: Scheme | str | Path | None = None,
+                 supersample: int = 2) -> list[tuple[np.ndarray, Truth]]:
+    """``frames`` consecutive frames of one still scene (see ``render``); frame 0 is exactly
+    what ``render`` returns for the same arguments."""
+    if occluder not in (None, "hand"):
+        raise ValueError(f"unknown occluder {occluder!r} (None or 'hand')")
+    if jpeg_quality is not None and not 1 <= int(jpeg_quality) <= 100:
+        raise ValueError(f"jpeg_quality {jpeg_quality} must be 1..100")
+    if not isinstance(scheme, Scheme):
+        scheme = load_scheme(scheme)
+    cam = pose_camera(width, height, height_mm=height_mm, tilt_deg=tilt_deg,
+                      tilt_azimuth_deg=tilt_azimuth_deg, rotation_deg=rotation_deg,
+                      offset_mm=offset_mm, hfov_deg=hfov_deg, distortion=distortion)
+    rng = np.random.default_rng([seed, 0])
+    placed = layout(position, tile, scheme, rng)
+
+    img, stickers = _draw_scene(cam, scheme, placed, max(1, int(supersample)))
+    occluded: list[str] = []
+    if occluder == "hand":
+        stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
+    img = fx.uneven_light(img, light, rng)
+    img = fx.colour_temperature(img, colour_temp)
+    img = fx.glare(img, glare, rng)
+    img = fx.defocus(img, blur)
+
+    pose = {"height_mm": height_mm, "tilt_deg": tilt_deg, "tilt_azimuth_deg": tilt_azimuth_deg,
+            "rotation_deg": rotation_deg, "offset_mm": list(offset_mm), "hfov_deg": hfov_deg,
+            "distortion": distortion if isinstance(distortion, (int, float)) else list(distortion)}
+    perturb = {"light": light, "colour_temp": colour_temp, "glare": glare, "noise": noise, "blur": blur,
+               "jpeg_quality": jpeg_quality, "occluder": occluder, "width": width, "height": height}
+    seen = Position(position.monster, position.facing, position.stones, position.pools,
+                    position.teleporters, tuple(p for p in position.pawns if p.place == BOARD))
+    piece_stickers = [s for s in stickers if s.id not in scheme.board_marker_ids]
+    markers = [s for s in stickers if s.id in scheme.board_marker_ids]
+    out = []
+    for f in range(frames):
+        frng = np.random.default_rng([seed, 1, f])
+        frame = fx.jpeg(fx.to_uint8(fx.sensor_noise(img, noise, frng)), jpeg_quality)
+        truth = Truth(seen, tile, cam, pose, perturb, piece_stickers, markers, occluded, seed)
+        out.append((frame, truth))
+    return out
+
+
+# -- drawing -----------------------------------------------------------------------
+
+def _scale_at_board(cam: Camera) -> float:
+    """Pixels per millimetre on the board near the middle of the grid."""
+    a, b = cam.project([(230.0, 165.0), (250.0, 165.0)])
+    return float(np.hypot(*(b - a))) / 20.0
+
+
+def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int):
+    """Board and pieces, supersampled ``ss`` times and averaged down; returns the float32
+    image and every sticker's truth (with its visibility among the pieces)."""
+    cam_ss = cam.scaled(ss) if ss > 1 else cam
+    scale = _scale_at_board(cam_ss)
+    board_px = 3.0 if scale < 2.5 else (4.0 if scale < 4.5 else 6.0)
+    piece_px = 4.0 if scale < 2.5 else 8.0
+    tex = board_texture(scheme, board_px)
+    a = mm_to_texture(TEXTURE_ORIGIN_MM, board_px)
+    size = (cam_ss.width, cam_ss.height)
+    canvas = sample(tex, texture_map(cam_ss, 0.0, a, (0, 0) + size), size, border_value=TABLE)
+    owner = np.full(canvas.shape[:2], -1, np.int16)
+
+    order = sorted(range(len(placed)), key=lambda i: (placed[i].height_mm > 2.5,
+                                                      -cam.depth([placed[i].centre_mm], placed[i].height_mm)[0]))
+    for i in order:
+        _draw_piece(canvas, owner, cam_ss, placed[i], i, scheme.dictionary, piece_px)
+
+    truths = []
+    for i, p in enumerate(placed):
+        truths.append(_sticker_truth(cam, cam_ss, ss, p.sticker.id, p.sticker.describe(), p.square, p.centre_mm,
+                                     p.rotation, p.height_mm, p.corners_mm(), owner, i))
+    for m in scheme.board_markers:
+        truths.append(_sticker_truth(cam, cam_ss, ss, m.id, f"board marker {m.corner}", None, m.center_mm,
+                                     m.rotation, 0.0, m.corners_mm(), None, -1))
+    if ss > 1:
+        canvas = cv2.resize(canvas, (cam.width, cam.height), interpolation=cv2.INTER_AREA)
+    return canvas.astype(np.float32), truths
+
+
+def _roi(pts: np.ndarray, w: int, h: int, pad: int = 2):
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - pad
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + pad
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+def _to_board(p: Placed, local: np.ndarray) -> np.ndarray:
+    a = np.radians(p.angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return local @ rot.T + np.asarray(p.centre_mm)
+
+
+def _draw_piece(canvas, owner, cam: Camera, p: Placed, index: int, dictionary: str, px_per_mm: float) -> None:
+    h, w = canvas.shape[:2]
+    body = body_of(p)
+    if body is not None:
+        pts = np.vstack([cam.project(_to_board(p, body.bottom), 0.0),
+                         cam.project(_to_board(p, body.top), body.top_height)])
+        hull = cv2.convexHull(np.round(pts * 16).astype(np.int32))
+        cv2.fillConvexPoly(canvas, hull, body.colour, cv2.LINE_AA, 4)
+        cv2.fillConvexPoly(owner, hull, index, cv2.LINE_8, 4)
+    face = piece_face(p, dictionary, px_per_mm)
+    fh, fw = face.image.shape[:2]
+    ox, oy = face.origin_mm
+    ext = np.array([(ox, oy), (ox + fw / px_per_mm, oy), (ox + fw / px_per_mm, oy + fh / px_per_mm),
+                    (ox, oy + fh / px_per_mm)])
+    roi = _roi(cam.project(_to_board(p, ext), p.height_mm), w, h)
+    if roi is None:
+        return
+    x0, y0, x1, y1 = roi
+    m = mm_to_texture(face.origin_mm, px_per_mm, p.centre_mm, p.angle_deg)
+    patch = sample(face.image, texture_map(cam, p.height_mm, m, roi), (x1 - x0, y1 - y0))
+    alpha = patch[..., 3:4].astype(np.float32) / 255.0
+    region = canvas[y0:y1, x0:x1]
+    region[:] = (region * (1 - alpha) + patch[..., :3] * alpha + 0.5).astype(np.uint8)
+    owner[y0:y1, x0:x1][alpha[..., 0] > 0.5] = index
+
+
+def _sticker_truth(cam, cam_ss, ss, marker_id, what, sq, centre, rotation, height, corners_mm, owner, index):
+    corners = cam.project(corners_mm, height)
+    side = float(np.mean([np.hypot(*(corners[k] - corners[k - 1])) for k in range(4)]))
+    visible = 1.0
+    if owner is not None:
+        pts = cam_ss.project(corners_mm, height)
+        roi = _roi(pts, owner.shape[1], owner.shape[0], pad=0)
+        if roi is None:
+            visible = 0.0
+        else:
+            x0, y0, x1, y1 = roi
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(mask, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+            inside = mask.astype(bool)
+            if inside.any():
+                visible = float(np.mean(owner[y0:y1, x0:x1][inside] == index))
+            # Off the picture counts as hidden.
+            full = cv2.contourArea(pts.astype(np.float32))
+            if full > 0:
+                visible *= min(1.0, inside.sum() / full)
+    return StickerTruth(marker_id, what, square_name(sq) if sq is not None else None,
+                        (float(centre[0]), float(centre[1])), float(rotation), float(height),
+                        tuple((float(u), float(v)) for u, v in corners), side, visible)
+
+
+def _add_hand(img, cam: Camera, scheme: Scheme, stickers: list[StickerTruth], rng, height_mm: float):
+    """A hand over a random square, ~15 cm above the board; updates sticker visibility and
+    lists the squares it hides."""
+    target_sq = SQUARES[int(rng.integers(len(SQUARES)))]
+    cx, cy = scheme.square_center_mm(target_sq)
+    lift = min(150.0, height_mm * 0.4)
+    # The palm is seen over the square (somewhere on the line of sight, ~15 cm up).
+    target = cam.project([(cx, cy)], 0.0)[0]
+    scale = _scale_at_board(cam) * height_mm / (height_mm - lift)
+    cover = fx.hand(img, target, scale, rng)
+    h, w = cover.shape
+    out = []
+    for s in stickers:
+        pts = np.asarray(s.corners_px)
+        roi = _roi(pts, w, h, pad=0)
+        hidden = 0.0
+        if roi is not None:
+            x0, y0, x1, y1 = roi
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(mask, np.round((pts - (x0, y0)) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+            inside = mask.astype(bool)
+            hidden = float(cover[y0:y1, x0:x1][inside].mean()) if inside.any() else 0.0
+        out.append(StickerTruth(s.id, s.what, s.square, s.centre_mm, s.rotation, s.height_mm, s.corners_px,
+                                s.side_px, s.visible * (1.0 - hidden)))
+    squares = []
+    centres = cam.project([scheme.square_center_mm(sq) for sq in SQUARES], 0.0)
+    for sq, (u, v) in zip(SQUARES, centres):
+        if 0 <= u < w and 0 <= v < h and cover[int(v), int(u)] > 0.5:
+            squares.append(square_name(sq))
+    return out, squares
