@@ -1,0 +1,37 @@
+"""Shared pieces for the hardware tests: real plans from the engine, a running emulator,
+fast animation settings."""
+from __future__ import annotations
+
+import contextlib
+
+from engine.monster import resolve
+from engine.position import Position
+
+# The rulebook's two monster examples (scenarios official-monster-basic / -advanced).
+BASIC_SETUP = {
+    "monster": {"at": "j8", "facing": "E"}, "stones": {"n6": "stone"}, "pools": ["k6", "l6", "k7", "l7"],
+    "pawns": {"A": {"at": "j2"}, "B": {"at": "i8"}, "C": {"at": "m6"}, "D": {"at": "m3"}, "E": {"at": "m9"},
+              "F": {"at": "o6"}, "G": {"at": "p7"}, "H": {"at": "k5"}},
+}
+ADVANCED_SETUP = {
+    "monster": {"at": "j8", "facing": "E"}, "stones": {"k8": "pivot-right", "m7": "pivot-about", "k5": "crystal"},
+    "pools": ["k6", "l6", "k7", "l7"],
+    "teleporters": {"j5": {"pair": 1, "arrow": "E"}, "o7": {"pair": 1, "arrow": "N"}},
+    "pawns": {"A": {"at": "j3"}, "B": {"at": "i5"}, "C": {"at": "l5"}, "D": {"at": "n7"}, "E": {"at": "m6"}},
+}
+FAST = {"animation": {"beat_ms": 15, "hold_s": 0.05, "fps": 120}}
+
+
+def plan(setup: dict = ADVANCED_SETUP, card: str | None = "8", steps: int | None = None) -> dict:
+    position = Position.from_setup(setup)
+    return (resolve(position, steps=steps) if steps else resolve(position, card)).to_json()
+
+
+@contextlib.contextmanager
+def running_emulator(**kw):
+    from hardware.emulator import LedEmulator
+    emu = LedEmulator(**kw).start()
+    try:
+        yield emu
+    finally:
+        emu.stop()
