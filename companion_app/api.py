@@ -1,0 +1,227 @@
+"""The JSON API: every referee and phone action, one thin view each.
+
+Each view validates its body against the schema in ``schemas.py``, calls the
+session, and returns its JSON.  ``ROUTES`` records every endpoint with its
+schema, so ``openapi.py`` documents exactly what is served.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+
+from engine.errors import FlureError
+
+from . import schemas
+from .rules import load_rules
+from .security import LoginGuard, is_referee, log_in, referee_required, token_matches
+from .session import TableSession, engine_error_status
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+@dataclass(frozen=True)
+class RouteDoc:
+    path: str
+    method: str
+    summary: str
+    body: dict | None = None
+    referee: bool = False
+    produces: str = "application/json"
+
+
+ROUTES: list[RouteDoc] = []
+
+
+def route(path: str, method: str, summary: str, body: dict | None = None, referee: bool = False,
+          produces: str = "application/json"):
+    """Register a view under /api and record it for the OpenAPI document."""
+    def decorate(view):
+        ROUTES.append(RouteDoc("/api" + path, method, summary, body, referee, produces))
+        if referee:
+            view = referee_required(view)
+        bp.add_url_rule(path, view.__name__, view, methods=[method])
+        return view
+    return decorate
+
+
+def table() -> TableSession:
+    return current_app.extensions["flure_session"]
+
+
+def body(schema: dict) -> dict:
+    """The request's JSON body, validated; an empty body counts as {}."""
+    if not request.get_data(cache=True):
+        data = {}
+    else:
+        data = request.get_json(silent=True)
+        if data is None:
+            abort(400, "The body is not valid JSON")
+    try:
+        if schema is schemas.ACTION:
+            return schemas.validate_action(data)
+        schemas.validate(data, schema)
+    except schemas.SchemaError as exc:
+        abort(400, str(exc))
+    return data
+
+
+def engine_call(fn, *args, **kwargs):
+    """Run a session call; engine refusals become 400/409 with the engine's own message."""
+    try:
+        return fn(*args, **kwargs)
+    except FlureError as exc:
+        response = jsonify(error=str(exc), rule=getattr(exc, "rule", None), field=getattr(exc, "field", None))
+        response.status_code = engine_error_status(exc)
+        abort(response)
+
+
+# -- public (phones) -----------------------------------------------------------
+@route("/state", "GET", "The public game state: position, whose turn, the last monster plan and the log")
+def state():
+    return jsonify(table().state())
+
+
+@route("/stream", "GET", "Server-Sent Events: a `state` message now and after every change",
+       produces="text/event-stream")
+def stream():
+    session = table()
+    heartbeat = current_app.config["SSE_HEARTBEAT"]
+    response = Response(stream_with_context(session.broker.stream(session.message, heartbeat)),
+                        mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@route("/board", "GET", "The board's squares, exit, entrance and wall letters (BOARD.md), for drawing")
+def board():
+    from .board import board_json
+    return jsonify(board_json())
+
+
+@route("/rules", "GET", "Every rule text by id (G1 … A2)")
+def rules():
+    return jsonify(load_rules())
+
+
+@route("/rules/<rule_id>", "GET", "One rule's text, e.g. /api/rules/M4")
+def rule(rule_id: str):
+    found = load_rules().get(rule_id.upper())
+    if found is None:
+        abort(404, f"There is no rule {rule_id!r}; rule ids look like G1, P7, M4, T2, B1, A2")
+    return jsonify(found)
+
+
+@route("/join", "GET", "The address phones open, and its QR code as SVG text")
+def join():
+    from .qr import join_url, qr_svg
+    url = join_url()
+    return jsonify(url=url, qr_svg=qr_svg(url))
+
+
+@route("/health", "GET", "Liveness: the server answers")
+def health():
+    return jsonify(ok=True)
+
+
+# -- referee -------------------------------------------------------------------
+@route("/login", "POST", "Log the tablet in with the PIN; returns the CSRF token for later requests",
+       body=schemas.LOGIN)
+def login():
+    data = body(schemas.LOGIN)
+    guard: LoginGuard = current_app.extensions["flure_guard"]
+    wait = guard.seconds_locked()
+    if wait:
+        abort(429, f"Too many wrong PINs: try again in {wait:.0f} s")
+    ok = token_matches(data["pin"].strip())
+    guard.record(ok)
+    if not ok:
+        abort(403, "Wrong PIN: it is printed in the terminal where flure play runs")
+    return jsonify(csrf=log_in())
+
+
+@route("/logout", "POST", "Log this browser out of the referee view", body=schemas.EMPTY)
+def logout():
+    from flask import session
+    body(schemas.EMPTY)
+    session.clear()
+    return jsonify(referee=False)
+
+
+@route("/whoami", "GET", "Whether this browser is logged in as referee")
+def whoami():
+    from flask import session
+    return jsonify(referee=is_referee(), csrf=session.get("csrf") if is_referee() else None)
+
+
+@route("/game", "POST", "Start a new game: players 2–7 and colours, first player, setup, G11 variant",
+       body=schemas.NEW_GAME, referee=True)
+def new_game():
+    data = body(schemas.NEW_GAME)
+    return jsonify(engine_call(table().new_game, **data))
+
+
+@route("/action", "POST", "Apply one engine action (move, pawn-at, draw, tile, place)",
+       body=schemas.ACTION, referee=True)
+def action():
+    return jsonify(engine_call(table().act, body(schemas.ACTION)))
+
+
+@route("/undo", "POST", "Undo the last action", body=schemas.EMPTY, referee=True)
+def undo():
+    body(schemas.EMPTY)
+    return jsonify(engine_call(table().undo))
+
+
+@route("/preview", "GET", "What each tile still in the deck would make the monster do", referee=True)
+def preview():
+    return jsonify(engine_call(table().preview))
+
+
+@route("/targets", "GET", "Where a pawn may end its move now: ?pawn=red-6/1", referee=True)
+def targets():
+    label = request.args.get("pawn")
+    if not label:
+        abort(400, "Give the pawn as ?pawn=red-6/1")
+    return jsonify(engine_call(table().targets, label))
+
+
+@route("/status", "GET", "Devices (camera, LED grid, buttons) and connected phones", referee=True)
+def status():
+    return jsonify(table().device_status())
+
+
+@route("/camera", "GET", "Poll the camera: its reading and the squares that differ from the game",
+       referee=True)
+def camera():
+    return jsonify(table().camera_view())
+
+
+@route("/camera/fix", "POST", "Correct one square of the camera reading (piece, face, heading)",
+       body=schemas.FIX, referee=True)
+def camera_fix():
+    data = body(schemas.FIX)
+    square = data.pop("square")
+    return jsonify(engine_call(table().fix_square, square, data))
+
+
+@route("/camera/clear", "POST", "Forget the corrections made to the camera reading", body=schemas.EMPTY,
+       referee=True)
+def camera_clear():
+    body(schemas.EMPTY)
+    table().fixes.clear()
+    return jsonify(table().camera_view())
+
+
+@route("/camera/confirm", "POST", "Accept the camera reading: it becomes the pawn move or tile it shows",
+       body=schemas.EMPTY, referee=True)
+def camera_confirm():
+    body(schemas.EMPTY)
+    return jsonify(engine_call(table().confirm_reading))
+
+
+@route("/openapi.json", "GET", "This API described as OpenAPI 3.1")
+def openapi():
+    from .openapi import document
+    return jsonify(document(ROUTES))

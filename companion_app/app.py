@@ -1,0 +1,72 @@
+"""The Flask application factory (flaskr style): one app per session, resources attached here.
+
+``create_app(session, ...)`` is used by ``flure play`` and by every test, each
+with its own session, database and token.  The app never runs in debug mode:
+errors reach players as one plain sentence, never a traceback.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+
+from flask import Flask, jsonify, request
+from markupsafe import escape
+from werkzeug.exceptions import HTTPException
+
+from .security import LoginGuard, check_request, new_pin, secure_headers
+from .session import TableSession
+from .store import Store
+
+log = logging.getLogger(__name__)
+MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well under 1 KB
+
+
+def create_app(session: TableSession | None = None, *, token: str | None = None, db: str | None = None,
+               public_url: str | None = None, test_config: dict | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=secrets.token_hex(32),
+        REFEREE_TOKEN=token or new_pin(),
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        PUBLIC_URL=public_url,
+        SSE_HEARTBEAT=15.0,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        DEBUG=False,
+        PROPAGATE_EXCEPTIONS=False,
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.debug = False
+    app.json.sort_keys = False  # keep tile and rule order as the engine gives it
+    if session is None:
+        session = TableSession(Store(db or "flure-session.sqlite3"))
+    app.extensions["flure_session"] = session
+    app.extensions["flure_guard"] = LoginGuard()
+
+    from . import api, pages
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    app.before_request(check_request)
+    app.after_request(secure_headers)
+    _error_handlers(app)
+    return app
+
+
+def _error_handlers(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if exc.response is not None:   # abort(response) from engine_call
+            return exc.response
+        message = exc.description
+        if exc.code == 413:
+            message = f"The request body is too large (at most {app.config['MAX_CONTENT_LENGTH']} bytes)"
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), exc.code
+        return f"<!doctype html><title>{exc.code}</title><p>{escape(exc.name)}: {escape(message)}</p>", exc.code
+
+    @app.errorhandler(Exception)
+    def crash(exc: Exception):
+        log.exception("unexpected error on %s", request.path)
+        return jsonify(error="Something went wrong on the server; the game state is unchanged. "
+                             "The referee can reload the page."), 500

@@ -1,0 +1,59 @@
+"""Opening the table's devices for ``flure play``, each optional and each failing softly.
+
+A missing package, a camera that is not plugged in or a Pi-only GPIO library
+on a laptop all give a ``Device`` with ``obj=None`` and a sentence saying why,
+which the referee view shows.  Nothing here raises.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .session import Device, TableSession
+
+
+def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device:
+    """``spec`` None or "synthetic" gives the digital twin rendering the game's own position."""
+    try:
+        from vision.pipeline import TableCamera
+        from vision.sources import open_source
+
+        spec = spec or "synthetic"
+        options = {"get_state": get_state} if spec == "synthetic" else {}
+        return Device("camera", TableCamera(open_source(spec, **options)), why="")
+    except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
+        return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
+
+
+def open_leds(url: str | None, config: str | None = None) -> Device:
+    """``url`` None uses the config's serial URL (the built-in emulator by default)."""
+    try:
+        from hardware.leds import LedGrid
+
+        grid = LedGrid(config, url=url)
+        device = Device("LED grid", grid, why="")
+        emulator = getattr(grid, "emulator", None)
+        device.note = f"simulated LED device at {emulator.url}" if emulator is not None else \
+            f"LED grid on {url or 'the configured port'}"
+        return device
+    except Exception as exc:  # noqa: BLE001
+        return Device("LED grid", None, why=f"LED grid not available: {exc}")
+
+
+def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device:
+    """The three table buttons (only on a Raspberry Pi, or with a test pin factory)."""
+    import warnings
+
+    try:
+        from hardware.buttons import TableButtons
+
+        with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
+            warnings.simplefilter("ignore")
+            buttons = TableButtons(config, pin_factory,
+                                   on_monster=lambda: session.act({"type": "draw"}),
+                                   on_confirm=session.confirm_reading,
+                                   on_undo=session.undo)
+        return Device("buttons", buttons, why="")
+    except Exception as exc:  # noqa: BLE001
+        if type(exc).__name__ == "BadPinFactory":
+            return Device("buttons", None, why="no table buttons: this is not a Raspberry Pi (no GPIO)")
+        return Device("buttons", None, why=f"no table buttons: {exc}")

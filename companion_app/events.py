@@ -1,0 +1,90 @@
+"""Live updates over Server-Sent Events: one broker, one queue per connected phone.
+
+Why SSE: it is plain HTTP (works through waitress's thread pool and any Wi-Fi
+captive proxy), browsers reconnect by themselves, and the players only need
+server → phone messages.  Every message is the whole public state, so a phone
+that reconnects after a Wi-Fi drop catches up with its first message.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator
+
+HEARTBEAT_SECONDS = 15.0   # a comment line keeps proxies and phones from closing the stream
+RETRY_MS = 1500            # how soon a browser retries after a drop
+QUEUE_LIMIT = 16           # a phone that stops reading is dropped, not allowed to grow memory
+
+
+def sse_message(event: str, data: dict, event_id: int | None = None) -> str:
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    return "\n".join(lines) + "\n\n"
+
+
+class Broker:
+    """Fan-out of published messages to every subscriber queue."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._queues: set[queue.Queue] = set()
+
+    @property
+    def clients(self) -> int:
+        with self._lock:
+            return len(self._queues)
+
+    def publish(self, message: str) -> None:
+        with self._lock:
+            targets = list(self._queues)
+        for q in targets:
+            try:
+                q.put_nowait(message)
+            except queue.Full:
+                self._drop(q)
+
+    def _drop(self, q: queue.Queue) -> None:
+        with self._lock:
+            self._queues.discard(q)
+        try:
+            q.put_nowait(None)  # tells the stream to end; the browser reconnects and catches up
+        except queue.Full:
+            pass
+
+    def stream(self, first: Callable[[], str], heartbeat: float = HEARTBEAT_SECONDS) -> Iterator[str]:
+        """The text of one SSE response: the current state first, then every update.
+
+        Subscribing happens before ``first()`` is called, so no update can fall
+        between the catch-up message and the live ones.
+        """
+        q: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
+        with self._lock:
+            self._queues.add(q)
+        try:
+            yield f"retry: {RETRY_MS}\n\n"
+            yield first()
+            while True:
+                try:
+                    message = q.get(timeout=heartbeat)
+                except queue.Empty:
+                    yield ": still here\n\n"
+                    continue
+                if message is None:
+                    return
+                yield message
+        finally:
+            with self._lock:
+                self._queues.discard(q)
+
+    def close_all(self) -> None:
+        with self._lock:
+            targets, self._queues = list(self._queues), set()
+        for q in targets:
+            try:
+                q.put_nowait(None)
+            except queue.Full:
+                pass

@@ -1,0 +1,149 @@
+"""Request body schemas: one definition used both to validate input and to write the OpenAPI document.
+
+Keeping one source means the document cannot drift from what the server
+accepts.  The validator covers the small JSON-Schema subset these bodies use
+(type, enum, properties, required, additionalProperties, items, length and
+range limits) and reports the first problem with its field path, in words a
+referee can act on.
+"""
+from __future__ import annotations
+
+from engine.deck import TILES
+from engine.placement import PIECES
+from engine.position import COLOURS, FACES, PAWN_KINDS
+
+from .readings import FIX_PIECES
+
+SQUARE = {"type": "string", "pattern": "^[a-p](1[01]|[1-9])$", "maxLength": 3,
+          "description": "a square name such as g7 (BOARD.md)"}
+DIRECTION = {"type": "string", "enum": ["N", "E", "S", "W"]}
+COLOUR = {"type": "string", "enum": list(COLOURS)}
+PAWN_LABEL = {"type": "string", "maxLength": 20, "description": "a pawn label such as red-3/4"}
+
+NEW_GAME = {
+    "type": "object", "additionalProperties": False, "required": ["players"],
+    "properties": {
+        "players": {"type": "array", "items": COLOUR, "minItems": 2, "maxItems": 7,
+                    "description": "colours in clockwise seating order (G1)"},
+        "first_player": COLOUR,
+        "setup": {"type": "string", "enum": ["basic", "advanced"]},
+        "prey3_variant": {"type": "boolean", "description": "the 6–7 player variant: the 5 tile counts as three prey (G11)"},
+        "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1,
+                 "description": "decides every shuffle; random when absent"},
+    },
+}
+
+ACTION = {
+    "type": "object", "required": ["type"], "additionalProperties": False,
+    "description": "one engine action (game-api.md); which fields apply depends on type",
+    "properties": {
+        "type": {"type": "string", "enum": ["move", "pawn-at", "draw", "tile", "place"]},
+        "pawn": PAWN_LABEL,
+        "moves": {"type": "string", "pattern": "^[NESWIXnesix]*$", "maxLength": 20,
+                  "description": "unit moves N E S W, I to enter on p11, X to leave from a1 (P1–P3)"},
+        "square": {"type": ["string", "null"], "maxLength": 3,
+                   "description": "where a pawn was put (a square, \"out\" or null), or where a piece is placed"},
+        "stones": {"type": "object", "maxProperties": 20, "description": "stones as seen after the move"},
+        "tile": {"type": "string", "enum": sorted(set(TILES))},
+        "piece": {"type": "string", "enum": list(PIECES)},
+        "arrow": DIRECTION,
+        "pair": {"type": "integer", "enum": [1, 2]},
+        "orientation": {"type": "string", "enum": ["horizontal", "vertical"]},
+    },
+}
+ACTION_FIELDS = {"move": {"pawn", "moves"}, "pawn-at": {"pawn", "square", "stones"}, "draw": set(),
+                 "tile": {"tile"}, "place": {"piece", "square", "arrow", "pair", "orientation"}}
+
+LOGIN = {"type": "object", "additionalProperties": False, "required": ["pin"],
+         "properties": {"pin": {"type": "string", "maxLength": 64}}}
+
+FIX = {
+    "type": "object", "additionalProperties": False, "required": ["square", "piece"],
+    "properties": {
+        "square": SQUARE,
+        "piece": {"type": "string", "enum": list(FIX_PIECES)},
+        "facing": DIRECTION, "color": COLOUR,
+        "pawn": {"type": "string", "enum": list(PAWN_KINDS)},
+        "face": {"type": "string", "enum": list(FACES)},
+    },
+}
+
+EMPTY = {"type": "object", "additionalProperties": False, "properties": {}}
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+class SchemaError(ValueError):
+    """Input that does not fit a schema; the message names the field."""
+
+
+def validate(value, schema: dict, where: str = "body") -> None:
+    """Raise SchemaError naming the first field of ``value`` that ``schema`` refuses."""
+    import re
+
+    types = schema.get("type")
+    if types is not None:
+        types = [types] if isinstance(types, str) else types
+        if not any(_is(value, t) for t in types):
+            raise SchemaError(f"{where} must be {' or '.join(_a(t) for t in types)}, not {_show(value)}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise SchemaError(f"{where} must be one of {', '.join(map(str, schema['enum']))}, not {_show(value)}")
+    if isinstance(value, str):
+        if len(value) > schema.get("maxLength", 10_000):
+            raise SchemaError(f"{where} is too long (at most {schema['maxLength']} characters)")
+        if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
+            raise SchemaError(f"{where}: {_show(value)} is not {schema.get('description', 'valid')}")
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < schema.get("minimum", value) or value > schema.get("maximum", value):
+            raise SchemaError(f"{where} must be between {schema.get('minimum')} and {schema.get('maximum')}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 10_000):
+            raise SchemaError(f"{where} must have {schema.get('minItems', 0)} to {schema.get('maxItems')} items, "
+                              f"not {len(value)}")
+        for i, item in enumerate(value):
+            validate(item, schema.get("items", {}), f"{where}[{i}]")
+    if isinstance(value, dict):
+        if len(value) > schema.get("maxProperties", 10_000):
+            raise SchemaError(f"{where} has too many entries (at most {schema['maxProperties']})")
+        props = schema.get("properties", {})
+        for key in schema.get("required", []):
+            if key not in value:
+                raise SchemaError(f"{where}: {key} is required")
+        for key, item in value.items():
+            if key in props:
+                validate(item, props[key], key if where == "body" else f"{where}.{key}")
+            elif schema.get("additionalProperties", True) is False:
+                raise SchemaError(f"{where}: unknown field {key!r} (expected {', '.join(props) or 'none'})")
+
+
+def validate_action(value) -> dict:
+    """An action body: the schema, then the fields that belong to its type."""
+    if isinstance(value, dict) and value.get("type") in ACTION_FIELDS:
+        allowed = ACTION_FIELDS[value["type"]]
+    else:
+        validate(value, ACTION)
+        allowed = set()
+    extra = sorted(set(value) - allowed - {"type"})
+    if extra:
+        raise SchemaError(f"a {value['type']} action takes {', '.join(sorted(allowed)) or 'no other fields'}, "
+                          f"not {', '.join(extra)}")
+    validate(value, ACTION)
+    return value
+
+
+def _is(value, t: str) -> bool:
+    if t == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _TYPES[t])
+
+
+def _a(t: str) -> str:
+    return {"object": "a JSON object", "array": "a list", "string": "text", "boolean": "true or false",
+            "null": "null", "integer": "a whole number", "number": "a number"}[t]
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,122 @@
+"""The referee's token, cross-site request forgery defences and safe response headers.
+
+Two ways to act as referee:
+* an API client sends ``Authorization: Bearer <token>`` (or ``X-Referee-Token``);
+  a browser never adds such a header to a cross-site request, so no CSRF risk;
+* the tablet logs in once with the PIN (``POST /api/login``) and gets a
+  ``SameSite=Strict`` session cookie plus a CSRF token that every state-changing
+  request must echo in ``X-CSRF-Token``.
+On top, every POST must be ``application/json`` (an HTML form cannot send it)
+and a foreign ``Origin`` is refused.  Wrong PINs are rate limited.
+"""
+from __future__ import annotations
+
+import functools
+import hmac
+import secrets
+import threading
+import time
+
+from flask import abort, current_app, request, session
+
+LOCKOUT_AFTER = 5          # wrong PINs in a row …
+LOCKOUT_SECONDS = 30.0     # … lock the login for this long
+
+
+def new_pin() -> str:
+    """A six-digit PIN: easy to type on a tablet, printed in the terminal at start."""
+    return f"{secrets.randbelow(10**6):06d}"
+
+
+class LoginGuard:
+    """Counts wrong PINs; after LOCKOUT_AFTER of them the login refuses for LOCKOUT_SECONDS."""
+
+    def __init__(self, clock=time.monotonic):
+        self._clock = clock
+        self._lock = threading.Lock()
+        self.failures = 0
+        self.locked_until = 0.0
+
+    def seconds_locked(self) -> float:
+        with self._lock:
+            return max(0.0, self.locked_until - self._clock())
+
+    def record(self, ok: bool) -> None:
+        with self._lock:
+            if ok:
+                self.failures = 0
+                return
+            self.failures += 1
+            if self.failures >= LOCKOUT_AFTER:
+                self.failures = 0
+                self.locked_until = self._clock() + LOCKOUT_SECONDS
+
+
+def token_matches(given: str | None) -> bool:
+    expected = current_app.config["REFEREE_TOKEN"]
+    return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _header_token() -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.startswith("Bearer "):
+        return auth[7:].strip()
+    return request.headers.get("X-Referee-Token")
+
+
+def is_referee() -> bool:
+    """True for a valid header token, or a logged-in tablet whose request carries the CSRF token."""
+    given = _header_token()
+    if given is not None:
+        return token_matches(given)
+    if not session.get("referee"):
+        return False
+    if request.method in ("GET", "HEAD"):
+        return True
+    sent = request.headers.get("X-CSRF-Token", "")
+    return hmac.compare_digest(sent.encode(), session.get("csrf", "").encode())
+
+
+def referee_required(view):
+    """401 without a token or session, 403 with a wrong one (the message says which)."""
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if not is_referee():
+            if _header_token() is not None:
+                abort(403, "The referee token is wrong")
+            if session.get("referee"):
+                abort(403, "Missing or wrong X-CSRF-Token header: reload the referee page")
+            abort(401, "Referee only: log in with the PIN shown in the terminal, or send "
+                       "Authorization: Bearer <token>")
+        return view(*args, **kwargs)
+    return wrapped
+
+
+def log_in() -> str:
+    """Mark this browser session as the referee's; returns its CSRF token."""
+    session.clear()
+    session["referee"] = True
+    session["csrf"] = secrets.token_urlsafe(24)
+    return session["csrf"]
+
+
+def check_request() -> None:
+    """Before every request: refuse cross-site state changes and non-JSON bodies."""
+    if request.method not in ("POST", "PUT", "PATCH", "DELETE"):
+        return
+    origin = request.headers.get("Origin")
+    if origin and origin.rstrip("/") != request.host_url.rstrip("/"):
+        abort(403, f"Requests from {origin} are not accepted (cross-site request)")
+    if request.content_length and not request.is_json:
+        abort(415, "Send the body as JSON (Content-Type: application/json)")
+
+
+def secure_headers(response):
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; frame-ancestors 'none'; form-action 'self'")
+    return response

@@ -1,0 +1,66 @@
+"""Serving the app with waitress in one process (the camera, serial port and GPIO are shared).
+
+Each Server-Sent Events stream holds one waitress worker thread for as long as
+the phone is connected, so the pool is sized for the table: 20 phones plus a
+referee plus their reconnects, with room for ordinary requests.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+THREADS = 64   # ≥ 40 concurrent streams plus normal requests
+
+
+class Server:
+    """A waitress server on ``host:port`` (port 0 picks a free one), runnable in a thread."""
+
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 0, threads: int = THREADS):
+        from waitress.server import create_server
+
+        self.app = app
+        self._server = create_server(self._wsgi, host=host, port=port, threads=threads,
+                                     channel_timeout=120, connection_limit=200, ident="flure")
+        self.host = host
+        self.port = self._server.effective_port
+        self._thread: threading.Thread | None = None
+
+    def _wsgi(self, environ, start_response):
+        return self.app(environ, start_response)
+
+    def set_app(self, app) -> None:
+        """Give the app after binding (``flure play`` needs the port to write the app's public URL)."""
+        self.app = app
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def run(self) -> None:
+        """Serve until close() (blocks)."""
+        self._server.run()
+
+    def start(self) -> "Server":
+        self._thread = threading.Thread(target=self.run, name="flure-web", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        session = self.app.extensions.get("flure_session") if self.app is not None else None
+        if session is not None:
+            session.broker.close_all()   # let every stream thread finish before the sockets go
+            deadline = time.monotonic() + 3
+            while session.broker.clients and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(0.05)
+        self._server.close()
+        self._server.task_dispatcher.shutdown(timeout=2)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "Server":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,302 @@
+"""The live table session: one game, its history, the devices, and the phones listening.
+
+Views translate HTTP into calls on this object and back (flaskr's rule: no
+game logic in request globals).  The rules stay in ``engine``: this object only
+keeps the current immutable ``Game``, saves each accepted action in SQLite,
+tells the LED grid and the phones, and reports device trouble instead of
+raising it — a vanished camera or serial port must never stop the table.
+"""
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from dataclasses import dataclass, field
+
+from engine.errors import FlureError, GameActionError, InvalidSetupError
+from engine.game import Game
+
+from .events import Broker, sse_message
+from .narrate import pawn_names, plan_lines, step_line
+from .readings import check_fix, compare, confirm_action, fix_setup
+from .store import Store
+
+log = logging.getLogger(__name__)
+MONSTER_ACTIONS = ("draw", "tile")
+LOG_LENGTH = 40
+
+
+class NoGameError(GameActionError):
+    """Raised by actions that need a game when none has been started."""
+
+    def __init__(self):
+        super().__init__("No game is running yet: start a new game from the referee view")
+
+
+@dataclass
+class Device:
+    """A device the session may use; ``obj`` None means absent, with ``why`` saying so."""
+
+    name: str
+    obj: object | None = None
+    why: str = "not connected"
+    last_error: str | None = None
+    note: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def call(self, method: str, *args):
+        """Call ``obj.method(*args)``; a failure is recorded for the referee, never raised."""
+        if self.obj is None:
+            return None
+        try:
+            with self._lock:   # device objects are not thread-safe; requests come from many threads
+                result = getattr(self.obj, method)(*args)
+        except Exception as exc:  # noqa: BLE001 - any device failure must not stop the game
+            self.last_error = f"{self.name} {method} failed: {exc}"
+            log.warning(self.last_error)
+            return None
+        self.last_error = None
+        return result
+
+    def status(self) -> dict:
+        out: dict = {"present": self.obj is not None}
+        if self.obj is None:
+            out["message"] = self.why
+            return out
+        detail = None
+        if hasattr(self.obj, "status"):
+            try:
+                detail = self.obj.status()
+            except Exception as exc:  # noqa: BLE001
+                detail = {"error": str(exc)}
+        out["detail"] = detail
+        if self.note:
+            out["note"] = self.note
+        if self.last_error:
+            out["error"] = self.last_error
+        return out
+
+
+@dataclass
+class TableSession:
+    """The composition root's live object, shared by every request thread."""
+
+    store: Store
+    camera: Device = field(default_factory=lambda: Device("camera"))
+    leds: Device = field(default_factory=lambda: Device("LED grid"))
+    buttons: Device = field(default_factory=lambda: Device("buttons"))
+    rng: random.Random = field(default_factory=random.SystemRandom)
+
+    def __post_init__(self):
+        self.broker = Broker()
+        self._lock = threading.RLock()
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self.seq = 0
+        self.version = 0
+        self.plan_seq: int | None = None
+        self.log_lines: list[dict] = []
+        self.fixes: dict[str, dict] = {}
+        self.last_reading: dict | None = None
+
+    # -- lifecycle ---------------------------------------------------------
+    def resume(self) -> bool:
+        """Load the last game from the database (``flure play`` after a restart)."""
+        with self._lock:
+            game_id = self.store.last_game()
+            if game_id is None:
+                return False
+            steps = self.store.history(game_id)
+            self.game_id = game_id
+            self.game = Game.from_json(steps[-1].state)
+            self.seq = steps[-1].seq
+            self._rebuild_log(steps)
+            self._changed()
+            return True
+
+    def new_game(self, players, first_player=None, setup="basic", prey3_variant=False, seed=None) -> dict:
+        if seed is None:
+            seed = self.rng.randrange(2**31)
+        game = Game.new(players, first_player, setup, prey3_variant=prey3_variant, seed=seed)
+        settings = {"players": list(game.players), "first_player": game.first_player, "setup": setup,
+                    "prey3_variant": prey3_variant, "seed": seed}
+        with self._lock:
+            self.game_id = self.store.new_game(settings, game.to_json())
+            self.game, self.seq, self.plan_seq = game, 0, None
+            self.log_lines = [{"seq": 0, "text": game.note}]
+            self.fixes = {}
+            self._changed()
+            return self.state()
+
+    # -- actions -----------------------------------------------------------
+    def act(self, action: dict) -> dict:
+        """Apply one engine action; engine errors propagate (the view turns them into 4xx)."""
+        with self._lock:
+            game = self._need_game()
+            after = game.apply(action)
+            self.seq = self.store.push(self.game_id, action, after.to_json())
+            self.game = after
+            if action.get("type") in MONSTER_ACTIONS:
+                self.plan_seq = self.seq
+            self._add_log(self.seq, action, after)
+            self.fixes = {}
+            self._changed()
+            return self.state()
+
+    def undo(self) -> dict:
+        with self._lock:
+            self._need_game()
+            step = self.store.undo(self.game_id)
+            if step is None:
+                raise GameActionError("Nothing to undo: this is the start of the game")
+            self.game = Game.from_json(step.state)
+            self.seq = step.seq
+            self._rebuild_log(self.store.history(self.game_id))
+            self.log_lines.append({"seq": self.seq, "text": "Undone: back to the position before the last action."})
+            self.fixes = {}
+            self._changed()
+            return self.state()
+
+    def preview(self) -> dict:
+        """What each tile still in the deck would do (the referee's "what if")."""
+        with self._lock:
+            game = self._need_game()
+        names = pawn_names(game.position.to_setup())
+        out = {}
+        for tile, plan in game.preview().items():
+            data = plan.to_json()
+            out[tile] = {"path": data["path"], "eaten": [names.get(x, x) for x in data["eaten"]],
+                         "end": data["end"], "lines": plan_lines(data, names), "plan": data}
+        return out
+
+    def targets(self, label: str) -> list[dict]:
+        with self._lock:
+            game = self._need_game()
+        if not any(p.label == label for p in game.position.pawns):
+            raise InvalidSetupError(f"there is no pawn {label!r} in this game", "pawn")
+        return game.targets(label)
+
+    # -- camera ------------------------------------------------------------
+    def camera_view(self) -> dict:
+        """Poll the camera and compare its reading (with the referee's fixes) with the game."""
+        with self._lock:
+            game = self.game
+            fixes = dict(self.fixes)
+        reading = self.camera.call("poll")
+        out: dict = {"status": self.camera.status(), "fixes": fixes, "reading": None, "differences": []}
+        if reading is None:
+            return out
+        data = reading.to_json()
+        setup = data.get("setup")
+        if setup is not None and fixes:
+            setup = fix_setup(setup, fixes)
+            data["setup"] = setup
+        out["reading"] = data
+        if game is not None and setup is not None:
+            out["differences"] = compare(game.position.to_setup(), setup)
+        with self._lock:
+            self.last_reading = data
+        return out
+
+    def fix_square(self, square: str, piece: dict) -> dict:
+        """Correct one square of the camera reading (the referee tapped it)."""
+        name, fixed = check_fix(square, piece)
+        with self._lock:
+            self.fixes[name] = fixed
+        return self.camera_view()
+
+    def confirm_reading(self) -> dict:
+        """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused."""
+        view = self.camera_view()
+        reading = view["reading"]
+        if reading is None:
+            raise GameActionError("There is no camera reading to confirm: " +
+                                  view["status"].get("message", view["status"].get("error", "camera not ready")))
+        with self._lock:
+            game = self._need_game()
+            action, message = confirm_action(game, reading)
+            self.store.add_reading(self.game_id, self.seq, reading, message)
+        if action is None:
+            raise GameActionError(message)
+        state = self.act(action)
+        state["confirmed"] = message
+        return state
+
+    # -- public state ------------------------------------------------------
+    def state(self) -> dict:
+        """Everything the phones and the referee draw, as JSON (no secrets)."""
+        with self._lock:
+            game = self.game
+            base = {"version": self.version, "seq": self.seq, "game_id": self.game_id,
+                    "log": self.log_lines[-LOG_LENGTH:]}
+            if game is None:
+                return {**base, "phase": "none", "summary": "Waiting for the referee to start a game."}
+            plan = game.last_plan
+            names = pawn_names(game.position.to_setup())
+            plan_json = plan.to_json() if plan is not None else None
+            return {
+                **base,
+                "phase": game.phase, "summary": game.summary(), "note": game.note,
+                "round": game.round, "turn": game.turn, "players": list(game.players),
+                "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
+                "unmoved": list(game.unmoved), "deck_left": game.deck_left,
+                "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
+                "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
+                "pieces_left": dict(game.pieces_left),
+                "position": game.position.to_setup(), "names": names,
+                "plan": plan_json, "plan_seq": self.plan_seq,
+                "plan_lines": plan_lines(plan_json, pawn_names(plan_json["before"])) if plan_json else [],
+            }
+
+    def message(self) -> str:
+        return sse_message("state", self.state(), self.version)
+
+    def device_status(self) -> dict:
+        return {"camera": self.camera.status(), "leds": self.leds.status(), "buttons": self.buttons.status(),
+                "phones": self.broker.clients}
+
+    def close(self) -> None:
+        self.broker.close_all()
+        for device in (self.leds, self.camera, self.buttons):
+            device.call("close")
+
+    # -- internals -----------------------------------------------------------
+    def _need_game(self) -> Game:
+        if self.game is None:
+            raise NoGameError()
+        return self.game
+
+    def _changed(self) -> None:
+        """Bump the version, tell the phones, and show the new state on the LED grid."""
+        self.version += 1
+        self.broker.publish(self.message())
+        game = self.game
+        if game is None:
+            return
+        if self.plan_seq == self.seq and game.last_plan is not None:
+            self.leds.call("show_plan", game.last_plan.to_json())
+        else:
+            self.leds.call("show_idle", game.first_player, game.position.to_setup())
+
+    def _add_log(self, seq: int, action: dict, game: Game) -> None:
+        self.log_lines.append({"seq": seq, "text": game.note})
+        if action.get("type") in MONSTER_ACTIONS and game.last_plan is not None:
+            data = game.last_plan.to_json()
+            names = pawn_names(data["before"])
+            self.log_lines.extend({"seq": seq, "text": step_line(s, names)} for s in data["steps"])
+
+    def _rebuild_log(self, steps) -> None:
+        self.log_lines, self.plan_seq = [], None
+        for step in steps:
+            game = Game.from_json(step.state)
+            if step.seq == 0:
+                self.log_lines.append({"seq": 0, "text": game.note})
+                continue
+            if step.action.get("type") in MONSTER_ACTIONS:
+                self.plan_seq = step.seq
+            self._add_log(step.seq, step.action, game)
+
+
+def engine_error_status(exc: FlureError) -> int:
+    """400 for malformed input, 409 for an action the game's state refuses."""
+    return 400 if isinstance(exc, InvalidSetupError) else 409

@@ -1,0 +1,362 @@
+/* The board drawn to scale as SVG, and the monster's plan animated step by step.
+ *
+ * Everything drawn comes from two JSON documents the server sends: the board's
+ * fixed geometry (/api/board) and a position "setup" (SCENARIOS.md).  The
+ * animation replays the events of the engine's plan (enter, push, eat, wrap,
+ * teleport, pivot); it never decides where the monster goes.
+ */
+"use strict";
+
+const SVGNS = "http://www.w3.org/2000/svg";
+const PITCH = 30;           // one square = 30 units = 30 mm on the real board
+const MARGIN = 14;          // room for the wall letters
+const HEADING = { N: 0, E: 90, S: 180, W: 270 };
+const PAWN_FILL = {
+  blue: "#2f6fdf", yellow: "#f2c318", red: "#d8342c", green: "#2e9e4f",
+  purple: "#8a4fc9", black: "#1b1b1f", white: "#f4f1ea",
+};
+
+function el(tag, attrs, parent) {
+  const node = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function sqXY(board, name) {
+  const s = board.byName[name];
+  return { x: s.col * PITCH, y: s.row * PITCH };
+}
+
+function pawnValue(p) {
+  const [black, white] = (p.pawn || "?/?").split("/");
+  return p.face === "black" ? black : white;
+}
+
+function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
+
+class FlureBoard {
+  constructor(container, board, options) {
+    this.board = board;
+    board.byName = {};
+    for (const s of board.squares) board.byName[s.name] = s;
+    this.options = Object.assign({ stepMs: 650, onSquare: null, onStep: null }, options || {});
+    const w = board.cols * PITCH, h = board.rows * PITCH;
+    this.svg = el("svg", {
+      viewBox: `${-MARGIN} ${-MARGIN} ${w + 2 * MARGIN} ${h + 2 * MARGIN}`,
+      class: "board", role: "img", "aria-label": "The board",
+    });
+    container.appendChild(this.svg);
+    this.layers = {};
+    for (const name of ["floor", "marks", "pieces", "path", "monster", "fx"]) {
+      this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
+    }
+    this._drawFloor();
+    this.pieceNodes = {};
+    this.setup = null;
+    this.animating = null;
+  }
+
+  _drawFloor() {
+    const b = this.board, g = this.layers.floor;
+    el("rect", { x: -MARGIN, y: -MARGIN, width: b.cols * PITCH + 2 * MARGIN,
+                 height: b.rows * PITCH + 2 * MARGIN, rx: 8, class: "wall" }, g);
+    for (const s of b.squares) {
+      const r = el("rect", { x: s.col * PITCH + 0.6, y: s.row * PITCH + 0.6, width: PITCH - 1.2,
+                             height: PITCH - 1.2, rx: 2.5, class: "sq", "data-square": s.name }, g);
+      if (s.name === b.exit) r.classList.add("exit");
+      if (s.name === b.entrance) r.classList.add("entrance");
+      r.addEventListener("click", () => this.options.onSquare && this.options.onSquare(s.name));
+    }
+    const ex = sqXY(b, b.exit), en = sqXY(b, b.entrance);
+    el("text", { x: ex.x + PITCH / 2, y: ex.y + PITCH - 4, class: "corner-label" }, g).textContent = "EXIT";
+    el("text", { x: en.x + PITCH / 2, y: en.y + PITCH - 4, class: "corner-label" }, g).textContent = "IN";
+    for (const w of b.walls) {
+      const p = sqXY(b, w.square);
+      const off = { N: [PITCH / 2, -5], S: [PITCH / 2, PITCH + 9], E: [PITCH + 6, PITCH / 2 + 3],
+                    W: [-6, PITCH / 2 + 3] }[w.side];
+      el("text", { x: p.x + off[0], y: p.y + off[1], class: "wall-letter" }, g).textContent = w.letter;
+    }
+  }
+
+  /* Draw a whole position (no animation). */
+  draw(setup) {
+    this.setup = JSON.parse(JSON.stringify(setup));
+    const marks = this.layers.marks, pieces = this.layers.pieces;
+    marks.textContent = "";
+    pieces.textContent = "";
+    this.pieceNodes = {};
+    for (const sq of setup.pools || []) {
+      const p = sqXY(this.board, sq);
+      el("rect", { x: p.x + 1, y: p.y + 1, width: PITCH - 2, height: PITCH - 2, rx: 4, class: "pool" }, marks);
+    }
+    for (const [sq, t] of Object.entries(setup.teleporters || {})) this._teleporter(sq, t, marks);
+    for (const [sq, kind] of Object.entries(setup.stones || {})) this._put(sq, this._stone(kind));
+    for (const [label, p] of Object.entries(setup.pawns || {})) {
+      if (p.at) this._put(p.at, this._pawn(label, p));
+    }
+    this._monster(setup.monster.at, setup.monster.facing);
+  }
+
+  _put(sq, node) {
+    const p = sqXY(this.board, sq);
+    node.setAttribute("transform", `translate(${p.x + PITCH / 2} ${p.y + PITCH / 2})`);
+    node.dataset.square = sq;
+    this.layers.pieces.appendChild(node);
+    this.pieceNodes[sq] = node;
+  }
+
+  _stone(kind) {
+    const g = el("g", { class: `piece stone ${kind}` });
+    if (kind === "crystal") {
+      el("path", { d: "M0 -11 L10 0 L0 11 L-10 0 Z", class: "crystal-body" }, g);
+      el("path", { d: "M0 -11 L3 0 L0 11 M-10 0 L10 0", class: "crystal-facet" }, g);
+    } else {
+      el("rect", { x: -11, y: -11, width: 22, height: 22, rx: 4, class: "stone-body" }, g);
+      if (kind === "pivot-right") el("path", { d: "M-5 5 A7 7 0 1 1 5 5 M5 5 l0 -5 M5 5 l-5 0", class: "pivot-mark" }, g);
+      if (kind === "pivot-about") el("path", { d: "M-6 -2 A6 6 0 1 1 6 -2 M6 -2 l-1 -5 M-6 -2 l0 6 l4 -2", class: "pivot-mark" }, g);
+    }
+    const title = el("title", {}, g);
+    title.textContent = kind;
+    return g;
+  }
+
+  _pawn(label, p) {
+    const g = el("g", { class: `piece pawn face-${p.face}`, "data-pawn": label });
+    el("circle", { r: 11, fill: PAWN_FILL[p.color] || "#999", class: `pawn-body colour-${p.color}` }, g);
+    if (p.face === "black") el("circle", { r: 8, class: "pawn-black-face" }, g);
+    el("text", { y: 4.5, class: `pawn-value colour-${p.color} face-${p.face}` }, g).textContent = pawnValue(p);
+    el("title", {}, g).textContent = `${p.color} ${p.pawn} (${p.face} face up)`;
+    return g;
+  }
+
+  _teleporter(sq, t, parent) {
+    const p = sqXY(this.board, sq);
+    const g = el("g", { class: "teleporter", transform: `translate(${p.x + PITCH / 2} ${p.y + PITCH / 2})` }, parent);
+    el("circle", { r: 12.5, class: `tele-ring pair-${t.pair}` }, g);
+    el("path", { d: "M0 -9 L5 -2 L2 -2 L2 7 L-2 7 L-2 -2 L-5 -2 Z", class: "tele-arrow",
+                 transform: `rotate(${HEADING[t.arrow]})` }, g);
+    el("text", { x: 9, y: 12, class: "tele-pair" }, g).textContent = t.pair;
+  }
+
+  _monster(sq, facing) {
+    const layer = this.layers.monster;
+    if (!this.monsterNode) {
+      const g = el("g", { class: "monster" }, layer);
+      const body = el("g", { class: "monster-body" }, g);
+      el("path", { d: "M0 -13 L11 9 Q0 4 -11 9 Z", class: "monster-shape" }, body);
+      el("circle", { cx: -4, cy: 0, r: 2.2, class: "monster-eye" }, body);
+      el("circle", { cx: 4, cy: 0, r: 2.2, class: "monster-eye" }, body);
+      el("title", {}, g).textContent = "the monster";
+      this.monsterNode = g;
+      this.monsterBody = body;
+    }
+    this.monsterAt = sq;
+    this.monsterFacing = facing;
+    const p = sqXY(this.board, sq);
+    this.monsterNode.setAttribute("transform", `translate(${p.x + PITCH / 2} ${p.y + PITCH / 2})`);
+    this.monsterNode.dataset.square = sq;
+    this.monsterNode.dataset.facing = facing;
+    this.monsterBody.setAttribute("transform", `rotate(${HEADING[facing]})`);
+  }
+
+  /* Highlight squares: {g7: "diff", k5: "target"}; clears earlier highlights of the same classes. */
+  highlight(map, classes) {
+    for (const c of classes) {
+      for (const n of this.svg.querySelectorAll(`.sq.${c}`)) n.classList.remove(c);
+    }
+    for (const [sq, cls] of Object.entries(map)) {
+      const n = this.svg.querySelector(`.sq[data-square="${sq}"]`);
+      if (n) n.classList.add(cls);
+    }
+  }
+
+  clearPath() { this.layers.path.textContent = ""; this.layers.fx.textContent = ""; }
+
+  /* Number badges and a trail over every square the monster ends a step on. */
+  drawPathMarks(plan, upTo) {
+    this.clearPath();
+    const g = this.layers.path;
+    let prev = sqXY(this.board, plan.start.at);
+    for (const step of plan.steps) {
+      if (step.number > upTo) break;
+      const p = sqXY(this.board, step.to);
+      const jumped = step.events.some((e) => e.kind === "wrap" || e.kind === "teleport");
+      if (!jumped) {
+        el("line", { x1: prev.x + PITCH / 2, y1: prev.y + PITCH / 2, x2: p.x + PITCH / 2, y2: p.y + PITCH / 2,
+                     class: "trail" }, g);
+      }
+      prev = p;
+      const badge = el("g", { class: "step-badge", transform: `translate(${p.x + 6} ${p.y + 6})`,
+                              "data-step": step.number }, g);
+      el("circle", { r: 6 }, badge);
+      el("text", { y: 2.6 }, badge).textContent = step.number;
+    }
+  }
+
+  /* Replay a plan: the monster walks, pushes, wraps, teleports and eats, one step at a time. */
+  async animate(plan) {
+    const token = {};
+    this.animating = token;
+    this.svg.dataset.anim = "running";
+    this.draw(plan.before);
+    this._monster(plan.start.at, plan.start.facing);
+    this.clearPath();
+    const ms = this.options.stepMs;
+    for (const step of plan.steps) {
+      if (this.animating !== token) return false;
+      this.svg.dataset.step = step.number;
+      if (this.options.onStep) this.options.onStep(step);
+      if (step.look.new_facing !== step.look.facing) {
+        this._monster(this.monsterAt, step.look.new_facing);
+        await sleep(ms * 0.3);
+      }
+      let jump = false;
+      for (const ev of step.events) {
+        if (this.animating !== token) return false;
+        if (ev.kind === "pivot") {
+          this._flash(ev.square, "fx-pivot");
+          this._monster(this.monsterAt, ev.facing);
+          await sleep(ms * 0.3);
+        } else if (ev.kind === "wrap") {
+          this._flash(ev.from, "fx-wrap");
+          jump = true;
+        } else if (ev.kind === "enter") {
+          this._moveMonster(ev.square, jump);
+          jump = false;
+          await sleep(ms * (ev.slide ? 0.35 : 0.5));
+        } else if (ev.kind === "push") {
+          this._push(ev);
+        } else if (ev.kind === "eat") {
+          this._eat(ev);
+          await sleep(ms * 0.4);
+        } else if (ev.kind === "teleport") {
+          this._flash(ev.from, "fx-teleport");
+          this._moveMonster(ev.to, true);
+          this._flash(ev.to, "fx-teleport");
+          await sleep(ms * 0.4);
+        }
+      }
+      this._monster(step.to, step.facing);
+      this.drawPathMarks(plan, step.number);
+      await sleep(ms * 0.4);
+    }
+    if (this.animating !== token) return false;
+    this._monster(plan.end.at, plan.end.facing);
+    this.draw(plan.position);
+    this.drawPathMarks(plan, plan.steps.length);
+    this.svg.dataset.anim = "done";
+    this.animating = null;
+    return true;
+  }
+
+  stop() { this.animating = null; this.svg.dataset.anim = "stopped"; }
+
+  _moveMonster(sq, jump) {
+    this.monsterNode.classList.toggle("jump", !!jump);
+    this._monster(sq, this.monsterFacing);
+  }
+
+  _push(ev) {
+    const node = this.pieceNodes[ev.from];
+    if (!node) return;
+    delete this.pieceNodes[ev.from];
+    if (ev.to) {
+      const p = sqXY(this.board, ev.to);
+      node.setAttribute("transform", `translate(${p.x + PITCH / 2} ${p.y + PITCH / 2})`);
+      this.pieceNodes[ev.to] = node;
+    } else {
+      node.classList.add("destroyed");
+      setTimeout(() => node.remove(), 600);
+      this._flash(ev.from, "fx-eat");
+    }
+  }
+
+  _eat(ev) {
+    const node = this.pieceNodes[ev.square];
+    this._flash(ev.square, "fx-eat");
+    if (node && node.classList.contains("pawn")) {
+      delete this.pieceNodes[ev.square];
+      node.classList.add("eaten");
+      setTimeout(() => node.remove(), 600);
+    }
+  }
+
+  _flash(sq, cls) {
+    const p = sqXY(this.board, sq);
+    const r = el("rect", { x: p.x, y: p.y, width: PITCH, height: PITCH, rx: 4, class: `fx ${cls}` }, this.layers.fx);
+    setTimeout(() => r.remove(), 900);
+  }
+}
+
+/* Live state over Server-Sent Events, reconnecting by itself after Wi-Fi drops. */
+function connectLive(onState, onLink) {
+  let source = null, retryTimer = null;
+  function open() {
+    clearTimeout(retryTimer);
+    if (source) source.close();
+    source = new EventSource("/api/stream");
+    source.addEventListener("state", (e) => { onLink("live"); onState(JSON.parse(e.data)); });
+    source.onopen = () => onLink("live");
+    source.onerror = () => {
+      onLink("reconnecting");
+      if (source.readyState === EventSource.CLOSED) retryTimer = setTimeout(open, 2000);
+    };
+  }
+  window.addEventListener("online", open);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && (!source || source.readyState === EventSource.CLOSED)) open();
+  });
+  open();
+  return { reconnect: open };
+}
+
+function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return node;
+}
+
+function tileName(tile) {
+  if (!tile) return "";
+  if (tile.startsWith("prey-")) return `${tile.slice(5)} prey`;
+  return `${tile} steps`;
+}
+
+function capital(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
+
+/* The players' panel: for each colour, pawns out / on the board / waiting / gone. */
+function playersPanel(state) {
+  const rows = state.players.map((colour) => {
+    const pawns = Object.values(state.position.pawns).filter((p) => p.color === colour);
+    const count = (pred) => pawns.filter(pred).length;
+    const onBoard = count((p) => p.at), out = count((p) => p.place === "out"), gone = count((p) => p.place === "gone");
+    const waiting = pawns.length - onBoard - out - gone;
+    const turn = state.to_move === colour;
+    return h("li", { class: `player${turn ? " to-move" : ""}`, "data-colour": colour },
+      h("span", { class: `dot colour-${colour}` }),
+      h("span", { class: "player-name" }, capital(colour), state.first_player === colour ? h("small", {}, " first") : null),
+      h("span", { class: "counts" },
+        h("b", { title: "out of the fortress" }, `${out} out`), " · ",
+        `${onBoard} on board · ${waiting} waiting`, gone ? ` · ${gone} gone` : ""));
+  });
+  return h("ul", { class: "players" }, rows);
+}
+
+function tilesPanel(state) {
+  const played = state.tiles_played.map((t) => h("span", { class: "tile played" }, tileName(t)));
+  return h("div", { class: "tiles" },
+    h("span", { class: "label" }, "Tiles played: "),
+    played.length ? played : h("span", { class: "muted" }, "none yet"),
+    h("span", { class: "deck" }, `${state.deck_left} left`));
+}
+
+window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel };

@@ -1,0 +1,386 @@
+/* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
+"use strict";
+(function () {
+  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel } = window.Flure;
+  const $ = (id) => document.getElementById(id);
+  const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
+  const TILES = ["5", "7", "8", "10", "prey-1", "prey-2"];
+  const PIECES = ["stone", "crystal", "pivot-right", "pivot-about", "teleporter", "pool-2x2", "pool-1x4"];
+  let csrf = null, board = null, latest = null, shownPlan = undefined, shownGame = undefined;
+  let selectedPawn = null, targets = [], seating = [], lastCamera = null, lastRound = null, lastPhase = null;
+
+  // -- API -------------------------------------------------------------------
+  async function api(method, path, body) {
+    const opts = { method, headers: {}, credentials: "same-origin" };
+    if (csrf) opts.headers["X-CSRF-Token"] = csrf;
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    let res;
+    try {
+      res = await fetch(path, opts);
+    } catch (e) {
+      toast("The server does not answer: is the Wi-Fi up?");
+      throw e;
+    }
+    const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    if (res.status === 401) showLogin();
+    if (!res.ok) {
+      toast(data.error || `HTTP ${res.status}`);
+      const err = new Error(data.error);
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  function toast(text, good) {
+    const t = $("toast");
+    t.textContent = text;
+    t.className = `toast ${good ? "good" : "bad"}`;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => t.classList.add("hidden"), 6000);
+  }
+
+  // -- login -------------------------------------------------------------------
+  function showLogin() { $("login").classList.remove("hidden"); $("pin").focus(); }
+
+  async function checkLogin() {
+    const who = await (await fetch("/api/whoami", { credentials: "same-origin" })).json();
+    if (who.referee) { csrf = who.csrf; $("login").classList.add("hidden"); $("logout").classList.remove("hidden"); return true; }
+    showLogin();
+    return false;
+  }
+
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    $("login-error").textContent = "";
+    const res = await fetch("/api/login", { method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }) });
+    const data = await res.json();
+    if (!res.ok) { $("login-error").textContent = data.error; return; }
+    csrf = data.csrf;
+    $("login").classList.add("hidden");
+    $("logout").classList.remove("hidden");
+    afterLogin();
+  });
+  $("logout").addEventListener("click", async () => { await api("POST", "/api/logout", {}); csrf = null; showLogin(); });
+
+  // -- rendering -----------------------------------------------------------------
+  function renderStatus(state) {
+    $("summary").textContent = state.summary;
+    $("turnline").textContent = "";
+    if (state.phase === "none") return;
+    $("turnline").append(
+      h("span", { class: "pill" }, `Round ${state.round}`), h("span", { class: "pill" }, `Turn ${state.turn}`),
+      state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
+      state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null,
+      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup"));
+    $("tiles").replaceChildren(tilesPanel(state));
+  }
+
+  function renderSteps(state, upTo) {
+    const list = $("steps");
+    list.textContent = "";
+    if (!state.plan) { $("move").classList.add("empty"); $("tile-badge").textContent = "";
+      list.append(h("li", { class: "muted" }, "The monster has not moved yet.")); return; }
+    $("move").classList.remove("empty");
+    $("tile-badge").textContent = tileName(state.plan.card);
+    state.plan_lines.forEach((line, i) => {
+      const n = i + 1;
+      const cls = upTo === undefined ? "done" : n < upTo ? "done" : n === upTo ? "current" : "future";
+      list.append(h("li", { class: cls, "data-step": n }, line));
+    });
+  }
+
+  function renderControls(state) {
+    const monsterTurn = state.phase === "monster";
+    $("draw").disabled = !monsterTurn;
+    for (const b of $("tile-buttons").children) b.disabled = !monsterTurn;
+    $("undo").disabled = state.phase === "none" || state.seq === 0;
+    const pawnBox = $("pawn-buttons");
+    pawnBox.textContent = "";
+    $("target-buttons").textContent = "";
+    $("place-form").classList.toggle("hidden", state.phase !== "placement");
+    if (state.phase === "placement") {
+      $("pawn-title").textContent = `Advanced setup: ${capital(state.placer)} places a piece (A2)`;
+      const sel = $("place-piece");
+      const left = state.pieces_left || {};
+      sel.replaceChildren(...PIECES.filter((p) => left[p] > 0).map((p) => h("option", { value: p }, `${p} (${left[p]} left)`)));
+      $("tap-hint").textContent = "Choose the piece, then tap its square on the board.";
+      return;
+    }
+    if (state.phase !== "pawns") {
+      $("pawn-title").textContent = "Pawns";
+      pawnBox.append(h("p", { class: "muted" }, state.phase === "monster" ? "Every pawn has moved: the monster's turn." : "No pawn to move."));
+      $("tap-hint").textContent = "Tap a square to correct the camera's reading of it.";
+      return;
+    }
+    $("pawn-title").textContent = `${capital(state.to_move)} moves a pawn`;
+    const mine = state.unmoved.filter((label) => state.position.pawns[label].color === state.to_move);
+    for (const label of mine) {
+      const p = state.position.pawns[label];
+      const where = p.at ? `on ${p.at}` : "waiting";
+      pawnBox.append(h("button", { class: `btn pawn-btn colour-${p.color}${selectedPawn === label ? " selected" : ""}`,
+        "data-pawn": label, onclick: () => selectPawn(label) }, `${state.names[label]} · ${where}`));
+    }
+    $("tap-hint").textContent = selectedPawn ? "Tap a highlighted square to move the pawn there."
+      : "Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.";
+    renderTargets();
+  }
+
+  function renderTargets() {
+    const box = $("target-buttons");
+    box.textContent = "";
+    const marks = {};
+    for (const t of targets) {
+      if (t.square && t.square !== "out") marks[t.square] = "target";
+      const text = t.square === null ? "stays beside the board" : t.square === "out" ? "leaves through the exit" : t.square;
+      box.append(h("button", { class: "btn small", onclick: () => movePawn(t.square) }, text));
+    }
+    board.highlight(marks, ["target"]);
+  }
+
+  async function selectPawn(label) {
+    selectedPawn = selectedPawn === label ? null : label;
+    targets = selectedPawn ? await api("GET", `/api/targets?pawn=${encodeURIComponent(label)}`) : [];
+    renderControls(latest);
+  }
+
+  async function movePawn(square) {
+    const label = selectedPawn;
+    selectedPawn = null; targets = [];
+    board.highlight({}, ["target"]);
+    await api("POST", "/api/action", { type: "pawn-at", pawn: label, square });
+  }
+
+  function render(state) {
+    renderStatus(state);
+    $("phones").textContent = "";
+    if (state.phase === "none") { $("summary").textContent = "No game yet: open “New game” below."; $("new-game").open = true; }
+    board.draw(state.position || { monster: { at: "a1", facing: "E" } });
+    if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
+    renderSteps(state);
+    renderControls(state);
+    renderBanner(state);
+    if (lastCamera) markDifferences(lastCamera);
+  }
+
+  function renderBanner(state) {
+    let eyebrow = null, title = null;
+    if (state.phase === "over" && lastPhase !== null && lastPhase !== "over") {
+      eyebrow = "Game over"; title = state.winner === "monster" ? "The monster wins" : `${capital(state.winner)} wins!`;
+    } else if (lastRound === 1 && state.round === 2) {
+      eyebrow = "Round 1 is over"; title = "Round 2 begins: eaten pawns now leave the game (G9)";
+    }
+    lastPhase = state.phase; lastRound = state.round;
+    if (!title) return;
+    $("banner-eyebrow").textContent = eyebrow;
+    $("banner-title").textContent = title;
+    $("banner-text").textContent = state.note;
+    $("banner-table").replaceChildren(playersPanel(state));
+    $("banner").classList.remove("hidden");
+  }
+
+  async function onState(state) {
+    latest = state;
+    if (board === null || board.animating) return;
+    if (state.game_id !== shownGame) { selectedPawn = null; targets = []; lastRound = state.round; lastPhase = state.phase; }
+    const fresh = state.plan && state.plan_seq !== shownPlan && shownGame === state.game_id;
+    shownGame = state.game_id;
+    shownPlan = state.plan_seq;
+    if (!fresh) { render(state); return; }
+    renderStatus(state);
+    renderSteps(state, 0);
+    await board.animate(state.plan);
+    render(latest);
+  }
+
+  // -- monster, preview, undo -----------------------------------------------------
+  $("draw").addEventListener("click", () => api("POST", "/api/action", { type: "draw" }));
+  $("undo").addEventListener("click", async () => { await api("POST", "/api/undo", {}); toast("Undone.", true); });
+  for (const t of TILES) {
+    $("tile-buttons").append(h("button", { class: "btn tile-btn", "data-tile": t,
+      onclick: () => api("POST", "/api/action", { type: "tile", tile: t }) }, tileName(t)));
+  }
+  $("preview-btn").addEventListener("click", async () => {
+    const plans = await api("GET", "/api/preview");
+    const box = $("preview");
+    box.textContent = "";
+    const entries = Object.entries(plans);
+    if (!entries.length) { box.append(h("p", { class: "muted" }, "No tile to preview now.")); return; }
+    for (const [tile, p] of entries) {
+      const eaten = p.eaten.length ? `eats ${p.eaten.join(", ")}` : "eats nobody";
+      box.append(h("button", { class: "preview-row", onclick: () => { board.draw(latest.position); board.drawPathMarks(p.plan, 99); } },
+        h("span", { class: "tile" }, tileName(tile)), ` ends on ${p.end.at} facing ${p.end.facing}, ${eaten}`));
+    }
+    box.append(h("p", { class: "hint" }, "Tap a row to see its path on the board."));
+  });
+
+  // -- camera ------------------------------------------------------------------
+  function markDifferences(view) {
+    const marks = {};
+    for (const d of view.differences) marks[d.square] = "diff";
+    for (const sq of Object.keys(view.fixes || {})) marks[sq] = "fixed";
+    board.highlight(marks, ["diff", "fixed"]);
+  }
+
+  function renderCamera(view) {
+    lastCamera = view;
+    const st = view.status;
+    const stateText = !st.present ? "not connected" : st.error ? "error" : view.reading && view.reading.located ? "board located" : "no board";
+    $("camera-state").textContent = stateText;
+    $("camera-state").className = `pill ${st.present && !st.error && view.reading && view.reading.located ? "ok" : "warn"}`;
+    const list = $("differences");
+    list.textContent = "";
+    if (!st.present) list.append(h("li", { class: "muted" }, st.message || "No camera."));
+    if (st.error) list.append(h("li", { class: "error" }, st.error));
+    if (view.reading) {
+      for (const p of view.reading.problems || []) list.append(h("li", { class: "warn" }, p.message));
+      if (!view.differences.length && view.reading.located) list.append(h("li", { class: "ok" }, "The camera agrees with the game."));
+      for (const d of view.differences) {
+        list.append(h("li", { class: "diff" }, h("b", {}, d.square), `: expected ${d.expected}, camera sees ${d.seen}`));
+      }
+      if (view.reading.tile) list.append(h("li", {}, `Tile in view: ${tileName(view.reading.tile)}`));
+    }
+    markDifferences(view);
+  }
+
+  async function readCamera() {
+    if (!csrf) return;
+    try { renderCamera(await api("GET", "/api/camera")); } catch (e) { /* shown as a toast */ }
+  }
+  $("camera-refresh").addEventListener("click", readCamera);
+  $("camera-confirm").addEventListener("click", async () => {
+    const state = await api("POST", "/api/camera/confirm", {});
+    toast(`Confirmed: ${state.confirmed}`, true);
+    readCamera();
+  });
+  $("camera-clear").addEventListener("click", async () => renderCamera(await api("POST", "/api/camera/clear", {})));
+  setInterval(() => { if ($("camera-auto").checked && !document.hidden) readCamera(); }, 3000);
+
+  // -- tapping squares: move, place, or fix ---------------------------------------------
+  async function onSquare(sq) {
+    if (!latest) return;
+    if (selectedPawn) {
+      if (targets.some((t) => t.square === sq)) return movePawn(sq);
+      toast(`${latest.names[selectedPawn]} cannot end its move on ${sq}.`);
+      return;
+    }
+    if (latest.phase === "placement") {
+      const piece = $("place-piece").value;
+      const action = { type: "place", piece, square: sq };
+      if (piece === "teleporter") { action.arrow = $("place-arrow").value; action.pair = Number($("place-pair").value); }
+      if (piece === "pool-1x4") action.orientation = $("place-orientation").value;
+      return api("POST", "/api/action", action);
+    }
+    openFix(sq);
+  }
+
+  let fixSquare = null;
+  function openFix(sq) {
+    fixSquare = sq;
+    $("fix-title").textContent = `Fix square ${sq}`;
+    const diff = lastCamera && lastCamera.differences.find((d) => d.square === sq);
+    $("fix-seen").textContent = diff ? `Expected ${diff.expected}; the camera sees ${diff.seen}.` : "What stands on this square?";
+    updateFixFields();
+    $("fix").classList.remove("hidden");
+  }
+  function updateFixFields() {
+    const piece = $("fix-piece").value;
+    for (const id of ["fix-colour", "fix-pawn", "fix-face"]) $(id).parentElement.classList.toggle("hidden", piece !== "pawn");
+    $("fix-facing").parentElement.classList.toggle("hidden", piece !== "monster");
+  }
+  $("fix-piece").addEventListener("change", updateFixFields);
+  $("fix-cancel").addEventListener("click", () => $("fix").classList.add("hidden"));
+  $("fix-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const piece = $("fix-piece").value;
+    const body = { square: fixSquare, piece };
+    if (piece === "pawn") Object.assign(body, { color: $("fix-colour").value, pawn: $("fix-pawn").value, face: $("fix-face").value });
+    if (piece === "monster") body.facing = $("fix-facing").value;
+    $("fix").classList.add("hidden");
+    renderCamera(await api("POST", "/api/camera/fix", body));
+  });
+  $("fix-colour").replaceChildren(...COLOURS.map((c) => h("option", {}, c)));
+
+  // -- new game ------------------------------------------------------------------
+  function renderSeating() {
+    const box = $("colour-buttons");
+    box.replaceChildren(...COLOURS.map((c) => {
+      const i = seating.indexOf(c);
+      return h("button", { class: `btn colour-btn colour-${c}${i >= 0 ? " selected" : ""}`, "data-colour": c,
+        onclick: () => { if (i >= 0) seating.splice(i, 1); else seating.push(c); renderSeating(); } },
+        i >= 0 ? `${i + 1}. ${c}` : c);
+    }));
+    $("seating").textContent = seating.length ? `Seating: ${seating.join(" → ")} (${seating.length} players)` : "No players chosen yet.";
+    const first = $("first-player"), was = first.value;
+    first.replaceChildren(...seating.map((c) => h("option", { value: c }, c)));
+    if (seating.includes(was)) first.value = was;
+    $("variant").disabled = seating.length < 6;
+    if (seating.length < 6) $("variant").checked = false;
+  }
+  $("start-game").addEventListener("click", async () => {
+    const body = { players: seating, first_player: $("first-player").value || undefined,
+      setup: $("setup").value, prey3_variant: $("variant").checked };
+    await api("POST", "/api/game", body);
+    $("new-game").open = false;
+    toast("New game started.", true);
+  });
+
+  // -- rules, join, devices --------------------------------------------------------
+  $("rule-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const id = $("rule-id").value.trim();
+    const res = await fetch(`/api/rules/${encodeURIComponent(id)}`);
+    const data = await res.json();
+    $("rule-text").replaceChildren(res.ok
+      ? h("div", { class: "rule" }, h("h3", {}, h("span", { class: "rule-id" }, data.id), ` ${data.title}`),
+          ...data.text.split("\n").map((t) => h("p", {}, t)))
+      : h("p", { class: "error" }, data.error));
+  });
+
+  function deviceLine(name, st) {
+    let text, cls;
+    if (!st.present) { text = st.message || "not connected"; cls = "muted"; }
+    else if (st.error) { text = st.error; cls = "error"; }
+    else {
+      const d = st.detail || {};
+      if (d.last_problem && !d.error) d.error = d.last_problem;
+      cls = d.connected === false || d.error ? "warn" : "ok";
+      text = d.error || d.message || (d.connected === false ? `disconnected${d.last_error ? ": " + d.last_error : ""}`
+        : `working${d.port ? " on " + d.port : ""}`) + (st.note ? ` (${st.note})` : "");
+    }
+    return h("li", { class: cls }, h("b", {}, name), `: ${text}`);
+  }
+  async function readDevices() {
+    if (!csrf) return;
+    try {
+      const st = await api("GET", "/api/status");
+      $("devices").replaceChildren(deviceLine("Camera", st.camera), deviceLine("LED grid", st.leds), deviceLine("Buttons", st.buttons));
+      $("phones").textContent = `${st.phones} screen${st.phones === 1 ? "" : "s"} connected`;
+    } catch (e) { /* shown */ }
+  }
+
+  async function afterLogin() {
+    const join = await api("GET", "/api/join");
+    $("qr").innerHTML = join.qr_svg;
+    $("join-url").textContent = join.url;
+    $("join-url").href = join.url;
+    readDevices();
+    readCamera();
+  }
+
+  async function start() {
+    const geometry = await (await fetch("/api/board")).json();
+    board = new FlureBoard($("board"), geometry, { onSquare,
+      onStep: (step) => latest && renderSteps(latest, step.number) });
+    renderSeating();
+    $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
+    connectLive(onState, (s) => { $("link").textContent = s === "live" ? "live" : "reconnecting…"; $("link").className = `link ${s}`; });
+    if (await checkLogin()) afterLogin();
+    setInterval(readDevices, 5000);
+  }
+  start();
+})();
