@@ -183,13 +183,17 @@ class PlanShow(Show):
             canvas[sq] = np.multiply(TRAIL, max(0.18, 1.0 - 0.14 * age))
         for sq, effect in beat.marks:
             canvas[sq] = EFFECTS[effect]
-        flash_on = settled or int(t * EAT_HZ * 2) % 2 == 0
+        flash_on = int(t * EAT_HZ * 2) % 2 == 0
         for sq in beat.eaten:
-            canvas[sq] = EAT_ON if flash_on else EAT_OFF
+            canvas[sq] = EAT_ON if settled else EAT_OFF
         ahead = neighbour(beat.monster, beat.facing)
         if ahead is not None and not any(sq == ahead for sq, _ in beat.marks):
             canvas[ahead] = np.maximum(canvas[ahead], HEADING)
         canvas[beat.monster] = MONSTER
+        if flash_on and not settled:  # flashes even under the monster while it eats
+            for sq in beat.eaten:
+                if sq != beat.monster or beat.kind == "eat":
+                    canvas[sq] = EAT_ON
         return to_uint8(canvas)
 
 

@@ -1,0 +1,109 @@
+"""A monster plan becomes beats and frames that show exactly the plan (never re-derived)."""
+import numpy as np
+import pytest
+
+from engine.geometry import parse_square, neighbour, parse_direction
+from hardware.animation import (EAT_OFF, EAT_ON, EFFECTS, HEADING, MONSTER, PLAYER_COLOURS, BORDER, ErrorShow,
+                                IdleShow, PlanError, PlanShow, plan_beats)
+from hardware.config import AnimationConfig
+from tests.hardware_helpers import ADVANCED_SETUP, BASIC_SETUP, plan
+
+CFG = AnimationConfig(fps=30, beat_ms=100, hold_s=1.0)
+
+
+def colour(frame, name):
+    return tuple(int(v) for v in frame[parse_square(name)])
+
+
+def test_every_step_ends_where_the_plan_says():
+    p = plan(ADVANCED_SETUP, "8")
+    beats = plan_beats(p)
+    for step in p["steps"]:
+        last = [b for b in beats if b.step == step["number"] and b.kind != "end"][-1]
+        assert last.monster == parse_square(step["to"]), step["text"]
+        assert last.facing == parse_direction(step["facing"])
+    assert beats[-1].kind == "end" and beats[-1].monster == parse_square(p["end"]["at"])
+
+
+def test_monster_and_heading_are_drawn_at_each_beat():
+    show = PlanShow(plan(ADVANCED_SETUP, "8"), CFG)
+    for i, beat in enumerate(show.beats[:-1]):
+        frame = show.frame_at(i * show.beat_s + 0.01)
+        if beat.kind == "eat":
+            continue  # the monster flashes while it eats (next test)
+        assert tuple(frame[beat.monster]) == MONSTER
+        ahead = neighbour(beat.monster, beat.facing)
+        if ahead is not None and not beat.marks and ahead not in beat.eaten:
+            assert frame[ahead][0] >= HEADING[0] and frame[ahead][1] >= HEADING[1]
+
+
+def test_teleport_pivot_and_push_are_visible_in_their_beat():
+    show = PlanShow(plan(ADVANCED_SETUP, "8"), CFG)
+    kinds = {b.kind: (i, b) for i, b in reversed(list(enumerate(show.beats)))}  # first beat of each kind
+    i, beat = kinds["teleport"]
+    frame = show.frame_at(i * show.beat_s + 0.01)
+    assert colour(frame, "j5") == EFFECTS["teleport"]  # the square it jumped from (step 3: j5 → o7)
+    assert colour(frame, "o7") == MONSTER               # where it landed
+    i, beat = kinds["pivot"]
+    assert colour(show.frame_at(i * show.beat_s + 0.01), "m7") == EFFECTS["pivot"]
+    i, beat = kinds["push"]
+    assert colour(show.frame_at(i * show.beat_s + 0.01), "m5") == EFFECTS["push"]  # C pushed l5 → m5
+
+
+def test_eaten_square_flashes_then_stays_lit():
+    show = PlanShow(plan(ADVANCED_SETUP, "8"), CFG)
+    i = next(i for i, b in enumerate(show.beats) if b.kind == "eat")
+    assert show.beats[i].monster == parse_square("n7")  # D is eaten on n7 at step 4
+    t0 = i * show.beat_s
+    half = 1 / (2 * 4.0)  # half a 4 Hz flash
+    seen = [colour(show.frame_at(t0 + 0.001 + k * half), "n7") for k in range(2)]
+    assert seen == [EAT_ON, MONSTER]  # the monster itself flashes while it eats
+    j = next(j for j, b in enumerate(show.beats) if j > i and b.monster != parse_square("n7"))
+    t1 = j * show.beat_s
+    seen = {colour(show.frame_at(t1 + 0.001 + k * half), "n7") for k in range(2)}
+    assert seen == {EAT_ON, EAT_OFF}
+    assert colour(show.frame_at(show.duration + 1), "n7") == EAT_ON  # settled: steady
+
+
+def test_trail_fades_with_the_step_number():
+    p = plan(ADVANCED_SETUP, "8")
+    show = PlanShow(p, CFG)
+    final = show.frame_at(show.duration)
+    # j7 was entered at step 1, l5 at step 7: the older trail square is dimmer
+    assert sum(colour(final, "j7")) < sum(colour(final, "l5"))
+    assert sum(colour(final, "j7")) > sum(colour(final, "a1"))  # but still above the board
+
+
+def test_wrap_and_slide_in_the_basic_example():
+    p = plan(BASIC_SETUP, steps=20)
+    beats = plan_beats(p)
+    wraps = [b for b in beats if b.kind == "wrap"]
+    slides = [m for b in beats for m in b.marks if m[1] == "slide"]
+    assert wraps and slides
+    events = [e for s in p["steps"] for e in s["events"] if e["kind"] == "wrap"]
+    assert {m[0] for m in wraps[0].marks} == {parse_square(events[0]["from"]), parse_square(events[0]["to"])}
+
+
+def test_unusable_plans_are_refused_naming_the_step():
+    p = plan(ADVANCED_SETUP, "8")
+    p["steps"][2]["events"][0]["square"] = "z99"
+    with pytest.raises(PlanError, match="step 3"):
+        plan_beats(p)
+    with pytest.raises(PlanError, match="start"):
+        plan_beats({"steps": []})
+
+
+def test_idle_shows_first_player_colour_on_the_border_and_the_monster():
+    show = IdleShow("green", {"monster": {"at": "a1", "facing": "E"}})
+    frame = show.frame_at(show.period_s / 2)  # brightest moment of the breathing
+    border = frame[parse_square("p6")].astype(int)
+    assert border[1] > border[0] and border[1] > border[2]  # green
+    assert tuple(frame[parse_square("a1")]) == MONSTER
+    assert tuple(frame[parse_square("b1")]) == HEADING
+    assert parse_square("h6") not in BORDER and tuple(frame[parse_square("h6")]) != tuple(frame[parse_square("p6")])
+    assert "green" in PLAYER_COLOURS
+
+
+def test_error_blinks():
+    show = ErrorShow()
+    assert show.frame_at(0.1).any() and not show.frame_at(0.6).any()
