@@ -21,6 +21,7 @@ from engine.geometry import COLS, direction_name, square_name
 from engine.position import BOARD, Position
 from .render_draw import Canvas, marker_bits, marker_image
 from .scheme import Scheme, Sticker, marker_corners_mm
+from .stickers import PAWN_DISC_MM
 
 PAWN_COLOURS = {"blue": (200, 96, 30), "yellow": (40, 205, 235), "red": (40, 40, 200),
                 "green": (60, 150, 50), "purple": (140, 50, 120), "black": (35, 35, 35),
@@ -33,7 +34,6 @@ POOL_COLOUR = (24, 20, 120)
 TILE_COLOUR = (165, 168, 160)
 PAPER = (250, 250, 250)
 
-PAWN_DISC_MM = 27.0
 TILE_MM = 28.0  # stone and teleporter tiles
 MONSTER_FOOT_MM = 22.0
 TOMBSTONE_MM = (46.0, 62.0)

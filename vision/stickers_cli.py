@@ -1,0 +1,38 @@
+"""``flure stickers``: print-ready sticker sheets from the marker scheme (cheap to import)."""
+from __future__ import annotations
+
+import sys
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "stickers", help="write print-ready marker sticker sheets (PDF or 300-dpi PNG)",
+        description="Write every sticker of the marker scheme at exact physical size: the 4 board "
+                    "corner markers and one sticker per piece face, on A4 pages with a 100 mm ruler "
+                    "to check the printer's scale. Print at 100 %%.")
+    p.add_argument("-o", "--output", default="stickers", metavar="DIR",
+                   help="folder to write into (default: ./stickers)")
+    p.add_argument("--format", choices=("pdf", "png"), default="pdf",
+                   help="one multi-page PDF, or one 300-dpi PNG per page (default: pdf)")
+    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from .scheme import SchemeError, load_scheme
+    from .stickers import write_sheets
+    try:
+        scheme = load_scheme(args.scheme)
+    except SchemeError as exc:
+        print(f"flure stickers: {exc}", file=sys.stderr)
+        return 2
+    try:
+        paths = write_sheets(scheme, args.output, args.format)
+    except OSError as exc:
+        print(f"flure stickers: cannot write into {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(path)
+    print(f"{len(scheme.stickers) + len(scheme.board_markers)} stickers; print at 100 % and check the "
+          f"100 mm ruler on each page.")
+    return 0
