@@ -152,7 +152,12 @@ class Show:
         raise NotImplementedError
 
     def frame_count(self) -> int | None:
-        return None if self.duration is None else int(math.floor(self.duration * self.fps)) + 1
+        """Frames at 0, 1/fps, … and a last one exactly at ``duration`` (the settled picture)."""
+        return None if self.duration is None else int(math.ceil(self.duration * self.fps - 1e-9)) + 1
+
+    def frame_time(self, i: int) -> float:
+        t = i / self.fps
+        return t if self.duration is None else min(t, self.duration)
 
 
 @dataclass

@@ -138,7 +138,7 @@ class LedGrid:
             start = time.monotonic()
             i = 0
             while count is None or i < count:
-                self.link.submit(self.render(show.frame_at(i / show.fps)))
+                self.link.submit(self.render(show.frame_at(show.frame_time(i))))
                 self.frames_rendered += 1
                 i += 1
                 deadline = start + i / show.fps
