@@ -98,7 +98,10 @@ def _grid(args, cfg, url: str | None):
 
 
 def _finish(grid, what: str, timeout: float) -> int:
-    ok = grid.wait_done(timeout)
+    deadline = time.monotonic() + 2.0  # a device that is not there after 2 s will not be there in 20
+    while not grid.status()["connected"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ok = grid.status()["connected"] and grid.wait_done(timeout)
     status = grid.status()
     if not ok or not status["connected"]:
         print(f"flure: {what} was not delivered: {status['last_error'] or 'the device did not take the frames'}",

@@ -37,7 +37,8 @@ def _lift(rgb: np.ndarray) -> np.ndarray:
 
 class LedEmulator:
     def __init__(self, layout: LedLayout | None = None, *, transport: str = "pty",
-                 link_dir: str | Path | None = None, idle_timeout_s: float = 2.5) -> None:
+                 link_dir: str | Path | None = None, idle_timeout_s: float = 2.5,
+                 keep_frames: bool = False) -> None:
         if transport not in ("pty", "socket"):
             raise ValueError(f"transport {transport!r} is not known (use 'pty' or 'socket')")
         self.layout = layout or LedLayout.from_config(None)
@@ -51,6 +52,7 @@ class LedEmulator:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self.frames_decoded = 0
+        self.history: list[bytes] | None = [] if keep_frames else None  # every frame's RGB, for tests
         self.frames_by_protocol: dict[str, int] = {"adalight": 0, "tpm2": 0}
         self.bytes_received = 0
         self.baud_requests: list[int] = []
@@ -186,6 +188,8 @@ class LedEmulator:
                 self._leds[:n] = np.frombuffer(rgb, dtype=np.uint8, count=3 * n).reshape(n, 3)
                 self.frames_decoded += 1
                 self.frames_by_protocol[proto] += 1
+                if self.history is not None:
+                    self.history.append(rgb)
             if out.frames:
                 self.realtime = True
                 self._last_frame_at = time.monotonic()

@@ -19,7 +19,8 @@ ADVANCED_SETUP = {
     "teleporters": {"j5": {"pair": 1, "arrow": "E"}, "o7": {"pair": 1, "arrow": "N"}},
     "pawns": {"A": {"at": "j3"}, "B": {"at": "i5"}, "C": {"at": "l5"}, "D": {"at": "n7"}, "E": {"at": "m6"}},
 }
-FAST = {"animation": {"beat_ms": 15, "hold_s": 0.05, "fps": 120}}
+FAST = {"animation": {"beat_ms": 15, "hold_s": 0.05, "fps": 120},
+        "power": {"budget_ma": 100_000}}  # exact colours: the cap has its own tests
 
 
 def plan(setup: dict = ADVANCED_SETUP, card: str | None = "8", steps: int | None = None) -> dict:

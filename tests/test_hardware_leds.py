@@ -1,0 +1,128 @@
+"""LedGrid as the web app uses it, and the ``flure leds`` commands, on the emulator."""
+import json
+import time
+
+import pytest
+
+from companion_app.cli import main
+from hardware.animation import ERROR, MONSTER
+from hardware.leds import LedGrid
+from tests.hardware_helpers import FAST, plan, running_emulator
+
+
+def wait_until(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+@pytest.fixture
+def grid():
+    g = LedGrid.from_config(FAST)  # url = "emulator": the grid starts its own simulated device
+    yield g
+    g.close()
+
+
+def test_plan_plays_on_the_built_in_emulator(grid, tmp_path):
+    p = plan()
+    assert grid.show_plan(p) is True
+    assert grid.wait_done(10)
+    emu = grid.emulator
+    assert wait_until(lambda: emu.frames_decoded == grid.status()["frames_sent"])
+    assert emu.square_colour(p["end"]["at"]) == MONSTER
+    status = grid.status()
+    json.dumps(status)
+    assert {"connected", "port", "protocol", "frames_sent", "last_error", "reconnects"} <= set(status)
+    assert status["connected"] and status["emulated"] and status["showing"] == "plan"
+    assert status["estimated_ma"] <= status["budget_ma"]
+    png = emu.save_png(tmp_path / "board.png")
+    from PIL import Image
+    img = Image.open(png)
+    assert img.size == (16 * 30 + 30, 11 * 30 + 30)
+    x, y = 15 + 12 * 30 + 15, 15 + 4 * 30 + 20  # inside m5, the end square (away from its label)
+    assert img.getpixel((x, y))[0] > 200
+    assert "\x1b[48;2;255;" in emu.terminal()
+
+
+def test_a_new_show_replaces_the_running_one_at_once(grid):
+    grid.show_plan(plan(steps=20))
+    grid.show_idle("blue", plan()["position"])
+    emu = grid.emulator
+    at = plan()["position"]["monster"]["at"]
+    assert wait_until(lambda: emu.square_colour(at) == MONSTER and grid.status()["showing"] == "idle")
+    assert wait_until(lambda: emu.square_colour("p6")[2] > emu.square_colour("p6")[0])  # blue border
+
+
+def test_error_blink_and_a_bad_plan_never_raise(grid):
+    grid.show_error()
+    emu = grid.emulator
+    assert wait_until(lambda: emu.square_colour("h6") == ERROR)
+    assert wait_until(lambda: emu.square_colour("h6") == (0, 0, 0))
+    assert grid.show_plan({"start": {"at": "q1"}}) is False
+    assert "cannot show the monster's move" in grid.status()["last_error"]
+    assert grid.status()["showing"] == "error"
+
+
+def test_config_file_with_tpm2_to_an_external_device(tmp_path):
+    with running_emulator() as emu:
+        cfg = tmp_path / "hw.toml"
+        cfg.write_text(f'[serial]\nurl = "{emu.path}"\nprotocol = "tpm2"\n[animation]\nhold_s = 0.05\nbeat_ms = 10\n')
+        with LedGrid.from_config(cfg) as g:
+            assert g.emulator is None
+            g.show_plan(plan())
+            assert g.wait_done(10)
+            assert wait_until(lambda: emu.frames_by_protocol["tpm2"] == g.status()["frames_sent"])
+            assert emu.frames_by_protocol["adalight"] == 0
+
+
+def test_cli_show_streams_a_plan_file(tmp_path, capsys):
+    with running_emulator() as emu:
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(plan()))
+        cfg = tmp_path / "fast.toml"
+        cfg.write_text("[animation]\nhold_s = 0.05\nbeat_ms = 10\n[power]\nbudget_ma = 100000\n")
+        assert main(["leds", "show", str(path), "--url", emu.path, "--config", str(cfg)]) == 0
+        out = capsys.readouterr().out
+        assert "monster move (8 steps)" in out and emu.path in out
+        assert emu.square_colour("m5") == MONSTER
+
+
+def test_cli_refuses_bad_input_in_plain_words(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["leds", "show", str(bad)]) == 2
+    assert "not valid JSON (line 1" in capsys.readouterr().err
+    bad.write_text('{"position": {}}')
+    assert main(["leds", "show", str(bad)]) == 2
+    assert "not a monster plan" in capsys.readouterr().err
+    cfg = tmp_path / "hw.toml"
+    cfg.write_text('[layout]\nno_led = ["z1"]\n')
+    assert main(["leds", "test", "emulator", "--config", str(cfg)]) == 2
+    assert "'z1' is not a square name" in capsys.readouterr().err
+
+
+def test_cli_test_lights_every_square_in_order(capsys):
+    from engine.geometry import SQUARES
+    with running_emulator(keep_frames=True) as emu:
+        assert main(["leds", "test", emu.path, "--seconds-each", "0.01"]) == 0
+        assert "square test: 157 frames sent" in capsys.readouterr().out
+        assert emu.wait_for_frames(157, 2)
+        lit = []
+        for rgb in emu.history:
+            bright = [i for i in range(len(rgb) // 3) if sum(rgb[3 * i:3 * i + 3]) > 150]
+            assert len(bright) == 1
+            sq = emu.layout.square_of(bright[0])
+            if not lit or lit[-1] != sq:
+                lit.append(sq)
+        # a1, b1, … p11, one square at a time; on a busy machine the link may replace a frame
+        # (newest wins), so a square can be skipped but never shown out of order
+        order = [SQUARES.index(sq) for sq in lit]
+        assert order == sorted(set(order)) and len(order) >= 150 and lit[-1] == SQUARES[-1]
+
+
+def test_cli_test_reports_a_missing_device(capsys):
+    assert main(["leds", "test", "/dev/serial/by-id/usb-nothing-here", "--seconds-each", "0.001"]) == 1
+    assert "is not there: is it plugged in?" in capsys.readouterr().err
