@@ -41,6 +41,9 @@ class ReaderConfig:
     square_margin_mm: float = 3.0
     # A heading read from a marker more than this (degrees) off 0/90/180/270 is doubtful.
     max_rotation_deviation_deg: float = 30.0
+    # A sticker whose measured side differs from the scheme's by more than this
+    # fraction is a misread id (or a sticker on the wrong piece).
+    size_tolerance: float = 0.3
     # How far (mm) beyond the sheet a sticker still counts as "on the board".
     sheet_tolerance_mm: float = 10.0
 
@@ -54,8 +57,12 @@ class ReaderConfig:
     occlusion_cell_fraction: float = 0.4
     # A connected group of at least this many covered squares is a hand.
     occlusion_min_squares: int = 3
-    # Also refuse a frame with a single covered square (a piece whose sticker was not read).
+    # Also refuse a frame where an empty-read square shows sticker paper (an undecoded sticker):
+    # pixels this much lighter (L) than the board and within this chroma, over this fraction.
     occlusion_flag_lone_squares: bool = True
+    sticker_white_lightness: float = 25.0
+    sticker_white_chroma: float = 14.0
+    sticker_white_fraction: float = 0.08
 
 
 DEFAULT_CONFIG = ReaderConfig()

@@ -109,11 +109,12 @@ def board_correspondences(det: Detections, scheme: Scheme, undistort) -> tuple[n
     obj, img, seen = [], [], []
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)
-        if len(idx) != 1:   # hidden, or seen twice (then neither copy can be trusted)
+        if len(idx) == 0:
             continue
         seen.append(m.id)
-        obj.extend(m.corners_mm())
-        img.extend(undistort(det.corners[idx[0]]))
+        for i in idx:   # a copy seen twice: the robust fit keeps the one that agrees
+            obj.extend(m.corners_mm())
+            img.extend(undistort(det.corners[i]))
     return np.asarray(obj, dtype=np.float64).reshape(-1, 2), np.asarray(img, dtype=np.float64).reshape(-1, 2), seen
 
 
@@ -136,7 +137,10 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
 
     shift = 0.0
     if previous is not None and len(seen):
-        shift = float(np.max(np.linalg.norm(previous.to_image(obj) - img, axis=1)))
+        moved = np.linalg.norm(previous.to_image(obj) - img, axis=1).reshape(-1, 4).max(axis=1)
+        # Per marker the copy that moved least (a stray copy elsewhere is not a bump).
+        group_ids = np.array([m.id for m in scheme.board_markers for i in det.ids if i == m.id])
+        shift = float(max(moved[group_ids == i].min() for i in seen))
     bumped = previous is not None and len(seen) > 0 and shift > config.bump_threshold_px
 
     if len(seen) < need:

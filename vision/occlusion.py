@@ -6,8 +6,9 @@ board print: every square on which no sticker was read should look like empty bo
 The board's own colour is taken as the median over those squares (so it adapts to the
 print, the light and the white balance); a square whose inner area mostly differs
 from it is "foreign".  A connected group of foreign squares is an occluder (a hand
-spans several squares); a single foreign square is a piece whose sticker could not
-be read, which is just as doubtful.
+spans several squares).  A square showing a patch of white paper but no read sticker
+holds a piece whose sticker could not be decoded (blur, glare, dirt), which is just
+as doubtful.
 """
 from __future__ import annotations
 
@@ -70,7 +71,15 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     foreign = {sq for sq in empty if frac[sq // COLS, sq % COLS] >= config.occlusion_cell_fraction}
     groups = sorted(_groups(foreign), key=len, reverse=True)
     big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
-    lone = sorted(s for g in groups if len(g) < config.occlusion_min_squares for s in g)
+    in_groups = {sq for g in big for sq in g}
+    # A sticker that was not decoded still shows its white paper: much brighter than
+    # the board and nearly colourless.  (The exit and entrance art has no white.)
+    whole = lab.reshape(ROWS, p, COLS, p, 3).transpose(0, 2, 1, 3, 4).reshape(ROWS, COLS, -1, 3)
+    white = ((whole[..., 0] > ref[0] + config.sticker_white_lightness)
+             & (np.abs(whole[..., 1]) < config.sticker_white_chroma)
+             & (np.abs(whole[..., 2]) < config.sticker_white_chroma)).mean(axis=2)
+    lone = sorted(sq for sq in empty if sq not in in_groups
+                  and white[sq // COLS, sq % COLS] >= config.sticker_white_fraction)
     return Occlusion(big, lone)
 
 

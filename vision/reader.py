@@ -85,13 +85,16 @@ def _image_footprint(reading: Reading, loc: BoardLocation, scheme: Scheme) -> se
             continue
         out.add(s.square)
         st = scheme.stickers.get(s.id)
-        half = (st.size_mm if st else scheme.square_mm * 0.6) / 2
+        # The sticker with its white margin, or the whole figure for a tall piece.
+        half = 0.75 * (st.size_mm if st else scheme.square_mm * 0.6)
+        if st is not None and st.height_mm > scheme.square_mm / 2:
+            half = max(half, 0.6 * scheme.square_mm)
         base = np.array(s.board_mm)
         top = loc.to_board(np.array([s.pixel]), 0.0)[0]
         for t in np.linspace(0.0, 1.0, 5):
             x, y = base + t * (top - base)
-            for dx in (-half, half):
-                for dy in (-half, half):
+            for dx in (-half, 0.0, half):
+                for dy in (-half, 0.0, half):
                     sq = scheme.square_at(x + dx, y + dy)
                     if sq is not None:
                         out.add(sq)
@@ -155,6 +158,12 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
             continue
         corners_mm = loc.to_board(px, height)
         rotation, deviation = rotation_of_corners(corners_mm)
+        side = float(np.mean(np.linalg.norm(corners_mm - np.roll(corners_mm, 1, axis=0), axis=1)))
+        if abs(side / st.size_mm - 1.0) > config.size_tolerance:
+            # A sticker of the wrong size is a misread id or a sticker on the wrong piece.
+            problems.append(problem("marker-size", f"marker {mid} ({st.describe()}) looks {side:.0f} mm wide, "
+                                    f"not {st.size_mm:.0f} mm: misread or on the wrong piece",
+                                    scheme.square_at(x, y)))
         sq = scheme.square_at(x, y)
         margin = _margin(scheme, x, y) if sq is not None else 0.0
         conf = max(0.0, min(1.0, margin / (scheme.square_mm / 2)))
@@ -186,6 +195,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
                                     f"{deviation:.0f}° off a clear heading", sq))
         placed.append(_Placed(st, seen))
 
+    problems.extend(_overlaps([p.seen for p in placed], scheme))
     tile = None
     if len(tiles) == 1:
         tile = str(tiles[0].sticker.tile)
@@ -197,6 +207,18 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others
     conf = min((s.confidence for s in stickers if s.piece != "unknown"), default=1.0)
     return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
+
+
+def _overlaps(seen: list[SeenSticker], scheme: Scheme) -> list[dict]:
+    """Two stickers closer than their half sizes overlap: one of them is a misread."""
+    out = []
+    for i, a in enumerate(seen):
+        for b in seen[i + 1:]:
+            limit = 0.5 * (scheme.stickers[a.id].size_mm + scheme.stickers[b.id].size_mm) * 0.9
+            if math.dist(a.board_mm, b.board_mm) < limit:
+                out.append(problem("overlapping-markers", f"markers {a.id} and {b.id} overlap on "
+                                   f"{square_name(a.square)}: one of them is misread", a.square))
+    return out
 
 
 def _on_sheet(scheme: Scheme, x: float, y: float, config: ReaderConfig) -> bool:
