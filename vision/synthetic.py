@@ -105,7 +105,8 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
            hfov_deg: float = DEFAULT_HFOV_DEG, distortion=0.0, light: float = 0.0,
            colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
            jpeg_quality: int | None = None, occluder: str | None = None,
-           scheme: Scheme | str | Path | None = None, supersample: int = 2) -> tuple[np.ndarray, Truth]:
+           scheme: Scheme | str | Path | None = None, supersample: int = 2,
+           frame: int = 0) -> tuple[np.ndarray, Truth]:
     """Draw ``position`` (and the tombstone ``tile`` in the card zone) as a camera sees it.
 
     Camera: ``height_mm`` above the board, ``tilt_deg`` from vertical (standing towards
@@ -114,9 +115,10 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
     Room and sensor: ``light`` 0..1 unevenness, ``colour_temp`` in kelvin (camera balanced for
     5500 K), ``glare`` 0..1, ``occluder`` None or ``"hand"``, ``blur`` Gaussian sigma in
     pixels, ``noise`` sigma in 8-bit levels, ``jpeg_quality`` 1..100 or None.
+    ``frame`` numbers consecutive frames of one still scene: same layout and light, new noise.
     Raises LayoutError (a ValueError) when the position needs pieces the game does not have.
     """
-    return render_burst(position, tile, frames=1, seed=seed, width=width, height=height,
+    return render_burst(position, tile, frames=1, first_frame=frame, seed=seed, width=width, height=height,
                         height_mm=height_mm, tilt_deg=tilt_deg, tilt_azimuth_deg=tilt_azimuth_deg,
                         rotation_deg=rotation_deg, offset_mm=offset_mm, hfov_deg=hfov_deg,
                         distortion=distortion, light=light, colour_temp=colour_temp, glare=glare,
@@ -124,7 +126,8 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
                         scheme=scheme, supersample=supersample)[0]
 
 
-def render_burst(position: Position, tile: str | None = None, *, frames: int = 3, seed: int = 0,
+def render_burst(position: Position, tile: str | None = None, *, frames: int = 3, first_frame: int = 0,
+                 seed: int = 0,
                  width: int = 1920, height: int = 1080, height_mm: float = 900.0, tilt_deg: float = 0.0,
                  tilt_azimuth_deg: float = 180.0, rotation_deg: float = 0.0, offset_mm=(0.0, 0.0),
                  hfov_deg: float = DEFAULT_HFOV_DEG, distortion=0.0, light: float = 0.0,
@@ -132,8 +135,8 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                  jpeg_quality: int | None = None, occluder: str | None = None,
                  scheme: Scheme | str | Path | None = None,
                  supersample: int = 2) -> list[tuple[np.ndarray, Truth]]:
-    """``frames`` consecutive frames of one still scene (see ``render``); frame 0 is exactly
-    what ``render`` returns for the same arguments."""
+    """``frames`` consecutive frames of one still scene (see ``render``), numbered from
+    ``first_frame``; frame k is exactly what ``render(..., frame=k)`` returns."""
     if occluder not in (None, "hand"):
         raise ValueError(f"unknown occluder {occluder!r} (None or 'hand')")
     if jpeg_quality is not None and not 1 <= int(jpeg_quality) <= 100:
@@ -165,7 +168,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
     piece_stickers = [s for s in stickers if s.id not in scheme.board_marker_ids]
     markers = [s for s in stickers if s.id in scheme.board_marker_ids]
     out = []
-    for f in range(frames):
+    for f in range(first_frame, first_frame + frames):
         frng = np.random.default_rng([seed, 1, f])
         frame = fx.jpeg(fx.to_uint8(fx.sensor_noise(img, noise, frng)), jpeg_quality)
         truth = Truth(seen, tile, cam, pose, perturb, piece_stickers, markers, occluded, seed)

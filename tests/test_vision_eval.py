@@ -1,0 +1,67 @@
+"""flure vision eval: the documented grid, the comparison with the truth, a quick end-to-end run."""
+import json
+
+import pytest
+
+from companion_app.cli import main
+from engine.geometry import SQUARES
+from vision import evaluate
+from vision.evaluate import LEVELS, compare, level_params, square_contents
+from vision.reading import Reading
+
+
+def test_default_set_has_at_least_500_fixed_seed_images():
+    import argparse
+    p = argparse.ArgumentParser()
+    evaluate.add_arguments(p)
+    args = p.parse_args([])
+    assert args.per_level * len(LEVELS) >= 500
+    assert level_params(LEVELS[2], 2, 2024, 7) == level_params(LEVELS[2], 2, 2024, 7)
+    assert level_params(LEVELS[2], 2, 2024, 7) != level_params(LEVELS[2], 2, 2024, 8)
+    assert 27 <= level_params(LEVELS[2], 2, 2024, 7)["tilt_deg"] <= 30
+
+
+def test_the_grid_is_documented():
+    from pathlib import Path
+    doc = (Path(evaluate.__file__).with_name("README_eval.md")).read_text()
+    for level in LEVELS:
+        assert f"`{level.name}`" in doc
+
+
+SETUP = {"monster": {"at": "a1", "facing": "E"}, "stones": {"c3": "crystal"}, "pools": ["e9"],
+         "teleporters": {"g7": {"pair": 1, "arrow": "N"}},
+         "pawns": {"red-6/1": {"at": "p11", "color": "red", "pawn": "6/1", "face": "white"},
+                   "red-4/3": {"at": None, "color": "red", "pawn": "4/3", "face": "white"}}}
+
+
+def test_compare_counts_each_wrong_square_and_the_tile():
+    right = Reading(located=True, setup=json.loads(json.dumps(SETUP)), tile="8")
+    assert compare(SETUP, "8", right) == {"wrong": [], "tile_ok": True, "correct": True}
+    flipped = json.loads(json.dumps(SETUP))
+    flipped["pawns"]["red-6/1"]["face"] = "black"
+    flipped["teleporters"]["g7"]["arrow"] = "S"
+    flipped["stones"]["c3"] = "stone"
+    out = compare(SETUP, "8", Reading(located=True, setup=flipped, tile="7"))
+    assert out["wrong"] == ["c3", "g7", "p11"] and not out["tile_ok"] and not out["correct"]
+    lost = compare(SETUP, "8", Reading(located=False, problems=[{"code": "x", "message": "m", "square": None}]))
+    assert len(lost["wrong"]) == len(SQUARES) and not lost["correct"]
+    assert square_contents(SETUP)["a1"] == ("monster E",)
+
+
+def test_quick_eval_runs_end_to_end_and_writes_its_report(tmp_path, capsys):
+    report = tmp_path / "report.json"
+    assert main(["vision", "eval", "--quick", "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "wrong acc" in out and "nominal" in out and "hand" in out
+    data = json.loads(report.read_text())
+    assert set(data["levels"]) == {lv.name for lv in LEVELS}
+    assert data["per_level"] == 1 and data["scheme"]["sha256"]
+    nominal = data["levels"]["nominal"]
+    assert nominal["images"] == 1 and nominal["frame_ms_median"] > 0
+    assert nominal["min_sticker_px_median"] > 14
+    assert any(t["target"].startswith("zero wrong") for t in data["targets"])
+
+
+def test_unknown_level_is_a_clear_error(capsys):
+    assert main(["vision", "eval", "--levels", "nominal,sideways", "--report", "-"]) == 2
+    assert "sideways" in capsys.readouterr().err
