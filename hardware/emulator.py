@@ -38,7 +38,7 @@ def _lift(rgb: np.ndarray) -> np.ndarray:
 class LedEmulator:
     def __init__(self, layout: LedLayout | None = None, *, transport: str = "pty",
                  link_dir: str | Path | None = None, idle_timeout_s: float = 2.5,
-                 keep_frames: bool = False) -> None:
+                 keep_frames: bool = False, wire_baud: int | None = None) -> None:
         if transport not in ("pty", "socket"):
             raise ValueError(f"transport {transport!r} is not known (use 'pty' or 'socket')")
         self.layout = layout or LedLayout.from_config(None)
@@ -53,6 +53,10 @@ class LedEmulator:
         self._changed = threading.Condition(self._lock)
         self.frames_decoded = 0
         self.history: list[bytes] | None = [] if keep_frames else None  # every frame's RGB, for tests
+        # A pty moves bytes as fast as the CPU allows; a UART does not.  With ``wire_baud``
+        # the emulator reads no faster than that line (10 bits a byte), so the kernel buffer
+        # fills and the link feels the same back-pressure as on a real device.
+        self.wire_baud = wire_baud
         self.frames_by_protocol: dict[str, int] = {"adalight": 0, "tpm2": 0}
         self.bytes_received = 0
         self.baud_requests: list[int] = []
@@ -61,6 +65,7 @@ class LedEmulator:
         self.timeouts = 0           # times the stream went silent longer than idle_timeout_s
         self.plugged = False
         self._last_frame_at = 0.0
+        self.first_frame_at: float | None = None  # monotonic arrival times, for rate measurements
         self._decoder = WledDecoder()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -146,13 +151,22 @@ class LedEmulator:
             if not ready:
                 continue
             try:
-                data = os.read(master, 65536)
+                data = os.read(master, 4096 if self.wire_baud else 65536)
             except OSError:
                 continue  # EIO while no client holds the slave open: wait for one
+            if data and self.wire_baud:
+                self._pace(len(data))
             if data:
                 reply = self._take(data)
                 if reply:
                     os.write(master, reply)
+
+    def _pace(self, nbytes: int) -> None:
+        now = time.monotonic()
+        self._wire_free = max(getattr(self, "_wire_free", now), now) + nbytes * 10 / self.wire_baud
+        delay = self._wire_free - now
+        if delay > 0.001:
+            time.sleep(delay)
 
     def _read_socket(self) -> None:
         srv = self._server
@@ -193,6 +207,8 @@ class LedEmulator:
             if out.frames:
                 self.realtime = True
                 self._last_frame_at = time.monotonic()
+                if self.first_frame_at is None:
+                    self.first_frame_at = self._last_frame_at
             for baud in out.bauds:
                 self.baud_requests.append(baud)
                 self.baud = baud
@@ -207,6 +223,10 @@ class LedEmulator:
                 self.timeouts += 1
 
     # -- what the device shows ---------------------------------------------------------------
+    @property
+    def last_frame_at(self) -> float:
+        return self._last_frame_at
+
     @property
     def state(self) -> list[tuple[int, int, int]]:
         with self._lock:

@@ -5,13 +5,16 @@ session, a web request) must never wait for it.  ``submit`` only swaps a slot â€
 newest frame wins, an unsent older one is simply replaced â€” and a sender thread owns the
 port: it writes, resends the last frame every ``keepalive_s`` (WLED leaves realtime mode
 after 2.5 s of silence and would blank the board), and reopens the device by its URL when
-it comes back after an unplug.  pyserial picks the transport from the URL, so a real
+it comes back after an unplug.  A burst of up to ``queue_frames`` frames (the player
+catching up after a hiccup) is kept so no frame is lost while the line has room; past that,
+and whenever the device is away, only the newest frame is kept.  pyserial picks the transport from the URL, so a real
 device, a pseudo-terminal, ``socket://`` and ``loop://`` all go through the same code.
 """
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 
 from hardware.protocol import Encoder, baud_switch_byte
@@ -41,7 +44,8 @@ def plain_error(url: str, exc: BaseException) -> str:
 
 class SerialLink:
     def __init__(self, url: str, encoder: Encoder, *, baud: int = 921600, switch_from: int | None = None,
-                 keepalive_s: float = 1.0, reconnect_s: float = 0.25, write_timeout_s: float = 1.0) -> None:
+                 keepalive_s: float = 1.0, reconnect_s: float = 0.25, write_timeout_s: float = 1.0,
+                 queue_frames: int = 3) -> None:
         self.url = url
         self.encoder = encoder
         self.baud = baud
@@ -53,7 +57,8 @@ class SerialLink:
         self.last_error: str | None = None
         self.connected = False
         self._port = None
-        self._pending: bytes | None = None   # encoded frame not yet written
+        self._queue: deque[bytes] = deque()  # encoded frames not yet written, oldest first
+        self.queue_frames = max(1, queue_frames)
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
         self._ever_connected = False
         self._closed = False
@@ -66,12 +71,14 @@ class SerialLink:
 
     # -- caller side: never blocks on the device -------------------------------------------
     def submit(self, rgb: bytes) -> None:
-        """Queue one strip frame (3 bytes per LED); replaces a frame not yet written."""
+        """Queue one strip frame (3 bytes per LED); never waits for the device."""
         frame = self.encoder.encode(rgb)
         with self._cond:
-            if self._pending is not None:
+            limit = self.queue_frames if self.connected else 1  # away: only the newest matters
+            while len(self._queue) >= limit:
+                self._queue.popleft()
                 self.counters.replaced += 1
-            self._pending = frame
+            self._queue.append(frame)
             self.counters.submitted += 1
             self._cond.notify_all()
 
@@ -79,7 +86,7 @@ class SerialLink:
         """Wait until no submitted frame is waiting (tests, the CLI before exit)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._pending is not None and not self._closed:
+            while self._queue and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -113,15 +120,14 @@ class SerialLink:
                     self._cond.wait(self.reconnect_s)
                 continue
             with self._cond:
-                while self._pending is None and not self._closed:
+                while not self._queue and not self._closed:
                     left = next_keepalive - time.monotonic()
                     if left <= 0:
                         break
                     self._cond.wait(left)
                 if self._closed:
                     return
-                frame, keepalive = (self._pending, False) if self._pending is not None else (self._last, True)
-                self._pending = None
+                frame, keepalive = (self._queue.popleft(), False) if self._queue else (self._last, True)
                 self._cond.notify_all()
             next_keepalive = time.monotonic() + self.keepalive_s
             if frame is None:
@@ -132,8 +138,11 @@ class SerialLink:
                 self.counters.keepalives += keepalive
             else:
                 with self._cond:  # not written: keep it as the frame to send on reconnect
-                    if self._pending is None:
-                        self._pending = frame
+                    if not self._queue:
+                        self._queue.append(frame)
+                    while len(self._queue) > 1:
+                        self._queue.popleft()
+                        self.counters.replaced += 1
 
     def _open(self) -> bool:
         import serial
@@ -157,8 +166,8 @@ class SerialLink:
         self._ever_connected = True
         self.last_error = None
         with self._cond:  # show the current picture again at once: the device forgot it
-            if self._pending is None and self._last is not None:
-                self._pending = self._last
+            if not self._queue and self._last is not None:
+                self._queue.append(self._last)
         return True
 
     def _write(self, frame: bytes) -> bool:
