@@ -48,12 +48,10 @@ class Broker:
                 self._drop(q)
 
     def _drop(self, q: queue.Queue) -> None:
+        """End a stream that stopped reading: its backlog is dropped, the browser reconnects and catches up."""
         with self._lock:
             self._queues.discard(q)
-        try:
-            q.put_nowait(None)  # tells the stream to end; the browser reconnects and catches up
-        except queue.Full:
-            pass
+        _end(q)
 
     def stream(self, first: Callable[[], str], heartbeat: float = HEARTBEAT_SECONDS) -> Iterator[str]:
         """The text of one SSE response: the current state first, then every update.
@@ -84,7 +82,19 @@ class Broker:
         with self._lock:
             targets, self._queues = list(self._queues), set()
         for q in targets:
-            try:
-                q.put_nowait(None)
-            except queue.Full:
-                pass
+            _end(q)
+
+
+def _end(q: queue.Queue) -> None:
+    """Empty ``q`` and leave the end-of-stream marker in it."""
+    while True:
+        try:
+            while True:
+                q.get_nowait()
+        except queue.Empty:
+            pass
+        try:
+            q.put_nowait(None)
+            return
+        except queue.Full:   # a publish slipped in between: drain again
+            continue

@@ -16,11 +16,11 @@
     const info = $("turnline");
     info.textContent = "";
     if (state.phase === "none") return;
-    info.append(
+    info.append(...[
       h("span", { class: "pill" }, `Round ${state.round}`),
       h("span", { class: "pill" }, `Turn ${state.turn}`),
       state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
-      state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null);
+      state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null].filter(Boolean));
     $("tiles").replaceChildren(tilesPanel(state));
     $("players").replaceChildren(playersPanel(state));
   }

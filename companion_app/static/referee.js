@@ -72,11 +72,11 @@
     $("summary").textContent = state.summary;
     $("turnline").textContent = "";
     if (state.phase === "none") return;
-    $("turnline").append(
+    $("turnline").append(...[
       h("span", { class: "pill" }, `Round ${state.round}`), h("span", { class: "pill" }, `Turn ${state.turn}`),
       state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
       state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null,
-      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup"));
+      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup")].filter(Boolean));
     $("tiles").replaceChildren(tilesPanel(state));
   }
 

@@ -1,0 +1,170 @@
+"""The table session: SQLite persistence and resume, undo, the log, and devices that fail or vanish."""
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from companion_app.devices import open_buttons, open_camera, open_leds
+from companion_app.narrate import plan_lines, step_line
+from companion_app.session import Device, TableSession
+from companion_app.store import Store
+from engine.errors import GameActionError
+
+from web_helpers import FakeLeds, play_pawn_phase, session_with
+
+
+def test_a_restart_resumes_the_game_from_sqlite(tmp_path):
+    first = TableSession(Store(tmp_path / "s.db"))
+    first.new_game(["red", "blue", "green"], "blue", seed=7)
+    play_pawn_phase(first)
+    first.act({"type": "draw"})
+    before = first.state()
+    first.close()
+
+    second = TableSession(Store(tmp_path / "s.db"))   # a new process after a power cut
+    assert second.resume() is True
+    after = second.state()
+    for key in ("phase", "round", "turn", "to_move", "position", "tiles_played", "deck_left", "plan", "plan_seq"):
+        assert after[key] == before[key], key
+    assert [e["text"] for e in after["log"]] == [e["text"] for e in before["log"]]
+    # And play goes on from there, with the same deck.
+    play_pawn_phase(second)
+    play_pawn_phase(first)
+    assert second.act({"type": "draw"})["tiles_played"] == first.act({"type": "draw"})["tiles_played"]
+
+
+def test_resume_with_an_empty_database_says_no_game(tmp_path):
+    assert TableSession(Store(tmp_path / "s.db")).resume() is False
+
+
+def test_undo_survives_a_restart_and_a_new_action_drops_the_redo(tmp_path):
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue"], "red", seed=1)
+    s.act({"type": "move", "pawn": "red-2/5", "moves": "IN"})
+    s.act({"type": "move", "pawn": "blue-6/1", "moves": "I"})
+    s.undo()
+    assert s.game.to_move == "blue" and s.seq == 1
+    resumed = TableSession(Store(tmp_path / "s.db"))
+    resumed.resume()
+    assert resumed.game == s.game
+    resumed.act({"type": "move", "pawn": "blue-4/3", "moves": ""})
+    rows = sqlite3.connect(tmp_path / "s.db").execute("SELECT seq, undone FROM steps ORDER BY seq").fetchall()
+    assert rows == [(0, 0), (1, 0), (2, 0)]
+    assert resumed.store.history(resumed.game_id)[-1].action["pawn"] == "blue-4/3"
+
+
+def test_refused_actions_keep_the_last_good_state(tmp_path):
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue"], "red", seed=1)
+    version = s.version
+    with pytest.raises(GameActionError):
+        s.act({"type": "draw"})
+    assert s.version == version and s.seq == 0
+    assert len(s.store.history(s.game_id)) == 1
+
+
+def test_leds_get_the_plan_after_a_monster_move_and_idle_otherwise(tmp_path):
+    leds = FakeLeds()
+    s = session_with(tmp_path, leds=leds)
+    s.new_game(["red", "blue"], "red", seed=2)
+    assert leds.calls[-1] == ("idle", "red")
+    play_pawn_phase(s)
+    s.act({"type": "draw"})
+    kind, plan = leds.calls[-1]
+    assert kind == "plan" and plan == s.game.last_plan.to_json()
+
+
+def test_a_failing_led_grid_never_stops_the_game(tmp_path):
+    leds = FakeLeds(fail=OSError("serial port /dev/ttyUSB0 vanished"))
+    s = session_with(tmp_path, leds=leds)
+    s.new_game(["red", "blue"], "red", seed=2)
+    s.act({"type": "move", "pawn": "red-2/5", "moves": "IN"})
+    assert s.game.turn == 1 and s.game.to_move == "blue"
+    status = s.device_status()["leds"]
+    assert "vanished" in status["error"] and status["detail"]["connected"] is False
+    leds.fail = None
+    s.act({"type": "move", "pawn": "blue-6/1", "moves": "I"})
+    assert "error" not in s.device_status()["leds"]
+
+
+def test_absent_devices_report_why(tmp_path):
+    s = TableSession(Store(tmp_path / "s.db"), camera=Device("camera", why="switched off (--no-camera)"))
+    st = s.device_status()
+    assert st["camera"] == {"present": False, "message": "switched off (--no-camera)"}
+    assert s.camera_view()["reading"] is None
+
+
+def test_unknown_camera_spec_degrades_with_a_message():
+    device = open_camera("/no/such/camera.mp4", lambda: (None, None))
+    assert device.obj is None and "/no/such/camera.mp4" in device.why
+
+
+def test_digital_twin_camera_sees_the_game_position(tmp_path):
+    """The real vision pipeline on the synthetic camera's render of the session's own position."""
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue"], "red", seed=4)
+    s.act({"type": "move", "pawn": "red-6/1", "moves": "I"})
+    s.camera = open_camera("synthetic", lambda: (s.game.position, None))
+    assert s.camera.obj is not None, s.camera.why
+    view = s.camera_view()
+    assert view["reading"]["located"], view
+    assert view["differences"] == []
+    assert view["reading"]["setup"]["monster"] == {"at": "a1", "facing": "E"}
+
+
+def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
+    """The real LedGrid talking to the real emulator over a pseudo-terminal."""
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.leds = open_leds(None)
+    assert s.leds.obj is not None, s.leds.why
+    try:
+        s.new_game(["red", "blue"], "red", seed=4)
+        play_pawn_phase(s)
+        s.act({"type": "draw"})
+        emulator = s.leds.obj.emulator
+        assert emulator.wait_for_frames(3, timeout=5)
+        assert s.device_status()["leds"]["detail"]["showing"] == "plan"
+    finally:
+        s.close()
+
+
+def test_table_buttons_on_gpiozero_mock_pins_drive_the_session(tmp_path):
+    from gpiozero.pins.mock import MockFactory
+
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue"], "red", seed=4)
+    play_pawn_phase(s)
+    factory = MockFactory()
+    s.buttons = open_buttons(s, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}}, pin_factory=factory)
+    assert s.buttons.obj is not None, s.buttons.why
+    try:
+        pin = factory.pin(17)                       # the "monster" button
+        pin.drive_low(); time.sleep(0.04); pin.drive_high()
+        deadline = time.monotonic() + 2
+        while not s.game.tiles_played and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(s.game.tiles_played) == 1
+        undo = factory.pin(22)                      # undo acts only on a long press
+        undo.drive_low(); time.sleep(0.2); undo.drive_high()
+        deadline = time.monotonic() + 2
+        while s.game.tiles_played and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert s.game.tiles_played == () and s.game.phase == "monster"
+    finally:
+        s.close()
+
+
+def test_step_lines_name_slides_pushes_and_eats_with_their_rules():
+    step = {"number": 3, "look": {"turn": "left", "new_facing": "N", "rule": "M4 nearest", "sightings": [
+                {"pawn": "red-3/4", "distance": 2}]},
+            "events": [{"kind": "enter", "rule": "M2", "slide": False, "text": "enters e9"},
+                       {"kind": "enter", "rule": "M8", "slide": True, "text": "slides onto f9"},
+                       {"kind": "eat", "rule": "M5", "text": "eats red 3/4 on f9 (M5)"}], "to": "f9"}
+    line = step_line(step, {"red-3/4": "red 3/4"})
+    assert line == ("step 3: turns left to face N towards red 3/4 (M4 nearest), enters e9, "
+                    "slides onto f9 (M8), eats red 3/4 on f9 (M5)")
+    lines = plan_lines({"steps": [step], "stop": {"reason": "steps", "rule": "M1"},
+                        "end": {"at": "f9", "facing": "N"}, "final_look": {"rule": "M4 nothing seen"}})
+    assert lines[1] == "the move ends: steps (M1)"

@@ -1,0 +1,155 @@
+"""Helpers for the web app tests: a fresh app per test, fakes with the real devices' interfaces."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion_app.app import create_app
+from companion_app.session import Device, TableSession
+from companion_app.store import Store
+from engine.position import Position
+
+TOKEN = "test-token-7731"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+OUTPUT = Path(__file__).resolve().parent / "output"
+
+
+def make_app(tmp_path, session: TableSession | None = None, **kw):
+    session = session or TableSession(Store(tmp_path / "session.sqlite3"))
+    app = create_app(session, token=TOKEN, **kw)
+    return app, session
+
+
+def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -> None:
+    """Move every pawn (the referee's job) until the monster's turn; ``choose`` picks each target."""
+    while session.game.phase == "pawns":
+        game = session.game
+        label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+        target = choose(game.targets(label))
+        session.act({"type": "move", "pawn": label, "moves": target["moves"]})
+
+
+@dataclass
+class FakeReading:
+    """Has the interface of vision.reading.Reading that the session uses."""
+
+    located: bool
+    setup: dict | None = None
+    tile: str | None = None
+    problems: list = field(default_factory=list)
+
+    @property
+    def position(self):
+        return Position.from_setup(self.setup, strict=False) if self.setup else None
+
+    def to_json(self) -> dict:
+        out = {"located": self.located, "tile": self.tile, "problems": list(self.problems)}
+        if self.setup is not None:
+            out["setup"] = json.loads(json.dumps(self.setup))
+        return out
+
+
+@dataclass
+class FakeCamera:
+    """Same interface as vision.pipeline.TableCamera: poll() -> Reading, status(), close()."""
+
+    reading: FakeReading | None = None
+    fail: Exception | None = None
+    polls: int = 0
+
+    def poll(self):
+        self.polls += 1
+        if self.fail is not None:
+            raise self.fail
+        return self.reading
+
+    def status(self) -> dict:
+        return {"located": bool(self.reading and self.reading.located), "frames": self.polls}
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class FakeLeds:
+    """Same interface as hardware.leds.LedGrid; records what it was asked to show."""
+
+    calls: list = field(default_factory=list)
+    fail: Exception | None = None
+
+    def show_plan(self, plan_json):
+        self._record("plan", plan_json)
+        return True
+
+    def show_idle(self, first_player=None, position_json=None):
+        self._record("idle", first_player)
+
+    def show_error(self):
+        self._record("error", None)
+
+    def status(self) -> dict:
+        return {"connected": self.fail is None, "frames_sent": len(self.calls)}
+
+    def close(self) -> None:
+        self.calls.append(("close", None))
+
+    def _record(self, kind, data):
+        if self.fail is not None:
+            raise self.fail
+        self.calls.append((kind, data))
+
+
+def session_with(tmp_path, camera=None, leds=None) -> TableSession:
+    return TableSession(Store(tmp_path / "session.sqlite3"),
+                        camera=Device("camera", camera, why="no camera in this test"),
+                        leds=Device("LED grid", leds, why="no LEDs in this test"))
+
+
+class SseClient:
+    """A phone's live connection, read in a thread: every `state` message with the time it arrived."""
+
+    def __init__(self, base_url: str):
+        import http.client
+        import threading
+        from urllib.parse import urlparse
+
+        u = urlparse(base_url)
+        self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        self.messages: list[tuple[float, dict]] = []
+        self.arrived = threading.Condition()
+        self.conn.request("GET", "/api/stream", headers={"Accept": "text/event-stream"})
+        self.response = self.conn.getresponse()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        import time
+
+        data = []
+        try:
+            while True:
+                line = self.response.readline()
+                if not line:
+                    return
+                line = line.decode().rstrip("\n")
+                if line.startswith("data: "):
+                    data.append(line[6:])
+                elif line == "" and data:
+                    message = json.loads("".join(data))
+                    data = []
+                    with self.arrived:
+                        self.messages.append((time.perf_counter(), message))
+                        self.arrived.notify_all()
+        except (OSError, ValueError):
+            return
+
+    def wait_for(self, predicate, timeout: float = 10.0):
+        """The first message matching ``predicate`` as (arrival time, state), or None."""
+        with self.arrived:
+            found = self.arrived.wait_for(lambda: next((m for m in self.messages if predicate(m[1])), None),
+                                          timeout=timeout)
+        return found
+
+    def close(self) -> None:
+        self.conn.close()
