@@ -40,9 +40,9 @@ SETUP = {
 
 def line(name: str, value: float, unit: str, target: float, better: str) -> bool:
     ok = value <= target if better == "low" else value >= target
-    ratio = value / target if target else float("inf")
+    ratio = f"ratio {value / target:.3f}" if target else "must be zero"
     print(f"  {name:<58} {value:10.3f} {unit:<6} target {'≤' if better == 'low' else '≥'} {target:g} "
-          f"(ratio {ratio:.3f}) {'OK' if ok else 'MISSED'}")
+          f"({ratio}) {'OK' if ok else 'MISSED'}")
     return ok
 
 

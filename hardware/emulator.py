@@ -151,7 +151,7 @@ class LedEmulator:
             if not ready:
                 continue
             try:
-                data = os.read(master, 4096 if self.wire_baud else 65536)
+                data = os.read(master, 256 if self.wire_baud else 65536)  # a UART drains in small pieces
             except OSError:
                 continue  # EIO while no client holds the slave open: wait for one
             if data and self.wire_baud:
