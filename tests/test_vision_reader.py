@@ -13,20 +13,10 @@ from engine.position import Position
 from vision.reader import read_image
 from vision.scheme import load_scheme
 
-from vision_helpers import make_camera, render
+from vision_helpers import draw_hand, make_camera, pawn, pos, render
 
 SCHEME = load_scheme()
 TILTED = make_camera(tilt_deg=25, rotation_deg=8)
-
-
-def pos(monster="j8", facing="E", stones=None, pools=None, teleporters=None, pawns=None):
-    return Position.from_setup({"monster": {"at": monster, "facing": facing}, "stones": stones or {},
-                                "pools": pools or [], "teleporters": teleporters or {},
-                                "pawns": pawns or {}}, strict=False)
-
-
-def pawn(at, color, kind, face="white"):
-    return {"at": at, "color": color, "pawn": kind, "face": face}
 
 
 def all_pawns(face: str, squares: list[str]) -> dict:
@@ -227,19 +217,6 @@ def test_a_hand_over_the_board_is_reported_not_read():
     assert reading.occluded and "occluded" in codes(reading) and not reading.ok
     # The hidden pawn is not silently dropped into an acceptable position.
     assert reading.position is None or "red-6/1" not in reading.to_json()["setup"]["pawns"]
-
-
-def draw_hand(image, reading, over: str, colour=(120, 160, 215)):
-    """A skin-coloured hand and forearm reaching in from the bottom edge to cover ``over``."""
-    from engine.geometry import parse_square
-    loc = reading.location
-    tip = loc.to_image(np.array([SCHEME.square_center_mm(parse_square(over))]))[0]
-    out = image.copy()
-    h, w = out.shape[:2]
-    base = np.array([tip[0] + 0.1 * w, h + 50])
-    cv2.line(out, tuple(tip.astype(int)), tuple(base.astype(int)), colour, int(0.07 * w))
-    cv2.ellipse(out, tuple(tip.astype(int)), (int(0.045 * w), int(0.06 * w)), 20, 0, 360, colour, -1)
-    return out
 
 
 @pytest.mark.parametrize("bad, reason", [

@@ -181,3 +181,26 @@ def _draw_marker(img, camera: Camera, dic, sid, centre, size, rot, height):
     mask = cv2.warpPerspective(np.full_like(tile, 255), m, roi, flags=cv2.INTER_NEAREST)
     region = img[y0:y1, x0:x1]
     region[mask > 0] = warped[mask > 0][:, None]
+
+
+def pos(monster="j8", facing="E", stones=None, pools=None, teleporters=None, pawns=None):
+    return Position.from_setup({"monster": {"at": monster, "facing": facing}, "stones": stones or {},
+                                "pools": pools or [], "teleporters": teleporters or {},
+                                "pawns": pawns or {}}, strict=False)
+
+
+def pawn(at, color, kind, face="white"):
+    return {"at": at, "color": color, "pawn": kind, "face": face}
+
+
+def draw_hand(image, reading, over: str, colour=(120, 160, 215)):
+    """A skin-coloured hand and forearm reaching in from the bottom edge to cover ``over``."""
+    from engine.geometry import parse_square
+    loc = reading.location
+    tip = loc.to_image(np.array([load_scheme().square_center_mm(parse_square(over))]))[0]
+    out = image.copy()
+    h, w = out.shape[:2]
+    base = np.array([tip[0] + 0.1 * w, h + 50])
+    cv2.line(out, tuple(tip.astype(int)), tuple(base.astype(int)), colour, int(0.07 * w))
+    cv2.ellipse(out, tuple(tip.astype(int)), (int(0.045 * w), int(0.06 * w)), 20, 0, 360, colour, -1)
+    return out

@@ -18,6 +18,9 @@ class ReaderConfig:
     threshold_window_min: int = 5
     threshold_window_max: int = 25
     threshold_window_step: int = 10
+    # Pixels per marker cell when sampling the bits (OpenCV's default is 4; 8 reads
+    # small, soft stickers noticeably more often at no extra cost).
+    pixels_per_cell: int = 8
     # Refine board-marker corners to sub-pixel accuracy (they fix the homography).
     refine_board_corners: bool = True
 
@@ -31,6 +34,15 @@ class ReaderConfig:
     # Assumed horizontal field of view when no calibration exists and the
     # view is too close to overhead for the focal length to be measured.
     default_hfov_deg: float = 60.0
+    # Without a calibration, estimate the lens's radial distortion (k1) from the flat
+    # stickers' sizes: searched over ±max_k1 in k1_step, used only if it lowers the
+    # size spread to distortion_gain of no distortion, with enough stickers seen.
+    estimate_distortion: bool = True
+    max_k1: float = 0.3
+    k1_step: float = 0.025
+    distortion_gain: float = 0.75
+    min_stickers_for_distortion: int = 8
+    flat_sticker_mm: float = 10.0
     # Visible corner markers moved more than this (px) from where the last good
     # homography puts them: the camera (or the board) was bumped.
     bump_threshold_px: float = 6.0
@@ -55,6 +67,11 @@ class ReaderConfig:
     occlusion_luma_weight: float = 0.8
     # Fraction of a square's inner area that must differ for it to count as covered.
     occlusion_cell_fraction: float = 0.4
+    # Read pieces hide this much around their sticker (its white margin, a pawn's disc),
+    # as a factor of the sticker's side; a square needs this much of its inner area
+    # left visible to be judged at all.
+    footprint_scale: float = 1.8
+    min_visible_fraction: float = 0.35
     # A connected group of at least this many covered squares is a hand.
     occlusion_min_squares: int = 3
     # Also refuse a frame where an empty-read square shows sticker paper (an undecoded sticker):
@@ -63,6 +80,12 @@ class ReaderConfig:
     sticker_white_lightness: float = 25.0
     sticker_white_chroma: float = 14.0
     sticker_white_fraction: float = 0.08
+    # ... or whose lightness varies this many times more than an empty square's
+    # (a sticker's black and white pattern, even blurred beyond decoding).
+    unread_texture_ratio: float = 4.0
+    # Squares with printed art (exit footprints, entrance) need this factor more.
+    decorated_squares: tuple[str, ...] = ("a1", "p11")
+    decorated_factor: float = 2.0
 
 
 DEFAULT_CONFIG = ReaderConfig()

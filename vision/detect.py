@@ -65,6 +65,7 @@ def _detector(dictionary: str, config: ReaderConfig):
     params.adaptiveThreshWinSizeMin = config.threshold_window_min
     params.adaptiveThreshWinSizeMax = config.threshold_window_max
     params.adaptiveThreshWinSizeStep = config.threshold_window_step
+    params.perspectiveRemovePixelPerCell = config.pixels_per_cell
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     return cv2.aruco.ArucoDetector(dic, params)

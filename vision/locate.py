@@ -38,6 +38,9 @@ class BoardLocation:
     reprojection_px: float
     assumed_focal: bool
     kept: bool = False          # re-used from an earlier frame (corner markers hidden)
+    image_size: tuple[int, int] = (0, 0)
+    # Camera matrix the distortion was estimated with (no calibration); else camera_matrix.
+    lens_matrix: np.ndarray | None = None
     inv_homography: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -49,16 +52,26 @@ class BoardLocation:
         return math.degrees(math.acos(min(1.0, abs(float(self.rotation[2, 2])))))
 
     @property
+    def lens(self) -> np.ndarray:
+        return self.lens_matrix if self.lens_matrix is not None else self.camera_matrix
+
+    @property
     def camera_height_mm(self) -> float:
         return float(-self.centre[2])
+
+    def in_view(self, pts_mm: np.ndarray, margin_px: float = 2.0) -> bool:
+        """Whether board-frame points (z = 0) all fall inside the frame."""
+        w, h = self.image_size
+        px = self.to_raw_image(np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2))
+        return bool(np.all((px >= margin_px) & (px <= np.array([w, h]) - 1 - margin_px)))
 
     def undistort(self, pts: np.ndarray) -> np.ndarray:
         """Raw image pixels → undistorted pixels (identity without a calibration)."""
         pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
         if self.dist_coeffs is None or not np.any(self.dist_coeffs):
             return pts
-        out = cv2.undistortPoints(pts.reshape(-1, 1, 2), self.camera_matrix, self.dist_coeffs,
-                                  P=self.camera_matrix)
+        k = self.lens
+        out = cv2.undistortPoints(pts.reshape(-1, 1, 2), k, self.dist_coeffs, P=k)
         return out.reshape(-1, 2)
 
     def to_board(self, pts_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
@@ -89,7 +102,7 @@ class BoardLocation:
         pts = self.to_image(pts_mm)
         if self.dist_coeffs is None or not np.any(self.dist_coeffs):
             return pts
-        k = self.camera_matrix
+        k = self.lens
         norm = np.column_stack([(pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1],
                                 np.ones(len(pts))])
         out, _ = cv2.projectPoints(norm, np.zeros(3), np.zeros(3), k, self.dist_coeffs)
@@ -159,6 +172,12 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
                                   "layout in the marker scheme (moved markers or a wrong scheme file?)",
                             bumped, shift)
     mask = inliers.ravel().astype(bool)
+    lens = None
+    if assumed and config.estimate_distortion:
+        k1 = _estimate_k1(det, scheme, k, obj[mask], mask, config)
+        if k1:
+            lens, dist = k, np.array([k1, 0.0, 0.0, 0.0, 0.0])
+            img = board_correspondences(det, scheme, undistort)[1]
     h, _ = cv2.findHomography(obj[mask], img[mask], 0)
     if h is None or not np.all(np.isfinite(h)):
         return LocateResult(None, "board not located: the corner markers give no usable fit", bumped, shift)
@@ -170,8 +189,55 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     if assumed:
         k = _estimate_camera(h, image_size, config)
     rot, centre = _pose(h, k)
-    loc = BoardLocation(h, k, dist, rot, centre, tuple(seen), missing, err, assumed)
+    loc = BoardLocation(h, k, dist, rot, centre, tuple(seen), missing, err, assumed, image_size=tuple(image_size),
+                        lens_matrix=lens)
     return LocateResult(loc, None, bumped, shift)
+
+
+def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray, mask: np.ndarray,
+                 config: ReaderConfig) -> float:
+    """Radial distortion k1 of an uncalibrated lens, from the piece stickers' sizes.
+
+    A homography cannot bend: with barrel or pincushion distortion, stickers in the
+    middle of the board come out larger or smaller than at the corners.  The k1 that
+    makes every flat sticker its printed size (and the corner markers fit best) is
+    taken, if it clearly beats no distortion.  Without enough stickers, none.
+    """
+    raw_board = []
+    for m in scheme.board_markers:
+        for i in np.flatnonzero(det.ids == m.id):
+            raw_board.append(det.corners[i])
+    raw_board = np.asarray(raw_board, dtype=np.float64).reshape(-1, 2)[mask]
+    quads, sizes = [], []
+    for mid, c in zip(det.ids, det.corners):
+        st = scheme.stickers.get(int(mid))
+        if st is not None and st.height_mm <= config.flat_sticker_mm:
+            quads.append(c)
+            sizes.append(st.size_mm)
+    if len(quads) < config.min_stickers_for_distortion:
+        return 0.0
+    quads = np.asarray(quads, dtype=np.float64).reshape(-1, 2)
+    sizes = np.asarray(sizes)
+    pts = np.vstack([raw_board, quads]).reshape(-1, 1, 2)
+    nb = len(raw_board)
+
+    def cost(k1: float) -> float:
+        und = cv2.undistortPoints(pts, k, np.array([k1, 0, 0, 0, 0.0]), P=k).reshape(-1, 2)
+        h, _ = cv2.findHomography(obj, und[:nb], 0)
+        if h is None:
+            return math.inf
+        q = cv2.perspectiveTransform(und[nb:].reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 4, 2)
+        side = np.linalg.norm(q - np.roll(q, 1, axis=1), axis=2).mean(axis=1)
+        rel = side / sizes - 1.0
+        return float(np.mean(np.abs(rel - np.median(rel))))
+
+    grid = np.arange(-config.max_k1, config.max_k1 + 1e-9, config.k1_step)
+    costs = [cost(float(v)) for v in grid]
+    best = int(np.argmin(costs))
+    base = cost(0.0)
+    if grid[best] == 0 or costs[best] > config.distortion_gain * base:
+        return 0.0
+    return float(grid[best])
 
 
 def _hidden_text(missing: tuple[int, ...], total: int) -> str:
@@ -183,7 +249,8 @@ def _hidden_text(missing: tuple[int, ...], total: int) -> str:
 
 def _copy(prev: BoardLocation, seen, missing) -> BoardLocation:
     loc = BoardLocation(prev.homography, prev.camera_matrix, prev.dist_coeffs, prev.rotation, prev.centre,
-                        tuple(seen), tuple(missing), prev.reprojection_px, prev.assumed_focal, kept=True)
+                        tuple(seen), tuple(missing), prev.reprojection_px, prev.assumed_focal, kept=True,
+                        image_size=prev.image_size, lens_matrix=prev.lens_matrix)
     return loc
 
 

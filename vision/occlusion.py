@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from engine.geometry import COLS, ROWS, SQUARES
+from engine.geometry import COLS, ROWS, SQUARES, parse_square
 
 from .config import ReaderConfig
 from .locate import BoardLocation
@@ -41,46 +41,85 @@ def board_cells(image: np.ndarray, loc: BoardLocation, scheme: Scheme) -> np.nda
     """The grid warped to a square-aligned image: ROWS*P × COLS*P pixels, in Lab (float32)."""
     p = PX_PER_SQUARE
     q = scheme.square_mm
-    scale = np.diag([p / q, p / q, 1.0])
-    warp = scale @ loc.inv_homography
-    board = cv2.warpPerspective(image, warp, (COLS * p, ROWS * p), flags=cv2.INTER_AREA)
+    if loc.dist_coeffs is not None and np.any(loc.dist_coeffs):
+        # Through the lens model: each board pixel's place in the raw (distorted) frame.
+        ys, xs = np.mgrid[0:ROWS * p, 0:COLS * p].astype(np.float64)
+        mm = np.column_stack([(xs.ravel() + 0.5) * q / p, (ys.ravel() + 0.5) * q / p])
+        raw = loc.to_raw_image(mm).astype(np.float32).reshape(ROWS * p, COLS * p, 2)
+        board = cv2.remap(image, raw[..., 0], raw[..., 1], cv2.INTER_LINEAR)
+    else:
+        scale = np.diag([p / q, p / q, 1.0])
+        warp = scale @ loc.inv_homography
+        board = cv2.warpPerspective(image, warp, (COLS * p, ROWS * p), flags=cv2.INTER_AREA)
     if board.ndim == 2:
         board = cv2.cvtColor(board, cv2.COLOR_GRAY2BGR)
     return cv2.cvtColor(board.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
 
 
 def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, config: ReaderConfig,
-                   occupied: set[int]) -> Occlusion:
-    """Foreign-looking squares among those where no piece (or pool) was read."""
+                   occupied: set[int], covers: list[np.ndarray] = ()) -> Occlusion:
+    """Foreign-looking squares among those where no piece (or pool) was read.
+
+    ``covers`` are board-frame polygons (mm, as seen on the board plane) of what the read
+    pieces hide in the image — a tall piece leans over its neighbours; those pixels are
+    left out of every square's statistics.
+    """
     if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] >= 3:
         lab = board_cells(np.ascontiguousarray(image[:, :, :3]), loc, scheme)
     else:
         lab = board_cells(gray, loc, scheme)
     p = PX_PER_SQUARE
+    q = scheme.square_mm
+    hidden = np.zeros((ROWS * p, COLS * p), np.uint8)
+    for poly in covers:
+        cv2.fillPoly(hidden, [np.round(np.asarray(poly) * p / q).astype(np.int32)], 1)
+    lab = lab.copy()
+    lab[hidden.astype(bool)] = np.nan
     m = int(round(p * (1 - INNER) / 2))
-    cells = lab.reshape(ROWS, p, COLS, p, 3)[:, m:p - m, :, m:p - m, :]      # (R, i, C, j, 3)
-    cells = cells.transpose(0, 2, 1, 3, 4).reshape(ROWS, COLS, -1, 3)       # (R, C, n, 3)
-    empty = [sq for sq in SQUARES if sq not in occupied]
+    whole = lab.reshape(ROWS, p, COLS, p, 3).transpose(0, 2, 1, 3, 4)        # (R, C, p, p, 3)
+    cells = whole[:, :, m:p - m, m:p - m, :].reshape(ROWS, COLS, -1, 3)      # inner part
+    whole = whole.reshape(ROWS, COLS, -1, 3)
+    seen_frac = np.mean(~np.isnan(cells[..., 0]), axis=2)
+    empty = [sq for sq in SQUARES if sq not in occupied
+             and seen_frac[sq // COLS, sq % COLS] >= config.min_visible_fraction]
     if len(empty) < 10:
         return Occlusion([], [])
-    med = np.median(cells, axis=2)                                          # (R, C, 3)
-    ref = np.median(np.array([med[sq // COLS, sq % COLS] for sq in empty]), axis=0)
-    diff = cells - ref
-    dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    frac = (dist > config.occlusion_colour_distance).mean(axis=2)           # (R, C)
+    with np.errstate(all="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(cells, axis=2)                               # (R, C, 3)
+            ref = np.median(np.array([med[sq // COLS, sq % COLS] for sq in empty]), axis=0)
+            diff = cells - ref
+            dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
+                           + diff[..., 2] ** 2)
+            frac = np.nanmean(np.where(np.isnan(dist), np.nan, dist > config.occlusion_colour_distance), axis=2)
+            # A sticker that was not decoded still shows its white paper: much brighter
+            # than the board and nearly colourless.  (The exit and entrance art has none.)
+            w = whole
+            white_px = ((w[..., 0] > ref[0] + config.sticker_white_lightness)
+                        & (np.abs(w[..., 1]) < config.sticker_white_chroma)
+                        & (np.abs(w[..., 2]) < config.sticker_white_chroma))
+            white = np.nanmean(np.where(np.isnan(w[..., 0]), np.nan, white_px), axis=2)
+            # ... and its black-and-white pattern: far more contrast than empty board,
+            # even when blurred beyond decoding.  Relative to the board's own texture,
+            # so a stone-textured print is no sticker; printed art gets a higher bar.
+            std = np.nanstd(cells[..., 0], axis=2)
     foreign = {sq for sq in empty if frac[sq // COLS, sq % COLS] >= config.occlusion_cell_fraction}
     groups = sorted(_groups(foreign), key=len, reverse=True)
     big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
     in_groups = {sq for g in big for sq in g}
-    # A sticker that was not decoded still shows its white paper: much brighter than
-    # the board and nearly colourless.  (The exit and entrance art has no white.)
-    whole = lab.reshape(ROWS, p, COLS, p, 3).transpose(0, 2, 1, 3, 4).reshape(ROWS, COLS, -1, 3)
-    white = ((whole[..., 0] > ref[0] + config.sticker_white_lightness)
-             & (np.abs(whole[..., 1]) < config.sticker_white_chroma)
-             & (np.abs(whole[..., 2]) < config.sticker_white_chroma)).mean(axis=2)
-    lone = sorted(sq for sq in empty if sq not in in_groups
-                  and white[sq // COLS, sq % COLS] >= config.sticker_white_fraction)
-    return Occlusion(big, lone)
+    base = max(float(np.median([std[sq // COLS, sq % COLS] for sq in empty])), 0.5)
+    decorated = {parse_square(n) for n in config.decorated_squares}
+    lone = []
+    for sq in empty:
+        if sq in in_groups:
+            continue
+        ratio = std[sq // COLS, sq % COLS] / base
+        limit = config.unread_texture_ratio * (config.decorated_factor if sq in decorated else 1.0)
+        if white[sq // COLS, sq % COLS] >= config.sticker_white_fraction or ratio >= limit:
+            lone.append(sq)
+    return Occlusion(big, sorted(lone))
 
 
 def _groups(cells: set[int]) -> list[set[int]]:

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from engine.geometry import COLS, on_board, parse_direction, parse_square, square, square_name
@@ -58,10 +59,10 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
 
 def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: Scheme,
                      config: ReaderConfig) -> None:
-    occupied = _image_footprint(reading, loc, scheme)
+    occupied = {s.square for s in reading.stickers if s.square is not None}
     if reading.setup is not None:
         occupied.update(parse_square(n) for n in reading.setup["pools"])
-    occ = find_occlusion(image, gray, loc, scheme, config, occupied)
+    occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config))
     if occ.groups:
         reading.occluded = True
         covered = occ.squares
@@ -76,28 +77,24 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
                                  "(a piece with a hidden, dirty or glaring sticker?)", sq))
 
 
-def _image_footprint(reading: Reading, loc: BoardLocation, scheme: Scheme) -> set[int]:
-    """Squares that the read pieces cover in the image: a tall piece (the monster) seen
-    from the side hides the squares between its base and where its top appears."""
-    out: set[int] = set()
+def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> list[np.ndarray]:
+    """What the read pieces hide, as board-plane polygons: each sticker where it appears,
+    grown by its white margin and body; a tall piece (the monster) also hides the
+    squares between its base and where its top appears."""
+    out = []
     for s in reading.stickers:
-        if s.square is None:
+        if not s.corners_px:
             continue
-        out.add(s.square)
+        top = loc.to_board(np.array(s.corners_px), 0.0)
+        c = top.mean(axis=0)
+        grown = c + (top - c) * config.footprint_scale
         st = scheme.stickers.get(s.id)
-        # The sticker with its white margin, or the whole figure for a tall piece.
-        half = 0.75 * (st.size_mm if st else scheme.square_mm * 0.6)
-        if st is not None and st.height_mm > scheme.square_mm / 2:
-            half = max(half, 0.6 * scheme.square_mm)
-        base = np.array(s.board_mm)
-        top = loc.to_board(np.array([s.pixel]), 0.0)[0]
-        for t in np.linspace(0.0, 1.0, 5):
-            x, y = base + t * (top - base)
-            for dx in (-half, 0.0, half):
-                for dy in (-half, 0.0, half):
-                    sq = scheme.square_at(x + dx, y + dy)
-                    if sq is not None:
-                        out.add(sq)
+        if st is not None and st.height_mm > scheme.square_mm / 2 and s.square is not None:
+            base = np.array(s.board_mm)
+            half = scheme.square_mm * 0.5
+            foot = base + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+            grown = cv2.convexHull(np.vstack([grown, foot]).astype(np.float32)).reshape(-1, 2)
+        out.append(grown)
     return out
 
 
@@ -154,7 +151,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
                 problems.append(problem("unknown-marker", f"marker {mid} is not in the marker scheme"
                                         + (f" (on {square_name(sq)})" if sq is not None else ""), sq))
                 others.append(SeenSticker(mid, "unknown", sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
-                                          0, 0.0, f"unknown marker {mid}"))
+                                          0, 0.0, f"unknown marker {mid}", tuple(map(tuple, px))))
             continue
         corners_mm = loc.to_board(px, height)
         rotation, deviation = rotation_of_corners(corners_mm)
@@ -172,7 +169,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         if _has_heading(st):
             conf = min(conf, max(0.0, 1.0 - deviation / 45.0))
         seen = SeenSticker(mid, st.piece, sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
-                           rotation, conf, st.describe())
+                           rotation, conf, st.describe(), tuple(map(tuple, px)))
         if st.piece == "tile":
             if scheme.in_card_zone(x, y):
                 tiles.append(_Placed(st, seen))
@@ -199,6 +196,11 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     tile = None
     if len(tiles) == 1:
         tile = str(tiles[0].sticker.tile)
+    elif not tiles:
+        x, y, w, h = scheme.card_zone_mm
+        if not loc.in_view(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])):
+            problems.append(problem("card-zone-hidden", "the card zone beside the board is not fully in view, "
+                                    "so the tombstone tile cannot be read: turn the camera to show it"))
     elif len(tiles) > 1:
         problems.append(problem("two-tiles", "more than one tombstone tile lies in the card zone: "
                                 + ", ".join(str(t.sticker.tile) for t in tiles)))

@@ -22,6 +22,7 @@ class SeenSticker:
     rotation: int
     confidence: float
     what: str
+    corners_px: tuple = ()     # undistorted pixel corners, cv2.aruco order
 
     def to_json(self) -> dict:
         return {"id": self.id, "piece": self.piece,
