@@ -6,10 +6,11 @@ position can be rendered with the marker scheme; over a few dozen seeds they cov
 type and face, every monster heading and teleporter arrow, and they favour the squares along
 the cut-away corners where the grid is most easily misread.
 
-The monster's eight neighbours are kept free of pawns, stones and teleporters: the figure is
-60 mm tall, so from a tilted camera its top hides part of the square behind it, a real
-limit of any overhead reading rather than a reader error (``Truth`` reports such stickers
-as not fully visible when they do occur).
+The monster's eight neighbours are kept free of pawns, stones, teleporters and the pools'
+sticker squares: the figure's top (its 25 mm sticker on a 33 mm cap, 60 mm up) overhangs
+its square, and from a tilted camera it hides part of the square behind it, a real limit of
+any overhead reading rather than a reader error (``Truth`` reports such stickers as not fully
+visible when they do occur).
 """
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def all_pawns() -> list[tuple[str, str]]:
 def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str | None]:
     """A random plausible position and tombstone tile (None one time in ten)."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    pools = _pools(rng)
+    pools, anchors = _pools(rng)
     taken: set[int] = set(pools)
 
     def pick(prefer_edge: float = 0.3) -> int | None:
@@ -62,7 +63,11 @@ def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str 
         taken.add(sq)
         return sq
 
+    # Not beside a pool's sticker square either (the monster's top would hide it).
+    near_anchor = set().union(*(around(a) for a in anchors))
+    taken |= near_anchor
     monster = pick(0.25)
+    taken -= near_anchor - set(pools)
     facing = int(rng.integers(4))
     taken |= around(monster)
 
@@ -98,12 +103,12 @@ def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str 
     return Position(monster, facing, stones, frozenset(pools), teleporters, tuple(pawns)), tile
 
 
-def _pools(rng) -> set[int]:
-    """One 2x2 and one 1x4 pool (horizontal or vertical), not overlapping; the basic
-    placement a quarter of the time."""
+def _pools(rng) -> tuple[set[int], tuple[int, int]]:
+    """One 2x2 and one 1x4 pool (horizontal or vertical), not overlapping, and the two
+    squares that carry their stickers; the basic placement a quarter of the time."""
     if rng.uniform() < 0.25:
         a, b = BASIC_POOLS_2X2, BASIC_POOLS_1X4
-        return {a, a + 1, a + COLS, a + COLS + 1} | {b + i for i in range(4)}
+        return {a, a + 1, a + COLS, a + COLS + 1} | {b + i for i in range(4)}, (a, b)
     while True:
         a = int(SQUARES[int(rng.integers(len(SQUARES)))])
         block = {a, a + 1, a + COLS, a + COLS + 1}
@@ -120,4 +125,4 @@ def _pools(rng) -> set[int]:
         near = set().union(*(around(s) for s in block))
         if line & near:
             continue
-        return block | line
+        return block | line, (a, b)

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.geometry import SQUARES, square_name
+from engine.geometry import SQUARES, parse_square, square_col, square_name, square_row
 from engine.position import BOARD, Position
 from . import render_effects as fx
 from .render_board import TABLE, TEXTURE_ORIGIN_MM, board_texture
@@ -70,6 +70,7 @@ class Truth:
     board_markers: list[StickerTruth]
     occluded_squares: list[str] = field(default_factory=list)
     seed: int = 0
+    square_mm: float = 30.0
 
     @property
     def min_sticker_px(self) -> float:
@@ -84,10 +85,10 @@ class Truth:
         return next(s for s in self.stickers + self.board_markers if s.id == marker_id)
 
     def square_px(self, square: str | int, height_mm: float = 0.0) -> tuple[float, float]:
-        from engine.geometry import parse_square
+        """Pixel position of a square's centre, ``height_mm`` above the board."""
         sq = parse_square(square) if isinstance(square, str) else square
-        c, r = sq % 16, sq // 16
-        (u, v), = self.camera.project([((c + 0.5) * 30.0, (r + 0.5) * 30.0)], height_mm)
+        q = self.square_mm
+        (u, v), = self.camera.project([((square_col(sq) + 0.5) * q, (square_row(sq) + 0.5) * q)], height_mm)
         return float(u), float(v)
 
     def to_json(self) -> dict:
@@ -171,7 +172,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
     for f in range(first_frame, first_frame + frames):
         frng = np.random.default_rng([seed, 1, f])
         frame = fx.jpeg(fx.to_uint8(fx.sensor_noise(img, noise, frng)), jpeg_quality)
-        truth = Truth(seen, tile, cam, pose, perturb, piece_stickers, markers, occluded, seed)
+        truth = Truth(seen, tile, cam, pose, perturb, piece_stickers, markers, occluded, seed, scheme.square_mm)
         out.append((frame, truth))
     return out
 
