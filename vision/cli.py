@@ -79,26 +79,14 @@ def _load(args):
     return scheme, cal, None
 
 
-def _read_file(path: str):
-    import cv2
-    import numpy as np
-    p = Path(path)
-    if not p.is_file():
-        return None, f"{path}: no such file"
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
-    if image is None:
-        return None, f"{path}: not an image file OpenCV can read"
-    return image, None
-
-
 def cmd_read(args) -> int:
     from vision.reader import read_image
+    from vision.sources import load_image_file
     scheme, cal, err = _load(args)
     if err:
         print(err, file=sys.stderr)
         return 2
-    image, err = _read_file(args.image)
+    image, err = load_image_file(args.image)
     if err:
         print(err, file=sys.stderr)
         return 2
@@ -111,11 +99,12 @@ def cmd_show(args) -> int:
     import cv2
     from vision.draw import draw_reading
     from vision.reader import read_image
+    from vision.sources import load_image_file
     scheme, cal, err = _load(args)
     if err:
         print(err, file=sys.stderr)
         return 2
-    image, err = _read_file(args.image)
+    image, err = load_image_file(args.image)
     if err:
         print(err, file=sys.stderr)
         return 2

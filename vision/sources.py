@@ -136,6 +136,19 @@ class SyntheticSource:
         pass
 
 
+def load_image_file(path: str | Path) -> tuple[np.ndarray | None, str | None]:
+    """(image, None) or (None, why) for a photo on disk; any format OpenCV reads."""
+    import cv2
+    p = Path(path)
+    if not p.is_file():
+        return None, f"{path}: no such file"
+    data = np.fromfile(str(p), dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    if image is None:
+        return None, f"{path}: not an image file OpenCV can read"
+    return image, None
+
+
 def open_source(spec: str, **options) -> FrameSource:
     """Open a source from its configuration string (see the module docstring).
 

@@ -1,0 +1,132 @@
+"""``flure calibrate board|camera|check|show``: set up the camera for the table.
+
+Cheap to import: OpenCV is imported inside the command functions.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("calibrate", help="set up the camera: lens calibration and board registration",
+                              description="Camera calibration (ChArUco) and board registration check.")
+    sub = p.add_subparsers(dest="calibrate_command", metavar="ACTION")
+
+    b = sub.add_parser("board", help="write the ChArUco calibration board to print")
+    b.add_argument("-o", "--output", default="charuco-board.png", help="PNG to write (default charuco-board.png)")
+    b.add_argument("--dpi", type=int, default=300)
+    _board_args(b)
+    b.set_defaults(func=cmd_board)
+
+    c = sub.add_parser("camera", help="compute the lens calibration from views of the ChArUco board")
+    c.add_argument("source", help="folder of photos, video file, or camera (0, 'picamera')")
+    c.add_argument("-o", "--output", default="calibration.json", help="file to write (.json or .npz)")
+    c.add_argument("--frames", type=int, default=40, help="frames to read from a live source (default 40)")
+    _board_args(c)
+    c.set_defaults(func=cmd_camera)
+
+    k = sub.add_parser("check", help="check the board registration in one image of the table")
+    k.add_argument("image")
+    k.add_argument("--calibration", metavar="FILE")
+    k.add_argument("--scheme", metavar="FILE")
+    k.add_argument("--save", action="store_true", help="store the result in the --calibration file")
+    k.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("show", help="print a calibration file")
+    s.add_argument("file")
+    s.set_defaults(func=cmd_show)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _board_args(p) -> None:
+    p.add_argument("--squares", default="7x5", help="ChArUco squares, columns x rows (default 7x5)")
+    p.add_argument("--square-mm", type=float, default=30.0)
+    p.add_argument("--marker-mm", type=float, default=22.0)
+
+
+def _spec(args):
+    from calibration.intrinsics import CharucoSpec
+    try:
+        cols, rows = (int(v) for v in args.squares.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"--squares must look like 7x5, not {args.squares!r}") from None
+    return CharucoSpec((cols, rows), args.square_mm, args.marker_mm)
+
+
+def cmd_board(args) -> int:
+    import cv2
+    spec = _spec(args)
+    if not cv2.imwrite(args.output, spec.image(args.dpi)):
+        print(f"{args.output}: cannot write the image", file=sys.stderr)
+        return 2
+    print(f"wrote {args.output}: print at {args.dpi} dpi, 100% scale; check that one square "
+          f"measures {spec.square_mm:g} mm")
+    return 0
+
+
+def cmd_camera(args) -> int:
+    from calibration.intrinsics import NotEnoughViews, Views, calibrate
+    from calibration.store import save_calibration
+    from vision.sources import SourceError, open_source
+    views = Views(_spec(args))
+    try:
+        source = open_source(args.source)
+    except SourceError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    try:
+        for i in range(args.frames if not Path(args.source).is_dir() else 10_000):
+            frame = source.read()
+            if frame is None:
+                break
+            views.add(frame, f"frame {i + 1}")
+    finally:
+        source.close()
+    try:
+        cal = calibrate(views)
+    except NotEnoughViews as exc:
+        print(f"calibration failed: {exc}", file=sys.stderr)
+        return 1
+    save_calibration(cal, args.output)
+    print(f"wrote {args.output}: {len(views)} views, reprojection error {cal.rms_px:.2f} px, "
+          f"focal length {cal.camera_matrix[0, 0]:.0f} px")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from calibration.registration import check_registration
+    from calibration.store import CalibrationError, load_calibration, save_calibration
+    from vision.sources import load_image_file
+    from vision.scheme import SchemeError, load_scheme
+    try:
+        scheme = load_scheme(args.scheme)
+        cal = load_calibration(args.calibration) if args.calibration else None
+    except (SchemeError, CalibrationError) as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    image, err = load_image_file(args.image)
+    if err:
+        print(err, file=sys.stderr)
+        return 2
+    report = check_registration(image, scheme, cal)
+    print(json.dumps(report.to_json(), indent=1))
+    if args.save:
+        if cal is None:
+            print("--save needs --calibration FILE", file=sys.stderr)
+            return 2
+        cal.registration = report.to_json()
+        save_calibration(cal, args.calibration)
+    return 0 if report.ok else 1
+
+
+def cmd_show(args) -> int:
+    from calibration.store import CalibrationError, load_calibration
+    try:
+        cal = load_calibration(args.file)
+    except CalibrationError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    print(json.dumps(cal.to_json(), indent=1))
+    return 0
