@@ -28,6 +28,7 @@ from hardware.layout import LedLayout
 from hardware.protocol import TPM2_PONG, WledDecoder
 
 LINK_NAME = "ttyFLURE"
+VERSION_REPLY = b"WLED 0.15.0 (flure emulator)\r\n"
 
 
 def _lift(rgb: np.ndarray) -> np.ndarray:
@@ -214,7 +215,7 @@ class LedEmulator:
                 self.baud = baud
             if out.frames or out.bauds:
                 self._changed.notify_all()
-        return bytes((TPM2_PONG,)) * out.pings
+        return bytes((TPM2_PONG,)) * out.pings + VERSION_REPLY * out.version_requests
 
     def _check_timeout(self) -> None:
         if self.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:

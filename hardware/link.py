@@ -5,7 +5,7 @@ session, a web request) must never wait for it.  ``submit`` only swaps a slot �
 newest frame wins, an unsent older one is simply replaced — and a sender thread owns the
 port: it writes, resends the last frame every ``keepalive_s`` (WLED leaves realtime mode
 after 2.5 s of silence and would blank the board), and reopens the device by its URL when
-it comes back after an unplug.  A burst of up to ``queue_frames`` frames (the player
+it comes back after an unplug.  A burst of up to ``queue_frames`` (6) frames (the player
 catching up after a hiccup) is kept so no frame is lost while the line has room; past that,
 and whenever the device is away, only the newest frame is kept.  pyserial picks the transport from the URL, so a real
 device, a pseudo-terminal, ``socket://`` and ``loop://`` all go through the same code.
@@ -45,7 +45,7 @@ def plain_error(url: str, exc: BaseException) -> str:
 class SerialLink:
     def __init__(self, url: str, encoder: Encoder, *, baud: int = 921600, switch_from: int | None = None,
                  keepalive_s: float = 1.0, reconnect_s: float = 0.25, write_timeout_s: float = 1.0,
-                 queue_frames: int = 3) -> None:
+                 queue_frames: int = 6) -> None:
         self.url = url
         self.encoder = encoder
         self.baud = baud
@@ -59,6 +59,7 @@ class SerialLink:
         self._port = None
         self._queue: deque[bytes] = deque()  # encoded frames not yet written, oldest first
         self.queue_frames = max(1, queue_frames)
+        self._writing = False                 # a frame is taken from the queue and being written
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
         self._ever_connected = False
         self._closed = False
@@ -83,10 +84,10 @@ class SerialLink:
             self._cond.notify_all()
 
     def wait_sent(self, timeout: float = 2.0) -> bool:
-        """Wait until no submitted frame is waiting (tests, the CLI before exit)."""
+        """Wait until every submitted frame is written (or dropped) — for tests and the CLI."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._queue and not self._closed:
+            while (self._queue or self._writing) and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -128,21 +129,23 @@ class SerialLink:
                 if self._closed:
                     return
                 frame, keepalive = (self._queue.popleft(), False) if self._queue else (self._last, True)
-                self._cond.notify_all()
+                self._writing = frame is not None
             next_keepalive = time.monotonic() + self.keepalive_s
             if frame is None:
                 continue
-            if self._write(frame):
-                self._last = frame
-                self.counters.sent += 1
-                self.counters.keepalives += keepalive
-            else:
-                with self._cond:  # not written: keep it as the frame to send on reconnect
-                    if not self._queue:
-                        self._queue.append(frame)
+            written = self._write(frame)
+            with self._cond:
+                if written:
+                    self._last = frame
+                    self.counters.sent += 1
+                    self.counters.keepalives += keepalive
+                else:  # not written: only the newest frame is worth sending on reconnect
+                    self._queue.appendleft(frame)
                     while len(self._queue) > 1:
                         self._queue.popleft()
                         self.counters.replaced += 1
+                self._writing = False
+                self._cond.notify_all()
 
     def _open(self) -> bool:
         import serial

@@ -110,6 +110,7 @@ class Decoded:
     frames: list[tuple[str, bytes]] = field(default_factory=list)  # (protocol, rgb bytes)
     bauds: list[int] = field(default_factory=list)
     pings: int = 0
+    version_requests: int = 0  # 'v' between frames: WLED answers "WLED <version>"
 
 
 class WledDecoder:
@@ -149,6 +150,8 @@ class WledDecoder:
                     self._state = "tpm2_type"
                 elif b in BAUD_OF_SWITCH:
                     out.bauds.append(BAUD_OF_SWITCH[b])
+                elif b == 0x76:  # 'v'
+                    out.version_requests += 1
             elif state == "A":
                 self._state = "Ad" if b == 0x64 else self._restart(b)
             elif state == "Ad":

@@ -140,3 +140,32 @@ def test_unplug_and_replug_during_an_animation():
             assert r > 100 and r > 4 * g and b == 0
         finally:
             grid.close()
+
+
+DEVICE = os.environ.get("FLURE_LED_DEVICE")
+
+
+@pytest.mark.parametrize("target", ["emulator", "device"])
+def test_controller_answers_like_wled_and_takes_a_plan(target):
+    """Runs on the emulator always, and on a real WLED controller when FLURE_LED_DEVICE
+    names its serial URL (e.g. /dev/serial/by-id/usb-…): the same bytes, the same checks."""
+    import serial
+    if target == "device" and not DEVICE:
+        pytest.skip("no real LED controller: set FLURE_LED_DEVICE=/dev/serial/by-id/… (a WLED board)")
+    with running_emulator(layout=LAYOUT) as emu:
+        url = emu.path if target == "emulator" else DEVICE
+        port = serial.serial_for_url(url, baudrate=921600, timeout=1)
+        try:
+            port.reset_input_buffer()
+            port.write(b"v")
+            assert port.readline().startswith(b"WLED")
+        finally:
+            port.close()
+        grid = LedGrid({**FAST, "serial": {"keepalive_s": 0.5}}, url=url)
+        try:
+            assert grid.show_plan(plan())
+            assert grid.wait_done(20)
+            status = grid.status()
+            assert status["connected"] and status["frames_sent"] > 10 and status["last_error"] is None
+        finally:
+            grid.close()

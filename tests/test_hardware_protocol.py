@@ -81,3 +81,10 @@ def test_encode_decode_round_trip_in_any_chunks(protocol, count, data):
     for a, b in zip([0, *cuts], [*cuts, len(wire)]):
         got += d.feed(wire[a:b]).frames
     assert got == [(protocol, f) for f in frames]
+
+
+def test_version_query_only_between_frames():
+    d = WledDecoder()
+    rgb_with_v = b"vvv" * 3
+    out = d.feed(b"v" + AdalightEncoder(3).encode(rgb_with_v))
+    assert out.version_requests == 1 and out.frames == [("adalight", rgb_with_v)]
