@@ -74,7 +74,8 @@ def test_join_gives_url_and_qr_svg(tmp_path):
     assert j["url"] == "http://192.168.1.20:8000/" and j["qr_svg"].lstrip().startswith("<svg")
 
 
-def test_health_and_pages(client):
+def test_health_and_pages(client, app_session):
+    assert app_session[0].debug is False
     assert client.get("/api/health").json == {"ok": True}
     for path in ("/", "/referee", "/rules"):
         r = client.get(path)

@@ -12,7 +12,7 @@ import pytest
 
 from companion_app.server import Server
 
-from web_helpers import OUTPUT, TOKEN, make_app, play_pawn_phase
+from web_helpers import OUTPUT, TOKEN, FakeCamera, FakeReading, make_app, play_pawn_phase, session_with
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -30,12 +30,19 @@ def browser():
         b.close()
 
 
+def longest(targets):
+    """The players' choice in these tests: the longest move (so pawns spread over the board)."""
+    return max(targets, key=lambda t: (len(t["moves"]), t["square"] or ""))
+
+
 @pytest.fixture
 def live(tmp_path):
-    app, session = make_app(tmp_path)
-    session.new_game(["red", "blue", "green"], "red", seed=11)
+    camera = FakeCamera()
+    session = session_with(tmp_path, camera=camera)
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue", "green"], "red", seed=6)
     with Server(app) as server:
-        yield server, session
+        yield server, session, camera
 
 
 def login(page, url):
@@ -46,11 +53,11 @@ def login(page, url):
 
 
 def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
-    server, session = live
-    # Two turns of real play so the board has pawns for the monster to see.
-    play_pawn_phase(session)
-    session.act({"type": "tile", "tile": "5"})
-    play_pawn_phase(session)
+    server, session, camera = live
+    # A turn of real play, then a pawn phase: the next tile (2 prey) wraps and eats twice.
+    play_pawn_phase(session, longest)
+    session.act({"type": "draw"})
+    play_pawn_phase(session, longest)
 
     phone = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=2,
                                 is_mobile=True, has_touch=True).new_page()
@@ -83,9 +90,25 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     assert badges == len(plan["steps"])
     lines = phone.locator("#steps li").all_inner_texts()
     assert lines[0].startswith("step 1:") and len(lines) == len(session.state()["plan_lines"])
+    assert sum("eats" in line for line in lines) == 2 and any("through wall" in line for line in lines)
+    for label in plan["eaten"]:                                   # eaten pawns are off the board
+        assert phone.locator(f"svg.board .pawn[data-pawn='{label}']").count() == 0
     # Fits a 360 px phone: nothing wider than the screen.
     assert phone.evaluate("document.documentElement.scrollWidth") <= 360
     referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
+    seen = session.game.position.to_setup()
+    seen["stones"]["g8"] = seen["stones"].pop("g7")         # the camera sees a bumped stone
+    camera.reading = FakeReading(True, seen)
+    referee.click("#camera-refresh")
+    referee.wait_for_selector("svg.board .sq.diff[data-square='g8']")
+    assert referee.locator("svg.board .sq.diff").count() == 2     # g7 and g8 differ
+    referee.click("svg.board .sq[data-square='g8']")              # the referee fixes g8 by tapping it
+    referee.select_option("#fix-piece", "empty")
+    referee.click("#fix-form button.primary")
+    referee.wait_for_selector("svg.board .sq.fixed[data-square='g8']")
+    assert session.fixes == {"g8": {"piece": "empty"}}
+    referee.click("#preview-btn")
+    referee.wait_for_selector(".preview-row")
     referee.screenshot(path=str(OUTPUT / "referee-tablet.png"), full_page=True)
     assert not errors
     phone.context.close()
@@ -93,7 +116,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
 
 
 def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
-    server, session = live
+    server, session, _ = live
     page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
     page.goto(server.url + "referee")
     page.fill("#pin", "000000")
@@ -103,6 +126,21 @@ def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     page.click("#login-form button")
     page.wait_for_selector("#login", state="hidden")
     page.wait_for_selector("#qr svg")
+    # A new game from the tablet: four players, blue first, advanced setup.
+    page.click("#new-game summary")
+    for colour in ("yellow", "blue", "green", "red"):
+        page.click(f".colour-btn[data-colour='{colour}']")
+    page.select_option("#first-player", "blue")
+    page.select_option("#setup", "advanced")
+    assert page.locator("#variant").is_disabled()                # G11 is for 6–7 players only
+    page.click("#start-game")
+    page.wait_for_selector("#summary:has-text('Advanced setup: blue places')")
+    assert session.game.players == ("yellow", "blue", "green", "red") and session.game.setup == "advanced"
+    page.select_option("#place-piece", "crystal")
+    page.click("svg.board .sq[data-square='g7']")               # tap to place (A2)
+    page.wait_for_selector("svg.board .crystal")
+    assert session.game.position.to_setup()["stones"] == {"g7": "crystal"}
+    session.new_game(["red", "blue", "green"], "red", seed=6)
     # A phone whose stream is cut catches up by itself.
     phone = browser.new_context(viewport={"width": 360, "height": 700}).new_page()
     phone.goto(server.url)
@@ -114,3 +152,28 @@ def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     assert phone.locator("svg.board .pawn[data-pawn='red-6/1']").get_attribute("data-square") == "p11"
     phone.context.close()
     page.context.close()
+
+
+def test_winner_screen_on_phone_and_round_screen_on_tablet(browser, live):
+    server, session, _ = live
+    referee = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    login(referee, server.url)
+    while session.game.round == 1:                                # round 1 at the table
+        play_pawn_phase(session, longest)
+        session.act({"type": "draw"})
+    referee.wait_for_selector("#banner:not(.hidden) #banner-title:has-text('Round 2 begins')", timeout=30000)
+    referee.screenshot(path=str(OUTPUT / "referee-round-2.png"))
+    while session.game.phase != "over":
+        play_pawn_phase(session, longest)
+        session.act({"type": "draw"})
+    phone = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2).new_page()
+    phone.goto(server.url)
+    phone.wait_for_selector("#winner:not(.hidden)")
+    title = phone.locator("#winner-title").inner_text()
+    winner = session.game.winner
+    assert title == ("The monster wins" if winner == "monster" else f"{winner.capitalize()} wins!")
+    phone.screenshot(path=str(OUTPUT / "phone-winner.png"))
+    phone.click("#winner-close")
+    phone.wait_for_selector("#winner", state="hidden")
+    phone.context.close()
+    referee.context.close()

@@ -187,6 +187,11 @@ class FlureBoard {
                      class: "trail" }, g);
       }
       prev = p;
+      for (const ev of step.events) {
+        if (ev.kind !== "eat" && !(ev.kind === "push" && !ev.to)) continue;
+        const q = sqXY(this.board, ev.square || ev.from);   // eaten, crushed or destroyed here
+        el("path", { d: `M${q.x + 19} ${q.y + 19} l7 7 m0 -7 l-7 7`, class: "eaten-mark" }, g);
+      }
       const badge = el("g", { class: "step-badge", transform: `translate(${p.x + 6} ${p.y + 6})`,
                               "data-step": step.number }, g);
       el("circle", { r: 6 }, badge);
@@ -359,4 +364,41 @@ function tilesPanel(state) {
     h("span", { class: "deck" }, `${state.deck_left} left`));
 }
 
-window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel };
+/* Round, turn and whose move it is, as pills. */
+function turnPills(state) {
+  return [
+    h("span", { class: "pill" }, `Round ${state.round}`),
+    h("span", { class: "pill" }, `Turn ${state.turn}`),
+    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
+    state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null,
+  ].filter(Boolean);
+}
+
+/* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden. */
+function renderSteps(state, upTo) {
+  const list = document.getElementById("steps");
+  const move = document.getElementById("move");
+  list.textContent = "";
+  if (!state.plan) {
+    move.classList.add("empty");
+    document.getElementById("tile-badge").textContent = "";
+    list.append(h("li", { class: "muted" }, "The monster has not moved yet."));
+    return;
+  }
+  move.classList.remove("empty");
+  document.getElementById("tile-badge").textContent = tileName(state.plan.card);
+  state.plan_lines.forEach((line, i) => {
+    const n = i + 1;
+    const cls = upTo === undefined ? "done" : n < upTo ? "done" : n === upTo ? "current" : "future";
+    list.append(h("li", { class: cls, "data-step": n }, line));
+  });
+}
+
+/* The live/reconnecting badge (#link). */
+function showLink(state) {
+  const link = document.getElementById("link");
+  link.textContent = state === "live" ? "live" : "reconnecting…";
+  link.className = `link ${state}`;
+}
+
+window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink };

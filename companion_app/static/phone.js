@@ -1,46 +1,18 @@
 /* The players' view: read-only, follows the game live and animates every monster move. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel } = window.Flure;
+  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink } = window.Flure;
   const $ = (id) => document.getElementById(id);
-  let board = null, latest = null, shownPlan = undefined, shownGame = undefined;
-
-  function setLink(state) {
-    const link = $("link");
-    link.textContent = state === "live" ? "live" : "reconnecting…";
-    link.className = `link ${state}`;
-  }
+  let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
   function renderStatus(state) {
     $("summary").textContent = state.summary;
     const info = $("turnline");
     info.textContent = "";
     if (state.phase === "none") return;
-    info.append(...[
-      h("span", { class: "pill" }, `Round ${state.round}`),
-      h("span", { class: "pill" }, `Turn ${state.turn}`),
-      state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
-      state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null].filter(Boolean));
+    info.append(...turnPills(state));
     $("tiles").replaceChildren(tilesPanel(state));
     $("players").replaceChildren(playersPanel(state));
-  }
-
-  function renderSteps(state, upTo) {
-    const list = $("steps");
-    list.textContent = "";
-    if (!state.plan) {
-      $("move").classList.add("empty");
-      $("tile-badge").textContent = "";
-      list.append(h("li", { class: "muted" }, "The monster has not moved yet."));
-      return;
-    }
-    $("move").classList.remove("empty");
-    $("tile-badge").textContent = tileName(state.plan.card);
-    state.plan_lines.forEach((line, i) => {
-      const n = i + 1;
-      const cls = upTo === undefined ? "done" : n < upTo ? "done" : n === upTo ? "current" : "future";
-      list.append(h("li", { class: cls, "data-step": n }, line));
-    });
   }
 
   function renderLog(state) {
@@ -78,6 +50,7 @@
     shownPlan = state.plan_seq;
     renderStatus(state);
     renderLog(state);
+    animState = state;
     renderSteps(state, 0);
     $("board-card").classList.remove("waiting");
     $("move").scrollIntoView({ block: "nearest" });
@@ -88,9 +61,9 @@
   async function start() {
     const geometry = await (await fetch("/api/board")).json();
     board = new FlureBoard($("board"), geometry, {
-      onStep: (step) => latest && renderSteps(latest, step.number),
+      onStep: (step) => animState && renderSteps(animState, step.number),
     });
-    connectLive(onState, setLink);
+    connectLive(onState, showLink);
     $("winner-close").addEventListener("click", () => $("winner").classList.add("hidden"));
   }
   start();

@@ -1,12 +1,12 @@
 /* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel } = window.Flure;
+  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
   const TILES = ["5", "7", "8", "10", "prey-1", "prey-2"];
   const PIECES = ["stone", "crystal", "pivot-right", "pivot-about", "teleporter", "pool-2x2", "pool-1x4"];
-  let csrf = null, board = null, latest = null, shownPlan = undefined, shownGame = undefined;
+  let csrf = null, board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
   let selectedPawn = null, targets = [], seating = [], lastCamera = null, lastRound = null, lastPhase = null;
 
   // -- API -------------------------------------------------------------------
@@ -72,26 +72,9 @@
     $("summary").textContent = state.summary;
     $("turnline").textContent = "";
     if (state.phase === "none") return;
-    $("turnline").append(...[
-      h("span", { class: "pill" }, `Round ${state.round}`), h("span", { class: "pill" }, `Turn ${state.turn}`),
-      state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
-      state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null,
-      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup")].filter(Boolean));
+    $("turnline").append(...turnPills(state),
+      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup"));
     $("tiles").replaceChildren(tilesPanel(state));
-  }
-
-  function renderSteps(state, upTo) {
-    const list = $("steps");
-    list.textContent = "";
-    if (!state.plan) { $("move").classList.add("empty"); $("tile-badge").textContent = "";
-      list.append(h("li", { class: "muted" }, "The monster has not moved yet.")); return; }
-    $("move").classList.remove("empty");
-    $("tile-badge").textContent = tileName(state.plan.card);
-    state.plan_lines.forEach((line, i) => {
-      const n = i + 1;
-      const cls = upTo === undefined ? "done" : n < upTo ? "done" : n === upTo ? "current" : "future";
-      list.append(h("li", { class: cls, "data-step": n }, line));
-    });
   }
 
   function renderControls(state) {
@@ -157,7 +140,6 @@
 
   function render(state) {
     renderStatus(state);
-    $("phones").textContent = "";
     if (state.phase === "none") { $("summary").textContent = "No game yet: open “New game” below."; $("new-game").open = true; }
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
@@ -192,6 +174,7 @@
     shownPlan = state.plan_seq;
     if (!fresh) { render(state); return; }
     renderStatus(state);
+    animState = state;
     renderSteps(state, 0);
     await board.animate(state.plan);
     render(latest);
@@ -375,10 +358,10 @@
   async function start() {
     const geometry = await (await fetch("/api/board")).json();
     board = new FlureBoard($("board"), geometry, { onSquare,
-      onStep: (step) => latest && renderSteps(latest, step.number) });
+      onStep: (step) => animState && renderSteps(animState, step.number) });
     renderSeating();
     $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
-    connectLive(onState, (s) => { $("link").textContent = s === "live" ? "live" : "reconnecting…"; $("link").className = `link ${s}`; });
+    connectLive(onState, showLink);
     if (await checkLogin()) afterLogin();
     setInterval(readDevices, 5000);
   }

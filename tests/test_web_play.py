@@ -1,0 +1,82 @@
+"""`flure play` as a user runs it: a real process, its printed addresses, Ctrl+C, and resuming the game."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def start(tmp_path, *extra):
+    cmd = [sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
+           "--db", str(tmp_path / "table.db"), "--pin", "9876", "--no-camera", "--no-leds", *extra]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if "Press Ctrl+C" in line:
+            return proc, "".join(lines)
+    proc.kill()
+    raise AssertionError("flure play did not start:\n" + "".join(lines))
+
+
+def stop(proc) -> str:
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0, out
+    return out
+
+
+def call(url, body=None):
+    req = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Authorization": "Bearer 9876", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_flure_play_prints_the_addresses_and_resumes_after_a_restart(tmp_path):
+    proc, out = start(tmp_path)
+    try:
+        phone = re.search(r"open (http://127\.0\.0\.1:\d+/) on your phones", out).group(1)
+        assert f"open {phone}referee on the tablet and enter the PIN 9876" in out
+        assert "Camera: switched off (--no-camera)" in out and "LED grid: switched off (--no-leds)" in out
+        assert "█" in out or "▀" in out                      # the QR code
+        call(phone + "api/game", {"players": ["red", "blue"], "first_player": "blue", "seed": 3})
+        call(phone + "api/action", {"type": "move", "pawn": "blue-6/1", "moves": "I"})
+    finally:
+        assert "the game is saved" in stop(proc)
+
+    proc, out = start(tmp_path)
+    try:
+        assert "resumed: Round 1, turn 1: red moves" in out
+        phone = re.search(r"open (http://127\.0\.0\.1:\d+/)", out).group(1)
+        state = call(phone + "api/state")
+        assert state["position"]["pawns"]["blue-6/1"]["at"] == "p11" and state["to_move"] == "red"
+    finally:
+        stop(proc)
+
+
+def test_flure_play_on_a_busy_port_says_so(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1",
+                               "--port", str(port), "--db", str(tmp_path / "t.db"), "--no-camera", "--no-leds"],
+                              cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    assert f"Cannot listen on 127.0.0.1:{port}" in proc.stdout and "Traceback" not in proc.stderr
