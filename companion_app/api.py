@@ -210,7 +210,7 @@ def camera_fix():
        referee=True)
 def camera_clear():
     body(schemas.EMPTY)
-    table().fixes.clear()
+    table().clear_fixes()
     return jsonify(table().camera_view())
 
 

@@ -205,6 +205,10 @@ class TableSession:
             self.fixes[name] = fixed
         return self.camera_view()
 
+    def clear_fixes(self) -> None:
+        with self._lock:
+            self.fixes = {}
+
     def confirm_reading(self) -> dict:
         """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused."""
         view = self.camera_view()
