@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from engine.monster import resolve  # noqa: E402
 from engine.position import Position  # noqa: E402
 from hardware.animation import PlanShow  # noqa: E402
-from hardware.config import AnimationConfig, load_config  # noqa: E402
+from hardware.config import load_config  # noqa: E402
 from hardware.emulator import LedEmulator  # noqa: E402
 from hardware.layout import LedLayout  # noqa: E402
 from hardware.leds import LedGrid  # noqa: E402

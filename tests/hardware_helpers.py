@@ -3,6 +3,7 @@ fast animation settings."""
 from __future__ import annotations
 
 import contextlib
+import time
 
 from engine.monster import resolve
 from engine.position import Position
@@ -36,3 +37,25 @@ def running_emulator(**kw):
         yield emu
     finally:
         emu.stop()
+
+
+@contextlib.contextmanager
+def emulator_and_link(protocol: str = "adalight", transport: str = "pty", emulator: dict | None = None, **link_kw):
+    """An emulator with the default layout and a started SerialLink to it."""
+    from hardware.link import SerialLink
+    from hardware.protocol import make_encoder
+    with running_emulator(transport=transport, **(emulator or {})) as emu:
+        link = SerialLink(emu.url, make_encoder(protocol, emu.layout.led_count), **link_kw).start()
+        try:
+            yield emu, link
+        finally:
+            link.close()
+
+
+def wait_until(predicate, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()

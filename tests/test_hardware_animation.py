@@ -1,5 +1,4 @@
 """A monster plan becomes beats and frames that show exactly the plan (never re-derived)."""
-import numpy as np
 import pytest
 
 from engine.geometry import parse_square, neighbour, parse_direction

@@ -7,16 +7,7 @@ import pytest
 from companion_app.cli import main
 from hardware.animation import ERROR, MONSTER
 from hardware.leds import LedGrid
-from tests.hardware_helpers import FAST, plan, running_emulator
-
-
-def wait_until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+from tests.hardware_helpers import FAST, plan, running_emulator, wait_until
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ import json
 import os
 import time
 
-import numpy as np
 import pytest
 
-from hardware.emulator import LedEmulator
 from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
-from tests.hardware_helpers import FAST, plan, running_emulator
+from tests.hardware_helpers import FAST, emulator_and_link, plan, running_emulator, wait_until
 
 LAYOUT = LedLayout.from_config(None)
 
@@ -21,84 +19,62 @@ def frame(n: int) -> bytes:
     return bytes((n * 7 + i) % 256 for i in range(3 * LAYOUT.led_count))
 
 
-def wait_until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
-
-
 @pytest.mark.parametrize("protocol", ["adalight", "tpm2"])
 @pytest.mark.parametrize("transport", ["pty", "socket"])
 def test_round_trip_every_frame_written_is_decoded(protocol, transport):
-    with running_emulator(layout=LAYOUT, transport=transport) as emu:
-        link = SerialLink(emu.url, make_encoder(protocol, LAYOUT.led_count), keepalive_s=60).start()
-        try:
-            for n in range(25):
-                link.submit(frame(n))
-                assert link.wait_sent(2)
-            assert emu.wait_for_frames(25, 3)
-            assert link.counters.sent == emu.frames_decoded == 25
-            assert emu.frames_by_protocol[protocol] == 25
-            assert emu.state_array().tobytes() == frame(24)
-        finally:
-            link.close()
+    with emulator_and_link(protocol, transport, keepalive_s=60) as (emu, link):
+        for n in range(25):
+            link.submit(frame(n))
+            assert link.wait_sent(2)
+        assert emu.wait_for_frames(25, 3)
+        assert link.counters.sent == emu.frames_decoded == 25
+        assert emu.frames_by_protocol[protocol] == 25
+        assert emu.state_array().tobytes() == frame(24)
 
 
 def test_the_emulator_path_is_a_real_tty():
     with running_emulator(layout=LAYOUT) as emu:
-        assert os.path.islink(emu.path) and os.isatty(os.open(emu.path, os.O_RDWR | os.O_NOCTTY)) is True
+        fd = os.open(emu.path, os.O_RDWR | os.O_NOCTTY)
+        try:
+            assert os.path.islink(emu.path) and os.isatty(fd)
+        finally:
+            os.close(fd)
 
 
 def test_newest_frame_wins_while_the_device_is_away_and_is_shown_on_return():
-    with running_emulator(layout=LAYOUT) as emu:
-        link = SerialLink(emu.path, make_encoder("adalight", LAYOUT.led_count), keepalive_s=0.2,
-                          reconnect_s=0.05).start()
-        try:
-            link.submit(frame(1))
-            assert emu.wait_for_frames(1, 3)
-            emu.unplug()
-            assert wait_until(lambda: not link.connected, 3)  # the keepalive write notices
-            assert "LED device" in link.status()["last_error"]
-            for n in range(2, 7):
-                link.submit(frame(n))                          # returns at once, device or not
-            assert link.counters.replaced >= 4
-            before = emu.frames_decoded
-            emu.replug()
-            assert wait_until(lambda: emu.frames_decoded > before and emu.state_array().tobytes() == frame(6), 3)
-            status = link.status()
-            assert status["connected"] and status["reconnects"] == 1 and status["last_error"] is None
-            json.dumps(status)
-        finally:
-            link.close()
+    with emulator_and_link(keepalive_s=0.2, reconnect_s=0.05) as (emu, link):
+        link.submit(frame(1))
+        assert emu.wait_for_frames(1, 3)
+        emu.unplug()
+        assert wait_until(lambda: not link.connected, 3)  # the keepalive write notices
+        assert "LED device" in link.status()["last_error"]
+        for n in range(2, 7):
+            link.submit(frame(n))                          # returns at once, device or not
+        assert link.counters.replaced >= 4
+        before = emu.frames_decoded
+        emu.replug()
+        assert wait_until(lambda: emu.frames_decoded > before and emu.state_array().tobytes() == frame(6), 3)
+        status = link.status()
+        assert status["connected"] and status["reconnects"] == 1 and status["last_error"] is None
+        json.dumps(status)
 
 
 def test_keepalive_keeps_wled_in_realtime_mode():
-    with running_emulator(layout=LAYOUT, idle_timeout_s=0.4) as emu:
-        link = SerialLink(emu.path, make_encoder("adalight", LAYOUT.led_count), keepalive_s=0.1).start()
-        try:
-            link.submit(frame(3))
-            assert emu.wait_for_frames(1, 3)
-            assert emu.wait_for_frames(8, 3)  # seven resends without a single submit
-            assert emu.timeouts == 0 and emu.realtime
-            assert link.counters.keepalives >= 7 and link.counters.submitted == 1
-        finally:
-            link.close()
+    with emulator_and_link(emulator={"idle_timeout_s": 0.4}, keepalive_s=0.1) as (emu, link):
+        link.submit(frame(3))
+        assert emu.wait_for_frames(1, 3)
+        assert emu.wait_for_frames(8, 3)  # seven resends without a single submit
+        assert emu.timeouts == 0 and emu.realtime
+        assert link.counters.keepalives >= 7 and link.counters.submitted == 1
+        link.close()
         assert wait_until(lambda: not emu.realtime, 2) and emu.timeouts == 1  # silence: WLED would time out
 
 
 def test_baud_switch_byte_is_sent_on_connect():
-    with running_emulator(layout=LAYOUT) as emu:
-        link = SerialLink(emu.path, make_encoder("adalight", LAYOUT.led_count), baud=921600,
-                          switch_from=115200).start()
-        try:
-            link.submit(frame(0))
-            assert emu.wait_for_frames(1, 3)
-            assert emu.baud_requests == [921600]
-        finally:
-            link.close()
+    with emulator_and_link(baud=921600, switch_from=115200) as (emu, link):
+        link.submit(frame(0))
+        assert emu.wait_for_frames(1, 3)
+        assert emu.baud_requests == [921600]
 
 
 def test_loop_url_and_a_missing_device():
