@@ -106,3 +106,30 @@ def test_idle_shows_first_player_colour_on_the_border_and_the_monster():
 def test_error_blinks():
     show = ErrorShow()
     assert show.frame_at(0.1).any() and not show.frame_at(0.6).any()
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from engine.monster import resolve  # noqa: E402
+from tests.engine_strategies import positions  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(position=positions(), steps=st.integers(1, 20), t=st.floats(0, 1))
+def test_any_plan_is_drawn_as_the_plan_says(position, steps, t):
+    p = resolve(position, steps=steps).to_json()
+    beats = plan_beats(p)
+    by_step = {}
+    for b in beats[:-1]:
+        by_step[b.step] = b
+    for step in p["steps"]:
+        assert by_step[step["number"]].monster == parse_square(step["to"])
+        assert by_step[step["number"]].facing == parse_direction(step["facing"])
+    eats = [parse_square(e["square"]) for s in p["steps"] for e in s["events"] if e["kind"] == "eat"]
+    assert list(beats[-1].eaten) == eats
+    show = PlanShow(p, CFG)
+    frame = show.frame_at(t * show.duration)
+    beat = show.beat_at(t * show.duration)
+    assert frame.shape == (16 * 11, 3)
+    if beat.kind != "eat":
+        assert tuple(frame[beat.monster]) == MONSTER
