@@ -56,6 +56,9 @@ class ReaderConfig:
     # A sticker whose measured side differs from the scheme's by more than this
     # fraction is a misread id (or a sticker on the wrong piece).
     size_tolerance: float = 0.3
+    # Below this fraction of its size (or above its inverse) a detection is no sticker
+    # at all but printed detail that decoded by chance: it is left out.
+    speck_ratio: float = 0.5
     # How far (mm) beyond the sheet a sticker still counts as "on the board".
     sheet_tolerance_mm: float = 10.0
 
@@ -71,7 +74,8 @@ class ReaderConfig:
     # as a factor of the sticker's side; a square needs this much of its inner area
     # left visible to be judged at all.
     footprint_scale: float = 1.8
-    min_visible_fraction: float = 0.35
+    tall_top_scale: float = 1.4
+    min_visible_fraction: float = 0.1
     # A connected group of at least this many covered squares is a hand.
     occlusion_min_squares: int = 3
     # Also refuse a frame where an empty-read square shows sticker paper (an undecoded sticker):

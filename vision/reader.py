@@ -87,9 +87,10 @@ def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: Reader
             continue
         top = loc.to_board(np.array(s.corners_px), 0.0)
         c = top.mean(axis=0)
-        grown = c + (top - c) * config.footprint_scale
         st = scheme.stickers.get(s.id)
-        if st is not None and st.height_mm > scheme.square_mm / 2 and s.square is not None:
+        tall = st is not None and st.height_mm > scheme.square_mm / 2 and s.square is not None
+        grown = c + (top - c) * (config.tall_top_scale if tall else config.footprint_scale)
+        if tall:
             base = np.array(s.board_mm)
             half = scheme.square_mm * 0.5
             foot = base + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
@@ -120,6 +121,7 @@ class _Placed:
 def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
               config: ReaderConfig = DEFAULT_CONFIG) -> Reading:
     """Map every detected sticker to its square and build the Position."""
+    det = _drop_specks(det, loc, scheme, config)
     problems: list[dict] = []
     placed: list[_Placed] = []
     tiles: list[_Placed] = []
@@ -209,6 +211,24 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others
     conf = min((s.confidence for s in stickers if s.piece != "unknown"), default=1.0)
     return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
+
+
+def _drop_specks(det: Detections, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> Detections:
+    """Leave out "markers" far too small or large to be a sticker: printed detail on
+    the board (wall letters, pillars) that happens to decode as an id."""
+    sizes = [s.size_mm for s in scheme.stickers.values()]
+    keep = []
+    for mid, corners in zip(det.ids, det.corners):
+        st = scheme.stickers.get(int(mid))
+        if int(mid) in scheme.board_marker_ids:
+            keep.append(True)
+            continue
+        q = loc.to_board(loc.undistort(corners), st.height_mm if st else 0.0)
+        side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+        lo, hi = (st.size_mm, st.size_mm) if st else (min(sizes), max(sizes))
+        keep.append(config.speck_ratio * lo <= side <= hi / config.speck_ratio)
+    mask = np.array(keep, dtype=bool)
+    return Detections(det.ids[mask], det.corners[mask]) if len(keep) else det
 
 
 def _overlaps(seen: list[SeenSticker], scheme: Scheme) -> list[dict]:
