@@ -3,6 +3,7 @@
   flure leds emulate [--png FILE]     a simulated WLED device on a pseudo-terminal
   flure leds test URL                 light each square in turn (check the wiring)
   flure leds show PLAN.json [--url]   stream a monster plan (from ``flure resolve … --json``)
+  flure leds layout                   the LED index under each square
 
 Cheap to import: numpy, pyserial and Pillow are imported inside the commands.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 def register(sub) -> None:
     leds = sub.add_parser("leds", help="the LED grid under the board: emulate, test the wiring, show a plan",
                           description="Drive the LED grid (WLED or Adalight over USB serial) or its emulator.")
-    ls = leds.add_subparsers(dest="leds_command", metavar="emulate|test|show")
+    ls = leds.add_subparsers(dest="leds_command", metavar="emulate|test|show|layout")
     leds.set_defaults(func=lambda args: (leds.print_help(), 0)[1])
 
     em = ls.add_parser("emulate", help="run a simulated LED device and draw it in the terminal",
@@ -44,6 +45,12 @@ def register(sub) -> None:
     sh.add_argument("--config", help="hardware TOML file")
     sh.add_argument("--png", help="with the emulator: save the final LED state as a PNG")
     sh.set_defaults(func=cmd_show)
+
+    lo = ls.add_parser("layout", help="print which LED index lights each square",
+                       description="Prints the board with each square's LED index from the [layout] "
+                                   "configuration, to compare with the wiring.")
+    lo.add_argument("--config", help="hardware TOML file")
+    lo.set_defaults(func=cmd_layout)
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -108,7 +115,8 @@ def _finish(grid, what: str, timeout: float) -> int:
               file=sys.stderr)
         return 1
     print(f"{what}: {status['frames_sent']} frames sent to {status['port']} ({status['protocol']}, "
-          f"{status['baud']} baud), peak estimate {status['estimated_ma']} mA of {status['budget_ma']} mA.")
+          f"{status['baud']} baud); estimated current at most {status['peak_ma']} mA of the "
+          f"{status['budget_ma']} mA budget.")
     return 0
 
 
@@ -150,3 +158,24 @@ def cmd_show(args) -> int:
         return code
     finally:
         grid.close()
+
+
+def cmd_layout(args) -> int:
+    from engine.geometry import COLS, ROWS, on_board, square
+    from hardware.layout import LedLayout
+    cfg, err = _config(args.config)
+    if err:
+        return _fail(err)
+    layout = LedLayout.from_config(cfg.layout)
+    print("     " + "".join(f"{c:>5}" for c in "abcdefghijklmnop"))
+    for row in range(ROWS):
+        cells = []
+        for col in range(COLS):
+            idx = layout.leds.get(square(col, row)) if on_board(col, row) else None
+            cells.append("    #" if not on_board(col, row) else "    -" if not idx else f"{idx[0]:>5}")
+        print(f"{row + 1:>5}" + "".join(cells))
+    per = {len(v) for v in layout.leds.values()}
+    print(f"{len(layout.leds)} squares with LEDs, {layout.led_count} LEDs on the strip"
+          + (f", {max(per)} per square (first index shown)" if per and max(per) > 1 else "")
+          + "; '-' no LED, '#' cut-away corner.")
+    return 0

@@ -42,6 +42,7 @@ class LedGrid:
         self.last_error: str | None = None
         self.frames_rendered = 0
         self.last_ma = 0.0
+        self.peak_ma = 0.0
         self._show: Show | None = None
         self._show_name = "none"
         self._generation = 0
@@ -92,7 +93,8 @@ class LedGrid:
     def status(self) -> dict:
         s = self.link.status()
         s.update(showing=self._show_name, frames_rendered=self.frames_rendered,
-                 estimated_ma=round(self.last_ma, 1), budget_ma=self.config.power.budget_ma,
+                 estimated_ma=round(self.last_ma, 1), peak_ma=round(self.peak_ma, 1),
+                 budget_ma=self.config.power.budget_ma,
                  emulated=self.emulator is not None)
         if self.last_error:
             s["last_error"] = self.last_error if not s["last_error"] else f"{self.last_error}; {s['last_error']}"
@@ -124,6 +126,7 @@ class LedGrid:
         """Canvas → capped strip bytes (what goes into the encoder)."""
         strip = cap_current(self.layout.to_strip(canvas), self.config.power)
         self.last_ma = estimate_ma(strip, self.config.power)
+        self.peak_ma = max(self.peak_ma, self.last_ma)
         return strip.tobytes()
 
     def _play(self) -> None:

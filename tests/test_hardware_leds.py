@@ -28,7 +28,7 @@ def test_plan_plays_on_the_built_in_emulator(grid, tmp_path):
     json.dumps(status)
     assert {"connected", "port", "protocol", "frames_sent", "last_error", "reconnects"} <= set(status)
     assert status["connected"] and status["emulated"] and status["showing"] == "plan"
-    assert status["estimated_ma"] <= status["budget_ma"]
+    assert status["estimated_ma"] <= status["peak_ma"] <= status["budget_ma"]
     png = emu.save_png(tmp_path / "board.png")
     from PIL import Image
     img = Image.open(png)
@@ -117,3 +117,13 @@ def test_cli_test_lights_every_square_in_order(capsys):
 def test_cli_test_reports_a_missing_device(capsys):
     assert main(["leds", "test", "/dev/serial/by-id/usb-nothing-here", "--seconds-each", "0.001"]) == 1
     assert "is not there: is it plugged in?" in capsys.readouterr().err
+
+
+def test_cli_layout_prints_the_index_of_each_square(tmp_path, capsys):
+    cfg = tmp_path / "hw.toml"
+    cfg.write_text('[layout]\norder = "row-major"\nno_led = ["b1"]\n')
+    assert main(["leds", "layout", "--config", str(cfg)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:4] == ["1", "0", "-", "1"]            # a1 = 0, b1 has none, c1 = 1
+    assert lines[2].split()[:3] == ["2", "11", "12"]               # row-major: a2 follows l1
+    assert lines[-1].startswith("155 squares with LEDs, 155 LEDs")
