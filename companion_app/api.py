@@ -198,6 +198,17 @@ def camera():
     return jsonify(table().camera_view())
 
 
+@route("/camera/frame.jpg", "GET", "The camera's last frame as a JPEG picture", referee=True,
+       produces="image/jpeg")
+def camera_frame():
+    data = table().camera_jpeg()
+    if data is None:
+        abort(404, "The camera has not given a frame yet")
+    response = Response(data, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @route("/camera/fix", "POST", "Correct one square of the camera reading (piece, face, heading)",
        body=schemas.FIX, referee=True)
 def camera_fix():

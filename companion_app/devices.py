@@ -11,6 +11,23 @@ from collections.abc import Callable
 from .session import Device, TableSession
 
 
+class KeepLastFrame:
+    """A frame source wrapper that keeps the last frame, so the referee can see what the camera sees."""
+
+    def __init__(self, source):
+        self.source = source
+        self.last_frame = None
+
+    def read(self):
+        frame = self.source.read()
+        if frame is not None:
+            self.last_frame = frame
+        return frame
+
+    def close(self) -> None:
+        self.source.close()
+
+
 def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device:
     """``spec`` None or "synthetic" gives the digital twin rendering the game's own position."""
     try:
@@ -19,7 +36,9 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device:
 
         spec = spec or "synthetic"
         options = {"get_state": get_state} if spec == "synthetic" else {}
-        return Device("camera", TableCamera(open_source(spec, **options)), why="")
+        camera = TableCamera(KeepLastFrame(open_source(spec, **options)))
+        note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
+        return Device("camera", camera, why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
         return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
 

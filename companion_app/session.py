@@ -205,6 +205,19 @@ class TableSession:
             self.fixes[name] = fixed
         return self.camera_view()
 
+    def camera_jpeg(self, max_width: int = 960) -> bytes | None:
+        """The camera's last frame as JPEG (None before the first frame); ``TableCamera.source`` keeps it."""
+        frame = getattr(getattr(self.camera.obj, "source", None), "last_frame", None)
+        if frame is None:
+            return None
+        import cv2
+
+        if frame.shape[1] > max_width:
+            scale = max_width / frame.shape[1]
+            frame = cv2.resize(frame, (max_width, round(frame.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return data.tobytes() if ok else None
+
     def clear_fixes(self) -> None:
         with self._lock:
             self.fixes = {}

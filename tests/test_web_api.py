@@ -13,7 +13,7 @@ from web_helpers import AUTH, TOKEN, FakeCamera, FakeReading, make_app, play_paw
 REFEREE_POSTS = [("/api/game", {"players": ["red", "blue"]}), ("/api/action", {"type": "draw"}),
                  ("/api/undo", {}), ("/api/camera/fix", {"square": "g7", "piece": "empty"}),
                  ("/api/camera/clear", {}), ("/api/camera/confirm", {})]
-REFEREE_GETS = ["/api/preview", "/api/targets?pawn=red-6/1", "/api/status", "/api/camera"]
+REFEREE_GETS = ["/api/preview", "/api/targets?pawn=red-6/1", "/api/status", "/api/camera", "/api/camera/frame.jpg"]
 
 
 @pytest.fixture
@@ -345,6 +345,20 @@ def test_vanished_camera_shows_in_status_instead_of_crashing(camera_client):
     assert r.status_code == 409 and "unplugged" in r.json["error"]
     s = client.get("/api/status", headers=AUTH).json
     assert "unplugged" in s["camera"]["error"] and s["leds"]["present"] is False
+
+
+def test_camera_frame_is_a_jpeg_once_the_camera_gave_one(camera_client):
+    import numpy as np
+
+    client, _, camera = camera_client
+    r = client.get("/api/camera/frame.jpg", headers=AUTH)
+    assert r.status_code == 404 and "not given a frame" in r.json["error"]
+    camera.source = type("Src", (), {"last_frame": np.full((1200, 1600, 3), 90, np.uint8)})()
+    r = client.get("/api/camera/frame.jpg", headers=AUTH)
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
+    import cv2
+    assert cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR).shape == (720, 960, 3)
+    assert client.get("/api/camera/frame.jpg").status_code == 401
 
 
 def test_unexpected_server_error_is_one_plain_sentence(client, app_session, monkeypatch):

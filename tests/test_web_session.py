@@ -112,6 +112,8 @@ def test_digital_twin_camera_sees_the_game_position(tmp_path):
     assert view["reading"]["located"], view
     assert view["differences"] == []
     assert view["reading"]["setup"]["monster"] == {"at": "a1", "facing": "E"}
+    jpeg = s.camera_jpeg()
+    assert jpeg[:2] == b"\xff\xd8" and s.device_status()["camera"]["note"].startswith("digital twin")
 
 
 def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):

@@ -228,6 +228,9 @@
       if (view.reading.tile) list.append(h("li", {}, `Tile in view: ${tileName(view.reading.tile)}`));
     }
     markDifferences(view);
+    const img = $("camera-frame");
+    if (view.reading) img.src = `/api/camera/frame.jpg?t=${Date.now()}`;
+    img.classList.toggle("hidden", !view.reading);
   }
 
   async function readCamera() {
@@ -241,6 +244,7 @@
     readCamera();
   });
   $("camera-clear").addEventListener("click", async () => renderCamera(await api("POST", "/api/camera/clear", {})));
+  $("camera-frame").addEventListener("error", () => $("camera-frame").classList.add("hidden"));
   setInterval(() => { if ($("camera-auto").checked && !document.hidden) readCamera(); }, 3000);
 
   // -- tapping squares: move, place, or fix ---------------------------------------------
@@ -333,7 +337,7 @@
       if (d.last_problem && !d.error) d.error = d.last_problem;
       cls = d.connected === false || d.error ? "warn" : "ok";
       text = d.error || d.message || (d.connected === false ? `disconnected${d.last_error ? ": " + d.last_error : ""}`
-        : `working${d.port ? " on " + d.port : ""}`) + (st.note ? ` (${st.note})` : "");
+        : `working: ${st.note || (d.port ? "on " + d.port : "ready")}`);
     }
     return h("li", { class: cls }, h("b", {}, name), `: ${text}`);
   }
