@@ -31,10 +31,12 @@ class PressEvent:
 
 
 class _OneButton:
-    def __init__(self, name: str, pin: int, cfg: ButtonConfig, factory, action: Callable[[str, str, float], None]):
+    def __init__(self, name: str, pin: int, cfg: ButtonConfig, factory, action: Callable[[str, str, float], None],
+                 clock: Callable[[], float] = time.monotonic):
         from gpiozero import Button
         self.name = name
         self.action = action
+        self.clock = clock
         self.debounce_s = cfg.debounce_ms / 1000.0
         self.long_only = name in cfg.long_press_only
         self._down_at: float | None = None
@@ -48,7 +50,7 @@ class _OneButton:
 
     def _pressed(self) -> None:
         with self._lock:
-            self._down_at = time.monotonic()
+            self._down_at = self.clock()
             self._held_fired = False
 
     def _held(self) -> None:
@@ -56,19 +58,19 @@ class _OneButton:
             if self._down_at is None or self._held_fired:
                 return
             self._held_fired = True
-            duration = time.monotonic() - self._down_at
+            duration = self.clock() - self._down_at
         self.action(self.name, "long", duration)
 
     def _released(self) -> None:
         with self._lock:
             if self._down_at is None:
                 return
-            duration = time.monotonic() - self._down_at
+            duration = self.clock() - self._down_at
             self._down_at = None
             held = self._held_fired
         if held:
             return
-        if duration < self.debounce_s:
+        if duration < self.debounce_s - 1e-6:  # "at least debounce_ms", float-safe
             self.action(self.name, "bounce", duration)
         elif self.long_only:
             self.action(self.name, "ignored", duration)
@@ -80,17 +82,23 @@ class _OneButton:
 
 
 class TableButtons:
-    """Wire the configured pins to callbacks; each callback is called with no arguments."""
+    """Wire the configured pins to callbacks; each callback is called with no arguments.
+
+    ``clock`` measures press durations (debounce, short press); tests pass a hand-wound one
+    so a script's "held 50 ms" does not depend on the machine's load.  Long presses are
+    gpiozero's ``when_held``, on real time.
+    """
 
     def __init__(self, config: HardwareConfig | Mapping | str | None = None, pin_factory=None, *,
                  on_monster: Callback = None, on_confirm: Callback = None, on_undo: Callback = None,
-                 on_event: Callable[[PressEvent], object] | None = None) -> None:
+                 on_event: Callable[[PressEvent], object] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         cfg = load_config(config).buttons
         self.callbacks = {"monster": on_monster, "confirm": on_confirm, "undo": on_undo}
         self.on_event = on_event
         self.events: list[PressEvent] = []
         self.last_error: str | None = None
-        self.buttons = [_OneButton(name, pin, cfg, pin_factory, self._act) for name, pin in cfg.pins.items()]
+        self.buttons = [_OneButton(name, pin, cfg, pin_factory, self._act, clock) for name, pin in cfg.pins.items()]
 
     def _act(self, name: str, kind: str, duration: float) -> None:
         event = PressEvent(name, kind, duration)

@@ -60,14 +60,14 @@ def test_newest_frame_wins_while_the_device_is_away_and_is_shown_on_return():
 
 
 def test_keepalive_keeps_wled_in_realtime_mode():
-    with emulator_and_link(emulator={"idle_timeout_s": 0.4}, keepalive_s=0.1) as (emu, link):
+    with emulator_and_link(emulator={"idle_timeout_s": 1.0}, keepalive_s=0.1) as (emu, link):
         link.submit(frame(3))
         assert emu.wait_for_frames(1, 3)
         assert emu.wait_for_frames(8, 3)  # seven resends without a single submit
         assert emu.timeouts == 0 and emu.realtime
         assert link.counters.keepalives >= 7 and link.counters.submitted == 1
         link.close()
-        assert wait_until(lambda: not emu.realtime, 2) and emu.timeouts == 1  # silence: WLED would time out
+        assert wait_until(lambda: not emu.realtime, 4) and emu.timeouts == 1  # silence: WLED would time out
 
 
 def test_baud_switch_byte_is_sent_on_connect():
