@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.geometry import COLS, ROWS, on_board, square, square_name
+from engine.geometry import COLS, ROWS, on_board, parse_square, square, square_name
 from hardware.layout import LedLayout
 from hardware.protocol import TPM2_PONG, WledDecoder
 
@@ -238,7 +238,6 @@ class LedEmulator:
             return self._leds.copy()
 
     def square_colour(self, name_or_sq: str | int) -> tuple[int, int, int]:
-        from engine.geometry import parse_square
         sq = parse_square(name_or_sq) if isinstance(name_or_sq, str) else name_or_sq
         idx = self.layout.leds.get(sq)
         if not idx:

@@ -80,9 +80,12 @@ class LedGrid:
         self._start(SquaresShow(seconds_each=seconds_each), "test")
 
     def wait_done(self, timeout: float = 60.0) -> bool:
-        """Wait until the current finite show (plan, test) has played to its last frame."""
+        """Wait until the current finite show (plan, test) has played to its last frame and
+        been written; False on timeout (an endless show — idle, error — never finishes)."""
         deadline = time.monotonic() + timeout
         with self._cond:
+            if self._show is None:
+                return True
             while self._finished_generation != self._generation and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
