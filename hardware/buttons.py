@@ -81,6 +81,21 @@ class _OneButton:
         self.device.close()
 
 
+def make_pin_factory(backend: str):
+    """The gpiozero backend named in ``[buttons] backend`` (on a Pi 5 only lgpio works)."""
+    try:
+        if backend == "lgpio":
+            from gpiozero.pins.lgpio import LGPIOFactory
+            return LGPIOFactory()
+        if backend == "rpigpio":
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+            return RPiGPIOFactory()
+    except Exception as exc:  # ImportError off the Pi, or the chip cannot be opened
+        raise RuntimeError(f"the {backend} GPIO backend is not available here ({exc}); "
+                           f"install the 'pi' extra on a Raspberry Pi") from None
+    raise ValueError(f"unknown GPIO backend {backend!r}")
+
+
 class TableButtons:
     """Wire the configured pins to callbacks; each callback is called with no arguments.
 
@@ -94,6 +109,8 @@ class TableButtons:
                  on_event: Callable[[PressEvent], object] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         cfg = load_config(config).buttons
+        if pin_factory is None and cfg.backend != "auto":
+            pin_factory = make_pin_factory(cfg.backend)
         self.callbacks = {"monster": on_monster, "confirm": on_confirm, "undo": on_undo}
         self.on_event = on_event
         self.events: list[PressEvent] = []

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 PROTOCOLS = ("adalight", "tpm2")
+BUTTON_BACKENDS = ("auto", "lgpio", "rpigpio")
 
 
 class HardwareConfigError(ValueError):
@@ -54,6 +55,7 @@ class ButtonConfig:
     debounce_ms: float = 40.0
     long_press_ms: float = 800.0
     long_press_only: tuple[str, ...] = ("undo",)
+    backend: str = "auto"     # gpiozero pin factory: auto (gpiozero's choice), lgpio, rpigpio
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,10 @@ def _animation(d: Mapping) -> AnimationConfig:
 
 
 def _buttons(d: Mapping) -> ButtonConfig:
-    _only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only"})
+    _only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only", "backend"})
+    backend = d.get("backend", "auto")
+    if backend not in BUTTON_BACKENDS:
+        raise HardwareConfigError(f"[buttons] backend {backend!r} is not known (use {', '.join(BUTTON_BACKENDS)})")
     pins = d.get("pins", {})
     if not isinstance(pins, Mapping):
         raise HardwareConfigError("[buttons] pins must be a table like {monster = 17, confirm = 27, undo = 22}")
@@ -164,7 +169,7 @@ def _buttons(d: Mapping) -> ButtonConfig:
     return ButtonConfig(pins=clean, pull_up=bool(d.get("pull_up", True)),
                         debounce_ms=_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
                         long_press_ms=_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50),
-                        long_press_only=tuple(only))
+                        long_press_only=tuple(only), backend=backend)
 
 
 def default_dict() -> dict:

@@ -113,3 +113,15 @@ def test_pins_come_from_the_config_and_a_failing_action_is_reported():
         assert buttons.status()["buttons"] == {"monster": "GPIO5", "confirm": "GPIO6", "undo": "GPIO13"}
     finally:
         buttons.close()
+
+
+def test_a_named_backend_missing_here_is_a_plain_error():
+    import importlib.util
+    missing = [b for b, mod in (("lgpio", "lgpio"), ("rpigpio", "RPi")) if importlib.util.find_spec(mod) is None]
+    if not missing:
+        pytest.skip("both GPIO libraries (lgpio, RPi.GPIO) are installed: this is a Pi, nothing is missing")
+    with pytest.raises(RuntimeError, match=f"the {missing[0]} GPIO backend is not available here"):
+        TableButtons({"buttons": {"backend": missing[0]}})
+    from hardware.config import HardwareConfigError
+    with pytest.raises(HardwareConfigError, match="backend 'pigpio' is not known"):
+        TableButtons({"buttons": {"backend": "pigpio"}})
