@@ -9,6 +9,7 @@ Cheap to import: numpy, pyserial and Pillow are imported inside the commands.
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -58,21 +59,24 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _config(path: str | None):
-    from hardware.config import HardwareConfigError, load_config
-    from hardware.layout import LayoutError
-    try:
-        return load_config(path), None
-    except (HardwareConfigError, LayoutError) as exc:
-        return None, str(exc)
+def _with_config(command):
+    """Load ``--config`` first; a bad file is one plain line and exit status 2."""
+    @functools.wraps(command)
+    def run(args) -> int:
+        from hardware.config import HardwareConfigError, load_config
+        from hardware.layout import LayoutError
+        try:
+            cfg = load_config(args.config)
+        except (HardwareConfigError, LayoutError) as exc:
+            return _fail(str(exc))
+        return command(args, cfg)
+    return run
 
 
-def cmd_emulate(args) -> int:
+@_with_config
+def cmd_emulate(args, cfg) -> int:
     from hardware.emulator import LedEmulator
     from hardware.layout import LedLayout
-    cfg, err = _config(args.config)
-    if err:
-        return _fail(err)
     emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty").start()
     print(f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:")
     print(f"  {emu.url}")
@@ -99,7 +103,7 @@ def cmd_emulate(args) -> int:
     return 0
 
 
-def _grid(args, cfg, url: str | None):
+def _grid(cfg, url: str | None):
     from hardware.leds import LedGrid
     return LedGrid(cfg, url=url)
 
@@ -120,11 +124,9 @@ def _finish(grid, what: str, timeout: float) -> int:
     return 0
 
 
-def cmd_test(args) -> int:
-    cfg, err = _config(args.config)
-    if err:
-        return _fail(err)
-    grid = _grid(args, cfg, args.url)
+@_with_config
+def cmd_test(args, cfg) -> int:
+    grid = _grid(cfg, args.url)
     try:
         grid.show_squares(args.seconds_each)
         return _finish(grid, "square test", timeout=args.seconds_each * 200 + 5)
@@ -132,10 +134,8 @@ def cmd_test(args) -> int:
         grid.close()
 
 
-def cmd_show(args) -> int:
-    cfg, err = _config(args.config)
-    if err:
-        return _fail(err)
+@_with_config
+def cmd_show(args, cfg) -> int:
     try:
         text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
         plan = json.loads(text)
@@ -145,7 +145,7 @@ def cmd_show(args) -> int:
         return _fail(f"{args.plan}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
     if not isinstance(plan, dict) or "steps" not in plan:
         return _fail(f"{args.plan}: not a monster plan (expected the output of `flure resolve … --json`)")
-    grid = _grid(args, cfg, args.url)
+    grid = _grid(cfg, args.url)
     try:
         if not grid.show_plan(plan):
             return _fail(f"{args.plan}: {grid.last_error}")
@@ -160,12 +160,10 @@ def cmd_show(args) -> int:
         grid.close()
 
 
-def cmd_layout(args) -> int:
+@_with_config
+def cmd_layout(args, cfg) -> int:
     from engine.geometry import COLS, ROWS, on_board, square
     from hardware.layout import LedLayout
-    cfg, err = _config(args.config)
-    if err:
-        return _fail(err)
     layout = LedLayout.from_config(cfg.layout)
     print("     " + "".join(f"{c:>5}" for c in "abcdefghijklmnop"))
     for row in range(ROWS):
