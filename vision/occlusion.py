@@ -12,6 +12,7 @@ as doubtful.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -73,6 +74,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     hidden = np.zeros((ROWS * p, COLS * p), np.uint8)
     for poly in covers:
         cv2.fillPoly(hidden, [np.round(np.asarray(poly) * p / q).astype(np.int32)], 1)
+    if covers:   # plus a margin: the blurred edge of a piece is not board either
+        hidden = cv2.dilate(hidden, np.ones((3, 3), np.uint8))
     lab = lab.copy()
     lab[hidden.astype(bool)] = np.nan
     m = int(round(p * (1 - INNER) / 2))
@@ -84,27 +87,25 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
              and seen_frac[sq // COLS, sq % COLS] >= config.min_visible_fraction]
     if len(empty) < 10:
         return Occlusion([], [])
-    with np.errstate(all="ignore"):
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            med = np.nanmedian(cells, axis=2)                               # (R, C, 3)
-            ref = np.median(np.array([med[sq // COLS, sq % COLS] for sq in empty]), axis=0)
-            diff = cells - ref
-            dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
-                           + diff[..., 2] ** 2)
-            frac = np.nanmean(np.where(np.isnan(dist), np.nan, dist > config.occlusion_colour_distance), axis=2)
-            # A sticker that was not decoded still shows its white paper: much brighter
-            # than the board and nearly colourless.  (The exit and entrance art has none.)
-            w = whole
-            white_px = ((w[..., 0] > ref[0] + config.sticker_white_lightness)
-                        & (np.abs(w[..., 1]) < config.sticker_white_chroma)
-                        & (np.abs(w[..., 2]) < config.sticker_white_chroma))
-            white = np.nanmean(np.where(np.isnan(w[..., 0]), np.nan, white_px), axis=2)
-            # ... and its black-and-white pattern: far more contrast than empty board,
-            # even when blurred beyond decoding.  Relative to the board's own texture,
-            # so a stone-textured print is no sticker; printed art gets a higher bar.
-            std = np.nanstd(cells[..., 0], axis=2)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN squares: judged below
+        med = np.nanmedian(cells, axis=2)                               # (R, C, 3)
+        ref = np.median(np.array([med[sq // COLS, sq % COLS] for sq in empty]), axis=0)
+        diff = cells - ref
+        dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
+                       + diff[..., 2] ** 2)
+        frac = np.nanmean(np.where(np.isnan(dist), np.nan, dist > config.occlusion_colour_distance), axis=2)
+        # A sticker that was not decoded still shows its white paper: much brighter
+        # than the board and nearly colourless.  (The exit and entrance art has none.)
+        w = whole
+        white_px = ((w[..., 0] > ref[0] + config.sticker_white_lightness)
+                    & (np.abs(w[..., 1]) < config.sticker_white_chroma)
+                    & (np.abs(w[..., 2]) < config.sticker_white_chroma))
+        white = np.nanmean(np.where(np.isnan(w[..., 0]), np.nan, white_px), axis=2)
+        # ... and its black-and-white pattern: far more contrast than empty board,
+        # even when blurred beyond decoding.  Relative to the board's own texture,
+        # so a stone-textured print is no sticker; printed art gets a higher bar.
+        std = np.nanstd(cells[..., 0], axis=2)
     foreign = {sq for sq in empty if frac[sq // COLS, sq % COLS] >= config.occlusion_cell_fraction}
     groups = sorted(_groups(foreign), key=len, reverse=True)
     big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
