@@ -1,8 +1,6 @@
 """flure vision eval: the documented grid, the comparison with the truth, a quick end-to-end run."""
 import json
 
-import pytest
-
 from companion_app.cli import main
 from engine.geometry import SQUARES
 from vision import evaluate

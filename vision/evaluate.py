@@ -195,7 +195,7 @@ def evaluate_image(level: Level, index: int, base_seed: int, image: int, stable_
         stem = f"{level.name}-{image:03d}"
         cv2.imwrite(str(save_dir / f"{stem}.png"), frames[0][0])
         (save_dir / f"{stem}.json").write_text(json.dumps(truth.to_json(), indent=1))
-    hidden = [s.id for s in truth.stickers if s.visible < 0.9]
+    hidden = [s.id for s in truth.stickers if s.visible < 0.98]
     return {"seed": seed, "params": params, "single": single, "accepted": accepted is not None,
             "wrong_accepted": wrong_accepted, "times": times, "min_px": truth.min_sticker_px,
             "hidden": hidden,

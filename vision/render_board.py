@@ -34,7 +34,7 @@ def board_texture(scheme: Scheme, px_per_mm: float) -> np.ndarray:
     key = (scheme.dictionary, scheme.square_mm, tuple(sorted(scheme.sheet_mm.items())),
            tuple((m.id, m.size_mm, m.center_mm, m.rotation) for m in scheme.board_markers), px_per_mm)
     if key not in _cache:
-        if len(_cache) > 3:
+        if len(_cache) >= 2:
             _cache.pop(next(iter(_cache)))
         _cache[key] = _draw_board(scheme, px_per_mm)
     return _cache[key]

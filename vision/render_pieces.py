@@ -213,7 +213,7 @@ def pool_shapes(pools) -> list[tuple[int, str, str | None]]:
 
     def shapes(sq):
         c, r = sq % COLS, sq // COLS
-        yield "2x2", None, {sq, sq + 1, sq + COLS, sq + COLS + 1}
+        yield "2x2", None, {sq, sq + 1, sq + COLS, sq + COLS + 1} if c + 1 < COLS else None
         yield "1x4", "horizontal", {sq + i for i in range(4)} if c + 3 < COLS else None
         yield "1x4", "vertical", {sq + i * COLS for i in range(4)}
 
