@@ -161,3 +161,19 @@ def test_random_positions_are_valid_and_cover_every_sticker_heading_and_cut_corn
     assert headings == arrows == {0, 1, 2, 3}
     assert edge == set(CUT_EDGE)
     assert len(all_pawns()) == 25
+
+
+def test_hand_truth_names_the_squares_the_hand_really_covers(sample_position):
+    kw = dict(width=960, height=540, seed=21)
+    clean, _ = render(sample_position, None, **kw)
+    img, truth = render(sample_position, None, occluder="hand", **kw)
+    assert truth.occluded_squares
+    diff = np.abs(img.astype(int) - clean.astype(int)).sum(axis=2)
+    for name in truth.occluded_squares:
+        u, v = (int(round(c)) for c in truth.square_px(name))
+        assert diff[v, u] > 30, name          # skin or sleeve where the board was
+    hidden = {s.id for s in truth.stickers if s.visible < 0.5}
+    for s in truth.stickers:
+        if s.id in hidden:
+            cx, cy = np.mean(s.corners_px, axis=0).astype(int)
+            assert diff[cy, cx] > 30, s.what
