@@ -141,15 +141,21 @@ def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     page.wait_for_selector("svg.board .crystal")
     assert session.game.position.to_setup()["stones"] == {"g7": "crystal"}
     session.new_game(["red", "blue", "green"], "red", seed=6)
+    # Pawn moves from the tablet: pick the pawn, its targets light up, tap one.
+    page.click(".pawn-btn[data-pawn='red-2/5']")
+    page.wait_for_selector("svg.board .sq.target[data-square='p9']")
+    page.click("svg.board .sq[data-square='p9']")
+    page.wait_for_selector("#pawn-title:has-text('Blue moves a pawn')")
+    assert session.game.position.pawn("red-2/5").where() == "p9"
     # A phone whose stream is cut catches up by itself.
     phone = browser.new_context(viewport={"width": 360, "height": 700}).new_page()
     phone.goto(server.url)
     phone.wait_for_selector(".link.live")
     session.broker.close_all()          # the server drops every stream, as a Wi-Fi drop would
-    session.act({"type": "move", "pawn": "red-6/1", "moves": "I"})
-    phone.wait_for_selector("#summary:has-text('blue moves')", timeout=10000)
+    session.act({"type": "move", "pawn": "blue-6/1", "moves": "I"})
+    phone.wait_for_selector("#summary:has-text('green moves')", timeout=10000)
     phone.wait_for_selector(".link.live")
-    assert phone.locator("svg.board .pawn[data-pawn='red-6/1']").get_attribute("data-square") == "p11"
+    assert phone.locator("svg.board .pawn[data-pawn='blue-6/1']").get_attribute("data-square") == "p11"
     phone.context.close()
     page.context.close()
 

@@ -170,3 +170,62 @@ def test_step_lines_name_slides_pushes_and_eats_with_their_rules():
     lines = plan_lines({"steps": [step], "stop": {"reason": "steps", "rule": "M1"},
                         "end": {"at": "f9", "facing": "N"}, "final_look": {"rule": "M4 nothing seen"}})
     assert lines[1] == "the move ends: steps (M1)"
+
+
+def test_confirming_a_reading_with_the_drawn_tile_resolves_it(tmp_path):
+    from web_helpers import FakeCamera, FakeReading
+
+    camera = FakeCamera()
+    s = session_with(tmp_path, camera=camera)
+    s.new_game(["red", "blue"], "red", seed=8)
+    play_pawn_phase(s)
+    camera.reading = FakeReading(True, s.game.position.to_setup(), tile="7")
+    state = s.confirm_reading()
+    assert state["tiles_played"] == ["7"] and state["confirmed"] == "the camera read the tile 7"
+    camera.reading = FakeReading(True, s.game.position.to_setup())     # no tile in view
+    play_pawn_phase(s)
+    with pytest.raises(GameActionError, match="show the drawn tile"):
+        s.confirm_reading()
+
+
+def test_a_seeded_game_played_through_the_api_with_undos_matches_the_engine(tmp_path):
+    """Contract: every served state equals the engine's game, and each undo restores the state before."""
+    import random
+
+    from engine.game import Game
+    from web_helpers import AUTH, make_app
+
+    app, session = make_app(tmp_path)
+    client = app.test_client()
+    rng = random.Random(31)
+    state = client.post("/api/game", json={"players": ["red", "blue", "green"], "first_player": "green",
+                                           "seed": 99}, headers=AUTH).json
+    game = Game.new(["red", "blue", "green"], "green", seed=99)
+    actions = 0
+    while state["phase"] != "over":
+        before = state
+        if state["phase"] == "monster":
+            action = {"type": "draw"}
+        else:
+            label = next(x for x in state["unmoved"] if state["position"]["pawns"][x]["color"] == state["to_move"])
+            targets = client.get(f"/api/targets?pawn={label}", headers=AUTH).json
+            choice = rng.choice(targets)
+            action = ({"type": "pawn-at", "pawn": label, "square": choice["square"]} if rng.random() < 0.5
+                      else {"type": "move", "pawn": label, "moves": choice["moves"]})
+        r = client.post("/api/action", json=action, headers=AUTH)
+        if r.status_code == 409 and "enter the move itself" in r.json["error"]:   # P7: ambiguous pushes
+            action = {"type": "move", "pawn": label, "moves": choice["moves"]}
+            r = client.post("/api/action", json=action, headers=AUTH)
+        assert r.status_code == 200, (action, r.json)
+        state = r.json
+        game = game.apply(action)
+        assert state["position"] == game.position.to_setup() and state["phase"] == game.phase
+        assert client.get("/api/state").json["seq"] == state["seq"]
+        actions += 1
+        if actions % 7 == 0:                              # now and then the referee undoes and redoes
+            undone = client.post("/api/undo", json={}, headers=AUTH).json
+            assert undone["position"] == before["position"] and undone["seq"] == before["seq"]
+            state = client.post("/api/action", json=action, headers=AUTH).json
+            assert state["position"] == game.position.to_setup()
+    assert state["winner"] == game.winner and actions > 20
+    assert len(session.store.history(session.game_id)) == actions + 1

@@ -132,10 +132,11 @@
   }
 
   async function movePawn(square) {
-    const label = selectedPawn;
+    // The engine's own unit moves for that target (targets() gives them), so no guessing here.
+    const label = selectedPawn, target = targets.find((t) => t.square === square);
     selectedPawn = null; targets = [];
     board.highlight({}, ["target"]);
-    await api("POST", "/api/action", { type: "pawn-at", pawn: label, square });
+    await api("POST", "/api/action", { type: "move", pawn: label, moves: target ? target.moves : "" });
   }
 
   function render(state) {
