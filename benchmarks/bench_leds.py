@@ -5,7 +5,7 @@ Targets (this machine):
   * encoding a frame takes ≤ 2 % of its wire time at 921600 baud;
   * a 20-step plan's animation streams into the emulator at ≥ 30 frames/s at 921600 baud
     with no frame lost (the emulator reads no faster than a 921600-baud UART; the 30 fps
-    run is judged with 1 % tolerance for clock jitter, the 60 fps run shows the margin);
+    run is judged with 1 % tolerance for clock jitter; 60 and 120 fps runs show the margin);
   * the link is back within 2 s of the device returning.
 """
 from __future__ import annotations
@@ -73,19 +73,24 @@ def bench_encoding(plan: dict) -> bool:
         print(f"  {protocol}: wire time {wire_us:.0f} µs per frame at {BAUD} baud")
         ok &= line(f"{protocol}: encode / wire time (%)", 100 * enc_us / wire_us, "%", 2.0, "low")
         print(f"  {'(info) layout + current cap + encode / wire time':<58} {100 * full_us / wire_us:10.3f} %")
+        times = iter(np.linspace(0, show.duration, 1000).tolist() * 1000)
+        draw_us = median_us(lambda: enc.encode(cap_current(layout.to_strip(show.frame_at(next(times))),
+                                                           cfg.power).tobytes()), 500)
+        print(f"  {'(info) draw the animation frame + all of the above / wire':<58} {100 * draw_us / wire_us:10.3f} %")
     return ok
 
 
 def bench_stream(plan: dict) -> bool:
     """Frames per second are measured at the emulator, between the first and the last
     frame that arrived; "lost" counts frames replaced before sending plus frames sent
-    but not decoded.  30 fps is the product's setting; 60 fps shows the headroom; 120 fps
-    (info) shows what happens past it: the newest frame wins, a few are replaced."""
+    but not decoded.  30 fps is the target and the product's setting (judged); 60 and 120 fps
+    are information about the headroom: on a loaded machine a stall of the sender longer
+    than the 6-frame queue shows there as replaced frames (the newest frame wins)."""
     print("Streaming a 20-step plan into the emulator (paced at 921600 baud):")
     ok = True
-    for fps, judged in ((30, True), (60, True), (120, False)):
+    for fps, judged in ((30, True), (60, False), (120, False)):
         results = []
-        for _ in range(3 if judged else 1):
+        for _ in range(3):
             with LedEmulator(wire_baud=BAUD) as emu:
                 grid = LedGrid({"animation": {"fps": fps, "hold_s": 0.5}, "serial": {"keepalive_s": 60}},
                                url=emu.path)
@@ -134,6 +139,8 @@ def bench_reconnect() -> bool:
 
 
 def main() -> int:
+    import os
+    print(f"Machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
     plan = resolve(Position.from_setup(SETUP), steps=20).to_json()
     assert len(plan["steps"]) == 20
     ok = bench_encoding(plan)
