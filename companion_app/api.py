@@ -131,11 +131,12 @@ def health():
 def login():
     data = body(schemas.LOGIN)
     guard: LoginGuard = current_app.extensions["flure_guard"]
-    wait = guard.seconds_locked()
+    who = request.remote_addr or "?"
+    wait = guard.seconds_locked(who)
     if wait:
         abort(429, f"Too many wrong PINs: try again in {wait:.0f} s")
     ok = token_matches(data["pin"].strip())
-    guard.record(ok)
+    guard.record(who, ok)
     if not ok:
         abort(403, "Wrong PIN: it is printed in the terminal where flure play runs")
     return jsonify(csrf=log_in())

@@ -7,7 +7,7 @@ Two ways to act as referee:
   ``SameSite=Strict`` session cookie plus a CSRF token that every state-changing
   request must echo in ``X-CSRF-Token``.
 On top, every POST must be ``application/json`` (an HTML form cannot send it)
-and a foreign ``Origin`` is refused.  Wrong PINs are rate limited.
+and a foreign ``Origin`` is refused.  Wrong PINs are rate limited per address.
 """
 from __future__ import annotations
 
@@ -29,27 +29,30 @@ def new_pin() -> str:
 
 
 class LoginGuard:
-    """Counts wrong PINs; after LOCKOUT_AFTER of them the login refuses for LOCKOUT_SECONDS."""
+    """Counts wrong PINs per address; after LOCKOUT_AFTER of them that address waits LOCKOUT_SECONDS.
+
+    Per address, so a phone guessing PINs cannot lock the referee's tablet out.
+    """
 
     def __init__(self, clock=time.monotonic):
         self._clock = clock
         self._lock = threading.Lock()
-        self.failures = 0
-        self.locked_until = 0.0
+        self._failures: dict[str, int] = {}
+        self._locked_until: dict[str, float] = {}
 
-    def seconds_locked(self) -> float:
+    def seconds_locked(self, who: str) -> float:
         with self._lock:
-            return max(0.0, self.locked_until - self._clock())
+            return max(0.0, self._locked_until.get(who, 0.0) - self._clock())
 
-    def record(self, ok: bool) -> None:
+    def record(self, who: str, ok: bool) -> None:
         with self._lock:
             if ok:
-                self.failures = 0
+                self._failures.pop(who, None)
                 return
-            self.failures += 1
-            if self.failures >= LOCKOUT_AFTER:
-                self.failures = 0
-                self.locked_until = self._clock() + LOCKOUT_SECONDS
+            self._failures[who] = self._failures.get(who, 0) + 1
+            if self._failures[who] >= LOCKOUT_AFTER:
+                self._failures[who] = 0
+                self._locked_until[who] = self._clock() + LOCKOUT_SECONDS
 
 
 def token_matches(given: str | None) -> bool:

@@ -148,11 +148,26 @@ def test_cross_site_origin_and_form_posts_are_refused(client):
     assert r.status_code == 415 and "JSON" in r.json["error"]
 
 
-def test_wrong_pins_lock_the_login_for_a_while(client):
+def test_wrong_pins_lock_the_login_for_a_while_for_that_address_only(client):
+    phone = {"REMOTE_ADDR": "192.168.1.50"}
     for _ in range(5):
-        assert client.post("/api/login", json={"pin": "000000"}).status_code == 403
-    r = client.post("/api/login", json={"pin": TOKEN})
+        assert client.post("/api/login", json={"pin": "000000"}, environ_base=phone).status_code == 403
+    r = client.post("/api/login", json={"pin": TOKEN}, environ_base=phone)
     assert r.status_code == 429 and "try again" in r.json["error"]
+    tablet = {"REMOTE_ADDR": "192.168.1.51"}
+    assert client.post("/api/login", json={"pin": TOKEN}, environ_base=tablet).status_code == 200
+
+
+def test_login_lockout_ends_after_the_wait():
+    from companion_app.security import LOCKOUT_AFTER, LOCKOUT_SECONDS, LoginGuard
+
+    now = [100.0]
+    guard = LoginGuard(clock=lambda: now[0])
+    for _ in range(LOCKOUT_AFTER):
+        guard.record("a", False)
+    assert guard.seconds_locked("a") == LOCKOUT_SECONDS and guard.seconds_locked("b") == 0
+    now[0] += LOCKOUT_SECONDS
+    assert guard.seconds_locked("a") == 0
 
 
 def test_oversized_and_malformed_bodies(started):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 
 from companion_app.server import Server
