@@ -143,23 +143,33 @@ def hand(img: np.ndarray, target_px, px_per_mm: float, rng) -> np.ndarray:
     cv2.line(mask, _pt(t0), _pt(t1), 255, max(2, int(20 * s)), cv2.LINE_AA)
 
     cover = mask.astype(np.float32) / 255.0
-    # Shadow: the hand is above the board, the lamp off to one side.
+    # Shadow: the hand is above the board, the lamp off to one side.  Work in the box the
+    # hand and its shadow can reach: the rest of the frame is untouched.
     shift = rng.uniform(10, 25) * s
     sa = rng.uniform(0, 2 * math.pi)
+    blur = max(1.0, 6 * s)
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    pad = int(shift + 3 * blur) + 2
+    x0, y0 = max(0, bx - pad), max(0, by - pad)
+    x1, y1 = min(w, bx + bw + pad), min(h, by + bh + pad)
+    if x1 <= x0 or y1 <= y0:
+        return cover
+    box = (slice(y0, y1), slice(x0, x1))
     m = np.float32([[1, 0, math.cos(sa) * shift], [0, 1, math.sin(sa) * shift]])
-    shadow = cv2.warpAffine(cover, m, (w, h))
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 6 * s))
-    img *= (1 - 0.45 * shadow)[..., None]
+    shadow = cv2.warpAffine(cover[box], m, (x1 - x0, y1 - y0))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), blur)
+    region = img[box]
+    region *= (1 - 0.45 * shadow)[..., None]
 
     skin = np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], np.float32)
     cloth = np.array(SLEEVES[int(rng.integers(len(SLEEVES)))], np.float32)
     # Rounded shading across the arm: darker towards its edges.
     xx, yy = _smooth_grid(img.shape, 0.0, 1.0, step=4)
     across = ((xx * w - tx) * px + (yy * h - ty) * py) / (45 * s)
-    shade = _full(0.75 + 0.3 * np.cos(np.clip(across, -1.5, 1.5)), img.shape)[..., None]
-    colour = np.where((sleeve > 0)[..., None], cloth, skin) * shade
-    a = cover[..., None]
-    img[:] = img * (1 - a) + colour * a
+    shade = _full(0.75 + 0.3 * np.cos(np.clip(across, -1.5, 1.5)), img.shape)[box][..., None]
+    colour = np.where((sleeve[box] > 0)[..., None], cloth, skin) * shade
+    a = cover[box][..., None]
+    region[:] = region * (1 - a) + colour * a
     return cover
 
 
