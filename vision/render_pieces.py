@@ -116,6 +116,9 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         if p.place != BOARD:
             continue
         key = (p.color, p.kind, p.face)
+        if p.color is None or p.kind is None:
+            raise LayoutError(f"pawn {p.label} on {square_name(p.square)} has no colour and kind, so no "
+                              f"sticker: the camera knows pawns as COLOUR-KIND (like red-6/1)")
         if key not in by["pawn"]:
             raise LayoutError(f"pawn {p.name} on {square_name(p.square)}: the marker scheme has no sticker for "
                               f"a {p.color} {p.kind} pawn ({p.face} face)")

@@ -1,0 +1,136 @@
+"""Render a position with the synthetic camera from the command line.
+
+``python -m vision.render_cli --setup scenario.json -o table.png --tilt 20 --hand`` writes the
+image and its ground truth (``table.json``).  ``add_arguments``/``run`` follow the same shape
+as ``vision.evaluate`` so a ``flure`` sub-command can call them.  Cheap to import.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--setup", metavar="FILE",
+                      help="scenario JSON (a file with a \"setup\" object, or the setup itself)")
+    what.add_argument("--random", type=int, metavar="SEED", help="a random plausible position")
+    p.add_argument("--name-pawns", action="store_true",
+                   help="give pawns without colour and kind (scenario pawns like \"A\") free stickers")
+    p.add_argument("--tile", help="tombstone tile in the card zone (5, 7, 8, 10, prey-1, prey-2)")
+    p.add_argument("-o", "--output", default="synthetic.png", help="image file (default synthetic.png)")
+    p.add_argument("--truth", metavar="FILE", help="ground-truth JSON (default: beside the image)")
+    p.add_argument("--frames", type=int, default=1, help="consecutive frames: OUT-0.png, OUT-1.png, …")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--width", type=int, default=1920)
+    p.add_argument("--height", type=int, default=1080)
+    p.add_argument("--height-mm", type=float, default=900.0, help="camera height above the board")
+    p.add_argument("--tilt", type=float, default=0.0, help="degrees from vertical (up to 30 is realistic)")
+    p.add_argument("--azimuth", type=float, default=180.0, help="where the tilted camera stands, deg from N")
+    p.add_argument("--rotation", type=float, default=0.0, help="camera turn about its axis, degrees")
+    p.add_argument("--offset", default="0,0", metavar="X,Y", help="aim point shift in mm")
+    p.add_argument("--distortion", type=float, default=0.0, help="radial k1 (negative = barrel)")
+    p.add_argument("--light", type=float, default=0.0, help="uneven light 0..1")
+    p.add_argument("--colour-temp", type=float, default=5500.0, help="kelvin (camera balanced for 5500)")
+    p.add_argument("--glare", type=float, default=0.0, help="glare spot 0..1")
+    p.add_argument("--noise", type=float, default=0.0, help="sensor noise sigma, 8-bit levels")
+    p.add_argument("--blur", type=float, default=0.0, help="defocus sigma in pixels")
+    p.add_argument("--jpeg", type=int, metavar="QUALITY", help="JPEG-compress the frame")
+    p.add_argument("--hand", action="store_true", help="a hand and forearm over the board")
+    if not any(a.dest == "scheme" for a in p._actions):
+        p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+
+
+def run(args) -> int:
+    from engine.errors import InvalidSetupError
+    from engine.position import basic_position
+    from .scheme import SchemeError
+
+    try:
+        offset = tuple(float(v) for v in args.offset.split(","))
+        if len(offset) != 2:
+            raise ValueError
+    except ValueError:
+        return _fail(f"--offset must be two numbers in mm like 20,-10, not {args.offset!r}")
+    try:
+        if args.setup:
+            position = _read_setup(Path(args.setup))
+            tile = args.tile
+        elif args.random is not None:
+            from .render_positions import random_position
+            position, tile = random_position(args.random)
+            tile = args.tile or tile
+        else:
+            position, tile = basic_position(), args.tile
+    except (OSError, json.JSONDecodeError, InvalidSetupError) as exc:
+        return _fail(f"cannot read the setup {args.setup}: {exc}")
+    if args.name_pawns:
+        position, named = name_pawns(position)
+        for old, new in named:
+            print(f"pawn {old} is drawn as {new}")
+
+    import cv2
+    from .synthetic import render_burst
+    try:
+        frames = render_burst(
+            position, tile, frames=max(1, args.frames), seed=args.seed, width=args.width, height=args.height,
+            height_mm=args.height_mm, tilt_deg=args.tilt, tilt_azimuth_deg=args.azimuth,
+            rotation_deg=args.rotation, offset_mm=offset, distortion=args.distortion, light=args.light,
+            colour_temp=args.colour_temp, glare=args.glare, noise=args.noise, blur=args.blur,
+            jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
+    except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
+        return _fail(str(exc))
+    out = Path(args.output)
+    paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
+    for path, (img, _) in zip(paths, frames):
+        if not cv2.imwrite(str(path), img):
+            return _fail(f"cannot write the image {path}")
+        print(path)
+    truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
+    truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
+    print(truth_path)
+    return 0
+
+
+def name_pawns(position):
+    """Give each pawn without colour or kind the next unused real pawn (blue-6/1, …), so a
+    rules scenario with pawns ``A``, ``B`` can be photographed.  Returns the new position and
+    the (old label, new label) pairs."""
+    from dataclasses import replace
+    from .render_positions import all_pawns
+    used = {(p.color, p.kind) for p in position.pawns if p.color and p.kind}
+    free = [ck for ck in all_pawns() if ck not in used]
+    pawns, named = [], []
+    for p in position.pawns:
+        if (p.color is None or p.kind is None) and free:
+            colour, kind = free.pop(0)
+            new = replace(p, label=f"{colour}-{kind}", color=colour, kind=kind)
+            named.append((p.label, new.label))
+            p = new
+        pawns.append(p)
+    return replace(position, pawns=tuple(pawns)), named
+
+
+def _read_setup(path: Path):
+    from engine.position import Position
+    data = json.loads(path.read_text(encoding="utf-8"))
+    setup = data.get("setup", data) if isinstance(data, dict) else data
+    return Position.from_setup(setup, strict=False, where=f"{path.name}: setup")
+
+
+def _fail(message: str) -> int:
+    print(f"render: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.render_cli",
+                                description="Render a position as the table camera would see it.")
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
