@@ -28,7 +28,11 @@ def step_line(step: dict, names: dict[str, str] | None = None) -> str:
         who = (names or {}).get(target["pawn"], target["pawn"]) if target else "a pawn"
         parts.append(f"turns {look['turn']} to face {look['new_facing']} towards {who}"
                      f" ({look.get('rule', 'M4')})")
+    wrapped_to = None
     for event in step.get("events", []):
+        if event.get("kind") == "enter" and event.get("square") == wrapped_to and not event.get("slide"):
+            continue  # "walks through wall M from l1 to e11" already says where it arrives
+        wrapped_to = event.get("to") if event.get("kind") == "wrap" else None
         text = event.get("text", event.get("kind", ""))
         rule = event.get("rule")
         if event.get("kind") == "enter" and not event.get("slide"):

@@ -93,8 +93,12 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     assert sum("eats" in line for line in lines) == 2 and any("through wall" in line for line in lines)
     for label in plan["eaten"]:                                   # eaten pawns are off the board
         assert phone.locator(f"svg.board .pawn[data-pawn='{label}']").count() == 0
-    # Fits a 360 px phone: nothing wider than the screen.
+    # Fits a 360 px phone: nothing wider than the screen; readable on a tablet too.
     assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    phone.set_viewport_size({"width": 800, "height": 1280})
+    phone.wait_for_timeout(200)
+    assert phone.locator("svg.board").bounding_box()["width"] > 700
+    phone.screenshot(path=str(OUTPUT / "phone-view-on-tablet.png"))
     referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
     seen = session.game.position.to_setup()
     seen["stones"]["g8"] = seen["stones"].pop("g7")         # the camera sees a bumped stone

@@ -167,6 +167,10 @@ def test_step_lines_name_slides_pushes_and_eats_with_their_rules():
     line = step_line(step, {"red-3/4": "red 3/4"})
     assert line == ("step 3: turns left to face N towards red 3/4 (M4 nearest), enters e9, "
                     "slides onto f9 (M8), eats red 3/4 on f9 (M5)")
+    wrap = {"number": 4, "look": {"turn": "none"}, "to": "e11", "events": [
+        {"kind": "wrap", "rule": "M7", "from": "l1", "to": "e11", "text": "walks through wall M from l1 to e11 (M7)"},
+        {"kind": "enter", "rule": "M2", "slide": False, "square": "e11", "text": "enters e11"}]}
+    assert step_line(wrap) == "step 4: walks through wall M from l1 to e11 (M7)"
     lines = plan_lines({"steps": [step], "stop": {"reason": "steps", "rule": "M1"},
                         "end": {"at": "f9", "facing": "N"}, "final_look": {"rule": "M4 nothing seen"}})
     assert lines[1] == "the move ends: steps (M1)"
