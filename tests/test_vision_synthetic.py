@@ -177,3 +177,14 @@ def test_hand_truth_names_the_squares_the_hand_really_covers(sample_position):
         if s.id in hidden:
             cx, cy = np.mean(s.corners_px, axis=0).astype(int)
             assert diff[cy, cx] > 30, s.what
+
+
+def test_board_drawing_follows_board_md():
+    """130 pillars, drawn where the camera model says the grid intersections are."""
+    from vision.render_board import PILLAR, pillar_points
+    assert len(pillar_points()) == 130
+    empty = Position(parse_square("a1"), E, {}, frozenset(), {}, ())
+    img, truth = render(empty, None, seed=0)
+    for c, r in pillar_points():
+        (u, v), = truth.camera.project([(c * 30.0, r * 30.0)])
+        assert np.abs(img[int(round(v)), int(round(u))].astype(int) - PILLAR).max() < 25, (c, r)

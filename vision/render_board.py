@@ -97,15 +97,18 @@ def _mottle(cv: Canvas, rng, scheme: Scheme) -> None:
     roi[:] = np.clip(roi + field[..., None], 0, 255).astype(np.uint8)
 
 
+def pillar_points() -> list[tuple[int, int]]:
+    """Grid intersections (column, row lines) where four squares meet: BOARD.md's 130 pillars."""
+    return [(c, r) for r in range(1, ROWS) for c in range(1, COLS)
+            if all(on_board(c - dc, r - dr) for dc in (0, 1) for dr in (0, 1))]
+
+
 def _pillars(cv: Canvas, q: float) -> None:
-    """Square pillars at the interior grid intersections (where four squares meet)."""
     half = 2.6
-    for r in range(1, ROWS):
-        for c in range(1, COLS):
-            if all(on_board(c - dc, r - dr) for dc in (0, 1) for dr in (0, 1)):
-                x, y = c * q, r * q
-                cv.rect(x - half - 0.6, y - half - 0.6, x + half + 0.6, y + half + 0.6, SHEET)
-                cv.rect(x - half, y - half, x + half, y + half, PILLAR)
+    for c, r in pillar_points():
+        x, y = c * q, r * q
+        cv.rect(x - half - 0.6, y - half - 0.6, x + half + 0.6, y + half + 0.6, SHEET)
+        cv.rect(x - half, y - half, x + half, y + half, PILLAR)
 
 
 def _wall_letters(cv: Canvas, q: float) -> None:
