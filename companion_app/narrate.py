@@ -30,7 +30,7 @@ def step_line(step: dict, names: dict[str, str] | None = None) -> str:
                      f" ({look.get('rule', 'M4')})")
     wrapped_to = None
     for event in step.get("events", []):
-        if event.get("kind") == "enter" and event.get("square") == wrapped_to and not event.get("slide"):
+        if wrapped_to and event.get("kind") == "enter" and event.get("square") == wrapped_to:
             continue  # "walks through wall M from l1 to e11" already says where it arrives
         wrapped_to = event.get("to") if event.get("kind") == "wrap" else None
         text = event.get("text", event.get("kind", ""))
