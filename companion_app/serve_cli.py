@@ -49,6 +49,8 @@ def lan_address() -> str:
 
 
 def play(args) -> int:
+    import sqlite3
+
     from engine.errors import FlureError
     from engine.position import basic_position
 
@@ -61,10 +63,14 @@ def play(args) -> int:
     from .store import Store
 
     db = Path(args.db) if args.db else default_db()
-    session = TableSession(Store(db))
+    try:
+        session = TableSession(Store(db))
+    except (sqlite3.Error, OSError) as exc:
+        print(f"Cannot use {db} as the session database ({exc}). Give another file with --db.")
+        return 1
     try:
         resumed = False if args.new else session.resume()
-    except (FlureError, ValueError, KeyError) as exc:
+    except (FlureError, ValueError, KeyError, sqlite3.Error) as exc:
         print(f"Could not resume the last game from {db} ({exc}); starting without a game.")
         resumed = False
 

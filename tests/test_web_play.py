@@ -80,3 +80,13 @@ def test_flure_play_on_a_busy_port_says_so(tmp_path):
                               cwd=REPO, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1
     assert f"Cannot listen on 127.0.0.1:{port}" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_flure_play_with_a_file_that_is_not_a_database_says_so(tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("shopping list: dice, sleeves\n" * 100)
+    proc = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
+                           "--db", str(bad), "--no-camera", "--no-leds"],
+                          cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1
+    assert f"Cannot use {bad} as the session database" in proc.stdout and "Traceback" not in proc.stderr
