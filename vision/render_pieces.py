@@ -51,6 +51,7 @@ class Placed:
     rotation: float
     piece_centre_mm: tuple[float, float]
     look: tuple  # hashable description for piece_face
+    cut: float = 1.0  # white margin actually left around the marker, in modules (hand-cut)
 
     @property
     def height_mm(self) -> float:
@@ -81,7 +82,7 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         piece_centre = (cx + dx, cy + dy)
         rot = rotation + rng.uniform(-turn, turn)
         out.append(Placed(st, sq, (piece_centre[0] + offset[0], piece_centre[1] + offset[1]), rot,
-                          piece_centre, look))
+                          piece_centre, look, _cut(rng)))
 
     st = _one(by["monster"], "the monster")
     put(st, position.monster, scheme.rotation_for(direction_name(position.facing), "monster"),
@@ -109,7 +110,7 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         rot += rng.uniform(-2.0, 2.0)
         # The pool tile is drawn in the sticker's frame: its extent turned back by the angle.
         out.append(Placed(st, anchor, (ax + dx, ay + dy), rot, (pcx + dx, pcy + dy),
-                          ("pool", w * q - 2.0, h * q - 2.0)))
+                          ("pool", w * q - 2.0, h * q - 2.0), _cut(rng)))
 
     seen_labels: dict[tuple, str] = {}
     for p in position.pawns:
@@ -139,8 +140,14 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         a = math.radians(rot - 90.0)
         off = -(th / 2 - tw / 2)  # sticker in the upper part of the tile (piece frame y)
         sc = (cx - math.sin(a) * off, cy + math.cos(a) * off)
-        out.append(Placed(st, None, sc, rot, (cx, cy), ("tombstone", str(tile))))
+        out.append(Placed(st, None, sc, rot, (cx, cy), ("tombstone", str(tile)), _cut(rng)))
     return out
+
+
+def _cut(rng) -> float:
+    """Stickers are cut by hand: between 0.6 and 1 module of white is left around the marker
+    (rounded so that the drawn faces can be cached)."""
+    return round(float(rng.uniform(0.6, 1.0)), 1)
 
 
 def _one(st, what: str) -> Sticker:
@@ -282,13 +289,14 @@ def piece_face(p: Placed, dictionary: str, px_per_mm: float) -> Canvas:
         o = face_offset(p)
         off, angle = (round(o[0], 1), round(o[1], 1)), round(p.angle_deg, 0)
     st = p.sticker
-    return _draw_face(p.look, st.id, st.size_mm, dictionary, px_per_mm, off, angle)
+    return _draw_face(p.look, st.id, st.size_mm, dictionary, px_per_mm, off, angle, p.cut)
 
 
 @lru_cache(maxsize=256)
-def _draw_face(look: tuple, sticker_id: int, size: float, dictionary: str, s: float, off, angle) -> Canvas:
+def _draw_face(look: tuple, sticker_id: int, size: float, dictionary: str, s: float, off, angle,
+               cut: float = 1.0) -> Canvas:
     kind = look[0]
-    margin = size / marker_bits(dictionary)
+    margin = cut * size / marker_bits(dictionary)
     paper = size + 2 * margin
     if kind == "pawn":
         # Square sticker on a round disc: the margin is trimmed so the corners stay on it.

@@ -205,10 +205,10 @@ def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int):
 
     truths = []
     for i, p in enumerate(placed):
-        truths.append(_sticker_truth(cam, cam_ss, ss, p.sticker.id, p.sticker.describe(), p.square, p.centre_mm,
+        truths.append(_sticker_truth(cam, cam_ss, p.sticker.id, p.sticker.describe(), p.square, p.centre_mm,
                                      p.rotation, p.height_mm, p.corners_mm(), owner, i))
     for m in scheme.board_markers:
-        truths.append(_sticker_truth(cam, cam_ss, ss, m.id, f"board marker {m.corner}", None, m.center_mm,
+        truths.append(_sticker_truth(cam, cam_ss, m.id, f"board marker {m.corner}", None, m.center_mm,
                                      m.rotation, 0.0, m.corners_mm(), None, -1))
     if ss > 1:
         canvas = cv2.resize(canvas, (cam.width, cam.height), interpolation=cv2.INTER_AREA)
@@ -254,7 +254,7 @@ def _draw_piece(canvas, owner, cam: Camera, p: Placed, index: int, dictionary: s
     owner[y0:y1, x0:x1][alpha[..., 0] > 0.5] = index
 
 
-def _sticker_truth(cam, cam_ss, ss, marker_id, what, sq, centre, rotation, height, corners_mm, owner, index):
+def _sticker_truth(cam, cam_ss, marker_id, what, sq, centre, rotation, height, corners_mm, owner, index):
     corners = cam.project(corners_mm, height)
     side = float(np.mean([np.hypot(*(corners[k] - corners[k - 1])) for k in range(4)]))
     visible = 1.0
