@@ -194,6 +194,9 @@ class TableSession:
         out["reading"] = data
         if game is not None and setup is not None:
             out["differences"] = compare(game.position.to_setup(), setup)
+        if game is not None and game.phase in ("pawns", "monster") and (out["differences"] or data.get("tile")):
+            action, message = confirm_action(game, data)     # what "Confirm reading" would do now
+            out["proposal"] = {"action": action, "message": message}
         with self._lock:
             self.last_reading = data
         return out

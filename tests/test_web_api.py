@@ -319,6 +319,7 @@ def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
                                              "face": "white"}, headers=AUTH).json
     assert v["fixes"]["p11"]["color"] == "red"
     assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (white)"}]
+    assert v["proposal"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and "red 6/1" in r.json["confirmed"]
     assert r.json["position"]["pawns"]["red-6/1"]["at"] == "p11" and r.json["to_move"] == "blue"
@@ -346,6 +347,8 @@ def test_confirm_refuses_a_reading_that_is_no_legal_move(camera_client):
     seen = session.game.position.to_setup()
     seen["pawns"] = {"P1": {"at": "k5", "color": "red", "pawn": "6/1", "face": "white"}}
     camera.reading = FakeReading(True, seen)
+    proposal = client.get("/api/camera", headers=AUTH).json["proposal"]
+    assert proposal["action"] is None and "no legal move takes red 6/1" in proposal["message"]
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 409 and "not one legal pawn move" in r.json["error"]
     assert session.game.position.pawn("red-6/1").place == "waiting"      # last good state kept

@@ -227,6 +227,10 @@
         list.append(h("li", { class: "diff" }, h("b", {}, d.square), `: expected ${d.expected}, camera sees ${d.seen}`));
       }
       if (view.reading.tile) list.append(h("li", {}, `Tile in view: ${tileName(view.reading.tile)}`));
+      if (view.proposal) {
+        list.append(h("li", { class: view.proposal.action ? "ok" : "warn" },
+          h("b", {}, view.proposal.action ? "Confirm would play: " : "Cannot confirm: "), view.proposal.message));
+      }
     }
     markDifferences(view);
     const img = $("camera-frame");
