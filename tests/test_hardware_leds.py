@@ -127,3 +127,27 @@ def test_cli_layout_prints_the_index_of_each_square(tmp_path, capsys):
     assert lines[1].split()[:4] == ["1", "0", "-", "1"]            # a1 = 0, b1 has none, c1 = 1
     assert lines[2].split()[:3] == ["2", "11", "12"]               # row-major: a2 follows l1
     assert lines[-1].startswith("155 squares with LEDs, 155 LEDs")
+
+
+def test_flure_leds_emulate_runs_as_a_device_for_another_process(tmp_path):
+    """`flure leds emulate` in its own process; this process streams a plan to the path it prints."""
+    import subprocess
+    import sys
+    png = tmp_path / "emu.png"
+    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "leds", "emulate", "--seconds", "3",
+                             "--png", str(png)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        path = proc.stdout.readline().strip()
+        assert path.endswith("ttyFLURE")
+        with LedGrid({**FAST, "serial": {"keepalive_s": 60}}, url=path) as g:
+            assert g.show_plan(plan())
+            assert g.wait_done(10)
+            sent = g.status()["frames_sent"]
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert f"{sent} frames decoded." in out
+    assert png.exists() and png.stat().st_size > 1000
