@@ -85,10 +85,11 @@ def sensor_noise(img: np.ndarray, sigma: float, rng) -> np.ndarray:
     if sigma <= 0:
         return img
     level = cv2.sqrt(np.clip(img, 0, 255) * np.float32(1 / 212.0) + np.float32(0.4))
-    noise = np.empty(img.shape, np.float32)
+    # One channel as far as OpenCV knows: cv2.randn with a scalar fills only channel 0.
+    noise = np.empty((img.shape[0], img.size // img.shape[0]), np.float32)
     cv2.setRNGSeed(int(rng.integers(2**31 - 1)))
     cv2.randn(noise, 0.0, float(sigma))
-    return img + noise * level
+    return img + noise.reshape(img.shape) * level
 
 
 def to_uint8(img: np.ndarray) -> np.ndarray:
