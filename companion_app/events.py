@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 HEARTBEAT_SECONDS = 15.0   # a comment line keeps proxies and phones from closing the stream
 RETRY_MS = 1500            # how soon a browser retries after a drop
 QUEUE_LIMIT = 16           # a phone that stops reading is dropped, not allowed to grow memory
+STREAM_SECONDS = 600.0     # a stream ends after this long and the browser reconnects at once: a phone
+                           # that vanished without closing its connection holds a server thread no longer
 
 
 def sse_message(event: str, data: dict, event_id: int | None = None) -> str:
@@ -53,7 +56,8 @@ class Broker:
             self._queues.discard(q)
         _end(q)
 
-    def stream(self, first: Callable[[], str], heartbeat: float = HEARTBEAT_SECONDS) -> Iterator[str]:
+    def stream(self, first: Callable[[], str], heartbeat: float = HEARTBEAT_SECONDS,
+               lifetime: float = STREAM_SECONDS) -> Iterator[str]:
         """The text of one SSE response: the current state first, then every update.
 
         Subscribing happens before ``first()`` is called, so no update can fall
@@ -65,9 +69,10 @@ class Broker:
         try:
             yield f"retry: {RETRY_MS}\n\n"
             yield first()
-            while True:
+            end = time.monotonic() + lifetime
+            while time.monotonic() < end:
                 try:
-                    message = q.get(timeout=heartbeat)
+                    message = q.get(timeout=min(heartbeat, max(0.0, end - time.monotonic())))
                 except queue.Empty:
                     yield ": still here\n\n"
                     continue

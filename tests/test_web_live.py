@@ -68,3 +68,11 @@ def test_a_phone_that_stops_reading_is_dropped_not_buffered_forever(tmp_path):
         session.broker.publish(f"data: {i}\n\n")
     assert session.broker.clients == 0
     assert list(stream) == []                             # the stream ends; the browser reconnects
+
+
+def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(tmp_path):
+    app, session = make_app(tmp_path)
+    stream = session.broker.stream(lambda: "first\n\n", heartbeat=0.01, lifetime=0.05)
+    messages = list(stream)                               # ends by itself
+    assert messages[:2] == ["retry: 1500\n\n", "first\n\n"] and session.broker.clients == 0
+    assert all(m == ": still here\n\n" for m in messages[2:])
