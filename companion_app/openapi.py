@@ -3,6 +3,37 @@ from __future__ import annotations
 
 import re
 
+STATE = {
+    "type": "object",
+    "description": "the public game state every phone receives (also the answer to each referee action)",
+    "properties": {
+        "version": {"type": "integer", "description": "grows with every change; SSE message id"},
+        "seq": {"type": "integer", "description": "actions applied in this game (undo lowers it)"},
+        "game_id": {"type": ["integer", "null"]},
+        "phase": {"type": "string", "enum": ["none", "placement", "pawns", "monster", "over"]},
+        "summary": {"type": "string", "description": "one plain-language status line"},
+        "note": {"type": "string", "description": "what the last action did, citing rules"},
+        "round": {"type": "integer"}, "turn": {"type": "integer"},
+        "players": {"type": "array", "items": {"type": "string"}},
+        "first_player": {"type": "string"}, "to_move": {"type": ["string", "null"]},
+        "unmoved": {"type": "array", "items": {"type": "string"}},
+        "deck_left": {"type": "integer"}, "tiles_played": {"type": "array", "items": {"type": "string"}},
+        "winner": {"type": ["string", "null"], "description": "a colour or \"monster\" once over"},
+        "end_rule": {"type": ["string", "null"], "description": "G2 or G10 once over"},
+        "out": {"type": "object", "description": "colour → pawns out"},
+        "setup": {"type": "string", "enum": ["basic", "advanced"]}, "prey3_variant": {"type": "boolean"},
+        "placer": {"type": ["string", "null"], "description": "who places the next piece (A2)"},
+        "pieces_left": {"type": "object", "description": "advanced setup pieces still to place"},
+        "position": {"type": "object", "description": "the scenario setup JSON (SCENARIOS.md)"},
+        "names": {"type": "object", "description": "pawn label → display name"},
+        "plan": {"type": ["object", "null"], "description": "the last monster move, flure-plan/1"},
+        "plan_seq": {"type": ["integer", "null"], "description": "seq of the action that made the plan"},
+        "plan_lines": {"type": "array", "items": {"type": "string"}},
+        "log": {"type": "array", "items": {"type": "object"}},
+    },
+}
+STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}
+
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                                           "field": {"type": ["string", "null"]}}}
 
@@ -11,8 +42,9 @@ def document(routes) -> dict:
     paths: dict = {}
     for r in routes:
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", r.path)
+        ok_schema = {"$ref": "#/components/schemas/State"} if r.path in STATE_PATHS else {}
         op: dict = {"summary": r.summary, "operationId": _op_id(r.method, path),
-                    "responses": {"200": {"description": "OK", "content": {r.produces: {"schema": {}}}},
+                    "responses": {"200": {"description": "OK", "content": {r.produces: {"schema": ok_schema}}},
                                   "400": _err("bad input: the message names the field"),
                                   "413": _err("body larger than the limit")}}
         params = re.findall(r"{(\w+)}", path)
@@ -34,7 +66,7 @@ def document(routes) -> dict:
                                 "token printed by `flure play` (Authorization: Bearer), or a PIN login cookie "
                                 "plus the X-CSRF-Token header. POST bodies are JSON."},
         "paths": paths,
-        "components": {"securitySchemes": {
+        "components": {"schemas": {"State": STATE}, "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer"},
             "refereeCookie": {"type": "apiKey", "in": "cookie", "name": "session"},
             "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"}}},

@@ -98,7 +98,8 @@ def test_stream_sends_the_current_state_first(started, app_session):
     r.close()
 
 
-def test_openapi_documents_every_api_route(client, app_session):
+def test_openapi_documents_every_api_route(started, app_session):
+    client = started
     doc = client.get("/api/openapi.json").json
     assert doc["openapi"].startswith("3.1")
     served = {(str(rule).replace("<rule_id>", "{rule_id}"), m.lower()) for rule in app_session[0].url_map.iter_rules()
@@ -108,6 +109,8 @@ def test_openapi_documents_every_api_route(client, app_session):
     assert doc["paths"]["/api/action"]["post"]["requestBody"]["content"]["application/json"]["schema"][
         "properties"]["type"]["enum"] == ["move", "pawn-at", "draw", "tile", "place"]
     assert "security" in doc["paths"]["/api/game"]["post"] and "security" not in doc["paths"]["/api/state"]["get"]
+    served_state = client.get("/api/state").json        # the documented State names what is served
+    assert set(served_state) <= set(doc["components"]["schemas"]["State"]["properties"])
 
 
 # -- tokens, CSRF and body limits -------------------------------------------------------
