@@ -66,3 +66,24 @@ def test_a_broken_scheme_file_is_named_not_a_traceback(tmp_path, capsys):
     assert main(["stickers", "--scheme", str(bad), "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "scheme.json" in err and "Traceback" not in err
+
+
+def test_sizes_changed_in_the_scheme_file_are_printed(tmp_path):
+    """VISION.md: a table owner may change sizes in the file and print again."""
+    import json
+    from vision.scheme import DEFAULT_PATH
+    data = json.loads(DEFAULT_PATH.read_text())
+    data["sizes_mm"]["pawn"] = 13.0
+    custom = tmp_path / "scheme.json"
+    custom.write_text(json.dumps(data))
+    assert main(["stickers", "--scheme", str(custom), "-o", str(tmp_path / "out"), "--format", "png"]) == 0
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_100)
+    detector = cv2.aruco.ArucoDetector(d, cv2.aruco.DetectorParameters())
+    sides = {}
+    for path in (tmp_path / "out").glob("stickers-*.png"):
+        corners, ids, _ = detector.detectMarkers(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE))
+        for c, i in zip(corners, ids.ravel()):
+            c = c.reshape(4, 2)
+            sides[int(i)] = np.mean([np.linalg.norm(c[k] - c[k - 1]) for k in range(4)]) * 25.4 / DPI
+    assert abs(sides[57] - 13.0) < 0.25      # red 6/1, white face: a pawn
+    assert abs(sides[4] - 25.0) < 0.25       # the monster is unchanged

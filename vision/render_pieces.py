@@ -303,7 +303,7 @@ def _draw_face(look: tuple, sticker_id: int, size: float, dictionary: str, s: fl
         d = PAWN_DISC_MM
         cv = Canvas.blank(d + 2, d + 2, s, (0, 0, 0, 0), origin_mm=(-(d + 2) / 2, -(d + 2) / 2))
         cv.circle((0, 0), d / 2, PAWN_COLOURS[look[1]] + (255,))
-        paper = min(paper, d / math.sqrt(2) - 0.2)
+        paper = max(min(paper, d / math.sqrt(2) - 0.2), size + margin)  # as stickers.paper_mm
         black, white = look[2].split("/")
         number = white if look[3] == "white" else black
         ink = (245, 245, 245, 255) if look[3] == "white" else (20, 20, 20, 255)

@@ -29,12 +29,18 @@ def mm_px(mm: float) -> int:
 
 def paper_mm(sticker, dictionary: str) -> float:
     """Side of the white sticker paper around a marker: one module of quiet zone, trimmed
-    on pawns so the square's corners stay on the round disc."""
-    bits = int(dictionary.split("_")[1].split("X")[0]) + 2
-    side = sticker.size_mm * (bits + 2) / bits
+    on pawns so the square's corners stay on the round disc, but never below half a module
+    (a bigger pawn sticker than the disc takes then overhangs it)."""
+    side = _with_margin(sticker.size_mm, dictionary)
     if sticker.piece == "pawn":
-        side = min(side, PAWN_DISC_MM / math.sqrt(2) - 0.2)
+        half_module = (side - sticker.size_mm) / 4
+        side = max(min(side, PAWN_DISC_MM / math.sqrt(2) - 0.2), sticker.size_mm + 2 * half_module)
     return side
+
+
+def _with_margin(size_mm: float, dictionary: str) -> float:
+    bits = int(dictionary.split("_")[1].split("X")[0]) + 2   # DICT_4X4_100: 4 + 2 border
+    return size_mm * (bits + 2) / bits
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,8 @@ def sheet_items(scheme) -> list[SheetItem]:
     """Every marker of ``scheme`` with its label, grouped for printing."""
     items = []
     for m in scheme.board_markers:
-        items.append(SheetItem(m.id, m.size_mm, m.size_mm * 8 / 6, f"#{m.id} board corner {m.corner}",
+        items.append(SheetItem(m.id, m.size_mm, _with_margin(m.size_mm, scheme.dictionary),
+                               f"#{m.id} board corner {m.corner}",
                                "Board corners"))
     section = {"monster": "Monster", "tile": "Tombstone tiles", "teleporter": "Teleporters",
                "pool": "Blood pools", "stone": "Stone tiles", "pawn": "Pawns"}
