@@ -42,6 +42,12 @@ class ReaderConfig:
     k1_step: float = 0.025
     distortion_gain: float = 0.75
     min_stickers_for_distortion: int = 8
+    # Mean deviation of the stickers' relative sizes below which no search is made.
+    distortion_min_spread: float = 0.006
+    # ... and corner-marker fit error (px) below which no search is made either.
+    distortion_min_fit_px: float = 0.6
+    # Weight of the corner-marker fit error (per px) against the size spread in the search.
+    distortion_fit_weight: float = 0.005
     flat_sticker_mm: float = 10.0
     # Visible corner markers moved more than this (px) from where the last good
     # homography puts them: the camera (or the board) was bumped.

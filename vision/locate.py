@@ -45,6 +45,7 @@ class BoardLocation:
 
     def __post_init__(self):
         self.inv_homography = np.linalg.inv(self.homography)
+        self._ray = self.rotation.T @ np.linalg.inv(self.camera_matrix)   # pixel -> board-frame ray
 
     @property
     def tilt_deg(self) -> float:
@@ -82,15 +83,13 @@ class BoardLocation:
         """
         pts = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
         flat = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.inv_homography).reshape(-1, 2)
-        if not height_mm:
+        h = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(pts),))
+        if not np.any(h):
             return flat
-        rays = np.linalg.inv(self.camera_matrix) @ np.vstack([pts.T, np.ones(len(pts))])
-        rays = (self.rotation.T @ rays).T                 # ray directions in the board frame
-        c = self.centre
+        rays = (self._ray @ np.vstack([pts.T, np.ones(len(pts))])).T    # board-frame ray directions
         dz = np.where(np.abs(rays[:, 2]) < 1e-9, 1e-9, rays[:, 2])
-        on_plane = c + ((0.0 - c[2]) / dz)[:, None] * rays
-        lifted = c + ((-height_mm - c[2]) / dz)[:, None] * rays
-        return flat + (lifted - on_plane)[:, :2]
+        # The ray meets z = -h this far from where it meets z = 0 (heights per point).
+        return flat + (-h / dz)[:, None] * rays[:, :2]
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Board mm (z = 0) → undistorted pixels."""
@@ -221,23 +220,40 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     pts = np.vstack([raw_board, quads]).reshape(-1, 1, 2)
     nb = len(raw_board)
 
-    def cost(k1: float) -> float:
+    def parts(k1: float) -> tuple[float, float]:
+        """Spread of the stickers' relative sizes, and the corner markers' fit error (px)."""
         und = cv2.undistortPoints(pts, k, np.array([k1, 0, 0, 0, 0.0]), P=k).reshape(-1, 2)
         h, _ = cv2.findHomography(obj, und[:nb], 0)
         if h is None:
-            return math.inf
+            return math.inf, math.inf
         q = cv2.perspectiveTransform(und[nb:].reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 4, 2)
         side = np.linalg.norm(q - np.roll(q, 1, axis=1), axis=2).mean(axis=1)
         rel = side / sizes - 1.0
-        return float(np.mean(np.abs(rel - np.median(rel))))
+        fit = cv2.perspectiveTransform(obj.reshape(-1, 1, 2), h).reshape(-1, 2)
+        return float(np.mean(np.abs(rel - np.median(rel)))), float(np.mean(np.linalg.norm(fit - und[:nb], axis=1)))
 
-    grid = np.arange(-config.max_k1, config.max_k1 + 1e-9, config.k1_step)
-    costs = [cost(float(v)) for v in grid]
-    best = int(np.argmin(costs))
+    def cost(k1: float) -> float:
+        spread, fit_px = parts(k1)
+        return spread + config.distortion_fit_weight * fit_px
+
+    spread0, fit0 = parts(0.0)
+    if spread0 < config.distortion_min_spread and fit0 < config.distortion_min_fit_px:
+        return 0.0     # stickers and corner markers already agree: no visible distortion
     base = cost(0.0)
-    if grid[best] == 0 or costs[best] > config.distortion_gain * base:
+    best, best_cost, step = 0.0, base, 4 * config.k1_step
+    grid = np.arange(-config.max_k1, config.max_k1 + 1e-9, step)
+    while True:        # coarse to fine around the best value so far
+        for v in grid:
+            c = cost(float(v))
+            if c < best_cost:
+                best, best_cost = float(v), c
+        if step <= config.k1_step + 1e-12:
+            break
+        step /= 2
+        grid = best + np.array([-step, step])
+    if best == 0.0 or best_cost > config.distortion_gain * base:
         return 0.0
-    return float(grid[best])
+    return best
 
 
 def _hidden_text(missing: tuple[int, ...], total: int) -> str:
