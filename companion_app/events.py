@@ -13,7 +13,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-HEARTBEAT_SECONDS = 15.0   # a comment line keeps proxies and phones from closing the stream
+HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closing the stream, and lets a
+                           # phone notice a connection that died silently (it reconnects after 3 missed)
+PING = "event: ping\ndata: {}\n\n"
 RETRY_MS = 1500            # how soon a browser retries after a drop
 QUEUE_LIMIT = 16           # a phone that stops reading is dropped, not allowed to grow memory
 STREAM_SECONDS = 600.0     # a stream ends after this long and the browser reconnects at once: a phone
@@ -74,7 +76,7 @@ class Broker:
                 try:
                     message = q.get(timeout=min(heartbeat, max(0.0, end - time.monotonic())))
                 except queue.Empty:
-                    yield ": still here\n\n"
+                    yield PING
                     continue
                 if message is None:
                     return

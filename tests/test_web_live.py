@@ -75,4 +75,4 @@ def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(t
     stream = session.broker.stream(lambda: "first\n\n", heartbeat=0.01, lifetime=0.05)
     messages = list(stream)                               # ends by itself
     assert messages[:2] == ["retry: 1500\n\n", "first\n\n"] and session.broker.clients == 0
-    assert all(m == ": still here\n\n" for m in messages[2:])
+    assert messages[2:] and all(m == "event: ping\ndata: {}\n\n" for m in messages[2:])

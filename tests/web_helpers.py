@@ -126,18 +126,22 @@ class SseClient:
     def _read(self) -> None:
         import time
 
-        data = []
+        data, event = [], None
         try:
             while True:
                 line = self.response.readline()
                 if not line:
                     return
                 line = line.decode().rstrip("\n")
-                if line.startswith("data: "):
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
                     data.append(line[6:])
                 elif line == "" and data:
                     message = json.loads("".join(data))
-                    data = []
+                    data, kind, event = [], event, None
+                    if kind != "state":
+                        continue   # pings keep the connection alive; only states count
                     with self.arrived:
                         self.messages.append((time.perf_counter(), message))
                         self.arrived.notify_all()

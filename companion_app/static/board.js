@@ -294,20 +294,28 @@ class FlureBoard {
   }
 }
 
-/* Live state over Server-Sent Events, reconnecting by itself after Wi-Fi drops. */
+/* Live state over Server-Sent Events, reconnecting by itself after Wi-Fi drops.
+ * The browser retries a closed stream on its own; a stream that died silently (no
+ * "ping" for 45 s, the server sends one every 15 s) is reopened by the watchdog. */
+const SILENCE_MS = 45000;
 function connectLive(onState, onLink) {
-  let source = null, retryTimer = null;
+  let source = null, retryTimer = null, lastHeard = Date.now();
   function open() {
     clearTimeout(retryTimer);
     if (source) source.close();
+    lastHeard = Date.now();
     source = new EventSource("/api/stream");
-    source.addEventListener("state", (e) => { onLink("live"); onState(JSON.parse(e.data)); });
-    source.onopen = () => onLink("live");
+    source.addEventListener("state", (e) => { lastHeard = Date.now(); onLink("live"); onState(JSON.parse(e.data)); });
+    source.addEventListener("ping", () => { lastHeard = Date.now(); });
+    source.onopen = () => { lastHeard = Date.now(); onLink("live"); };
     source.onerror = () => {
       onLink("reconnecting");
       if (source.readyState === EventSource.CLOSED) retryTimer = setTimeout(open, 2000);
     };
   }
+  setInterval(() => {
+    if (Date.now() - lastHeard > SILENCE_MS) { onLink("reconnecting"); open(); }
+  }, 5000);
   window.addEventListener("online", open);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && (!source || source.readyState === EventSource.CLOSED)) open();
