@@ -12,7 +12,7 @@ import pytest
 
 from companion_app.server import Server
 
-from web_helpers import OUTPUT, TOKEN, FakeCamera, FakeReading, make_app, play_pawn_phase, session_with
+from web_helpers import OUTPUT, TOKEN, FakeCamera, FakeReading, WifiProxy, make_app, play_pawn_phase, session_with
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -187,3 +187,28 @@ def test_winner_screen_on_phone_and_round_screen_on_tablet(browser, live):
     phone.wait_for_selector("#winner", state="hidden")
     phone.context.close()
     referee.context.close()
+
+
+def test_phone_reconnects_by_itself_after_a_silent_wifi_drop_and_catches_up(browser, live):
+    """The connection goes dead without closing; the page notices the missing pings and reconnects."""
+    server, session, _ = live
+    server.app.config["SSE_HEARTBEAT"] = 0.3
+    proxy = WifiProxy(server.port)
+    try:
+        context = browser.new_context(viewport={"width": 360, "height": 700})
+        context.add_init_script("window.FLURE_SILENCE_MS = 2000;")
+        phone = context.new_page()
+        phone.goto(proxy.url)
+        phone.wait_for_selector(".link.live")
+        proxy.drop()                                          # Wi-Fi gone: nothing arrives, nothing closes
+        play_pawn_phase(session, longest)
+        session.act({"type": "draw"})                         # the monster moves while the phone is away
+        phone.wait_for_selector(".link.reconnecting", timeout=10000)
+        phone.wait_for_selector("svg.board[data-anim='running']", timeout=15000)   # it shows what it missed
+        phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
+        assert phone.locator("svg.board .monster").get_attribute("data-square") == session.game.position.to_setup()[
+            "monster"]["at"]
+        assert phone.locator(".link").inner_text() == "live"
+        context.close()
+    finally:
+        proxy.close()

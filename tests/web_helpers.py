@@ -157,3 +157,64 @@ class SseClient:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class WifiProxy:
+    """A TCP relay between browser and server whose open connections can go silent, as on a Wi-Fi drop.
+
+    ``drop()`` makes every connection open now a black hole (bytes are swallowed, nothing is
+    closed, so neither side notices); connections made afterwards work normally.
+    """
+
+    def __init__(self, upstream_port: int):
+        import socket
+        import threading
+
+        self.upstream_port = upstream_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self._dead: set = set()
+        self._pairs: list = []
+        self._threading = threading
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream_port))
+            pair = (client, server)
+            self._pairs.append(pair)
+            for a, b in ((client, server), (server, client)):
+                self._threading.Thread(target=self._pump, args=(a, b, pair), daemon=True).start()
+
+    def _pump(self, src, dst, pair) -> None:
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if id(pair) not in self._dead:
+                    dst.sendall(data)
+        except OSError:
+            pass
+        if id(pair) not in self._dead:
+            for s in pair:
+                try:
+                    s.shutdown(2)
+                except OSError:
+                    pass
+
+    def drop(self) -> None:
+        self._dead.update(id(p) for p in self._pairs)
+
+    def close(self) -> None:
+        self.listener.close()
+        for pair in self._pairs:
+            for s in pair:
+                s.close()

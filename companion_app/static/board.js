@@ -297,7 +297,7 @@ class FlureBoard {
 /* Live state over Server-Sent Events, reconnecting by itself after Wi-Fi drops.
  * The browser retries a closed stream on its own; a stream that died silently (no
  * "ping" for 45 s, the server sends one every 15 s) is reopened by the watchdog. */
-const SILENCE_MS = 45000;
+const SILENCE_MS = window.FLURE_SILENCE_MS || 45000;   // tests shorten it
 function connectLive(onState, onLink) {
   let source = null, retryTimer = null, lastHeard = Date.now();
   function open() {
@@ -315,7 +315,7 @@ function connectLive(onState, onLink) {
   }
   setInterval(() => {
     if (Date.now() - lastHeard > SILENCE_MS) { onLink("reconnecting"); open(); }
-  }, 5000);
+  }, Math.min(5000, SILENCE_MS / 4));
   window.addEventListener("online", open);
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && (!source || source.readyState === EventSource.CLOSED)) open();
