@@ -68,9 +68,9 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
             warnings.simplefilter("ignore")
             buttons = TableButtons(config, pin_factory,
-                                   on_monster=lambda: session.act({"type": "draw"}),
-                                   on_confirm=session.confirm_reading,
-                                   on_undo=session.undo)
+                                   on_monster=session.from_table(lambda: session.act({"type": "draw"})),
+                                   on_confirm=session.from_table(session.confirm_reading),
+                                   on_undo=session.from_table(session.undo))
         return Device("buttons", buttons, why="")
     except Exception as exc:  # noqa: BLE001
         if type(exc).__name__ == "BadPinFactory":

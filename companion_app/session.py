@@ -224,6 +224,22 @@ class TableSession:
     def clear_fixes(self) -> None:
         with self._lock:
             self.fixes = {}
+            self._show_on_leds()
+
+    def signal_error(self) -> None:
+        """The table did something the game refuses: the LED grid blinks until the next good state."""
+        self.leds.call("show_error")
+
+    def from_table(self, fn):
+        """A callback for a physical button: on a refusal the grid blinks, and the error goes on up
+        (the button object records it for the referee's Devices card)."""
+        def run():
+            try:
+                fn()
+            except FlureError:
+                self.signal_error()
+                raise
+        return run
 
     def confirm_reading(self) -> dict:
         """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused."""
@@ -237,6 +253,7 @@ class TableSession:
             action, message = confirm_action(game, reading)
             self.store.add_reading(self.game_id, self.seq, reading, message)
         if action is None:
+            self.signal_error()
             raise GameActionError(message)
         state = self.act(action)
         state["confirmed"] = message
@@ -290,6 +307,9 @@ class TableSession:
         """Bump the version, tell the phones, and show the new state on the LED grid."""
         self.version += 1
         self.broker.publish(self.message())
+        self._show_on_leds()
+
+    def _show_on_leds(self) -> None:
         game = self.game
         if game is None:
             return

@@ -233,3 +233,23 @@ def test_a_seeded_game_played_through_the_api_with_undos_matches_the_engine(tmp_
             assert state["position"] == game.position.to_setup()
     assert state["winner"] == game.winner and actions > 20
     assert len(session.store.history(session.game_id)) == actions + 1
+
+
+def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_state(tmp_path):
+    from web_helpers import FakeCamera, FakeReading
+
+    camera, leds = FakeCamera(), FakeLeds()
+    s = session_with(tmp_path, camera=camera, leds=leds)
+    s.new_game(["red", "blue"], "red", seed=8)
+    seen = s.game.position.to_setup()
+    seen["pawns"] = {"X": {"at": "k5", "color": "red", "pawn": "6/1", "face": "white"}}   # no legal move
+    camera.reading = FakeReading(True, seen)
+    with pytest.raises(GameActionError):
+        s.confirm_reading()
+    assert leds.calls[-1] == ("error", None)
+    s.clear_fixes()
+    assert leds.calls[-1] == ("idle", "red")
+    press_monster = s.from_table(lambda: s.act({"type": "draw"}))      # too early: pawns still to move
+    with pytest.raises(GameActionError):
+        press_monster()
+    assert leds.calls[-1] == ("error", None)
