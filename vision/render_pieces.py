@@ -71,30 +71,36 @@ class LayoutError(ValueError):
 
 
 def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.Generator) -> list[Placed]:
-    """Every sticker the camera should see for ``position`` and the tombstone ``tile``."""
+    """Every sticker the camera should see for ``position`` and the tombstone ``tile``.
+    The pieces are placed in a fixed order so the same ``rng`` gives the same table."""
     by = _index(scheme)
     out: list[Placed] = []
-    q = scheme.square_mm
 
-    def put(st: Sticker, sq: int, rotation: float, shift: float, turn: float, look: tuple, offset=(0.0, 0.0)):
+    def put(st: Sticker, sq: int, rotation: float, shift: float, turn: float, look: tuple):
         cx, cy = scheme.square_center_mm(sq)
         dx, dy = rng.uniform(-shift, shift, 2)
-        piece_centre = (cx + dx, cy + dy)
         rot = rotation + rng.uniform(-turn, turn)
-        out.append(Placed(st, sq, (piece_centre[0] + offset[0], piece_centre[1] + offset[1]), rot,
-                          piece_centre, look, _cut(rng)))
+        out.append(Placed(st, sq, (cx + dx, cy + dy), rot, (cx + dx, cy + dy), look, _cut(rng)))
 
-    st = _one(by["monster"], "the monster")
-    put(st, position.monster, scheme.rotation_for(direction_name(position.facing), "monster"),
-        1.5, 6.0, ("monster",))
-
-    for sq, kind, st in _stone_faces(position, by["stone"], rng):
+    put(_one(by["monster"], "the monster"), position.monster,
+        scheme.rotation_for(direction_name(position.facing), "monster"), 1.5, 6.0, ("monster",))
+    for sq, st in _stone_faces(position, by["stone"], rng):
         put(st, sq, 90.0 * int(rng.integers(4)), 1.2, 5.0, ("stone", st.kind if st.side == "front" else "plain"))
-
     for sq, st in _teleporter_faces(position, by["teleporter"]):
         rot = scheme.rotation_for(direction_name(position.teleporters[sq].arrow), "teleporter")
         put(st, sq, rot, 1.2, 5.0, ("teleporter", st.pair))
+    out.extend(_pools(position, by, scheme, rng))
+    for sq, st, p in _pawn_faces(position, by["pawn"]):
+        put(st, sq, rng.uniform(0, 360), 1.8, 0.0, ("pawn", p.color, p.kind, p.face))
+    if tile is not None:
+        out.append(_tombstone(tile, by, scheme, rng))
+    return out
 
+
+def _pools(position: Position, by: dict, scheme: Scheme, rng) -> list[Placed]:
+    """The pool tiles: the sticker on the anchor square, the tile drawn around it."""
+    q = scheme.square_mm
+    out = []
     for anchor, shape, orientation in pool_shapes(position.pools):
         st = _one(by["pool"].get(shape, []), f"the {shape} pool")
         if shape == "2x2":
@@ -108,40 +114,45 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         pcx, pcy = ax + (w - 1) * q / 2, ay + (h - 1) * q / 2
         dx, dy = rng.uniform(-1.0, 1.0, 2)
         rot += rng.uniform(-2.0, 2.0)
-        # The pool tile is drawn in the sticker's frame: its extent turned back by the angle.
         out.append(Placed(st, anchor, (ax + dx, ay + dy), rot, (pcx + dx, pcy + dy),
                           ("pool", w * q - 2.0, h * q - 2.0), _cut(rng)))
+    return out
 
-    seen_labels: dict[tuple, str] = {}
+
+def _pawn_faces(position: Position, stickers: dict):
+    """(square, sticker, pawn) for each pawn on the board; a pawn the scheme cannot show is an error."""
+    seen: dict[tuple, str] = {}
     for p in position.pawns:
         if p.place != BOARD:
             continue
-        key = (p.color, p.kind, p.face)
+        where = square_name(p.square)
         if p.color is None or p.kind is None:
-            raise LayoutError(f"pawn {p.label} on {square_name(p.square)} has no colour and kind, so no "
+            raise LayoutError(f"pawn {p.label} on {where} has no colour and kind, so no "
                               f"sticker: the camera knows pawns as COLOUR-KIND (like red-6/1)")
-        if key not in by["pawn"]:
-            raise LayoutError(f"pawn {p.name} on {square_name(p.square)}: the marker scheme has no sticker for "
+        key = (p.color, p.kind, p.face)
+        if key not in stickers:
+            raise LayoutError(f"pawn {p.name} on {where}: the marker scheme has no sticker for "
                               f"a {p.color} {p.kind} pawn ({p.face} face)")
-        if key[:2] in seen_labels:
-            raise LayoutError(f"pawn {p.name} is on the board twice ({seen_labels[key[:2]]} and {square_name(p.square)})")
-        seen_labels[key[:2]] = square_name(p.square)
-        put(by["pawn"][key], p.square, rng.uniform(0, 360), 1.8, 0.0, ("pawn", p.color, p.kind, p.face))
+        if key[:2] in seen:
+            raise LayoutError(f"pawn {p.name} is on the board twice ({seen[key[:2]]} and {where})")
+        seen[key[:2]] = where
+        yield p.square, stickers[key], p
 
-    if tile is not None:
-        ids = by["tile"].get(str(tile), [])
-        st = _one(ids[int(rng.integers(len(ids)))] if ids else None, f"tombstone tile {tile}")
-        x, y, w, h = scheme.card_zone_mm
-        tw, th = TOMBSTONE_MM
-        sx = max(0.0, (w - tw) / 2 - 4)
-        sy = max(0.0, (h - th) / 2 - 4)
-        cx, cy = x + w / 2 + rng.uniform(-sx, sx), y + h / 2 + rng.uniform(-sy, sy)
-        rot = 90.0 + rng.uniform(-8, 8)
-        a = math.radians(rot - 90.0)
-        off = -(th / 2 - tw / 2)  # sticker in the upper part of the tile (piece frame y)
-        sc = (cx - math.sin(a) * off, cy + math.cos(a) * off)
-        out.append(Placed(st, None, sc, rot, (cx, cy), ("tombstone", str(tile)), _cut(rng)))
-    return out
+
+def _tombstone(tile: str, by: dict, scheme: Scheme, rng) -> Placed:
+    """The drawn tombstone tile, lying roughly straight somewhere in the card zone."""
+    ids = by["tile"].get(str(tile), [])
+    st = _one(ids[int(rng.integers(len(ids)))] if ids else None, f"tombstone tile {tile}")
+    x, y, w, h = scheme.card_zone_mm
+    tw, th = TOMBSTONE_MM
+    sx = max(0.0, (w - tw) / 2 - 4)
+    sy = max(0.0, (h - th) / 2 - 4)
+    cx, cy = x + w / 2 + rng.uniform(-sx, sx), y + h / 2 + rng.uniform(-sy, sy)
+    rot = 90.0 + rng.uniform(-8, 8)
+    a = math.radians(rot - 90.0)
+    off = -(th / 2 - tw / 2)  # sticker in the upper part of the tile (piece frame y)
+    sc = (cx - math.sin(a) * off, cy + math.cos(a) * off)
+    return Placed(st, None, sc, rot, (cx, cy), ("tombstone", str(tile)), _cut(rng))
 
 
 def _cut(rng) -> float:
@@ -199,7 +210,7 @@ def _stone_faces(position: Position, stones: list[Sticker], rng):
                               f"and they are all on the board")
         t, side = options[int(rng.integers(len(options)))]
         free.remove(t)
-        yield sq, kind, tiles[t][side]
+        yield sq, tiles[t][side]
 
 
 def _teleporter_faces(position: Position, by_pair: dict):
