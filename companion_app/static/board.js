@@ -402,6 +402,12 @@ function renderSteps(state, upTo) {
   });
 }
 
+/* The game log (#log), newest first, without the per-step lines the move panel already shows. */
+function renderLog(state) {
+  const items = state.log.slice().reverse().filter((e) => !/^step \d+:/.test(e.text)).slice(0, 12);
+  document.getElementById("log").replaceChildren(...items.map((e) => h("li", {}, e.text)));
+}
+
 /* The live/reconnecting badge (#link). */
 function showLink(state) {
   const link = document.getElementById("link");
@@ -409,4 +415,4 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink };
+window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink };

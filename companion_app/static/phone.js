@@ -1,7 +1,7 @@
 /* The players' view: read-only, follows the game live and animates every monster move. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink } = window.Flure;
+  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink } = window.Flure;
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
@@ -13,11 +13,6 @@
     info.append(...turnPills(state));
     $("tiles").replaceChildren(tilesPanel(state));
     $("players").replaceChildren(playersPanel(state));
-  }
-
-  function renderLog(state) {
-    const items = state.log.slice().reverse().filter((e) => !/^step \d+:/.test(e.text)).slice(0, 12);
-    $("log").replaceChildren(...items.map((e) => h("li", {}, e.text)));
   }
 
   function renderWinner(state) {

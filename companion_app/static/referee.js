@@ -1,7 +1,7 @@
 /* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, showLink } = window.Flure;
+  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
   const TILES = ["5", "7", "8", "10", "prey-1", "prey-2"];
@@ -75,6 +75,7 @@
     $("turnline").append(...turnPills(state),
       h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup"));
     $("tiles").replaceChildren(tilesPanel(state));
+    $("players").replaceChildren(playersPanel(state));
   }
 
   function renderControls(state) {
@@ -141,6 +142,7 @@
 
   function render(state) {
     renderStatus(state);
+    renderLog(state);
     if (state.phase === "none") { $("summary").textContent = "No game yet: open “New game” below."; $("new-game").open = true; }
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
