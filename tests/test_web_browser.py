@@ -212,3 +212,46 @@ def test_phone_reconnects_by_itself_after_a_silent_wifi_drop_and_catches_up(brow
         context.close()
     finally:
         proxy.close()
+
+
+REPLAY = """async ([plan, geometry]) => {
+  const box = document.createElement("div");
+  document.body.appendChild(box);
+  const board = new Flure.FlureBoard(box, geometry, { stepMs: 40 });
+  const realDraw = board.draw.bind(board);
+  let draws = 0;
+  board.draw = (setup) => { if (++draws === 1) realDraw(setup); };   // keep the replayed result, not the redraw
+  await board.animate(plan);
+  await new Promise((r) => setTimeout(r, 700));
+  const at = (n) => n.dataset.square;
+  return {
+    monster: [at(board.monsterNode), board.monsterNode.dataset.facing],
+    stones: [...box.querySelectorAll(".piece.stone:not(.destroyed)")].map(at).sort(),
+    pawns: Object.fromEntries([...box.querySelectorAll(".piece.pawn:not(.eaten)")].map((n) => [n.dataset.pawn, at(n)])),
+  };
+}"""
+
+
+@pytest.mark.parametrize("name,kinds", [("official-monster-advanced", {"push", "pivot", "teleport", "eat"}),
+                                        ("official-monster-basic-wall", {"push", "wrap", "eat"})])
+def test_the_animation_replays_the_plan_events_to_the_engine_result(browser, live, shared_dir, name, kinds):
+    """The browser replays the plan's events alone (no final redraw) and must land on the engine's position."""
+    import json as _json
+
+    from engine.monster import resolve
+    from engine.position import Position
+
+    server, _, _ = live
+    scenario = _json.loads((shared_dir / "scenarios" / f"{name}.json").read_text())
+    plan = resolve(Position.from_setup(scenario["setup"]), scenario["action"]["card"]).to_json()
+    assert kinds <= {e["kind"] for s in plan["steps"] for e in s["events"]}
+    page = browser.new_context(bypass_csp=True).new_page()     # only to call the page's own code from the test
+    page.goto(server.url)
+    page.wait_for_selector("svg.board")
+    geometry = _json.loads(page.locator("body").evaluate("() => fetch('/api/board').then(r => r.text())"))
+    got = page.evaluate(REPLAY, [plan, geometry])
+    end = plan["position"]
+    assert got["monster"] == [end["monster"]["at"], end["monster"]["facing"]]
+    assert got["stones"] == sorted(end["stones"])
+    assert got["pawns"] == {k: p["at"] for k, p in end["pawns"].items() if p["at"]}
+    page.context.close()

@@ -269,6 +269,7 @@ class FlureBoard {
     if (ev.to) {
       const p = sqXY(this.board, ev.to);
       node.setAttribute("transform", `translate(${p.x + PITCH / 2} ${p.y + PITCH / 2})`);
+      node.dataset.square = ev.to;
       this.pieceNodes[ev.to] = node;
     } else {
       node.classList.add("destroyed");
