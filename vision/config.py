@@ -15,12 +15,15 @@ class ReaderConfig:
     # 0.02 of 1920 px is 38 px of perimeter: stickers down to ~10 px wide.
     min_marker_perimeter_rate: float = 0.02
     # Adaptive threshold windows (px); fewer windows are faster.
-    threshold_window_min: int = 5
-    threshold_window_max: int = 25
+    threshold_window_min: int = 7
+    threshold_window_max: int = 17
     threshold_window_step: int = 10
     # Pixels per marker cell when sampling the bits (OpenCV's default is 4; 8 reads
     # small, soft stickers noticeably more often at no extra cost).
     pixels_per_cell: int = 8
+    # Look again, enlarged and with every threshold window, around squares that look
+    # occupied but gave no sticker (cheap: only those few regions).
+    second_look: bool = True
     # Refine board-marker corners to sub-pixel accuracy (they fix the homography).
     refine_board_corners: bool = True
 

@@ -71,6 +71,50 @@ def _detector(dictionary: str, config: ReaderConfig):
     return cv2.aruco.ArucoDetector(dic, params)
 
 
+@lru_cache(maxsize=8)
+def _close_detector(dictionary: str, config: ReaderConfig):
+    """For a second look at a small region: every threshold window, no size floor."""
+    params = cv2.aruco.DetectorParameters()
+    params.minMarkerPerimeterRate = 0.05
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 35
+    params.adaptiveThreshWinSizeStep = 5
+    params.perspectiveRemovePixelPerCell = config.pixels_per_cell
+    dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    return cv2.aruco.ArucoDetector(dic, params)
+
+
+def detect_in_regions(gray: np.ndarray, scheme: Scheme, boxes, config: ReaderConfig = DEFAULT_CONFIG) -> Detections:
+    """Markers in image boxes (x0, y0, x1, y1), each enlarged 2× first: small or soft
+    stickers the whole-frame pass missed."""
+    ids, corners = [], []
+    det = _close_detector(scheme.dictionary, config)
+    for x0, y0, x1, y1 in boxes:
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            continue
+        crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+        c, i, _ = det.detectMarkers(crop)
+        if i is None:
+            continue
+        for cc, ii in zip(c, i.ravel()):
+            corners.append(np.asarray(cc, np.float32).reshape(4, 2) / 2.0 + np.array([x0, y0], np.float32)
+                           - np.float32(0.25))      # cv2.resize: pixel d of the 2× image is d/2 - 0.25
+            ids.append(int(ii))
+    return Detections(np.asarray(ids, np.int32), np.asarray(corners, np.float32).reshape(-1, 4, 2))
+
+
+def merge_detections(a: Detections, b: Detections, same_px: float = 4.0) -> Detections:
+    """``a`` plus the markers of ``b`` that are not already in it (same id, same place)."""
+    ids, corners = list(a.ids), list(a.corners)
+    for i, c in zip(b.ids, b.corners):
+        centre = c.mean(axis=0)
+        dup = any(j == i and np.linalg.norm(k.mean(axis=0) - centre) < same_px for j, k in zip(ids, corners))
+        if not dup:
+            ids.append(i)
+            corners.append(c)
+    return Detections(np.asarray(ids, np.int32), np.asarray(corners, np.float32).reshape(-1, 4, 2))
+
+
 def detect_markers(gray: np.ndarray, scheme: Scheme, config: ReaderConfig = DEFAULT_CONFIG) -> Detections:
     """Every marker of the scheme's dictionary in the frame (known ids or not)."""
     corners, ids, _rejected = _detector(scheme.dictionary, config).detectMarkers(gray)
@@ -90,12 +134,16 @@ def detect_markers(gray: np.ndarray, scheme: Scheme, config: ReaderConfig = DEFA
     return Detections(ids, corners)
 
 
-def marker_centre(corners: np.ndarray) -> np.ndarray:
-    """The image of a marker's centre: where its diagonals cross (perspective-correct)."""
-    p0, p1, p2, p3 = (np.asarray(c, dtype=np.float64) for c in corners)
+def marker_centres(corners: np.ndarray) -> np.ndarray:
+    """Images of markers' centres, (n, 4, 2) corners -> (n, 2): where the diagonals
+    cross, which is perspective-correct (the corners' mean is not)."""
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    p0, p1, p2, p3 = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
     d1, d2 = p2 - p0, p3 - p1
-    denom = d1[0] * d2[1] - d1[1] * d2[0]
-    if abs(denom) < 1e-9:
-        return (p0 + p1 + p2 + p3) / 4.0
-    t = ((p1[0] - p0[0]) * d2[1] - (p1[1] - p0[1]) * d2[0]) / denom
-    return p0 + t * d1
+    denom = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
+    safe = np.where(np.abs(denom) < 1e-9, 1.0, denom)
+    t = ((p1[:, 0] - p0[:, 0]) * d2[:, 1] - (p1[:, 1] - p0[:, 1]) * d2[:, 0]) / safe
+    out = p0 + t[:, None] * d1
+    flat = np.abs(denom) < 1e-9
+    out[flat] = c[flat].mean(axis=1)
+    return out

@@ -173,7 +173,11 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     mask = inliers.ravel().astype(bool)
     lens = None
     if assumed and config.estimate_distortion:
-        k1 = _estimate_k1(det, scheme, k, obj[mask], mask, config)
+        if previous is not None and not bumped and previous.assumed_focal:
+            # Same camera, same lens as the last frame: keep its estimate.
+            k1 = float(previous.dist_coeffs[0]) if previous.dist_coeffs is not None else 0.0
+        else:
+            k1 = _estimate_k1(det, scheme, k, obj[mask], mask, config)
         if k1:
             lens, dist = k, np.array([k1, 0.0, 0.0, 0.0, 0.0])
             img = board_correspondences(det, scheme, undistort)[1]

@@ -19,7 +19,8 @@ from engine.geometry import COLS, on_board, parse_direction, parse_square, squar
 from engine.position import BOARD, Pawn, Position, Teleporter
 
 from .config import DEFAULT_CONFIG, ReaderConfig
-from .detect import Detections, check_frame, detect_markers, marker_centre
+from .detect import (Detections, check_frame, detect_in_regions, detect_markers, marker_centres,
+                     merge_detections)
 from .locate import BoardLocation, LocateResult, locate_board
 from .occlusion import find_occlusion
 from .reading import Reading, SeenSticker, not_located, problem
@@ -48,8 +49,15 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
         if loc.location is None:
             return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
         reading = interpret(det, loc.location, scheme, config)
+        occ = _check_occlusion(reading, image, gray, loc.location, scheme, config)
+        if occ.lone and not occ.groups and config.second_look:
+            # Squares that look occupied but gave no sticker: look again, closer.
+            more = detect_in_regions(gray, scheme, _square_regions(occ.lone, loc.location, scheme), config)
+            if len(more):
+                det = merge_detections(det, more)
+                reading = interpret(det, loc.location, scheme, config)
+                _check_occlusion(reading, image, gray, loc.location, scheme, config)
         reading.bumped = loc.bumped
-        _check_occlusion(reading, image, gray, loc.location, scheme, config)
         if reading.problems:
             reading.confidence = min(reading.confidence, 0.5)
         return reading, loc
@@ -57,8 +65,24 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
         return not_located(f"board not located: the frame could not be processed ({exc})"), None
 
 
+def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[int, int, int, int]]:
+    """Raw-image boxes (x0, y0, x1, y1) around squares, one square of margin each way."""
+    q = scheme.square_mm
+    w, h = loc.image_size
+    out = []
+    for sq in squares:
+        c, r = sq % COLS, sq // COLS
+        quad = np.array([[(c - 1) * q, (r - 1) * q], [(c + 2) * q, (r - 1) * q],
+                         [(c + 2) * q, (r + 2) * q], [(c - 1) * q, (r + 2) * q]])
+        px = loc.to_raw_image(quad)
+        x0, y0 = np.floor(px.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+        out.append((max(0, x0), max(0, y0), min(w, x1), min(h, y1)))
+    return out
+
+
 def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: Scheme,
-                     config: ReaderConfig) -> None:
+                     config: ReaderConfig):
     occupied = {s.square for s in reading.stickers if s.square is not None}
     if reading.setup is not None:
         occupied.update(parse_square(n) for n in reading.setup["pools"])
@@ -75,6 +99,7 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
             reading.problems.append(problem(
                 "unread-square", f"{square_name(sq)} does not look empty but no sticker was read there "
                                  "(a piece with a hidden, dirty or glaring sticker?)", sq))
+    return occ
 
 
 def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> list[np.ndarray]:
@@ -121,13 +146,13 @@ class _Placed:
 def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
               config: ReaderConfig = DEFAULT_CONFIG) -> Reading:
     """Map every detected sticker to its square and build the Position."""
-    det = _drop_specks(det, loc, scheme, config)
+    meas = _measure(det, loc, scheme, config)
     problems: list[dict] = []
     placed: list[_Placed] = []
     tiles: list[_Placed] = []
     others: list[SeenSticker] = []    # unknown markers, misplaced tiles: shown, not placed
     counts: dict[int, int] = {}
-    for i in det.ids:
+    for i in list(meas.ids) + [i for i in det.ids if i in scheme.board_marker_ids]:
         counts[int(i)] = counts.get(int(i), 0) + 1
     for mid, n in sorted(counts.items()):
         if n > 1 and mid not in scheme.board_marker_ids:
@@ -136,16 +161,11 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         elif n > 1:
             problems.append(problem("marker-twice", f"corner marker {mid} is seen {n} times"))
 
-    for mid, corners in zip(det.ids, det.corners):
+    for k, mid in enumerate(meas.ids):
         mid = int(mid)
-        if mid in scheme.board_marker_ids:
-            continue
-        px = loc.undistort(corners)
-        centre_px = marker_centre(px)
+        px, centre_px = meas.px[k], meas.centre_px[k]
         st = scheme.stickers.get(mid)
-        height = st.height_mm if st is not None else 0.0
-        centre_mm = loc.to_board(centre_px, height)[0]
-        x, y = float(centre_mm[0]), float(centre_mm[1])
+        x, y = float(meas.centre_mm[k][0]), float(meas.centre_mm[k][1])
         on_sheet = _on_sheet(scheme, x, y, config)
         if st is None:
             if on_sheet or scheme.in_card_zone(x, y):
@@ -155,9 +175,8 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
                 others.append(SeenSticker(mid, "unknown", sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
                                           0, 0.0, f"unknown marker {mid}", tuple(map(tuple, px))))
             continue
-        corners_mm = loc.to_board(px, height)
-        rotation, deviation = rotation_of_corners(corners_mm)
-        side = float(np.mean(np.linalg.norm(corners_mm - np.roll(corners_mm, 1, axis=0), axis=1)))
+        rotation, deviation = rotation_of_corners(meas.corners_mm[k])
+        side = float(meas.side_mm[k])
         if abs(side / st.size_mm - 1.0) > config.size_tolerance:
             # A sticker of the wrong size is a misread id or a sticker on the wrong piece.
             problems.append(problem("marker-size", f"marker {mid} ({st.describe()}) looks {side:.0f} mm wide, "
@@ -213,22 +232,37 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
 
 
-def _drop_specks(det: Detections, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> Detections:
-    """Leave out "markers" far too small or large to be a sticker: printed detail on
-    the board (wall letters, pillars) that happens to decode as an id."""
+@dataclass
+class _Measured:
+    """Every piece sticker of a frame put back on the board at its height (vectorised)."""
+
+    ids: np.ndarray            # (m,)
+    px: np.ndarray             # (m, 4, 2) undistorted pixel corners
+    centre_px: np.ndarray      # (m, 2)
+    centre_mm: np.ndarray      # (m, 2)
+    corners_mm: np.ndarray     # (m, 4, 2)
+    side_mm: np.ndarray        # (m,)
+
+
+def _measure(det: Detections, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> _Measured:
+    """Board-frame centres, corners and sizes of the piece stickers, leaving out
+    "markers" far too small or large to be a sticker: printed detail on the board
+    (wall letters, pillars) that happens to decode as an id."""
+    pieces = ~np.isin(det.ids, list(scheme.board_marker_ids))
+    ids = det.ids[pieces]
+    m = len(ids)
+    px = loc.undistort(det.corners[pieces].reshape(-1, 2)).reshape(m, 4, 2)
+    stickers = [scheme.stickers.get(int(i)) for i in ids]
+    heights = np.array([st.height_mm if st else 0.0 for st in stickers])
+    centre_px = marker_centres(px)
+    centre_mm = loc.to_board(centre_px, heights)
+    corners_mm = loc.to_board(px.reshape(-1, 2), np.repeat(heights, 4)).reshape(m, 4, 2)
+    side = np.linalg.norm(corners_mm - np.roll(corners_mm, 1, axis=1), axis=2).mean(axis=1)
     sizes = [s.size_mm for s in scheme.stickers.values()]
-    keep = []
-    for mid, corners in zip(det.ids, det.corners):
-        st = scheme.stickers.get(int(mid))
-        if int(mid) in scheme.board_marker_ids:
-            keep.append(True)
-            continue
-        q = loc.to_board(loc.undistort(corners), st.height_mm if st else 0.0)
-        side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
-        lo, hi = (st.size_mm, st.size_mm) if st else (min(sizes), max(sizes))
-        keep.append(config.speck_ratio * lo <= side <= hi / config.speck_ratio)
-    mask = np.array(keep, dtype=bool)
-    return Detections(det.ids[mask], det.corners[mask]) if len(keep) else det
+    lo = np.array([st.size_mm if st else min(sizes) for st in stickers])
+    hi = np.array([st.size_mm if st else max(sizes) for st in stickers])
+    keep = (side >= config.speck_ratio * lo) & (side <= hi / config.speck_ratio)
+    return _Measured(ids[keep], px[keep], centre_px[keep], centre_mm[keep], corners_mm[keep], side[keep])
 
 
 def _overlaps(seen: list[SeenSticker], scheme: Scheme) -> list[dict]:
