@@ -134,6 +134,20 @@ def test_reader_undistorts_with_the_calibration():
     reading = read_image(frame, calibration=cal)
     assert reading.ok and reading.position == p and reading.tile == "5"
     assert reading.location.reprojection_px < 0.5
+    from vision.pipeline import TableCamera
+
+    class Frames:
+        def __init__(self):
+            self.left = 3
+
+        def read(self):
+            self.left -= 1
+            return frame if self.left >= 0 else None
+
+    cam = TableCamera(Frames(), calibration=cal)
+    for _ in range(3):
+        cam.poll()
+    assert cam.accepted is not None and cam.accepted.position == p and not cam.status()["bumped"]
     # Calibrated at another resolution (same lens): the matrix is scaled to the frame.
     big = Calibration(K * np.array([[2], [2], [1]]), DIST, (2 * W, 2 * H))
     assert read_image(frame, calibration=big).position == p

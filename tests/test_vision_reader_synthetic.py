@@ -63,6 +63,9 @@ def test_lens_distortion_without_calibration_is_estimated():
     reading = read_image(frames[0][0])
     assert same(reading, truth)
     assert reading.location.dist_coeffs is not None and reading.location.dist_coeffs[0] < -0.1
+    # Frame after frame the lens model is kept and the board is not taken for bumped.
+    cam = accept(frames)
+    assert not cam.status()["bumped"] and same(cam.accepted, truth)
 
 
 @pytest.mark.parametrize("seed", [31, 32, 33, 34])

@@ -149,7 +149,9 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
 
     shift = 0.0
     if previous is not None and len(seen):
-        moved = np.linalg.norm(previous.to_image(obj) - img, axis=1).reshape(-1, 4).max(axis=1)
+        # Compared in raw pixels: the previous frame's lens model may differ from this one's.
+        raw = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))[1]
+        moved = np.linalg.norm(previous.to_raw_image(obj) - raw, axis=1).reshape(-1, 4).max(axis=1)
         # Per marker the copy that moved least (a stray copy elsewhere is not a bump).
         group_ids = np.array([m.id for m in scheme.board_markers for i in det.ids if i == m.id])
         shift = float(max(moved[group_ids == i].min() for i in seen))
