@@ -79,3 +79,9 @@ def test_light_effects_do_what_they_say():
     noisy = fx.sensor_noise(grey, 6.0, np.random.default_rng(1))
     assert 5.0 < (noisy - grey).std() < 8.0
     assert fx.jpeg(fx.to_uint8(noisy), 30).shape == grey.shape
+
+
+def test_a_lens_that_folds_inside_the_frame_is_refused():
+    import pytest
+    with pytest.raises(ValueError, match="too strong"):
+        pose_camera(1920, 1080, distortion=-0.45)
