@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from vision.cli import exits_2_on_input_error, load_inputs
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("calibrate", help="set up the camera: lens calibration and board registration",
@@ -95,21 +97,11 @@ def cmd_camera(args) -> int:
     return 0
 
 
+@exits_2_on_input_error
 def cmd_check(args) -> int:
     from calibration.registration import check_registration
-    from calibration.store import CalibrationError, load_calibration, save_calibration
-    from vision.sources import load_image_file
-    from vision.scheme import SchemeError, load_scheme
-    try:
-        scheme = load_scheme(args.scheme)
-        cal = load_calibration(args.calibration) if args.calibration else None
-    except (SchemeError, CalibrationError) as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    image, err = load_image_file(args.image)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
+    from calibration.store import save_calibration
+    image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     report = check_registration(image, scheme, cal)
     print(json.dumps(report.to_json(), indent=1))
     if args.save:

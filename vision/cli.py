@@ -5,6 +5,7 @@ Cheap to import: OpenCV and the reader are imported inside the command functions
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -67,47 +68,58 @@ def _common(p) -> None:
     p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
 
 
-def _load(args):
-    """Scheme and calibration named on the command line, or (None, None, message)."""
+class InputError(Exception):
+    """A file named on the command line that cannot be used (exit status 2)."""
+
+
+def exits_2_on_input_error(command):
+    """Decorator for a command function: an InputError becomes its message and status 2."""
+    @functools.wraps(command)
+    def run(args) -> int:
+        try:
+            return command(args)
+        except InputError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+    return run
+
+
+def load_inputs(image_path: str | None, scheme_path: str | None, calibration_path: str | None):
+    """(image, scheme, calibration) named on a command line; InputError says what is wrong.
+
+    Shared by ``flure vision`` and ``flure calibrate check``.
+    """
     from calibration.store import CalibrationError, load_calibration
     from vision.scheme import SchemeError, load_scheme
+    from vision.sources import load_image_file
     try:
-        scheme = load_scheme(args.scheme)
-        cal = load_calibration(args.calibration) if args.calibration else None
+        scheme = load_scheme(scheme_path)
+        cal = load_calibration(calibration_path) if calibration_path else None
     except (SchemeError, CalibrationError) as exc:
-        return None, None, str(exc)
-    return scheme, cal, None
+        raise InputError(str(exc)) from None
+    image = None
+    if image_path is not None:
+        image, err = load_image_file(image_path)
+        if err:
+            raise InputError(err)
+    return image, scheme, cal
 
 
+@exits_2_on_input_error
 def cmd_read(args) -> int:
     from vision.reader import read_image
-    from vision.sources import load_image_file
-    scheme, cal, err = _load(args)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
-    image, err = load_image_file(args.image)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
+    image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
     print(json.dumps(reading.to_json(), indent=1))
     return 0
 
 
+@exits_2_on_input_error
 def cmd_show(args) -> int:
     import cv2
     from vision.draw import draw_reading
     from vision.reader import read_image
-    from vision.sources import load_image_file
-    scheme, cal, err = _load(args)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
-    image, err = load_image_file(args.image)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
+    image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
     out = Path(args.output) if args.output else Path(args.image).with_name(Path(args.image).stem + "-shown.png")
     if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
@@ -119,13 +131,11 @@ def cmd_show(args) -> int:
     return 0
 
 
+@exits_2_on_input_error
 def cmd_watch(args) -> int:
     from vision.pipeline import TableCamera
     from vision.sources import SourceError, open_source
-    scheme, cal, err = _load(args)
-    if err:
-        print(err, file=sys.stderr)
-        return 2
+    _none, scheme, cal = load_inputs(None, args.scheme, args.calibration)
     try:
         source = open_source(args.source)
     except SourceError as exc:
