@@ -137,9 +137,12 @@ def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     page.select_option("#first-player", "blue")
     page.select_option("#setup", "advanced")
     assert page.locator("#variant").is_disabled()                # G11 is for 6–7 players only
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))   # a game is running: confirm
     page.click("#start-game")
     page.wait_for_selector("#summary:has-text('Advanced setup: blue places')")
     assert session.game.players == ("yellow", "blue", "green", "red") and session.game.setup == "advanced"
+    assert asked and "A game is running" in asked[0]
     page.select_option("#place-piece", "crystal")
     page.click("svg.board .sq[data-square='g7']")               # tap to place (A2)
     page.wait_for_selector("svg.board .crystal")

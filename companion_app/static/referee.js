@@ -316,6 +316,8 @@
     if (seating.length < 6) $("variant").checked = false;
   }
   $("start-game").addEventListener("click", async () => {
+    const running = latest && !["none", "over"].includes(latest.phase);
+    if (running && !window.confirm("A game is running. End it and start a new one? (It stays saved in the database.)")) return;
     const body = { players: seating, first_player: $("first-player").value || undefined,
       setup: $("setup").value, prey3_variant: $("variant").checked };
     await api("POST", "/api/game", body);
