@@ -243,3 +243,14 @@ def test_grayscale_and_other_pixel_formats_are_read():
                   image.astype(np.float32) / 255.0, image.astype(np.uint16) * 257):
         reading = read_image(frame)
         assert reading.ok and reading.position == p and reading.tile == "5"
+
+
+def test_a_corner_marker_stuck_on_turned_still_locates_the_board():
+    import dataclasses as dc
+    p = pos(monster="d4", facing="N", pawns={"red-6/1": pawn("c3", "red", "6/1")})
+    turned = dc.replace(SCHEME, board_markers=tuple(
+        dc.replace(m, rotation=(m.rotation + 90 * (i + 1)) % 360) for i, m in enumerate(SCHEME.board_markers)))
+    image = render(p, None, camera=TILTED, scheme=turned)      # every corner marker turned differently
+    reading = read_image(image)                                  # read with the file's rotations
+    assert reading.ok and reading.position == p
+    assert reading.location.reprojection_px < 1.0

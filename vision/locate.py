@@ -119,15 +119,46 @@ class LocateResult:
 def board_correspondences(det: Detections, scheme: Scheme, undistort) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Board-frame corners (n, 2) and their undistorted pixels (n, 2) for visible board markers."""
     obj, img, seen = [], [], []
+    found = []
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)
         if len(idx) == 0:
             continue
         seen.append(m.id)
         for i in idx:   # a copy seen twice: the robust fit keeps the one that agrees
-            obj.extend(m.corners_mm())
-            img.extend(undistort(det.corners[i]))
+            found.append((m, undistort(det.corners[i])))
+    for m, px in _turned_to_fit(found):
+        obj.extend(m.corners_mm())
+        img.extend(px)
     return np.asarray(obj, dtype=np.float64).reshape(-1, 2), np.asarray(img, dtype=np.float64).reshape(-1, 2), seen
+
+
+def _turned_to_fit(found: list) -> list:
+    """Each corner marker's 4 corners in the order that best fits the others.
+
+    The scheme's rotation says which corner is which; a sticker stuck on turned by a
+    quarter (or an image set that read the convention differently) would otherwise
+    spoil the fit.  The markers' centres alone fix the board roughly (a homography
+    from 4, an affine map from 3); each marker's corners are then cycled to match.
+    """
+    if len(found) < 3 or len({m.id for m, _ in found}) != len(found):
+        return found
+    centres_mm = np.array([m.center_mm for m, _ in found], dtype=np.float64)
+    centres_px = np.array([px.mean(axis=0) for _, px in found], dtype=np.float64)
+    if len(found) >= 4:
+        rough, _ = cv2.findHomography(centres_mm, centres_px, 0)
+    else:
+        a = cv2.getAffineTransform(centres_mm[:3].astype(np.float32), centres_px[:3].astype(np.float32))
+        rough = np.vstack([a, [0, 0, 1]])
+    if rough is None:
+        return found
+    out = []
+    for m, px in found:
+        want = cv2.perspectiveTransform(np.array(m.corners_mm(), dtype=np.float64).reshape(-1, 1, 2),
+                                        rough).reshape(-1, 2)
+        best = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(px, -k, axis=0) - want, axis=1).sum()))
+        out.append((m, np.roll(px, -best, axis=0)))
+    return out
 
 
 def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, calibration=None,
