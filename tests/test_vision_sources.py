@@ -128,3 +128,16 @@ def test_load_image_file(tmp_path):
     (tmp_path / "b.png").write_bytes(b"not a png")
     assert load_image_file(tmp_path / "b.png") == (None, f"{tmp_path / 'b.png'}: not an image file OpenCV can read")
     assert load_image_file(tmp_path / "c.png")[1].endswith("no such file")
+
+
+def test_synthetic_source_feeds_the_table_camera():
+    from engine.position import Position
+    from vision.pipeline import TableCamera
+    position = Position.from_setup({"monster": {"at": "f6", "facing": "S"}, "stones": {"c3": "crystal"},
+                                    "pawns": {"red-6/1": {"at": "k4", "color": "red", "pawn": "6/1",
+                                                          "face": "black"}}})
+    src = SyntheticSource(lambda: (position, "10"), seed=3, width=1280, height=720, noise=3.0)
+    cam = TableCamera(src, stable_frames=3)
+    for _ in range(3):
+        cam.poll()
+    assert cam.accepted is not None and cam.accepted.position == position and cam.accepted.tile == "10"

@@ -113,8 +113,8 @@ class PicameraSource:
 class SyntheticSource:
     """The digital twin: renders the game's current position as the camera would see it.
 
-    ``get_state()`` returns ``(Position, tile)``; each frame gets its own seed so the
-    sensor noise changes between frames like a real camera's.
+    ``get_state()`` returns ``(Position, tile)``; consecutive frames of an unchanged
+    state differ only by sensor noise, like a real camera's on a still table.
     """
 
     def __init__(self, get_state: Callable[[], tuple], seed: int = 0, **perturbations):
@@ -127,7 +127,7 @@ class SyntheticSource:
     def read(self) -> np.ndarray | None:
         from vision.synthetic import render
         position, tile = self.get_state()
-        image, truth = render(position, tile, seed=self.seed + self.frames, **self.perturbations)
+        image, truth = render(position, tile, seed=self.seed, frame=self.frames, **self.perturbations)
         self.frames += 1
         self.last_truth = truth
         return image
