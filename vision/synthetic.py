@@ -150,7 +150,8 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
     rng = np.random.default_rng([seed, 0])
     placed = layout(position, tile, scheme, rng)
 
-    img, stickers = _draw_scene(cam, scheme, placed, max(1, int(supersample)))
+    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
+    img, stickers = _draw_scene(cam, scheme, placed, max(1, int(supersample)), lamp)
     occluded: list[str] = []
     if occluder == "hand":
         stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
@@ -185,7 +186,43 @@ def _scale_at_board(cam: Camera) -> float:
     return float(np.hypot(*(b - a))) / 20.0
 
 
-def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int):
+@dataclass(frozen=True)
+class Lamp:
+    """The room's main light: where it stands (clockwise from north), how high, and how dark
+    the pieces' shadows on the board are (0..1)."""
+
+    azimuth_deg: float
+    elevation_deg: float
+    shadow: float
+
+
+def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: Lamp) -> None:
+    """Soft shadows of the pieces on the board, away from the lamp (before the pieces are drawn,
+    so they fall on the board and the pieces' own feet)."""
+    a = np.radians(lamp.azimuth_deg)
+    away = -np.array([np.sin(a), -np.cos(a)]) / np.tan(np.radians(lamp.elevation_deg))
+    h, w = canvas.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    for p in placed:
+        body = body_of(p)
+        if body is None:
+            continue
+        foot = _to_board(p, body.bottom)
+        top = _to_board(p, body.top) + away * body.top_height
+        pts = cam.project(np.vstack([foot, top]), 0.0)
+        cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pts * 16).astype(np.int32)), 255, cv2.LINE_AA, 4)
+    x, y, bw, bh = cv2.boundingRect(mask)
+    if bw == 0:
+        return
+    soft = max(1.0, 1.5 * _scale_at_board(cam))
+    pad = int(3 * soft) + 2
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    shade = cv2.GaussianBlur(mask[y0:y1, x0:x1], (0, 0), soft).astype(np.float32) * (lamp.shadow / 255.0)
+    region = canvas[y0:y1, x0:x1]
+    region[:] = (region * (1.0 - shade)[..., None] + 0.5).astype(np.uint8)
+
+
+def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int, lamp: Lamp | None = None):
     """Board and pieces, supersampled ``ss`` times and averaged down; returns the float32
     image and every sticker's truth (with its visibility among the pieces)."""
     cam_ss = cam.scaled(ss) if ss > 1 else cam
@@ -197,6 +234,8 @@ def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int):
     size = (cam_ss.width, cam_ss.height)
     canvas = sample(tex, texture_map(cam_ss, 0.0, a, (0, 0) + size), size, border_value=TABLE)
     owner = np.full(canvas.shape[:2], -1, np.int16)
+    if lamp is not None:
+        _cast_shadows(canvas, cam_ss, placed, lamp)
 
     order = sorted(range(len(placed)), key=lambda i: (placed[i].height_mm > 2.5,
                                                       -cam.depth([placed[i].centre_mm], placed[i].height_mm)[0]))
