@@ -28,7 +28,12 @@
   function render(state) {
     renderStatus(state);
     renderLog(state);
-    if (state.phase === "none") { $("board-card").classList.add("waiting"); return; }
+    if (state.phase === "none") {
+      $("board-card").classList.add("waiting");
+      renderSteps(state);
+      $("players").replaceChildren(h("p", { class: "muted" }, "The players appear when the referee starts a game."));
+      return;
+    }
     $("board-card").classList.remove("waiting");
     board.draw(state.position);
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
