@@ -86,6 +86,12 @@ def state():
        produces="text/event-stream")
 def stream():
     session = table()
+    if session.broker.clients >= current_app.config["SSE_MAX_CLIENTS"]:
+        # Each stream holds a server thread: keep enough threads for the referee's requests.
+        response = jsonify(error="Too many screens are following the game right now; this one retries shortly")
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
     response = Response(stream_with_context(session.broker.stream(session.message, heartbeat)),
                         mimetype="text/event-stream")

@@ -14,6 +14,7 @@ from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
 from .security import LoginGuard, check_request, new_pin, secure_headers
+from .server import STREAM_LIMIT
 from .session import TableSession
 from .store import Store
 
@@ -30,6 +31,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
         MAX_CONTENT_LENGTH=MAX_BODY,
         PUBLIC_URL=public_url,
         SSE_HEARTBEAT=15.0,
+        SSE_MAX_CLIENTS=STREAM_LIMIT,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         DEBUG=False,

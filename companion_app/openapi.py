@@ -47,6 +47,8 @@ def document(routes) -> dict:
                     "responses": {"200": {"description": "OK", "content": {r.produces: {"schema": ok_schema}}},
                                   "400": _err("bad input: the message names the field"),
                                   "413": _err("body larger than the limit")}}
+        if r.produces == "text/event-stream":
+            op["responses"]["503"] = _err("too many live screens at once; retry after the Retry-After seconds")
         params = re.findall(r"{(\w+)}", path)
         if params:
             op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}

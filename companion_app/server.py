@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 import time
 
-THREADS = 64   # ≥ 40 concurrent streams plus normal requests
+THREADS = 64               # ≥ 40 concurrent streams plus normal requests
+STREAM_LIMIT = THREADS - 16  # live streams allowed at once; the rest of the pool serves the referee
 
 
 class Server:

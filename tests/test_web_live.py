@@ -76,3 +76,26 @@ def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(t
     messages = list(stream)                               # ends by itself
     assert messages[:2] == ["retry: 1500\n\n", "first\n\n"] and session.broker.clients == 0
     assert messages[2:] and all(m == "event: ping\ndata: {}\n\n" for m in messages[2:])
+
+
+def test_streams_beyond_the_limit_get_503_so_the_referee_keeps_threads(tmp_path):
+    import urllib.error
+
+    app, session = make_app(tmp_path, test_config={"SSE_MAX_CLIENTS": 2})
+    session.new_game(["red", "blue"], "red", seed=5)
+    with Server(app) as server:
+        phones = [SseClient(server.url) for _ in range(2)]
+        try:
+            for p in phones:
+                assert p.wait_for(lambda s: True)
+            try:
+                urllib.request.urlopen(server.url + "api/stream", timeout=5)
+                raise AssertionError("a third stream was accepted")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 503 and exc.headers["Retry-After"] == "5"
+                assert "Too many screens" in json.loads(exc.read())["error"]
+            state = post(server.url + "api/action", {"type": "move", "pawn": "red-6/1", "moves": "I"})
+            assert state["to_move"] == "blue"
+        finally:
+            for p in phones:
+                p.close()
