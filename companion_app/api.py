@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+from flask import session as browser_session
 
 from engine.errors import FlureError
 
@@ -150,16 +151,15 @@ def login():
 
 @route("/logout", "POST", "Log this browser out of the referee view", body=schemas.EMPTY)
 def logout():
-    from flask import session
     body(schemas.EMPTY)
-    session.clear()
+    browser_session.clear()
     return jsonify(referee=False)
 
 
 @route("/whoami", "GET", "Whether this browser is logged in as referee")
 def whoami():
-    from flask import session
-    return jsonify(referee=is_referee(), csrf=session.get("csrf") if is_referee() else None)
+    referee = is_referee()
+    return jsonify(referee=referee, csrf=browser_session.get("csrf") if referee else None)
 
 
 @route("/game", "POST", "Start a new game: players 2–7 and colours, first player, setup, G11 variant",
