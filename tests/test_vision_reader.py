@@ -254,3 +254,17 @@ def test_a_corner_marker_stuck_on_turned_still_locates_the_board():
     reading = read_image(image)                                  # read with the file's rotations
     assert reading.ok and reading.position == p
     assert reading.location.reprojection_px < 1.0
+
+
+def test_a_hand_over_the_card_zone_is_not_read_as_no_tile():
+    p = pos(monster="d4", facing="N")
+    image = render(p, "7", camera=make_camera())
+    loc = read_image(image).location
+    x, y, w, h = SCHEME.card_zone_mm
+    zone = loc.to_image(np.array([[x - 5, y - 5], [x + w + 5, y + h + 5]])).astype(int)
+    covered = image.copy()
+    cv2.rectangle(covered, tuple(zone[0]), tuple(zone[1]), (120, 160, 215), -1)     # a palm over the tile
+    reading = read_image(covered)
+    assert reading.tile is None and "card-zone-unclear" in codes(reading) and not reading.ok
+    empty = read_image(render(p, None, camera=make_camera()))
+    assert empty.ok and empty.tile is None

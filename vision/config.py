@@ -85,6 +85,8 @@ class ReaderConfig:
     footprint_scale: float = 1.8
     tall_top_scale: float = 1.4
     min_visible_fraction: float = 0.1
+    # The card zone is compared with a ring of table this wide (mm) around it.
+    card_zone_ring_mm: float = 15.0
     # A connected group of at least this many covered squares is a hand.
     occlusion_min_squares: int = 3
     # Also refuse a frame where an empty-read square shows sticker paper (an undecoded sticker):

@@ -40,21 +40,43 @@ class Occlusion:
 
 def board_cells(image: np.ndarray, loc: BoardLocation, scheme: Scheme) -> np.ndarray:
     """The grid warped to a square-aligned image: ROWS*P × COLS*P pixels, in Lab (float32)."""
-    p = PX_PER_SQUARE
     q = scheme.square_mm
+    return board_patch(image, loc, (0.0, 0.0, COLS * q, ROWS * q), PX_PER_SQUARE / q)
+
+
+def board_patch(image: np.ndarray, loc: BoardLocation, rect_mm, px_per_mm: float) -> np.ndarray:
+    """A board-frame rectangle (x, y, width, height in mm) of the frame, seen from above, in Lab."""
+    x0, y0, wmm, hmm = rect_mm
+    w, h = int(round(wmm * px_per_mm)), int(round(hmm * px_per_mm))
     if loc.dist_coeffs is not None and np.any(loc.dist_coeffs):
-        # Through the lens model: each board pixel's place in the raw (distorted) frame.
-        ys, xs = np.mgrid[0:ROWS * p, 0:COLS * p].astype(np.float64)
-        mm = np.column_stack([(xs.ravel() + 0.5) * q / p, (ys.ravel() + 0.5) * q / p])
-        raw = loc.to_raw_image(mm).astype(np.float32).reshape(ROWS * p, COLS * p, 2)
-        board = cv2.remap(image, raw[..., 0], raw[..., 1], cv2.INTER_LINEAR)
+        # Through the lens model: each patch pixel's place in the raw (distorted) frame.
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+        mm = np.column_stack([x0 + (xs.ravel() + 0.5) / px_per_mm, y0 + (ys.ravel() + 0.5) / px_per_mm])
+        raw = loc.to_raw_image(mm).astype(np.float32).reshape(h, w, 2)
+        patch = cv2.remap(image, raw[..., 0], raw[..., 1], cv2.INTER_LINEAR)
     else:
-        scale = np.diag([p / q, p / q, 1.0])
-        warp = scale @ loc.inv_homography
-        board = cv2.warpPerspective(image, warp, (COLS * p, ROWS * p), flags=cv2.INTER_AREA)
-    if board.ndim == 2:
-        board = cv2.cvtColor(board, cv2.COLOR_GRAY2BGR)
-    return cv2.cvtColor(board.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        to_mm = np.array([[1 / px_per_mm, 0, x0], [0, 1 / px_per_mm, y0], [0, 0, 1.0]])
+        # frame -> patch is the inverse of patch pixel -> mm -> frame
+        patch = cv2.warpPerspective(image, np.linalg.inv(loc.homography @ to_mm), (w, h), flags=cv2.INTER_AREA)
+    if patch.ndim == 2:
+        patch = cv2.cvtColor(patch, cv2.COLOR_GRAY2BGR)
+    return cv2.cvtColor(patch.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+
+
+def card_zone_unclear(image, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> bool:
+    """Whether something lies in the card zone (where no tile sticker was read): its inside
+    differs from the table just around it in colour or in texture."""
+    x, y, w, h = scheme.card_zone_mm
+    m = config.card_zone_ring_mm
+    lab = board_patch(image, loc, (x - m, y - m, w + 2 * m, h + 2 * m), 1.0)
+    k = int(round(m))
+    inner = lab[k:-k, k:-k].reshape(-1, 3)
+    ring = np.concatenate([lab[:k].reshape(-1, 3), lab[-k:].reshape(-1, 3),
+                           lab[k:-k, :k].reshape(-1, 3), lab[k:-k, -k:].reshape(-1, 3)])
+    d = np.median(inner, axis=0) - np.median(ring, axis=0)
+    colour = float(np.sqrt((d[0] * config.occlusion_luma_weight) ** 2 + d[1] ** 2 + d[2] ** 2))
+    texture = float(inner[:, 0].std()) / max(float(ring[:, 0].std()), 0.5)
+    return colour > config.occlusion_colour_distance or texture > config.unread_texture_ratio
 
 
 def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, config: ReaderConfig,

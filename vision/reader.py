@@ -22,7 +22,7 @@ from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import (Detections, check_frame, detect_in_regions, detect_markers, marker_centres,
                      merge_detections)
 from .locate import BoardLocation, LocateResult, locate_board
-from .occlusion import find_occlusion
+from .occlusion import card_zone_unclear, find_occlusion
 from .reading import Reading, SeenSticker, not_located, problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
 
@@ -94,6 +94,13 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
         reading.problems.append(problem(
             "occluded", f"something covers the board over {len(covered)} squares ({names}); "
                         "waiting for a clear view", covered[0]))
+    if reading.tile is None and not any(p["code"] in ("card-zone-hidden", "two-tiles") for p in reading.problems):
+        x, y, w, h = scheme.card_zone_mm
+        zone = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+        if loc.in_view(zone) and card_zone_unclear(image if np.ndim(image) == 3 else gray, loc, scheme, config):
+            reading.problems.append(problem(
+                "card-zone-unclear", "something lies in the card zone but no tombstone tile sticker was read "
+                                     "there (a hand, or a tile with a hidden sticker?)"))
     if config.occlusion_flag_lone_squares:
         for sq in occ.lone:
             reading.problems.append(problem(
