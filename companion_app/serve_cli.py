@@ -6,6 +6,7 @@ and the device libraries are imported inside ``play``.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 from pathlib import Path
 
@@ -46,6 +47,10 @@ def lan_address() -> str:
             return s.getsockname()[0]
     except OSError:
         return "127.0.0.1"
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
 
 
 def play(args) -> int:
@@ -106,6 +111,7 @@ def play(args) -> int:
         print(f"  {device.name[0].upper() + device.name[1:]}: {device.note or ('ready' if device.obj is not None else device.why)}")
     print(qr_terminal(phone_url))
     print("Press Ctrl+C to stop.", flush=True)
+    signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
     try:
         server.run()
     except KeyboardInterrupt:

@@ -32,8 +32,8 @@ def start(tmp_path, *extra):
     raise AssertionError("flure play did not start:\n" + "".join(lines))
 
 
-def stop(proc) -> str:
-    proc.send_signal(signal.SIGINT)
+def stop(proc, how=signal.SIGINT) -> str:
+    proc.send_signal(how)
     out, _ = proc.communicate(timeout=15)
     assert proc.returncode == 0, out
     return out
@@ -65,7 +65,7 @@ def test_flure_play_prints_the_addresses_and_resumes_after_a_restart(tmp_path):
         state = call(phone + "api/state")
         assert state["position"]["pawns"]["blue-6/1"]["at"] == "p11" and state["to_move"] == "red"
     finally:
-        stop(proc)
+        assert "the game is saved" in stop(proc, signal.SIGTERM)     # as systemd stops it
 
 
 def test_flure_play_on_a_busy_port_says_so(tmp_path):
