@@ -174,6 +174,7 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
         return cv2.undistortPoints(p.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
 
     obj, img, seen = board_correspondences(det, scheme, undistort)
+    raw = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))[1]
     all_ids = [m.id for m in scheme.board_markers]
     missing = tuple(i for i in all_ids if i not in seen)
     need = min(config.min_board_markers, len(all_ids))
@@ -181,7 +182,6 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     shift = 0.0
     if previous is not None and len(seen):
         # Compared in raw pixels: the previous frame's lens model may differ from this one's.
-        raw = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))[1]
         moved = np.linalg.norm(previous.to_raw_image(obj) - raw, axis=1).reshape(-1, 4).max(axis=1)
         # Per marker the copy that moved least (a stray copy elsewhere is not a bump).
         group_ids = np.array([m.id for m in scheme.board_markers for i in det.ids if i == m.id])
@@ -210,7 +210,7 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
             # Same camera, same lens as the last frame: keep its estimate.
             k1 = float(previous.dist_coeffs[0]) if previous.dist_coeffs is not None else 0.0
         else:
-            k1 = _estimate_k1(det, scheme, k, obj[mask], mask, config)
+            k1 = _estimate_k1(det, scheme, k, obj[mask], raw[mask], config)
         if k1:
             lens, dist = k, np.array([k1, 0.0, 0.0, 0.0, 0.0])
             img = board_correspondences(det, scheme, undistort)[1]
@@ -230,7 +230,7 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     return LocateResult(loc, None, bumped, shift)
 
 
-def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray, mask: np.ndarray,
+def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray, raw_board: np.ndarray,
                  config: ReaderConfig) -> float:
     """Radial distortion k1 of an uncalibrated lens, from the piece stickers' sizes.
 
@@ -239,11 +239,6 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     makes every flat sticker its printed size (and the corner markers fit best) is
     taken, if it clearly beats no distortion.  Without enough stickers, none.
     """
-    raw_board = []
-    for m in scheme.board_markers:
-        for i in np.flatnonzero(det.ids == m.id):
-            raw_board.append(det.corners[i])
-    raw_board = np.asarray(raw_board, dtype=np.float64).reshape(-1, 2)[mask]
     quads, sizes = [], []
     for mid, c in zip(det.ids, det.corners):
         st = scheme.stickers.get(int(mid))
