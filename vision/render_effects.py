@@ -16,12 +16,13 @@ SKIN_TONES = ((150, 180, 225), (128, 160, 208), (104, 136, 186), (78, 104, 150),
 SLEEVES = ((120, 60, 30), (40, 40, 40), (60, 120, 60), (180, 180, 180), (40, 40, 140))
 
 
-def uneven_light(img: np.ndarray, strength: float, rng) -> np.ndarray:
+def uneven_light(img: np.ndarray, strength: float, rng, away=None) -> np.ndarray:
     """A lamp off to one side: a linear fall-off across the frame plus vignetting.
-    ``strength`` 1 darkens the far side to about 40 %."""
+    ``strength`` 1 darkens the far side to about 40 %; ``away`` is the image direction
+    (dx, dy) away from the lamp (random when not given)."""
     if strength <= 0:
         return img
-    a = rng.uniform(0, 2 * math.pi)
+    a = math.atan2(away[1], away[0]) if away is not None else rng.uniform(0, 2 * math.pi)
     xs, ys = _smooth_grid(img.shape, -1.0, 1.0)
     ramp = (math.cos(a) * xs + math.sin(a) * ys) * 0.5 + 0.5  # 0..1 across the frame
     gain = 1.0 - 0.55 * strength * ramp - 0.2 * strength * (xs * xs + ys * ys) / 2
@@ -109,8 +110,9 @@ def hand(img: np.ndarray, target_px, px_per_mm: float, rng) -> np.ndarray:
     (float32 0..1, image size) after drawing it, with its shadow, into ``img`` in place."""
     h, w = img.shape[:2]
     tx, ty = float(target_px[0]), float(target_px[1])
-    # Come in from the nearest of the left, right and bottom edges, roughly.
-    edges = {"left": (-1.0, 0.0, tx), "right": (1.0, 0.0, w - tx), "bottom": (0.0, 1.0, h - ty)}
+    # Players sit all round the table: come in from the nearest frame edge, mostly.
+    edges = {"left": (-1.0, 0.0, tx), "right": (1.0, 0.0, w - tx), "bottom": (0.0, 1.0, h - ty),
+             "top": (0.0, -1.0, ty)}
     names = sorted(edges, key=lambda k: edges[k][2])
     side = names[0] if rng.uniform() < 0.7 else names[1]
     ex, ey, _ = edges[side]

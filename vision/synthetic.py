@@ -155,7 +155,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
     occluded: list[str] = []
     if occluder == "hand":
         stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
-    img = fx.uneven_light(img, light, rng)
+    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
     img = fx.colour_temperature(img, colour_temp)
     img = fx.glare(img, glare, rng)
     img = fx.defocus(img, blur)
@@ -194,6 +194,14 @@ class Lamp:
     azimuth_deg: float
     elevation_deg: float
     shadow: float
+
+
+def _image_direction(cam: Camera, lamp: Lamp) -> tuple[float, float]:
+    """The direction, in the image, from the lamp's side of the board to the far side."""
+    a = np.radians(lamp.azimuth_deg)
+    near, far = cam.project([(240 + 100 * np.sin(a), 165 - 100 * np.cos(a)), (240.0, 165.0)])
+    d = far - near
+    return float(d[0]), float(d[1])
 
 
 def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: Lamp) -> None:
