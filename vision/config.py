@@ -23,7 +23,8 @@ class ReaderConfig:
     pixels_per_cell: int = 8
     # Look again, enlarged and with every threshold window, around squares that look
     # occupied but gave no sticker (cheap: only those few regions).
-    second_look: bool = True
+    # 0 turns it off; a frame with more such squares is too poor to be worth it.
+    second_look_max_squares: int = 8
     # Refine board-marker corners to sub-pixel accuracy (they fix the homography).
     refine_board_corners: bool = True
 

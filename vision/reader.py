@@ -50,7 +50,7 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
             return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
         reading = interpret(det, loc.location, scheme, config)
         occ = _check_occlusion(reading, image, gray, loc.location, scheme, config)
-        if occ.lone and not occ.groups and config.second_look:
+        if occ.lone and not occ.groups and len(occ.lone) <= config.second_look_max_squares:
             # Squares that look occupied but gave no sticker: look again, closer.
             more = detect_in_regions(gray, scheme, _square_regions(occ.lone, loc.location, scheme), config)
             if len(more):
