@@ -67,6 +67,8 @@ class FlureBoard {
       if (s.name === b.exit) r.classList.add("exit");
       if (s.name === b.entrance) r.classList.add("entrance");
       r.addEventListener("click", () => this.options.onSquare && this.options.onSquare(s.name));
+      // the square's name (g7), so players can follow logs that name squares
+      el("text", { x: s.col * PITCH + 2.5, y: s.row * PITCH + 7.5, class: "sq-name" }, g).textContent = s.name;
     }
     const ex = sqXY(b, b.exit), en = sqXY(b, b.entrance);
     el("text", { x: ex.x + PITCH / 2, y: ex.y + PITCH - 4, class: "corner-label" }, g).textContent = "EXIT";
