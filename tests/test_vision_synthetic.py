@@ -190,3 +190,16 @@ def test_board_drawing_follows_board_md():
             continue  # in the monster's shadow on a1
         (u, v), = truth.camera.project([(c * 30.0, r * 30.0)])
         assert np.abs(img[int(round(v)), int(round(u))].astype(int) - PILLAR).max() < 25, (c, r)
+
+
+def test_next_frames_of_an_unchanged_scene_match_a_fresh_render(sample_position):
+    """The twin keeps the last still scene and only adds new noise: same bytes either way."""
+    kw = dict(width=640, height=360, noise=3, light=0.4, occluder="hand", seed=4)
+    fresh = render(sample_position, "8", frame=2, **kw)[0]
+    render(basic_position(), None, width=640, height=360)          # another scene in between
+    render(sample_position, "8", frame=0, **kw)
+    again = render(sample_position, "8", frame=2, **kw)[0]          # from the kept scene
+    assert fresh.tobytes() == again.tobytes()
+    moved = Position(sample_position.monster, N, sample_position.stones, sample_position.pools,
+                     sample_position.teleporters, sample_position.pawns)
+    assert render(moved, "8", frame=2, **kw)[0].tobytes() != again.tobytes()

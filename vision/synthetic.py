@@ -144,21 +144,18 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
         raise ValueError(f"jpeg_quality {jpeg_quality} must be 1..100")
     if not isinstance(scheme, Scheme):
         scheme = load_scheme(scheme)
-    cam = pose_camera(width, height, height_mm=height_mm, tilt_deg=tilt_deg,
+    scene_args = dict(seed=seed, width=width, height=height, height_mm=height_mm, tilt_deg=tilt_deg,
                       tilt_azimuth_deg=tilt_azimuth_deg, rotation_deg=rotation_deg,
-                      offset_mm=offset_mm, hfov_deg=hfov_deg, distortion=distortion)
-    rng = np.random.default_rng([seed, 0])
-    placed = layout(position, tile, scheme, rng)
-
-    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
-    img, stickers = _draw_scene(cam, scheme, placed, max(1, int(supersample)), lamp)
-    occluded: list[str] = []
-    if occluder == "hand":
-        stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
-    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
-    img = fx.colour_temperature(img, colour_temp)
-    img = fx.glare(img, glare, rng)
-    img = fx.defocus(img, blur)
+                      offset_mm=tuple(offset_mm), hfov_deg=hfov_deg,
+                      distortion=distortion if isinstance(distortion, (int, float)) else tuple(distortion),
+                      light=light, colour_temp=colour_temp, glare=glare, blur=blur, occluder=occluder,
+                      supersample=max(1, int(supersample)))
+    key = (position, tile, tuple(sorted(scene_args.items())))
+    if _last_scene.get("key") == key and _last_scene.get("scheme") is scheme:
+        img, cam, stickers, occluded = _last_scene["scene"]
+    else:
+        img, cam, stickers, occluded = _draw_still(position, tile, scheme, **scene_args)
+        _last_scene.update(key=key, scheme=scheme, scene=(img, cam, stickers, occluded))
 
     pose = {"height_mm": height_mm, "tilt_deg": tilt_deg, "tilt_azimuth_deg": tilt_azimuth_deg,
             "rotation_deg": rotation_deg, "offset_mm": list(offset_mm), "hfov_deg": hfov_deg,
@@ -176,6 +173,33 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
         truth = Truth(seen, tile, cam, pose, perturb, piece_stickers, markers, occluded, seed, scheme.square_mm)
         out.append((frame, truth))
     return out
+
+
+# The last still scene drawn (before sensor noise and JPEG): the digital twin asks for frame
+# after frame of an unchanged position, and only the noise differs between them.
+_last_scene: dict = {}
+
+
+def _draw_still(position: Position, tile: str | None, scheme: Scheme, *, seed, width, height, height_mm,
+                tilt_deg, tilt_azimuth_deg, rotation_deg, offset_mm, hfov_deg, distortion, light,
+                colour_temp, glare, blur, occluder, supersample):
+    """Everything up to the sensor: the posed camera, the table, the room's light and the hand.
+    Returns the float32 image, the camera, every sticker's truth and the occluded squares."""
+    cam = pose_camera(width, height, height_mm=height_mm, tilt_deg=tilt_deg,
+                      tilt_azimuth_deg=tilt_azimuth_deg, rotation_deg=rotation_deg,
+                      offset_mm=offset_mm, hfov_deg=hfov_deg, distortion=distortion)
+    rng = np.random.default_rng([seed, 0])
+    placed = layout(position, tile, scheme, rng)
+    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
+    img, stickers = _draw_scene(cam, scheme, placed, supersample, lamp)
+    occluded: list[str] = []
+    if occluder == "hand":
+        stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
+    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    img = fx.colour_temperature(img, colour_temp)
+    img = fx.glare(img, glare, rng)
+    img = fx.defocus(img, blur)
+    return img, cam, stickers, occluded
 
 
 # -- drawing -----------------------------------------------------------------------
