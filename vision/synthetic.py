@@ -151,11 +151,12 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                       light=light, colour_temp=colour_temp, glare=glare, blur=blur, occluder=occluder,
                       supersample=max(1, int(supersample)))
     key = (position, tile, tuple(sorted(scene_args.items())))
-    if _last_scene.get("key") == key and _last_scene.get("scheme") is scheme:
-        img, cam, stickers, occluded = _last_scene["scene"]
+    kept = _last_scene.get("entry")   # one read: another thread may replace it meanwhile
+    if kept is not None and kept[0] == key and kept[1] is scheme:
+        img, cam, stickers, occluded = kept[2]
     else:
         img, cam, stickers, occluded = _draw_still(position, tile, scheme, **scene_args)
-        _last_scene.update(key=key, scheme=scheme, scene=(img, cam, stickers, occluded))
+        _last_scene["entry"] = (key, scheme, (img, cam, stickers, occluded))
 
     pose = {"height_mm": height_mm, "tilt_deg": tilt_deg, "tilt_azimuth_deg": tilt_azimuth_deg,
             "rotation_deg": rotation_deg, "offset_mm": list(offset_mm), "hfov_deg": hfov_deg,
