@@ -9,7 +9,7 @@ def register(subparsers) -> None:
         "stickers", help="write print-ready marker sticker sheets (PDF or 300-dpi PNG)",
         description="Write every sticker of the marker scheme at exact physical size: the 4 board "
                     "corner markers and one sticker per piece face, on A4 pages with a 100 mm ruler "
-                    "to check the printer's scale. Print at 100 %%.")
+                    "to check the printer's scale. Print at 100 % (no \"fit to page\").")
     p.add_argument("-o", "--output", default="stickers", metavar="DIR",
                    help="folder to write into (default: ./stickers)")
     p.add_argument("--format", choices=("pdf", "png"), default="pdf",
