@@ -50,6 +50,8 @@ def same(reading, truth) -> bool:
     (16, {"blur": 1.0}),
     (17, {"light": 0.9, "colour_temp": 3000}),
     (18, {"width": 1280, "height": 720, "height_mm": 950}),
+    (19, {"light": 0.9, "colour_temp": 2800, "tilt_deg": 3}),   # a lamp's gradient is not a sticker
+    (20, {"light": 0.9, "colour_temp": 3200, "offset_mm": (-12, 1)}),
 ])
 def test_read_and_accepted_at_normal_conditions(seed, perturbations):
     frames, truth = scene(seed, **perturbations)

@@ -127,7 +127,7 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         # ... and its black-and-white pattern: far more contrast than empty board,
         # even when blurred beyond decoding.  Relative to the board's own texture,
         # so a stone-textured print is no sticker; printed art gets a higher bar.
-        std = np.nanstd(cells[..., 0], axis=2)
+        std = _texture(cells[..., 0], p - 2 * m)
     foreign = {sq for sq in empty if frac[sq // COLS, sq % COLS] >= config.occlusion_cell_fraction}
     groups = sorted(_groups(foreign), key=len, reverse=True)
     big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
@@ -143,6 +143,19 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         if white[sq // COLS, sq % COLS] >= config.sticker_white_fraction or ratio >= limit:
             lone.append(sq)
     return Occlusion(big, sorted(lone))
+
+
+def _texture(light: np.ndarray, side: int) -> np.ndarray:
+    """Spread of lightness in each square's inner area (R, C, side*side), after taking out
+    a linear ramp: a lamp's gradient across a square is not texture, a sticker's ink is.
+    Squares partly hidden (NaN) get the plain spread of what is visible."""
+    ys, xs = np.mgrid[0:side, 0:side]
+    x = np.column_stack([np.ones(side * side), xs.ravel(), ys.ravel()]).astype(np.float32)
+    ramp_free = np.eye(side * side, dtype=np.float32) - x @ np.linalg.pinv(x)
+    resid = light @ ramp_free.T
+    plain = np.nanstd(light, axis=2)
+    flat = np.sqrt(np.mean(resid ** 2, axis=2) * (side * side) / (side * side - 3))
+    return np.where(np.isnan(flat), plain, flat)
 
 
 def _groups(cells: set[int]) -> list[set[int]]:
