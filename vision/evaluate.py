@@ -393,7 +393,8 @@ def _report(levels, results, checks, seed, per_level, stable, scheme, elapsed) -
         reader_config = None
     return {
         "format": "flure-vision-eval/1",
-        "command": "flure vision eval " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else "flure vision eval",
+        "command": f"flure vision eval --seed {seed} --per-level {per_level} --stable-frames {stable}"
+                   + (f" --levels {','.join(lv.name for _, lv in levels)}" if len(levels) < len(LEVELS) else ""),
         "commit": commit, "seed": seed, "per_level": per_level, "stable_frames": stable,
         "scheme": {"path": scheme.path, "sha256": digest, "dictionary": scheme.dictionary},
         "reader_config": reader_config,
