@@ -268,3 +268,17 @@ def test_a_hand_over_the_card_zone_is_not_read_as_no_tile():
     assert reading.tile is None and "card-zone-unclear" in codes(reading) and not reading.ok
     empty = read_image(render(p, None, camera=make_camera()))
     assert empty.ok and empty.tile is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_positions_from_an_independent_renderer(seed):
+    """Seeded random positions (every piece type and face) drawn by this file's renderer,
+    not the product's synthetic camera, from random camera poses."""
+    synthetic = pytest.importorskip("vision.synthetic", reason="vision/synthetic.py provides random_position")
+    position, tile = synthetic.random_position(seed=500 + seed)
+    on_board = dataclasses.replace(position, pawns=tuple(p for p in position.pawns if p.on_board))
+    rng = np.random.default_rng(seed)
+    width = int(rng.choice([1280, 1920]))
+    camera = make_camera(width=width, height=width * 9 // 16, height_mm=float(rng.uniform(800, 1000)),
+                         tilt_deg=float(rng.uniform(0, 25)), rotation_deg=float(rng.uniform(-8, 8)))
+    assert_reads(on_board, tile, camera=camera, noise=3.0, seed=seed)
