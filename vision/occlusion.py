@@ -6,9 +6,9 @@ board print: every square on which no sticker was read should look like empty bo
 The board's own colour is taken as the median over those squares (so it adapts to the
 print, the light and the white balance); a square whose inner area mostly differs
 from it is "foreign".  A connected group of foreign squares is an occluder (a hand
-spans several squares).  A square showing a patch of white paper but no read sticker
-holds a piece whose sticker could not be decoded (blur, glare, dirt), which is just
-as doubtful.
+spans several squares).  A square showing a patch of white paper, or far more
+black-and-white contrast than empty board, but no read sticker holds a piece whose
+sticker could not be decoded (blur, glare, dirt, half hidden), which is just as doubtful.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ INNER = 0.6   # fraction of a square's side checked (skips grid lines, pillars, 
 @dataclass(frozen=True)
 class Occlusion:
     groups: list[list[int]]      # connected foreign squares, largest first
-    lone: list[int]              # single foreign squares (unread pieces?)
+    lone: list[int]              # squares that look like an undecoded sticker
 
     @property
     def squares(self) -> list[int]:
