@@ -127,7 +127,7 @@ def _distorted_table(position, camera):
 
 def test_reader_undistorts_with_the_calibration():
     cam = make_camera(width=W, height=H, hfov_deg=2 * math.degrees(math.atan(640 / F)), tilt_deg=10)
-    p = pos(monster="b2", facing="S", stones={"o5": "stone", "e10": "crystal"},
+    p = pos(monster="b1", facing="S", stones={"o5": "stone", "e10": "crystal"},
             pawns={"red-6/1": pawn("l1", "red", "6/1"), "blue-2/5": pawn("p11", "blue", "2/5")})
     frame = _distorted_table(p, cam)
     cal = Calibration(K, DIST, (W, H))

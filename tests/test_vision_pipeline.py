@@ -26,7 +26,7 @@ class ListSource:
         self.closed = True
 
 
-P = pos(monster="e5", facing="N", stones={"c3": "crystal"},
+P = pos(monster="e1", facing="N", stones={"c3": "crystal"},
         pawns={"red-6/1": pawn("g7", "red", "6/1"), "green-3/4": pawn("m8", "green", "3/4", "black")})
 CAM = make_camera(tilt_deg=12)
 CLEAR = render(P, "8", camera=CAM, noise=2, seed=1)
@@ -49,7 +49,7 @@ def test_accepted_only_after_n_identical_frames():
 
 
 def test_a_change_restarts_the_count():
-    moved = Position.from_setup({**P.to_setup(), "monster": {"at": "e6", "facing": "N"}}, strict=False)
+    moved = Position.from_setup({**P.to_setup(), "monster": {"at": "f1", "facing": "N"}}, strict=False)
     other = render(moved, "8", camera=CAM)
     cam = TableCamera(ListSource([CLEAR, CLEAR, other, other, other]), stable_frames=3)
     for _ in range(4):

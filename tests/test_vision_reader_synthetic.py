@@ -56,8 +56,12 @@ def same(reading, truth) -> bool:
 def test_read_and_accepted_at_normal_conditions(seed, perturbations):
     frames, truth = scene(seed, **perturbations)
     reading = read_image(frames[0][0])
-    assert reading.problems == [] and same(reading, truth)
-    assert same(accept(frames).accepted, truth)
+    assert same(reading, truth)
+    codes = {p["code"] for p in reading.problems}
+    # From a tilted camera the monster may hide the square behind it: refused, not guessed.
+    assert codes <= {"hidden-square"}
+    accepted = accept(frames).accepted
+    assert same(accepted, truth) if not codes else accepted is None
 
 
 def test_lens_distortion_without_calibration_is_estimated():

@@ -85,7 +85,7 @@ class ReaderConfig:
     # left visible to be judged at all.
     footprint_scale: float = 1.8
     tall_top_scale: float = 1.4
-    min_visible_fraction: float = 0.1
+    min_visible_fraction: float = 0.15   # below it the square is "hidden-square"
     # The card zone is compared with a ring of table this wide (mm) around it.
     card_zone_ring_mm: float = 15.0
     # A connected group of at least this many covered squares is a hand.

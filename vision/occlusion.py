@@ -13,7 +13,7 @@ sticker could not be decoded (blur, glare, dirt, half hidden), which is just as 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -32,6 +32,7 @@ INNER = 0.6   # fraction of a square's side checked (skips grid lines, pillars, 
 class Occlusion:
     groups: list[list[int]]      # connected foreign squares, largest first
     lone: list[int]              # squares that look like an undecoded sticker
+    hidden: list[int] = field(default_factory=list)   # squares read pieces hide entirely
 
     @property
     def squares(self) -> list[int]:
@@ -105,10 +106,14 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     cells = whole[:, :, m:p - m, m:p - m, :].reshape(ROWS, COLS, -1, 3)      # inner part
     whole = whole.reshape(ROWS, COLS, -1, 3)
     seen_frac = np.mean(~np.isnan(cells[..., 0]), axis=2)
+    # Squares a read piece hides from this camera (the monster leaning over a neighbour):
+    # whatever stands there cannot be seen at all.
+    hidden_squares = sorted(sq for sq in SQUARES if sq not in occupied
+                            and seen_frac[sq // COLS, sq % COLS] < config.min_visible_fraction)
     empty = [sq for sq in SQUARES if sq not in occupied
              and seen_frac[sq // COLS, sq % COLS] >= config.min_visible_fraction]
     if len(empty) < 10:
-        return Occlusion([], [])
+        return Occlusion([], [], hidden_squares)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN squares: judged below
         med = np.nanmedian(cells, axis=2)                               # (R, C, 3)
@@ -142,7 +147,7 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         limit = config.unread_texture_ratio * (config.decorated_factor if sq in decorated else 1.0)
         if white[sq // COLS, sq % COLS] >= config.sticker_white_fraction or ratio >= limit:
             lone.append(sq)
-    return Occlusion(big, sorted(lone))
+    return Occlusion(big, sorted(lone), hidden_squares)
 
 
 def _texture(light: np.ndarray, side: int) -> np.ndarray:

@@ -101,6 +101,10 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
             reading.problems.append(problem(
                 "card-zone-unclear", "something lies in the card zone but no tombstone tile sticker was read "
                                      "there (a hand, or a tile with a hidden sticker?)"))
+    for sq in occ.hidden:
+        reading.problems.append(problem(
+            "hidden-square", f"{square_name(sq)} is hidden behind a piece from this camera angle, so what "
+                             "stands there cannot be read (a camera more overhead avoids this)", sq))
     if config.occlusion_flag_lone_squares:
         for sq in occ.lone:
             reading.problems.append(problem(
