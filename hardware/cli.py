@@ -29,6 +29,8 @@ def register(sub) -> None:
     em.add_argument("--socket", action="store_true", help="listen on socket://127.0.0.1:PORT instead of a pty")
     em.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
     em.add_argument("--config", help="hardware TOML file (for the LED layout)")
+    em.add_argument("--tpm2", choices=("wled", "strict"), default="wled",
+                    help="read TPM2 frames as WLED does (default) or as a plain TPM2 controller")
     em.set_defaults(func=cmd_emulate)
 
     te = ls.add_parser("test", help="light each square in turn, a1 … p11",
@@ -77,7 +79,8 @@ def _with_config(command):
 def cmd_emulate(args, cfg) -> int:
     from hardware.emulator import LedEmulator
     from hardware.layout import LedLayout
-    emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty").start()
+    emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty",
+                      tpm2=args.tpm2).start()
     print(f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:")
     print(f"  {emu.url}")
     print(f"Send it a plan:  flure leds show PLAN.json --url {emu.url}")
@@ -105,7 +108,10 @@ def cmd_emulate(args, cfg) -> int:
 
 def _grid(cfg, url: str | None):
     from hardware.leds import LedGrid
-    return LedGrid(cfg, url=url)
+    grid = LedGrid(cfg, url=url)
+    if grid.warning:
+        print(f"flure: note: {grid.warning}", file=sys.stderr)
+    return grid
 
 
 def _finish(grid, what: str, timeout: float) -> int:

@@ -2,8 +2,9 @@
 
 It sits on a real pseudo-terminal (or a TCP socket), so the link opens it exactly as it
 would open ``/dev/ttyUSB0`` — same pyserial code path, same bytes.  It decodes them with
-the WLED state machine from ``hardware.protocol``, keeps the LED state, and draws it as
-a PNG of the board or as coloured text in a terminal.
+the WLED state machine from ``hardware.protocol`` (TPM2 lengths read WLED's way unless
+``tpm2="strict"``), keeps the LED state, and draws it as a PNG of the board or as coloured
+text in a terminal.
 
 Unplugging is real too: ``unplug()`` closes the pty master (the link's next write fails
 like a pulled USB cable) and removes the stable path; ``replug()`` creates a new pty and
@@ -39,9 +40,11 @@ def _lift(rgb: np.ndarray) -> np.ndarray:
 class LedEmulator:
     def __init__(self, layout: LedLayout | None = None, *, transport: str = "pty",
                  link_dir: str | Path | None = None, idle_timeout_s: float = 2.5,
-                 keep_frames: bool = False, wire_baud: int | None = None) -> None:
+                 keep_frames: bool = False, wire_baud: int | None = None, tpm2: str = "wled") -> None:
         if transport not in ("pty", "socket"):
             raise ValueError(f"transport {transport!r} is not known (use 'pty' or 'socket')")
+        # "wled": TPM2 read as WLED reads it (see hardware.protocol); "strict": a plain TPM2 receiver
+        self.tpm2 = tpm2
         self.layout = layout or LedLayout.from_config(None)
         self.transport = transport
         self.idle_timeout_s = idle_timeout_s
@@ -61,13 +64,14 @@ class LedEmulator:
         self.frames_by_protocol: dict[str, int] = {"adalight": 0, "tpm2": 0}
         self.bytes_received = 0
         self.baud_requests: list[int] = []
+        self.commands: list[int] = []   # other WLED command bytes seen between frames (l, L, {, I, o, O)
         self.baud: int | None = None
         self.realtime = False       # WLED shows serial data only while frames keep coming
         self.timeouts = 0           # times the stream went silent longer than idle_timeout_s
         self.plugged = False
         self._last_frame_at = 0.0
         self.first_frame_at: float | None = None  # monotonic arrival times, for rate measurements
-        self._decoder = WledDecoder()
+        self._decoder = WledDecoder(tpm2)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._master = self._slave = None
@@ -84,7 +88,7 @@ class LedEmulator:
         if self.plugged:
             return
         self._stop.clear()
-        self._decoder = WledDecoder()
+        self._decoder = WledDecoder(self.tpm2)
         if self.transport == "pty":
             master, slave = os.openpty()
             tty.setraw(slave)
@@ -213,6 +217,7 @@ class LedEmulator:
             for baud in out.bauds:
                 self.baud_requests.append(baud)
                 self.baud = baud
+            self.commands += out.commands
             if out.frames or out.bauds:
                 self._changed.notify_all()
         return bytes((TPM2_PONG,)) * out.pings + VERSION_REPLY * out.version_requests

@@ -21,7 +21,7 @@ from hardware.config import HardwareConfig, load_config
 from hardware.layout import LedLayout
 from hardware.link import SerialLink
 from hardware.power import cap_current, estimate_ma
-from hardware.protocol import make_encoder
+from hardware.protocol import make_encoder, wled_misreads_tpm2
 
 
 class LedGrid:
@@ -39,6 +39,12 @@ class LedGrid:
         self.link = SerialLink(target, make_encoder(serial.protocol, self.layout.led_count), baud=serial.baud,
                                switch_from=serial.switch_from, keepalive_s=serial.keepalive_s,
                                reconnect_s=serial.reconnect_s).start()
+        count = self.layout.led_count
+        # Not an error (a plain TPM2 controller reads it right), but a WLED would not: say so.
+        self.warning: str | None = None
+        if serial.protocol == "tpm2" and wled_misreads_tpm2(count):
+            self.warning = (f"TPM2 with {count} LEDs: a WLED controller reads only {count - 1} of them and takes "
+                            f"the last LED's colour for commands; with WLED use protocol = \"adalight\"")
         self.last_error: str | None = None
         self.frames_rendered = 0
         self.last_ma = 0.0
@@ -97,7 +103,7 @@ class LedGrid:
         s = self.link.status()
         s.update(showing=self._show_name, frames_rendered=self.frames_rendered,
                  estimated_ma=round(self.last_ma, 1), peak_ma=round(self.peak_ma, 1),
-                 budget_ma=self.config.power.budget_ma,
+                 budget_ma=self.config.power.budget_ma, warning=self.warning,
                  emulated=self.emulator is not None)
         if self.last_error:
             s["last_error"] = self.last_error if not s["last_error"] else f"{self.last_error}; {s['last_error']}"

@@ -8,7 +8,18 @@ WLED's ``wled_serial.cpp``:
 * Adalight: ``'A' 'd' 'a'``, count-1 high, count-1 low, checksum ``high ^ low ^ 0x55``,
   then R G B per LED.
 * TPM2 data packet: ``0xC9 0xDA``, payload length high, low (3 x LEDs), R G B…, ``0x36``.
-* Baud switch: a single byte 0xB0–0xB7 between frames makes WLED change its baud rate.
+* Baud switch: a single byte 0xB0–0xB7 between frames makes WLED change its baud rate
+  (0xB0 115200, 0xB1 230400, 0xB2 460800, 0xB3 500000, 0xB4 576000, 0xB5 921600,
+  0xB6 1000000, 0xB7 1500000).
+
+WLED reads a TPM2 length its own way: it divides the high and the low byte by 3 one at a
+time (``count = hi*256/3 + lo/3``) and never looks for the end byte.  Whenever the high
+byte is not a multiple of 3 (86 LEDs or more, e.g. the board's 156: 468 = 0x01D4 is read
+as 85 + 70 = 155) it takes one pixel too few, and the last LED's three bytes reach its
+command parser, where 0xB0–0xB7 would switch its baud rate and ``{`` would start a JSON
+read.  The decoder does the same by default (``tpm2="wled"``), so the emulator shows what a
+WLED shows; ``tpm2="strict"`` is a plain TPM2 receiver (length read whole, end byte required).
+``wled_misreads_tpm2`` tells the link to warn.
 """
 from __future__ import annotations
 
@@ -25,6 +36,22 @@ BAUD_SWITCH: dict[int, int] = {
 }
 BAUD_OF_SWITCH = {byte: baud for baud, byte in BAUD_SWITCH.items()}
 MAX_LEDS = 65536 // 3  # TPM2's 16-bit payload length limits both protocols alike here
+
+
+# Bytes WLED acts on between frames besides the above: l / L (send the LED state back),
+# { (a JSON command, read for up to 100 ms), I (Improv Wi-Fi set-up), o / O (stream the
+# LED state continuously).  The decoder counts them: a frame's bytes must never get there.
+WLED_COMMANDS = frozenset(b"lL{IoO")
+
+
+def wled_tpm2_count(size: int) -> int:
+    """How many LEDs WLED reads from a TPM2 payload length (each length byte divided by 3)."""
+    return (size >> 8) * 256 // 3 + (size & 0xFF) // 3
+
+
+def wled_misreads_tpm2(count: int) -> bool:
+    """True when WLED would read a TPM2 frame of ``count`` LEDs one LED short (see above)."""
+    return wled_tpm2_count(3 * count) != count
 
 
 def adalight_header(count: int) -> bytes:
@@ -91,13 +118,19 @@ class Decoded:
     bauds: list[int] = field(default_factory=list)
     pings: int = 0
     version_requests: int = 0  # 'v' between frames: WLED answers "WLED <version>"
+    commands: list[int] = field(default_factory=list)  # other command bytes (WLED_COMMANDS) WLED acted on
 
 
 class WledDecoder:
     """Byte-at-a-time state machine with WLED's behaviour: bad headers resynchronise,
-    a TPM2 frame counts only with its end byte, baud-switch bytes act between frames."""
+    baud-switch and command bytes act between frames, TPM2 lengths are read as WLED reads
+    them (``tpm2="wled"``) or as the TPM2 format says (``tpm2="strict"``: the whole length,
+    and a frame counts only with its end byte)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tpm2: str = "wled") -> None:
+        if tpm2 not in ("wled", "strict"):
+            raise ValueError(f"tpm2 must be 'wled' or 'strict', not {tpm2!r}")
+        self.tpm2 = tpm2
         self._state = "idle"
         self._need = 0
         self._hi = 0
@@ -115,8 +148,8 @@ class WledDecoder:
                 self._buf += data[i:i + take]
                 i += take
                 if len(self._buf) == self._need:
-                    if self._proto == "adalight":
-                        out.frames.append(("adalight", bytes(self._buf)))
+                    if self._proto == "adalight" or self.tpm2 == "wled":  # WLED never checks 0x36
+                        out.frames.append((self._proto, bytes(self._buf)))
                         self._state = "idle"
                     else:
                         self._state = "tpm2_end"
@@ -132,10 +165,13 @@ class WledDecoder:
                     out.bauds.append(BAUD_OF_SWITCH[b])
                 elif b == 0x76:  # 'v'
                     out.version_requests += 1
+                elif b in WLED_COMMANDS:
+                    out.commands.append(b)
             elif state == "A":
-                self._state = "Ad" if b == 0x64 else self._restart(b)
+                # a broken header: like WLED, the byte that broke it is dropped, not re-read
+                self._state = "Ad" if b == 0x64 else "idle"
             elif state == "Ad":
-                self._state = "hi" if b == 0x61 else self._restart(b)
+                self._state = "hi" if b == 0x61 else "idle"
             elif state == "hi":
                 self._hi, self._state = b, "lo"
             elif state == "lo":
@@ -145,7 +181,7 @@ class WledDecoder:
                     self._begin("adalight", ((self._hi << 8) | self._lo) + 1)
                 else:
                     self.errors += 1
-                    self._state = self._restart(b)
+                    self._state = "idle"
             elif state == "tpm2_type":
                 if b == TPM2_DATA:
                     self._state = "tpm2_hi"
@@ -157,11 +193,12 @@ class WledDecoder:
                 self._hi, self._state = b, "tpm2_lo"
             elif state == "tpm2_lo":
                 size = (self._hi << 8) | b
-                if size == 0 or size % 3:
-                    self.errors += 1
+                count = wled_tpm2_count(size) if self.tpm2 == "wled" else size // 3
+                if count == 0 or (self.tpm2 == "strict" and size % 3):
+                    self.errors += 1  # (WLED itself would wrap a zero count round to 65535 LEDs)
                     self._state = "idle"
                 else:
-                    self._begin("tpm2", size // 3)
+                    self._begin("tpm2", count)
             elif state == "tpm2_end":
                 if b == TPM2_END:
                     out.frames.append(("tpm2", bytes(self._buf)))
@@ -174,6 +211,3 @@ class WledDecoder:
         self._proto, self._need, self._buf = proto, 3 * count, bytearray()
         self._state = "data"
 
-    def _restart(self, b: int) -> str:
-        """A broken header: the byte that broke it may itself start the next frame."""
-        return "A" if b == 0x41 else "tpm2_type" if b == TPM2_START else "idle"

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from companion_app.cli import main
-from hardware.animation import ERROR, MONSTER
+from hardware.animation import ERROR, MONSTER, PlanShow
 from hardware.leds import LedGrid
 from tests.hardware_helpers import FAST, plan, running_emulator, wait_until
 
@@ -58,7 +58,7 @@ def test_error_blink_and_a_bad_plan_never_raise(grid):
 
 
 def test_config_file_with_tpm2_to_an_external_device(tmp_path):
-    with running_emulator() as emu:
+    with running_emulator(tpm2="strict") as emu:   # a plain TPM2 controller
         cfg = tmp_path / "hw.toml"
         cfg.write_text(f'[serial]\nurl = "{emu.path}"\nprotocol = "tpm2"\n[animation]\nhold_s = 0.05\nbeat_ms = 10\n')
         with LedGrid.from_config(cfg) as g:
@@ -67,6 +67,26 @@ def test_config_file_with_tpm2_to_an_external_device(tmp_path):
             assert g.wait_done(10)
             assert wait_until(lambda: emu.frames_by_protocol["tpm2"] == g.status()["frames_sent"])
             assert emu.frames_by_protocol["adalight"] == 0
+            final = g.render(PlanShow(plan(), g.config.animation).frame_at(1e9))
+            assert wait_until(lambda: emu.state_array().tobytes() == final)  # every LED, p11 too
+            assert "a WLED controller reads only 155" in g.status()["warning"]
+
+
+def test_tpm2_to_a_wled_leaves_the_last_led_behind_and_says_so(tmp_path, capsys):
+    """The built-in emulator reads TPM2 as WLED does: p11 (LED 155) never changes."""
+    with LedGrid({**FAST, "serial": {"protocol": "tpm2"}}) as g:
+        assert g.status()["warning"].startswith("TPM2 with 156 LEDs")
+        g.show_error()
+        assert wait_until(lambda: g.emulator.square_colour("o11") == ERROR)
+        assert g.emulator.square_colour("p11") == (0, 0, 0) and g.emulator.frames_by_protocol["tpm2"] > 0
+    with LedGrid(FAST) as g:
+        assert g.status()["warning"] is None
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan()))
+    cfg = tmp_path / "tpm2.toml"
+    cfg.write_text('[serial]\nprotocol = "tpm2"\n[animation]\nhold_s = 0.05\nbeat_ms = 10\n')
+    assert main(["leds", "show", str(path), "--config", str(cfg)]) == 0
+    assert "note: TPM2 with 156 LEDs" in capsys.readouterr().err
 
 
 def test_cli_show_streams_a_plan_file(tmp_path, capsys):

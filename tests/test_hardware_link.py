@@ -22,7 +22,8 @@ def frame(n: int) -> bytes:
 @pytest.mark.parametrize("protocol", ["adalight", "tpm2"])
 @pytest.mark.parametrize("transport", ["pty", "socket"])
 def test_round_trip_every_frame_written_is_decoded(protocol, transport):
-    with emulator_and_link(protocol, transport, keepalive_s=60) as (emu, link):
+    # TPM2 to a plain TPM2 receiver: a WLED reads 156-LED TPM2 frames one LED short (protocol tests)
+    with emulator_and_link(protocol, transport, emulator={"tpm2": "strict"}, keepalive_s=60) as (emu, link):
         for n in range(25):
             link.submit(frame(n))
             assert link.wait_sent(2)
