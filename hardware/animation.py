@@ -45,9 +45,11 @@ def blank() -> np.ndarray:
 
 
 def board_canvas(setup: Mapping[str, Any] | None = None) -> np.ndarray:
+    """Every square faintly lit, pools darker; a setup that is not as expected only loses the pools."""
     canvas = blank()
     canvas[list(SQUARES)] = BOARD
-    for name in (setup or {}).get("pools", []) or []:
+    pools = setup.get("pools") if isinstance(setup, Mapping) else None
+    for name in pools if isinstance(pools, list) else []:
         sq = _square_or_none(name)
         if sq is not None:
             canvas[sq] = POOL
@@ -61,7 +63,7 @@ def to_uint8(canvas: np.ndarray) -> np.ndarray:
 def _square_or_none(name: Any) -> int | None:
     try:
         return parse_square(name)
-    except ValueError:
+    except ValueError:  # parse_square refuses anything but a square name, text or not
         return None
 
 
@@ -79,66 +81,126 @@ class Beat:
 
 
 class PlanError(ValueError):
-    """The plan JSON cannot be shown; names the step and field."""
+    """The plan JSON cannot be shown; names the step, event and field."""
+
+
+class _Bad(Exception):
+    """A field of the plan is unusable; ``str`` is the plain reason."""
+
+
+def _get(obj: Any, key: str) -> Any:
+    if not isinstance(obj, Mapping):
+        raise _Bad(f"expected an object with {key!r}, not {obj!r}")
+    if key not in obj or obj[key] is None:
+        raise _Bad(f"{key!r} is missing")
+    return obj[key]
+
+
+def _square_at(obj: Any, key: str) -> int:
+    try:
+        return parse_square(_get(obj, key))
+    except ValueError as exc:
+        raise _Bad(f"{key}: {exc}") from None
+
+
+def _facing_at(obj: Any, key: str, default: int | None = None) -> int:
+    if default is not None and (not isinstance(obj, Mapping) or obj.get(key) is None):
+        return default
+    try:
+        return parse_direction(_get(obj, key))
+    except ValueError as exc:
+        raise _Bad(f"{key}: {exc}") from None
+
+
+def _event_beat(ev: Any, at: int, facing: int, number: int, trail: list, eaten: list) -> tuple | None:
+    """One event → (kind, monster square, facing, marks); None for a kind not drawn.
+    Updates ``trail`` and ``eaten`` in place."""
+    kind = _get(ev, "kind")
+    marks: list[tuple[int, str]] = []
+    if kind == "enter":
+        at = _square_at(ev, "square")
+        trail.append((at, number))
+        if ev.get("slide"):
+            marks.append((at, "slide"))
+    elif kind == "push":
+        path = ev.get("path") or []
+        if not isinstance(path, list):
+            raise _Bad(f"path must be a list of squares, not {path!r}")
+        origin = _square_at(ev, "from")
+        marks += [(origin, "push")] + [(sq, "push") for sq in map(_square_or_none, path) if sq is not None]
+        if ev.get("eaten"):  # a pawn crushed through a wall or destroyed on a teleporter: it goes too
+            eaten.append(origin)
+    elif kind == "eat":
+        eaten.append(_square_at(ev, "square"))
+    elif kind == "wrap":
+        marks += [(_square_at(ev, "from"), "wrap"), (_square_at(ev, "to"), "wrap")]
+    elif kind == "teleport":
+        src, at = _square_at(ev, "from"), _square_at(ev, "to")
+        facing = _facing_at(ev, "facing", facing)
+        marks += [(src, "teleport"), (at, "teleport")]
+        trail.append((at, number))
+    elif kind == "pivot":
+        marks.append((_square_at(ev, "square"), "pivot"))
+        facing = _facing_at(ev, "facing")
+    else:
+        return None  # an event kind this renderer does not draw
+    return kind, at, facing, tuple(marks)
 
 
 def plan_beats(plan: Mapping[str, Any]) -> list[Beat]:
-    """Turn a plan JSON into beats, one per event (plus the start and each look)."""
+    """Turn a plan JSON into beats, one per event (plus the start and each look).
+
+    Raises PlanError naming the step, the event and the field at fault.
+    """
+    if not isinstance(plan, Mapping):
+        raise PlanError("the plan is not a JSON object (expected the output of `flure resolve … --json`)")
     try:
-        at = parse_square(plan["start"]["at"])
-        facing = parse_direction(plan["start"]["facing"])
-        steps = list(plan.get("steps", []))
-    except (KeyError, TypeError, ValueError) as exc:
+        start = _get(plan, "start")
+        at, facing = _square_at(start, "at"), _facing_at(start, "facing")
+    except _Bad as exc:
         raise PlanError(f"the plan's start is unusable ({exc}); expected start: {{at: 'a1', facing: 'E'}}") from None
+    steps = plan.get("steps", [])
+    if not isinstance(steps, list):
+        raise PlanError(f"the plan's steps must be a list, not {steps!r:.40}")
     beats = [Beat(0, at, facing, "start")]
     trail: list[tuple[int, int]] = []
     eaten: list[int] = []
-    for step in steps:
+    number = 0
+    for i, step in enumerate(steps, 1):
+        where = f"step {i}"
         try:
-            number = int(step["number"])
+            number = _get(step, "number")
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise _Bad(f"number must be a whole number, not {number!r}")
+            where = f"step {number}"
             look = step.get("look") or {}
-            if look.get("new_facing"):
-                facing = parse_direction(look["new_facing"])
+            facing = _facing_at(look, "new_facing", facing)
             beats.append(Beat(number, at, facing, "look", (), tuple(trail), tuple(eaten)))
-            for ev in step.get("events", []):
-                kind = ev.get("kind")
-                marks: list[tuple[int, str]] = []
-                if kind == "enter":
-                    at = parse_square(ev["square"])
-                    trail.append((at, number))
-                    if ev.get("slide"):
-                        marks.append((at, "slide"))
-                elif kind == "push":
-                    squares = [ev.get("from"), *(ev.get("path") or [])]
-                    marks += [(sq, "push") for sq in map(_square_or_none, squares) if sq is not None]
-                elif kind == "eat":
-                    sq = parse_square(ev["square"])
-                    eaten.append(sq)
-                elif kind == "wrap":
-                    marks += [(parse_square(ev["from"]), "wrap"), (parse_square(ev["to"]), "wrap")]
-                elif kind == "teleport":
-                    src, at = parse_square(ev["from"]), parse_square(ev["to"])
-                    facing = parse_direction(ev.get("facing", "NESW"[facing]))
-                    marks += [(src, "teleport"), (at, "teleport")]
-                    trail.append((at, number))
-                elif kind == "pivot":
-                    marks.append((parse_square(ev["square"]), "pivot"))
-                    facing = parse_direction(ev["facing"])
-                else:
-                    continue  # an event kind this renderer does not draw
-                beats.append(Beat(number, at, facing, kind, tuple(marks), tuple(trail), tuple(eaten)))
-            if step.get("to"):
-                at = parse_square(step["to"])
-            if step.get("facing"):
-                facing = parse_direction(step["facing"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise PlanError(f"step {step.get('number', '?') if isinstance(step, Mapping) else '?'} of the plan "
-                            f"is unusable: {exc}") from None
-    end = plan.get("end") or {}
-    if end.get("at"):
-        at, facing = _square_or_none(end["at"]) or at, parse_direction(end.get("facing", "NESW"[facing]))
-    last = len(steps) and int(steps[-1].get("number", len(steps)))
-    beats.append(Beat(last, at, facing, "end", (), tuple(trail), tuple(eaten)))
+            events = step.get("events") or []
+            if not isinstance(events, list):
+                raise _Bad(f"events must be a list, not {events!r}")
+            for j, ev in enumerate(events, 1):
+                try:
+                    drawn = _event_beat(ev, at, facing, number, trail, eaten)
+                except _Bad as exc:
+                    kind = ev.get("kind") if isinstance(ev, Mapping) else None
+                    raise _Bad(f"event {j}{f' ({kind})' if isinstance(kind, str) else ''}: {exc}") from None
+                if drawn is not None:
+                    kind, at, facing, marks = drawn
+                    beats.append(Beat(number, at, facing, kind, marks, tuple(trail), tuple(eaten)))
+            if step.get("to") is not None:
+                at = _square_at(step, "to")
+            facing = _facing_at(step, "facing", facing)
+        except _Bad as exc:
+            raise PlanError(f"{where} of the plan is unusable: {exc}") from None
+    try:
+        end = plan.get("end") or {}
+        if isinstance(end, Mapping) and end.get("at") is not None:
+            at = _square_at(end, "at")
+        facing = _facing_at(end, "facing", facing)
+    except _Bad as exc:
+        raise PlanError(f"the plan's end is unusable: {exc}") from None
+    beats.append(Beat(number, at, facing, "end", (), tuple(trail), tuple(eaten)))
     return beats
 
 
@@ -217,7 +279,8 @@ class IdleShow(Show):
         self.base = board_canvas(self.position)
         self.colour = PLAYER_COLOURS.get((self.first_player or "").lower())
         self.monster = None
-        monster = (self.position or {}).get("monster") or {}
+        monster = self.position.get("monster") if isinstance(self.position, Mapping) else None
+        monster = monster if isinstance(monster, Mapping) else {}
         sq = _square_or_none(monster.get("at"))
         if sq is not None:
             try:

@@ -9,6 +9,8 @@ that could stop the table session.
 """
 from __future__ import annotations
 
+import copy
+import logging
 import threading
 import time
 from pathlib import Path
@@ -22,6 +24,8 @@ from hardware.layout import LedLayout
 from hardware.link import SerialLink
 from hardware.power import cap_current, estimate_ma
 from hardware.protocol import make_encoder, wled_misreads_tpm2
+
+log = logging.getLogger(__name__)
 
 
 class LedGrid:
@@ -51,6 +55,7 @@ class LedGrid:
         self.peak_ma = 0.0
         self._show: Show | None = None
         self._show_name = "none"
+        self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
         self._generation = 0
         self._finished_generation = -1
         self._closed = False
@@ -63,8 +68,16 @@ class LedGrid:
         return cls(path_or_dict, **kw)
 
     # -- what to show (all return at once) -----------------------------------------------------
-    def show_plan(self, plan_json: Mapping[str, Any]) -> bool:
-        """Animate a monster plan; on an unusable plan blink the error and return False."""
+    def show_plan(self, plan_json: Mapping[str, Any], *, restart: bool = False) -> bool:
+        """Animate a monster plan; on an unusable plan blink the error and return False.
+
+        The plan that is already showing (playing or settled) is left alone unless
+        ``restart``: the session hands the current plan over again on every state change,
+        and the monster must not set off a second time because a reading was fixed.
+        """
+        with self._cond:
+            if not restart and self._show_name == "plan" and self._plan_json == plan_json:
+                return True
         try:
             show = PlanShow(plan_json, self.config.animation)
         except PlanError as exc:
@@ -72,7 +85,7 @@ class LedGrid:
             self._start(ErrorShow(), "error")
             return False
         self.last_error = None
-        self._start(show, "plan")
+        self._start(show, "plan", copy.deepcopy(plan_json))
         return True
 
     def show_idle(self, first_player: str | None = None, position_json: Mapping[str, Any] | None = None) -> None:
@@ -125,9 +138,9 @@ class LedGrid:
         self.close()
 
     # -- player thread -------------------------------------------------------------------------
-    def _start(self, show: Show, name: str) -> None:
+    def _start(self, show: Show, name: str, plan_json: Any = None) -> None:
         with self._cond:
-            self._show, self._show_name = show, name
+            self._show, self._show_name, self._plan_json = show, name, plan_json
             self._generation += 1
             self._cond.notify_all()
 
@@ -150,7 +163,18 @@ class LedGrid:
             start = time.monotonic()
             i = 0
             while count is None or i < count:
-                self.link.submit(self.render(show.frame_at(show.frame_time(i))))
+                try:
+                    self.link.submit(self.render(show.frame_at(show.frame_time(i))))
+                except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
+                    log.exception("LED show %s failed", self._show_name)
+                    self.last_error = f"the LED picture could not be drawn ({exc}); showing the error blink"
+                    with self._cond:
+                        if gen == self._generation and isinstance(show, ErrorShow):
+                            self._finished_generation = gen  # nothing simpler left to show
+                        elif gen == self._generation:
+                            self._show, self._show_name, self._plan_json = ErrorShow(), "error", None
+                            self._generation += 1
+                    break
                 self.frames_rendered += 1
                 i += 1
                 deadline = start + i / show.fps

@@ -83,13 +83,55 @@ def test_wrap_and_slide_in_the_basic_example():
     assert {m[0] for m in wraps[0].marks} == {parse_square(events[0]["from"]), parse_square(events[0]["to"])}
 
 
-def test_unusable_plans_are_refused_naming_the_step():
+def test_a_pawn_crushed_by_a_push_flashes_like_an_eaten_one():
+    # M6: the monster pushes n6, o6 east; the pawn on p6 is crushed against the wall
+    p = plan({"monster": {"at": "m6", "facing": "E"}, "stones": {"n6": "stone", "o6": "stone"},
+              "pawns": {"A": {"at": "p6"}}}, card=None, steps=1)
+    assert p["eaten"] == ["A"] and not any(e["kind"] == "eat" for e in p["steps"][0]["events"])
+    show = PlanShow(p, CFG)
+    assert show.beats[-1].eaten == (parse_square("p6"),)
+    assert colour(show.frame_at(show.duration), "p6") == EAT_ON
+    i = next(i for i, b in enumerate(show.beats) if b.eaten)
+    half = 1 / (2 * 4.0)
+    seen = {colour(show.frame_at(i * show.beat_s + 0.001 + k * half), "p6") for k in range(2)}
+    assert seen == {EAT_ON, EAT_OFF}
+
+
+def test_a_plan_ending_on_a1_ends_on_a1():
+    # square a1 is number 0: it must not read as "no square"
+    p = {"start": {"at": "b1", "facing": "W"}, "steps": [], "end": {"at": "a1", "facing": "S"}}
+    end = plan_beats(p)[-1]
+    assert (end.monster, end.facing) == (parse_square("a1"), parse_direction("S"))
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: p["steps"][2]["events"][0].update(square="z99"),
+     r"step 3 of the plan is unusable: event 1 \(enter\): square: 'z99' is not a square name"),
+    (lambda p: p["steps"][3]["events"].insert(0, "oops"), "step 4 of the plan is unusable: event 1: expected an object"),
+    (lambda p: p["steps"][0].pop("number"), "step 1 of the plan is unusable: 'number' is missing"),
+    (lambda p: p["steps"][1].update(number="two"), "step 2 of the plan is unusable: number must be a whole number"),
+    (lambda p: p["steps"][4]["look"].update(new_facing="up"), "step 5 .*new_facing: 'up' is not a direction"),
+    (lambda p: p.update(steps="many"), "the plan's steps must be a list"),
+    (lambda p: p["end"].update(facing="X"), "the plan's end is unusable: facing: 'X' is not a direction"),
+    (lambda p: p["end"].update(at="p1"), "the plan's end is unusable: at: 'p1' is not on the board"),
+    (lambda p: p.pop("start"), r"the plan's start is unusable \('start' is missing\)"),
+    (lambda p: p["start"].update(facing="Q"), "the plan's start is unusable .*'Q' is not a direction"),
+])
+def test_unusable_plans_are_refused_naming_the_step_event_and_field(change, message):
     p = plan(ADVANCED_SETUP, "8")
-    p["steps"][2]["events"][0]["square"] = "z99"
-    with pytest.raises(PlanError, match="step 3"):
-        plan_beats(p)
-    with pytest.raises(PlanError, match="start"):
-        plan_beats({"steps": []})
+    change(p)
+    with pytest.raises(PlanError, match=message):
+        PlanShow(p, CFG)
+
+
+def test_odd_setups_only_lose_what_cannot_be_drawn():
+    p = plan(ADVANCED_SETUP, "8")
+    p["before"] = "not a setup"
+    assert PlanShow(p, CFG).frame_at(0).shape == (16 * 11, 3)
+    with pytest.raises(PlanError, match="not a JSON object"):
+        plan_beats(["a list"])
+    frame = IdleShow("red", {"monster": "h6", "pools": 5}).frame_at(0)
+    assert tuple(frame[parse_square("h6")]) != MONSTER and frame.any()
 
 
 def test_idle_shows_first_player_colour_on_the_border_and_the_monster():
@@ -125,8 +167,9 @@ def test_any_plan_is_drawn_as_the_plan_says(position, steps, t):
     for step in p["steps"]:
         assert by_step[step["number"]].monster == parse_square(step["to"])
         assert by_step[step["number"]].facing == parse_direction(step["facing"])
-    eats = [parse_square(e["square"]) for s in p["steps"] for e in s["events"] if e["kind"] == "eat"]
-    assert list(beats[-1].eaten) == eats
+    eats = [parse_square(e["square"] if e["kind"] == "eat" else e["from"])
+            for s in p["steps"] for e in s["events"] if e["kind"] == "eat" or e.get("eaten")]
+    assert list(beats[-1].eaten) == eats and len(eats) == len(p["eaten"])  # eaten and crushed alike
     show = PlanShow(p, CFG)
     frame = show.frame_at(t * show.duration)
     beat = show.beat_at(t * show.duration)

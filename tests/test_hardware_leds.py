@@ -57,6 +57,33 @@ def test_error_blink_and_a_bad_plan_never_raise(grid):
     assert grid.status()["showing"] == "error"
 
 
+def test_the_same_plan_again_does_not_set_the_monster_off_again(grid):
+    p = plan()
+    assert grid.show_plan(p) and grid.wait_done(10)
+    played = grid.status()["frames_rendered"]
+    assert grid.show_plan(json.loads(json.dumps(p)))        # an equal plan, as the session sends it again
+    assert grid.wait_done(10) and grid.status()["frames_rendered"] == played
+    assert grid.show_plan(p, restart=True) and grid.wait_done(10)
+    assert grid.status()["frames_rendered"] > 1.5 * played
+    grid.show_idle("red")
+    assert grid.show_plan(p) and grid.wait_done(10)          # after something else: shown again
+    assert grid.status()["frames_rendered"] > 2.5 * played
+
+
+def test_a_drawing_failure_blinks_the_error_and_the_grid_goes_on(grid, monkeypatch):
+    def broken(self, t):
+        raise ArithmeticError("division by zero in the trail")
+    monkeypatch.setattr(PlanShow, "frame_at", broken)
+    assert grid.show_plan(plan())
+    emu = grid.emulator
+    assert wait_until(lambda: grid.status()["showing"] == "error" and emu.square_colour("h6") == ERROR)
+    assert "could not be drawn (division by zero in the trail)" in grid.status()["last_error"]
+    monkeypatch.undo()
+    p = plan()
+    assert grid.show_plan(p) and grid.wait_done(10)
+    assert wait_until(lambda: emu.square_colour(p["end"]["at"]) == MONSTER) and grid.status()["last_error"] is None
+
+
 def test_config_file_with_tpm2_to_an_external_device(tmp_path):
     with running_emulator(tpm2="strict") as emu:   # a plain TPM2 controller
         cfg = tmp_path / "hw.toml"
