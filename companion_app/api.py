@@ -191,6 +191,8 @@ def targets():
     label = request.args.get("pawn")
     if not label:
         abort(400, "Give the pawn as ?pawn=red-6/1")
+    if len(label) > schemas.PAWN_LABEL["maxLength"]:
+        abort(400, f"pawn is too long (at most {schemas.PAWN_LABEL['maxLength']} characters), e.g. red-6/1")
     return jsonify(engine_call(table().targets, label))
 
 

@@ -55,6 +55,18 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     return app
 
 
+def _error_page(code: int, message: str) -> str:
+    """A page a player can act on: what went wrong in one sentence, and the way back to the game."""
+    from flask import url_for
+
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Finstere Flure</title>'
+            f'<link rel="stylesheet" href="{url_for("static", filename="app.css")}"></head><body>'
+            f'<main class="layout"><section class="card"><h2>Finstere Flure</h2><p>{escape(message)}</p>'
+            f'<p><a href="/">Follow the game</a> · <a href="/referee">Referee view</a> · '
+            f'<a href="/rules">Rules</a></p></section></main></body></html>')
+
+
 def _error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
@@ -65,10 +77,14 @@ def _error_handlers(app: Flask) -> None:
             message = f"The request body is too large (at most {app.config['MAX_CONTENT_LENGTH']} bytes)"
         if request.path.startswith("/api/"):
             return jsonify(error=message), exc.code
-        return f"<!doctype html><title>{exc.code}</title><p>{escape(exc.name)}: {escape(message)}</p>", exc.code
+        if exc.code == 404:
+            message = f"There is no page {request.path} here."
+        return _error_page(exc.code, message), exc.code
 
     @app.errorhandler(Exception)
     def crash(exc: Exception):
         log.exception("unexpected error on %s", request.path)
-        return jsonify(error="Something went wrong on the server; the game state is unchanged. "
-                             "The referee can reload the page."), 500
+        message = "Something went wrong on the server; the game state is unchanged. The referee can reload the page."
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 500
+        return _error_page(500, message), 500

@@ -34,6 +34,13 @@ STATE = {
 }
 STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}
 
+# Answers a route gives besides the common ones (the referee routes' 401/403/409/429 are added for all).
+EXTRA_ERRORS = {
+    "/api/login": {"403": "wrong PIN", "429": "too many wrong PINs from this address: wait the seconds it says"},
+    "/api/rules/{rule_id}": {"404": "no rule with that id"},
+    "/api/camera/frame.jpg": {"404": "the camera has not given a frame yet"},
+}
+
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                                           "field": {"type": ["string", "null"]}}}
 
@@ -49,6 +56,8 @@ def document(routes) -> dict:
                                   "413": _err("body larger than the limit")}}
         if r.produces == "text/event-stream":
             op["responses"]["503"] = _err("too many live screens at once; retry after the Retry-After seconds")
+        for code, text in EXTRA_ERRORS.get(path, {}).items():
+            op["responses"][code] = _err(text)
         params = re.findall(r"{(\w+)}", path)
         if params:
             op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
@@ -60,6 +69,7 @@ def document(routes) -> dict:
             op["responses"]["401"] = _err("no referee token or session")
             op["responses"]["403"] = _err("wrong token, or missing CSRF header")
             op["responses"]["409"] = _err("the game refuses the action now (the rule id says why)")
+            op["responses"]["429"] = _err("too many wrong tokens from this address: wait the seconds it says")
         paths.setdefault(path, {})[r.method.lower()] = op
     return {
         "openapi": "3.1.0",

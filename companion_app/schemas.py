@@ -53,6 +53,18 @@ ACTION = {
 }
 ACTION_FIELDS = {"move": {"pawn", "moves"}, "pawn-at": {"pawn", "square", "stones"}, "draw": set(),
                  "tile": {"tile"}, "place": {"piece", "square", "arrow", "pair", "orientation"}}
+# What each type cannot do without: a move with no "moves" would silently become "stays beside the board".
+ACTION_REQUIRED = {"move": ("pawn", "moves"), "pawn-at": ("pawn", "square"), "draw": (), "tile": ("tile",),
+                   "place": ("piece", "square")}
+ACTION_EXAMPLES = {"move": '{"type": "move", "pawn": "red-6/1", "moves": "IWWN"} ("moves": "" = stays beside the board)',
+                   "pawn-at": '{"type": "pawn-at", "pawn": "red-6/1", "square": "k5"}',
+                   "tile": '{"type": "tile", "tile": "7"}',
+                   "place": '{"type": "place", "piece": "stone", "square": "g7"}'}
+ACTION["description"] = "one engine action; by type: " + "; ".join(
+    f"{kind} needs {' and '.join(ACTION_REQUIRED[kind]) or 'nothing else'}"
+    + (f" (may add {', '.join(sorted(set(fields) - set(ACTION_REQUIRED[kind])))})"
+       if set(fields) - set(ACTION_REQUIRED[kind]) else "")
+    for kind, fields in ACTION_FIELDS.items())
 
 LOGIN = {"type": "object", "additionalProperties": False, "required": ["pin"],
          "properties": {"pin": {"type": "string", "maxLength": 64}}}
@@ -127,6 +139,10 @@ def validate_action(value) -> dict:
     if extra:
         raise SchemaError(f"a {value['type']} action takes {', '.join(sorted(allowed)) or 'no other fields'}, "
                           f"not {', '.join(extra)}")
+    missing = [key for key in ACTION_REQUIRED[value["type"]] if key not in value]
+    if missing:
+        raise SchemaError(f"a {value['type']} action needs {' and '.join(missing)}, "
+                          f"e.g. {ACTION_EXAMPLES[value['type']]}")
     validate(value, ACTION)
     return value
 

@@ -81,12 +81,26 @@ def is_referee() -> bool:
 
 
 def referee_required(view):
-    """401 without a token or session, 403 with a wrong one (the message says which)."""
+    """401 without a token or session, 403 with a wrong one (the message says which).
+
+    Wrong header tokens count against the same per-address lockout as wrong PINs
+    at the login, so the PIN cannot be guessed through the API either.
+    """
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
-        if not is_referee():
-            if _header_token() is not None:
+        given = _header_token()
+        if given is not None:
+            guard = current_app.extensions["flure_guard"]
+            who = request.remote_addr or "?"
+            wait = guard.seconds_locked(who)
+            if wait:
+                abort(429, f"Too many wrong referee tokens: try again in {wait:.0f} s")
+            ok = token_matches(given)
+            guard.record(who, ok)
+            if not ok:
                 abort(403, "The referee token is wrong")
+            return view(*args, **kwargs)
+        if not is_referee():
             if session.get("referee"):
                 abort(403, "Missing or wrong X-CSRF-Token header: reload the referee page")
             abort(401, "Referee only: log in with the PIN shown in the terminal, or send "

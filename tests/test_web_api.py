@@ -161,6 +161,32 @@ def test_wrong_pins_lock_the_login_for_a_while_for_that_address_only(client):
     assert client.post("/api/login", json={"pin": TOKEN}, environ_base=tablet).status_code == 200
 
 
+def test_wrong_bearer_tokens_lock_that_address_out_like_wrong_pins(client):
+    """Guessing the PIN through the API header is as slow as at the login form."""
+    script = {"REMOTE_ADDR": "192.168.1.60"}
+    for _ in range(5):
+        r = client.get("/api/status", headers={"Authorization": "Bearer 000000"}, environ_base=script)
+        assert r.status_code == 403
+    r = client.get("/api/status", headers=AUTH, environ_base=script)          # even the right one waits now
+    assert r.status_code == 429 and "try again" in r.json["error"]
+    r = client.post("/api/action", json={"type": "draw"}, headers=AUTH, environ_base=script)
+    assert r.status_code == 429
+    tablet = {"REMOTE_ADDR": "192.168.1.61"}
+    assert client.get("/api/status", headers=AUTH, environ_base=tablet).status_code == 200
+    r = client.post("/api/login", json={"pin": TOKEN}, environ_base=script)   # one lockout for both ways in
+    assert r.status_code == 429
+
+
+def test_a_right_token_resets_the_count_of_wrong_ones(client):
+    me = {"REMOTE_ADDR": "192.168.1.62"}
+    for _ in range(4):
+        client.get("/api/status", headers={"Authorization": "Bearer typo"}, environ_base=me)
+    assert client.get("/api/status", headers=AUTH, environ_base=me).status_code == 200
+    for _ in range(4):
+        client.get("/api/status", headers={"Authorization": "Bearer typo"}, environ_base=me)
+    assert client.get("/api/status", headers=AUTH, environ_base=me).status_code == 200
+
+
 def test_login_lockout_ends_after_the_wait():
     from companion_app.security import LOCKOUT_AFTER, LOCKOUT_SECONDS, LoginGuard
 
@@ -236,6 +262,31 @@ def test_bad_actions_are_400_or_409_with_a_message(started, body, words):
     assert r.status_code in (400, 409) and words in r.json["error"], r.json
 
 
+@pytest.mark.parametrize("body,words", [
+    ({"type": "move", "pawn": "red-6/1"}, "a move action needs moves"),
+    ({"type": "move", "moves": "I"}, "a move action needs pawn"),
+    ({"type": "pawn-at", "pawn": "red-6/1"}, "a pawn-at action needs square"),
+    ({"type": "tile"}, "a tile action needs tile"),
+    ({"type": "place", "piece": "stone"}, "a place action needs square"),
+])
+def test_an_action_missing_a_field_it_needs_is_refused_and_nothing_moves(started, app_session, body, words):
+    """A move without "moves" must not quietly become "stays beside the board"."""
+    session = app_session[1]
+    before = (session.seq, session.game)
+    r = started.post("/api/action", json=body, headers=AUTH)
+    assert r.status_code == 400 and words in r.json["error"], r.json
+    assert "e.g." in r.json["error"]                                # it shows a correct body
+    assert (session.seq, session.game) == before
+
+
+def test_the_action_schema_in_the_openapi_document_says_what_each_type_needs(client):
+    doc = client.get("/api/openapi.json").json
+    text = doc["paths"]["/api/action"]["post"]["requestBody"]["content"]["application/json"]["schema"]["description"]
+    assert "move needs pawn and moves" in text and "place needs piece and square" in text
+    assert "429" in doc["paths"]["/api/action"]["post"]["responses"]
+    assert set(doc["paths"]["/api/login"]["post"]["responses"]) >= {"200", "400", "403", "429"}
+
+
 def test_pawn_at_finds_the_legal_move(started):
     r = started.post("/api/action", json={"type": "pawn-at", "pawn": "red-6/1", "square": "p11"}, headers=AUTH)
     assert r.status_code == 200 and "p11" in r.json["note"]
@@ -249,6 +300,8 @@ def test_targets_for_a_pawn_and_bad_pawn(started):
     assert started.get("/api/targets", headers=AUTH).status_code == 400
     r = started.get("/api/targets?pawn=pink-1/6", headers=AUTH)
     assert r.status_code == 400 and "pink-1/6" in r.json["error"]
+    r = started.get("/api/targets?pawn=" + "x" * 500, headers=AUTH)
+    assert r.status_code == 400 and "too long" in r.json["error"] and "x" * 50 not in r.json["error"]
 
 
 def test_draw_resolves_the_monster_and_returns_the_plan(started, app_session):
@@ -380,6 +433,22 @@ def test_camera_frame_is_a_jpeg_once_the_camera_gave_one(camera_client):
     import cv2
     assert cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR).shape == (720, 960, 3)
     assert client.get("/api/camera/frame.jpg").status_code == 401
+
+
+def test_pages_that_do_not_exist_or_fail_are_plain_pages_with_a_way_back(client, app_session, monkeypatch):
+    r = client.get("/no-such-page")
+    html = r.get_data(as_text=True)
+    assert r.status_code == 404 and r.mimetype == "text/html"
+    assert "There is no page /no-such-page here." in html and 'href="/"' in html and "app.css" in html
+    assert client.get("/api/no-such").json["error"]                     # the API keeps answering JSON
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals")
+    monkeypatch.setattr("companion_app.pages.render_template", boom)
+    r = client.get("/")
+    html = r.get_data(as_text=True)
+    assert r.status_code == 500 and r.mimetype == "text/html"
+    assert "game state is unchanged" in html and "secret" not in html and '"error"' not in html
 
 
 def test_unexpected_server_error_is_one_plain_sentence(client, app_session, monkeypatch):
