@@ -30,15 +30,31 @@ class LinkCounters:
     write_errors: int = 0
 
 
-def plain_error(url: str, exc: BaseException) -> str:
-    """A message a referee can act on, not a traceback."""
+def plain_error(url: str, exc: BaseException, baud: int | None = None) -> str:
+    """A sentence a referee can act on, not a traceback: what is wrong with which device and
+    what to try.  Unknown failures keep pyserial's own text."""
     text = str(exc) or exc.__class__.__name__
-    if "No such file" in text or "could not open port" in text and "Errno 2" in text:
-        return f"LED device {url} is not there: is it plugged in? ({text})"
-    if "Permission denied" in text or "Errno 13" in text:
-        return f"LED device {url}: permission denied (add the user to the 'dialout' group) ({text})"
+    errno = getattr(exc, "errno", None)
+    if errno == 2 or "No such file" in text:
+        return f"LED device {url} is not there: is it plugged in?"
+    if errno == 13 or "Permission denied" in text or "Errno 13" in text:
+        return (f"LED device {url}: permission denied; add this user to the 'dialout' group "
+                f"(sudo usermod -aG dialout $USER, then log in again)")
+    if errno == 16 or "Device or resource busy" in text or "Errno 16" in text:
+        return f"LED device {url} is in use by another program (a serial monitor?); close it"
     if "Connection refused" in text:
-        return f"LED device {url}: connection refused — is the emulator or bridge running? ({text})"
+        return f"LED device {url}: connection refused; is the emulator or serial bridge running?"
+    if type(exc).__name__ == "SerialTimeoutException" or "Write timeout" in text:
+        at = f" at {baud} baud" if baud else ""
+        return f"LED device {url} takes no data (the write timed out): is it running WLED, set to serial{at}?"
+    if any(k in text for k in ("Input/output error", "Errno 5", "No such device", "Errno 19", "Errno 6",
+                               "returned no data")):
+        return f"LED device {url} stopped answering (unplugged?); waiting for it to come back"
+    if "Inappropriate ioctl" in text:
+        return f"{url} is not a serial device (expected something like /dev/ttyUSB0 or /dev/serial/by-id/…)"
+    if isinstance(exc, ValueError) and "URL" in text:
+        return (f"{url!r} is not a device path or a pyserial URL (use /dev/ttyUSB0, /dev/serial/by-id/…, "
+                f"socket://host:port or loop://)")
     return f"LED device {url}: {text}"
 
 
@@ -117,8 +133,7 @@ class SerialLink:
                 if self._closed:
                     return
             if self._port is None and not self._open():
-                with self._cond:
-                    self._cond.wait(self.reconnect_s)
+                self._pause(self.reconnect_s)
                 continue
             with self._cond:
                 while not self._queue and not self._closed:
@@ -139,6 +154,7 @@ class SerialLink:
                     self._last = frame
                     self.counters.sent += 1
                     self.counters.keepalives += keepalive
+                    self.last_error = None   # cleared by a frame delivered, not by an open alone
                 else:  # not written: only the newest frame is worth sending on reconnect
                     self._queue.appendleft(frame)
                     while len(self._queue) > 1:
@@ -146,6 +162,15 @@ class SerialLink:
                         self.counters.replaced += 1
                 self._writing = False
                 self._cond.notify_all()
+            if not written:  # a device that fails every write is not reopened flat out
+                self._pause(self.reconnect_s)
+
+    def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` or until closed; new frames do not cut it short."""
+        until = time.monotonic() + seconds
+        with self._cond:
+            while not self._closed and (left := until - time.monotonic()) > 0:
+                self._cond.wait(left)
 
     def _open(self) -> bool:
         import serial
@@ -159,7 +184,7 @@ class SerialLink:
                 time.sleep(0.02)  # let WLED read the byte before the line changes speed
                 port.baudrate = self.baud
         except (serial.SerialException, OSError, ValueError) as exc:
-            self.last_error = plain_error(self.url, exc)
+            self.last_error = plain_error(self.url, exc, self.baud)
             self.connected = False
             return False
         self._port = port
@@ -167,7 +192,6 @@ class SerialLink:
         if self._ever_connected:
             self.counters.reconnects += 1
         self._ever_connected = True
-        self.last_error = None
         with self._cond:  # show the current picture again at once: the device forgot it
             if not self._queue and self._last is not None:
                 self._queue.append(self._last)
@@ -180,7 +204,7 @@ class SerialLink:
             return True
         except (serial.SerialException, OSError) as exc:
             self.counters.write_errors += 1
-            self.last_error = plain_error(self.url, exc)
+            self.last_error = plain_error(self.url, exc, self.baud)
             self._close_port()
             return False
 

@@ -91,26 +91,95 @@ def test_loop_url_and_a_missing_device():
     link.close()
 
 
+def test_a_device_that_takes_no_data_is_reported_until_it_does():
+    """A real pty nobody reads: the kernel buffer fills, writes time out.  Reopening the
+    port does not clear the message; only a frame that gets through does."""
+    import select
+    import threading
+    import tty
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = SerialLink(os.ttyname(slave), make_encoder("adalight", LAYOUT.led_count), keepalive_s=0.01,
+                      write_timeout_s=0.1, reconnect_s=0.05).start()
+    stop = threading.Event()
+    drainer = None
+    try:
+        link.submit(frame(1))
+        assert wait_until(lambda: link.counters.write_errors >= 2, 10)   # failed, reopened, failed again
+        assert link.counters.reconnects >= 1
+        assert link.status()["last_error"] == (f"LED device {os.ttyname(slave)} takes no data (the write timed "
+                                               f"out): is it running WLED, set to serial at 921600 baud?")
+
+        def drain():
+            while not stop.is_set():
+                if select.select([master], [], [], 0.05)[0]:
+                    os.read(master, 65536)
+        drainer = threading.Thread(target=drain, daemon=True)
+        drainer.start()
+        assert wait_until(lambda: link.last_error is None and link.connected, 5)
+    finally:
+        stop.set()
+        link.close()
+        if drainer is not None:
+            drainer.join(2)
+        os.close(master)
+        os.close(slave)
+
+
+@pytest.mark.parametrize("url, exc, message", [
+    ("/dev/ttyUSB0", None, "LED device /dev/ttyUSB0 is not there: is it plugged in?"),
+    ("foo://x", None, "'foo://x' is not a device path or a pyserial URL (use /dev/ttyUSB0"),
+    ("/dev/null", None, "/dev/null is not a serial device"),
+    ("socket://127.0.0.1:9", None, "connection refused; is the emulator or serial bridge running?"),
+    ("/dev/ttyUSB0", (13, "could not open port /dev/ttyUSB0: [Errno 13] Permission denied: '/dev/ttyUSB0'"),
+     "permission denied; add this user to the 'dialout' group"),
+    ("/dev/ttyACM0", (16, "could not open port /dev/ttyACM0: [Errno 16] Device or resource busy: '/dev/ttyACM0'"),
+     "LED device /dev/ttyACM0 is in use by another program"),
+    ("/dev/ttyACM0", ("write failed: [Errno 5] Input/output error",), "stopped answering (unplugged?)"),
+])
+def test_link_errors_are_plain_sentences(url, exc, message):
+    """Real pyserial failures where this machine can make them; pyserial's own exception
+    (same arguments as it raises) for a locked or forbidden port."""
+    import serial
+    from hardware.link import plain_error
+    if exc is not None:
+        text = plain_error(url, serial.SerialException(*exc))
+    else:
+        link = SerialLink(url, make_encoder("adalight", 4), reconnect_s=0.05).start()
+        try:
+            link.submit(bytes(12))
+            assert wait_until(lambda: link.last_error is not None, 5)
+            text = link.status()["last_error"]
+        finally:
+            link.close()
+    assert message in text and "Errno" not in text and "Traceback" not in text
+
+
 def test_unplug_and_replug_during_an_animation():
     """The real thing: a 20-step plan streams through a pty, the cable is pulled mid-move,
     the device comes back at the same path; the grid reconnects and ends on the final frame."""
     with running_emulator(layout=LAYOUT) as emu:
-        cfg = {**FAST, "animation": {"beat_ms": 25, "hold_s": 0.2, "fps": 60},
+        cfg = {**FAST, "animation": {"beat_ms": 25, "hold_s": 1.5, "fps": 60},
                "serial": {"reconnect_s": 0.05, "keepalive_s": 0.3}}
         grid = LedGrid(cfg, url=emu.path)
         try:
             p = plan(steps=20)
+            from hardware.animation import PlanShow
+            show = PlanShow(p, grid.config.animation)
             assert grid.show_plan(p)
             assert emu.wait_for_frames(20, 3)
             emu.unplug()
             assert wait_until(lambda: not grid.status()["connected"], 3)
+            error = grid.status()["last_error"]  # the failed write, then the failed reopen
+            assert "stopped answering (unplugged?)" in error or "is not there: is it plugged in?" in error
             time.sleep(0.3)
+            assert grid.status()["frames_rendered"] < show.frame_count() - 30   # the move is still playing
+            back = emu.frames_decoded
             emu.replug()
             assert grid.wait_done(10)
+            assert emu.frames_decoded - back > 30        # and went on playing on the device that came back
             status = grid.status()
             assert status["connected"] and status["reconnects"] == 1 and status["last_error"] is None
-            from hardware.animation import PlanShow
-            show = PlanShow(p, grid.config.animation)
             final = grid.render(show.frame_at(show.duration))
             assert wait_until(lambda: emu.state_array().tobytes() == final, 2)
             r, g, b = emu.square_colour(p["end"]["at"])  # the monster (capped) is where the plan ends
