@@ -40,6 +40,46 @@ def compare(expected: dict, seen: dict) -> list[dict]:
             for sq in squares if a.get(sq) != b.get(sq)]
 
 
+UNSEEN_CODES = ("hidden-square",)   # reading problems that mean "this square could not be seen at all"
+
+
+def unseen_squares(reading: dict) -> list[str]:
+    """Squares the camera reports it could not see (hidden behind a taller piece), in board order."""
+    found = {p["square"] for p in reading.get("problems") or []
+             if p.get("code") in UNSEEN_CODES and isinstance(p.get("square"), str)}
+    return sorted(found, key=parse_square)
+
+
+def fill_unseen(seen: dict, expected: dict, squares) -> dict:
+    """The reading's setup with each square the camera could not see taken as the game has it.
+
+    A hidden square is unknown, not empty: without this a pawn standing behind the
+    monster would count as gone and no reading could ever be confirmed.  A square
+    the reading does show something on, and a pawn the reading sees elsewhere, are
+    left as seen.
+    """
+    out = copy.deepcopy(seen)
+    for key in ("stones", "pawns", "teleporters"):
+        if not isinstance(out.get(key), dict):
+            out[key] = {}
+    squares = set(squares) - set(square_contents(out))
+    seen_pawns = {(p.get("color"), p.get("pawn")) for p in out["pawns"].values() if p.get("at")}
+    for sq, kind in (expected.get("stones") or {}).items():
+        if sq in squares:
+            out["stones"][sq] = kind
+    for sq, tele in (expected.get("teleporters") or {}).items():
+        if sq in squares:
+            out["teleporters"][sq] = dict(tele)
+    for label, p in (expected.get("pawns") or {}).items():
+        if p.get("at") in squares and (p.get("color"), p.get("pawn")) not in seen_pawns:
+            out["pawns"][label] = {"at": p["at"], "color": p.get("color"), "pawn": p.get("pawn"),
+                                   "face": p.get("face", "white")}
+    monster = expected.get("monster") or {}
+    if monster.get("at") in squares and not (out.get("monster") or {}).get("at"):
+        out["monster"] = dict(monster)
+    return out
+
+
 def check_fix(square, piece) -> tuple[str, dict]:
     """Validate one referee fix; returns the normalised (square name, piece)."""
     if not isinstance(square, str):

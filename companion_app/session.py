@@ -18,7 +18,7 @@ from engine.game import Game
 
 from .events import Broker, sse_message
 from .narrate import pawn_names, plan_lines, step_line
-from .readings import check_fix, compare, confirm_action, fix_setup
+from .readings import check_fix, compare, confirm_action, fill_unseen, fix_setup, unseen_squares
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -183,11 +183,18 @@ class TableSession:
             game = self.game
             fixes = dict(self.fixes)
         reading = self.camera.call("poll")
-        out: dict = {"status": self.camera.status(), "fixes": fixes, "reading": None, "differences": []}
+        out: dict = {"status": self.camera.status(), "fixes": fixes, "reading": None, "differences": [],
+                     "unseen": []}
         if reading is None:
             return out
         data = reading.to_json()
         setup = data.get("setup")
+        if setup is not None and game is not None:
+            # squares the camera could not see are taken as the game has them (unless the referee fixed them)
+            out["unseen"] = [sq for sq in unseen_squares(data) if sq not in fixes]
+            if out["unseen"]:
+                setup = fill_unseen(setup, game.position.to_setup(), out["unseen"])
+                data["setup"] = setup
         if setup is not None and fixes:
             setup = fix_setup(setup, fixes)
             data["setup"] = setup

@@ -382,6 +382,37 @@ def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     assert session.store.readings(session.game_id)[0]["outcome"].startswith("red 6/1")
 
 
+def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_client):
+    """The camera cannot see behind the monster: that square is unknown, not empty, so the
+    move that was made elsewhere can still be confirmed."""
+    client, session, camera = camera_client
+    client.post("/api/action", json={"type": "move", "pawn": "red-2/5", "moves": "IN"}, headers=AUTH)
+    seen = session.game.position.to_setup()
+    del seen["pawns"]["red-2/5"]                                              # on p10, hidden
+    seen["pawns"]["blue-6/1"] = {"at": "p11", "color": "blue", "pawn": "6/1", "face": "white"}   # blue entered
+    camera.reading = FakeReading(True, seen, problems=[
+        {"code": "hidden-square", "square": "p10", "message": "p10 is hidden behind a piece from this camera angle"}])
+    v = client.get("/api/camera", headers=AUTH).json
+    assert v["unseen"] == ["p10"]
+    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (white)"}]
+    assert v["proposal"]["action"] == {"type": "move", "pawn": "blue-6/1", "moves": "I"}
+    r = client.post("/api/camera/confirm", json={}, headers=AUTH)
+    assert r.status_code == 200 and r.json["position"]["pawns"]["blue-6/1"]["at"] == "p11"
+    assert r.json["position"]["pawns"]["red-2/5"]["at"] == "p10"             # still there, as the game says
+
+
+def test_a_fixed_hidden_square_is_what_the_referee_said(camera_client):
+    client, session, camera = camera_client
+    client.post("/api/action", json={"type": "move", "pawn": "red-6/1", "moves": "I"}, headers=AUTH)
+    seen = session.game.position.to_setup()
+    del seen["pawns"]["red-6/1"]
+    camera.reading = FakeReading(True, seen, problems=[{"code": "hidden-square", "square": "p11", "message": "…"}])
+    assert client.get("/api/camera", headers=AUTH).json["differences"] == []
+    v = client.post("/api/camera/fix", json={"square": "p11", "piece": "empty"}, headers=AUTH).json
+    assert v["unseen"] == [] and v["differences"] == [{"square": "p11", "expected": "red 6/1 (black)",
+                                                       "seen": "empty"}]
+
+
 def test_camera_fix_bad_input_and_clear(camera_client):
     client, _, camera = camera_client
     camera.reading = FakeReading(True, {"monster": {"at": "a1", "facing": "E"}})

@@ -253,3 +253,25 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
     with pytest.raises(GameActionError):
         press_monster()
     assert leds.calls[-1] == ("error", None)
+
+
+def test_unseen_squares_keep_what_the_reading_shows_and_never_double_a_pawn():
+    from companion_app.readings import fill_unseen, unseen_squares
+
+    game = {"monster": {"at": "g7", "facing": "N"}, "stones": {"h7": "stone", "c3": "crystal"},
+            "teleporters": {"j5": {"pair": 1, "arrow": "E"}},
+            "pawns": {"red-3/4": {"at": "g8", "color": "red", "pawn": "3/4", "face": "black"},
+                      "blue-6/1": {"at": "g9", "color": "blue", "pawn": "6/1", "face": "white"},
+                      "blue-2/5": {"at": None, "color": "blue", "pawn": "2/5", "face": "white"}}}
+    reading = {"problems": [{"code": "hidden-square", "square": sq, "message": "…"} for sq in
+                            ("g8", "g9", "h7", "j5", "c3")] + [{"code": "occluded", "square": "a2", "message": "…"}],
+               "setup": {"monster": {"at": "g7", "facing": "N"}, "stones": {"c3": "stone"}, "teleporters": {},
+                         "pawns": {"blue-6/1": {"at": "k5", "color": "blue", "pawn": "6/1", "face": "black"}}}}
+    assert unseen_squares(reading) == ["c3", "j5", "h7", "g8", "g9"]            # board order, hidden ones only
+    out = fill_unseen(reading["setup"], game, unseen_squares(reading))
+    assert out["pawns"]["red-3/4"] == game["pawns"]["red-3/4"]                  # hidden: as the game has it
+    assert out["pawns"]["blue-6/1"]["at"] == "k5" and len(out["pawns"]) == 2    # seen elsewhere: not doubled
+    assert out["stones"] == {"c3": "stone", "h7": "stone"}                      # what the reading saw stays
+    assert out["teleporters"] == {"j5": {"pair": 1, "arrow": "E"}}
+    assert reading["setup"]["stones"] == {"c3": "stone"}                        # the reading itself is untouched
+
