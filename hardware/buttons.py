@@ -4,8 +4,9 @@ gpiozero does the GPIO work (RPi.GPIO or lgpio on the Pi, ``MockFactory`` in tes
 backend is passed in as ``pin_factory`` rather than set process-wide.  What a press *means*
 is decided here, in one place, the same on every backend: mechanical switches chatter, and
 gpiozero's ``bounce_time`` is honoured differently by each backend (the mock ignores it),
-so a press counts only when the contact stayed closed for ``debounce_ms``.  A short press
-acts on release; a long press acts as soon as it has been held ``long_press_ms``, and the
+so a press counts only when the contact stayed closed for ``debounce_ms``, and a contact that
+closes again within ``debounce_ms`` of a counted release is chatter, not a second press.  A
+short press acts on release; a long press acts as soon as it has been held ``long_press_ms``, and the
 buttons in ``long_press_only`` (undo, by default) act only then — a bumped undo button
 does nothing.
 """
@@ -26,7 +27,8 @@ Callback = Callable[[], object] | None
 @dataclass(frozen=True)
 class PressEvent:
     button: str
-    kind: str         # "short", "long", "bounce" (too brief to count), "ignored" (short press on a long-only button)
+    kind: str         # "short", "long", "bounce" (too brief, or chatter right after a release),
+                      # "ignored" (a short press on a long-press-only button)
     duration_s: float
 
 
@@ -41,6 +43,8 @@ class _OneButton:
         self.long_only = name in cfg.long_press_only
         self._down_at: float | None = None
         self._held_fired = False
+        self._chatter = False                  # this press began in the chatter after a release
+        self._released_at: float | None = None  # the last release of a press that counted
         self._lock = threading.Lock()
         self.device = Button(pin, pull_up=cfg.pull_up, bounce_time=None, hold_time=cfg.long_press_ms / 1000.0,
                              pin_factory=factory)
@@ -50,12 +54,14 @@ class _OneButton:
 
     def _pressed(self) -> None:
         with self._lock:
-            self._down_at = self.clock()
+            now = self.clock()
+            self._chatter = self._released_at is not None and now - self._released_at < self.debounce_s - 1e-6
+            self._down_at = now
             self._held_fired = False
 
     def _held(self) -> None:
         with self._lock:
-            if self._down_at is None or self._held_fired:
+            if self._down_at is None or self._held_fired or self._chatter:
                 return
             self._held_fired = True
             duration = self.clock() - self._down_at
@@ -65,12 +71,18 @@ class _OneButton:
         with self._lock:
             if self._down_at is None:
                 return
-            duration = self.clock() - self._down_at
+            now = self.clock()
+            duration = now - self._down_at
             self._down_at = None
-            held = self._held_fired
+            held, chatter = self._held_fired, self._chatter
+            bounce = chatter or duration < self.debounce_s - 1e-6  # "at least debounce_ms", float-safe
+            if not bounce or chatter:
+                # contacts chatter after a release: a new press within debounce_ms of it (or of
+                # the chatter that follows it) is part of the same press, however long it lasts
+                self._released_at = now
         if held:
             return
-        if duration < self.debounce_s - 1e-6:  # "at least debounce_ms", float-safe
+        if bounce:
             self.action(self.name, "bounce", duration)
         elif self.long_only:
             self.action(self.name, "ignored", duration)

@@ -160,13 +160,19 @@ def _buttons(d: Mapping) -> ButtonConfig:
             raise HardwareConfigError(f"[buttons.pins] {name} = {pin!r} is not a BCM GPIO number (0–27)")
         if pin in clean.values():
             other = next(k for k, v in clean.items() if v == pin)
-            raise HardwareConfigError(f"[buttons.pins] {name} and {other} are both on GPIO{pin}")
+            raise HardwareConfigError(f"[buttons.pins] {name} and {other} are both on GPIO{pin} (a button your "
+                                      f"file does not list keeps its default pin: monster 17, confirm 27, undo 22)")
         clean[name] = pin
     only = d.get("long_press_only", ["undo"])
+    if not isinstance(only, (list, tuple)):
+        raise HardwareConfigError(f"[buttons] long_press_only must be a list like [\"undo\"], not {only!r}")
     bad = [n for n in only if n not in known]
     if bad:
         raise HardwareConfigError(f"[buttons] long_press_only names unknown button(s) {', '.join(map(str, bad))}")
-    return ButtonConfig(pins=clean, pull_up=bool(d.get("pull_up", True)),
+    pull_up = d.get("pull_up", True)
+    if not isinstance(pull_up, bool):
+        raise HardwareConfigError(f"[buttons] pull_up must be true or false, not {pull_up!r}")
+    return ButtonConfig(pins=clean, pull_up=pull_up,
                         debounce_ms=_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
                         long_press_ms=_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50),
                         long_press_only=tuple(only), backend=backend)

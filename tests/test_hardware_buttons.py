@@ -68,6 +68,33 @@ def test_bounce_is_ignored_and_chatter_counts_once(table):
     assert [e.kind for e in buttons.events] == ["bounce"] * 4 + ["short"]
 
 
+def test_chatter_after_a_release_is_not_a_second_press(table):
+    factory, clock, buttons, hits = table
+    pin = factory.pin(17)
+    press(pin, clock, 0.05)                          # a real press
+    clock.advance(0.005)
+    press(pin, clock, 0.03)                          # the contact closes again 5 ms later, 30 ms long
+    clock.advance(0.01)
+    press(pin, clock, 0.002)                         # and once more, 10 ms after that
+    assert hits == ["monster"]
+    assert [e.kind for e in buttons.events] == ["short", "bounce", "bounce"]
+    clock.advance(0.5)
+    press(pin, clock, 0.05)                          # the next real press, half a second on
+    assert hits == ["monster", "monster"]
+
+
+def test_chatter_held_down_does_not_become_a_long_press(table):
+    factory, clock, buttons, hits = table
+    pin = factory.pin(27)
+    press(pin, clock, 0.05)
+    clock.advance(0.002)
+    pin.drive_low()                                  # closes again 2 ms after the release...
+    time.sleep(0.4)                                  # ...and stays closed past the 150 ms hold time
+    clock.advance(0.4)
+    pin.drive_high()
+    assert hits == ["confirm"] and [e.kind for e in buttons.events] == ["short", "bounce"]
+
+
 def test_press_just_at_the_debounce_time_counts(table):
     factory, clock, buttons, hits = table
     press(factory.pin(27), clock, 0.019)
@@ -91,6 +118,7 @@ def test_undo_needs_a_long_press(table):
     pin = factory.pin(22)
     press(pin, clock, 0.05)
     assert hits == [] and buttons.events[-1].kind == "ignored"
+    clock.advance(0.5)
     pin.drive_low()
     wait_for(hits, 1)
     pin.drive_high()
@@ -113,6 +141,18 @@ def test_pins_come_from_the_config_and_a_failing_action_is_reported():
         assert buttons.status()["buttons"] == {"monster": "GPIO5", "confirm": "GPIO6", "undo": "GPIO13"}
     finally:
         buttons.close()
+
+
+@pytest.mark.parametrize("buttons, message", [
+    ({"pins": {"monster": 27}}, "confirm and monster are both on GPIO27 .*keeps its default pin"),
+    ({"pull_up": "no"}, "pull_up must be true or false, not 'no'"),
+    ({"long_press_only": "undo"}, r"long_press_only must be a list like \["),
+    ({"pins": {"undo": 40}}, r"undo = 40 is not a BCM GPIO number"),
+])
+def test_bad_button_settings_name_the_key(buttons, message):
+    from hardware.config import HardwareConfigError
+    with pytest.raises(HardwareConfigError, match=message):
+        TableButtons({"buttons": buttons}, pin_factory=MockFactory())
 
 
 def test_a_named_backend_missing_here_is_a_plain_error():
