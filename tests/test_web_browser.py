@@ -77,10 +77,18 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
 
     phone.wait_for_selector("svg.board[data-anim='running']", timeout=5000)
     phone.wait_for_selector("#steps li.current[data-step='2']", timeout=5000)
+    # While it moves: the status says so, and the step being drawn is written right under the board.
+    assert phone.locator("#summary").inner_text().startswith("The monster moves: ")
+    assert phone.locator("#turnline .pill.monster-turn").count() == 1 and phone.locator("#turnline .pill.turn").count() == 0
+    now = phone.locator("#now")
+    assert now.is_visible() and now.inner_text().startswith("step ")
+    assert now.bounding_box()["y"] < 780                                  # on screen without scrolling
     phone.screenshot(path=str(OUTPUT / "phone-animating.png"), full_page=True)
     phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
     phone.wait_for_timeout(300)
     phone.screenshot(path=str(OUTPUT / "phone-after.png"), full_page=True)
+    assert phone.locator("#now").is_hidden()
+    assert phone.locator("#summary").inner_text() == session.state()["summary"]
 
     plan = session.game.last_plan.to_json()
     monster = phone.locator("svg.board .monster")
@@ -111,12 +119,52 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     referee.click("#fix-form button.primary")
     referee.wait_for_selector("svg.board .sq.fixed[data-square='g8']")
     assert session.fixes == {"g8": {"piece": "empty"}}
+    # A square the camera cannot see (behind the monster) is shown as such, not as "empty".
+    hidden_pawn = next(p for p in seen["pawns"].values() if p["at"])
+    del seen["pawns"][next(k for k, p in seen["pawns"].items() if p is hidden_pawn)]
+    camera.reading = FakeReading(True, seen, problems=[{"code": "hidden-square", "square": hidden_pawn["at"],
+                                                        "message": "hidden behind a piece"}])
+    referee.click("#camera-refresh")
+    referee.wait_for_selector(f"svg.board .sq.unseen[data-square='{hidden_pawn['at']}']")
+    assert referee.locator(f"#differences li:has-text('{hidden_pawn['at']}: hidden from the camera')").count() == 1
+    assert referee.locator(f"svg.board .sq.diff[data-square='{hidden_pawn['at']}']").count() == 0
     referee.click("#preview-btn")
     referee.wait_for_selector(".preview-row")
     referee.screenshot(path=str(OUTPUT / "referee-tablet.png"), full_page=True)
+    # The referee undoes the monster move: the preview made for the later position goes, and the
+    # earlier monster move that comes back with the undo is shown, not animated again.
+    referee.click("#undo")
+    phone.wait_for_selector("#summary:has-text('reveal the monster')")
+    referee.wait_for_selector(".preview-row", state="detached")
+    phone.wait_for_timeout(400)
+    assert session.state()["plan_seq"] is not None                  # an earlier plan is the last one again
+    assert phone.locator("svg.board").get_attribute("data-anim") == "done"
+    assert phone.locator("#now").is_hidden()
     assert not errors
     phone.context.close()
     referee.context.close()
+
+
+def test_referee_on_a_phone_or_upright_tablet_gets_the_controls_right_after_the_board(browser, live):
+    server, session, _ = live
+    for width, height in ((360, 740), (768, 1024)):
+        page = browser.new_context(viewport={"width": width, "height": height}, has_touch=True).new_page()
+        login(page, server.url)
+        page.wait_for_selector(".pawn-btn")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width      # nothing sticks out
+        assert page.locator("#logout").bounding_box()["x"] + page.locator("#logout").bounding_box()["width"] <= width
+        board = page.locator("#board-card").bounding_box()
+        pawns, move = page.locator("#pawn-card").bounding_box(), page.locator("#move").bounding_box()
+        assert board["y"] < pawns["y"] < move["y"]                          # board, then what to do, then the log
+        assert pawns["width"] > width * 0.9                                   # full width, not a narrow column
+        page.screenshot(path=str(OUTPUT / f"referee-{width}px.png"))
+        page.fill("#rule-id", "")
+        page.click("#rule-form button")
+        page.wait_for_selector("#rule-text .error:has-text('Type a rule id such as M4')")
+        page.fill("#rule-id", "m8")
+        page.click("#rule-form button")
+        page.wait_for_selector("#rule-text h3:has-text('Pools')")
+        page.context.close()
 
 
 def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
@@ -215,6 +263,28 @@ def test_phone_reconnects_by_itself_after_a_silent_wifi_drop_and_catches_up(brow
         context.close()
     finally:
         proxy.close()
+
+
+def test_a_phone_that_opens_the_page_as_wifi_drops_still_gets_the_board(browser, live):
+    """The page loaded but the board geometry did not come: it asks again instead of staying blank."""
+    server, session, _ = live
+    page = browser.new_context(viewport={"width": 360, "height": 700}).new_page()
+    tries = []
+
+    def flaky(route):
+        tries.append(route.request.url)
+        if len(tries) == 1:
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+    page.route("**/api/board", flaky)
+    page.goto(server.url)
+    page.wait_for_selector(".link.reconnecting")
+    page.wait_for_selector("svg.board .monster", timeout=10000)
+    page.wait_for_selector(".link.live")
+    assert len(tries) == 2
+    assert page.locator("#summary").inner_text() == session.state()["summary"]
+    page.context.close()
 
 
 REPLAY = """async ([plan, geometry]) => {

@@ -385,11 +385,35 @@ function turnPills(state) {
   ].filter(Boolean);
 }
 
-/* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden. */
+/* True when ``state`` carries a monster move newer than the one shown (``shownPlan``) in the same game.
+ * An undo brings back an older plan (a lower plan_seq): that is shown, not replayed. */
+function isNewPlan(state, shownPlan, shownGame) {
+  if (!state.plan || state.plan_seq === null || state.plan_seq === undefined) return false;
+  if (shownGame === undefined || state.game_id !== shownGame || shownPlan === undefined) return false;
+  return shownPlan === null || state.plan_seq > shownPlan;
+}
+
+/* While a move is animated: the status line says so (the state already holds the position after it). */
+function showMonsterMoving(state) {
+  document.getElementById("summary").textContent =
+    `The monster moves: ${tileName(state.plan.card)}. Watch the board…`;
+  const line = document.getElementById("turnline");
+  for (const pill of line.querySelectorAll(".pill.turn, .pill.monster-turn")) pill.remove();
+  line.append(h("span", { class: "pill monster-turn" }, "Monster's turn"));
+}
+
+/* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden.
+ * The current step's line is also shown right under the board (#now), so a phone need not scroll. */
 function renderSteps(state, upTo) {
   const list = document.getElementById("steps");
   const move = document.getElementById("move");
+  const now = document.getElementById("now");
   list.textContent = "";
+  if (now) {
+    const line = state.plan && upTo ? state.plan_lines[upTo - 1] : null;
+    now.textContent = line || "";
+    now.classList.toggle("hidden", !line);
+  }
   if (!state.plan) {
     move.classList.add("empty");
     document.getElementById("tile-badge").textContent = "";
@@ -408,7 +432,19 @@ function renderSteps(state, upTo) {
 /* The game log (#log), newest first, without the per-step lines the move panel already shows. */
 function renderLog(state) {
   const items = state.log.slice().reverse().filter((e) => !/^step \d+:/.test(e.text)).slice(0, 12);
-  document.getElementById("log").replaceChildren(...items.map((e) => h("li", {}, e.text)));
+  document.getElementById("log").replaceChildren(...items.map((e) => h("li", { "data-seq": e.seq }, e.text)));
+}
+
+/* The board's geometry, fetched again until the server answers (the page may load just as Wi-Fi drops). */
+async function loadBoard(onLink) {
+  for (let wait = 1000; ; wait = Math.min(wait * 2, 10000)) {
+    try {
+      const res = await fetch("/api/board");
+      if (res.ok) return await res.json();
+    } catch (e) { /* offline: try again */ }
+    onLink("reconnecting");
+    await sleep(wait);
+  }
 }
 
 /* The live/reconnecting badge (#link). */
@@ -418,4 +454,5 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink };
+window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog,
+  showLink, isNewPlan, showMonsterMoving, loadBoard };

@@ -1,7 +1,8 @@
 /* The players' view: read-only, follows the game live and animates every monster move. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink } = window.Flure;
+  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink,
+    isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
@@ -44,11 +45,12 @@
   async function onState(state) {
     latest = state;
     if (board === null || board.animating) return;   // drawn when the animation ends
-    const fresh = state.plan && state.plan_seq !== shownPlan && shownGame === state.game_id;
+    const fresh = isNewPlan(state, shownPlan, shownGame);
     shownGame = state.game_id;
     if (!fresh) { shownPlan = state.plan_seq; render(state); return; }
     shownPlan = state.plan_seq;
     renderStatus(state);
+    showMonsterMoving(state);
     renderLog(state);
     animState = state;
     renderSteps(state, 0);
@@ -59,7 +61,7 @@
   }
 
   async function start() {
-    const geometry = await (await fetch("/api/board")).json();
+    const geometry = await loadBoard(showLink);
     board = new FlureBoard($("board"), geometry, {
       onStep: (step) => animState && renderSteps(animState, step.number),
     });

@@ -1,13 +1,15 @@
 /* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink } = window.Flure;
+  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink,
+    isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
   const TILES = ["5", "7", "8", "10", "prey-1", "prey-2"];
   const PIECES = ["stone", "crystal", "pivot-right", "pivot-about", "teleporter", "pool-2x2", "pool-1x4"];
   let csrf = null, board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
   let selectedPawn = null, targets = [], seating = [], lastCamera = null, lastRound = null, lastPhase = null;
+  let previewSeq = null, previewGame = null;   // the state the "what would each tile do" list was made for
 
   // -- API -------------------------------------------------------------------
   async function api(method, path, body) {
@@ -141,6 +143,7 @@
   }
 
   function render(state) {
+    if (state.seq !== previewSeq || state.game_id !== previewGame) clearPreview();
     renderStatus(state);
     renderLog(state);
     if (state.phase === "none") { $("summary").textContent = "No game yet: open “New game” below."; $("new-game").open = true; }
@@ -172,11 +175,13 @@
     latest = state;
     if (board === null || board.animating) return;
     if (state.game_id !== shownGame) { selectedPawn = null; targets = []; lastRound = state.round; lastPhase = state.phase; }
-    const fresh = state.plan && state.plan_seq !== shownPlan && shownGame === state.game_id;
+    const fresh = isNewPlan(state, shownPlan, shownGame);
     shownGame = state.game_id;
     shownPlan = state.plan_seq;
     if (!fresh) { render(state); return; }
     renderStatus(state);
+    showMonsterMoving(state);
+    clearPreview();
     animState = state;
     renderSteps(state, 0);
     await board.animate(state.plan);
@@ -190,10 +195,14 @@
     $("tile-buttons").append(h("button", { class: "btn tile-btn", "data-tile": t,
       onclick: () => api("POST", "/api/action", { type: "tile", tile: t }) }, tileName(t)));
   }
+  function clearPreview() { $("preview").textContent = ""; previewSeq = previewGame = null; }
   $("preview-btn").addEventListener("click", async () => {
+    const asked = latest;
     const plans = await api("GET", "/api/preview");
     const box = $("preview");
     box.textContent = "";
+    previewSeq = asked ? asked.seq : null;
+    previewGame = asked ? asked.game_id : null;
     const entries = Object.entries(plans);
     if (!entries.length) { box.append(h("p", { class: "muted" }, "No tile to preview now.")); return; }
     for (const [tile, p] of entries) {
@@ -207,9 +216,10 @@
   // -- camera ------------------------------------------------------------------
   function markDifferences(view) {
     const marks = {};
+    for (const sq of view.unseen || []) marks[sq] = "unseen";
     for (const d of view.differences) marks[d.square] = "diff";
     for (const sq of Object.keys(view.fixes || {})) marks[sq] = "fixed";
-    board.highlight(marks, ["diff", "fixed"]);
+    board.highlight(marks, ["diff", "fixed", "unseen"]);
   }
 
   function renderCamera(view) {
@@ -223,7 +233,13 @@
     if (!st.present) list.append(h("li", { class: "muted" }, st.message || "No camera."));
     if (st.error) list.append(h("li", { class: "error" }, st.error));
     if (view.reading) {
-      for (const p of view.reading.problems || []) list.append(h("li", { class: "warn" }, p.message));
+      for (const p of view.reading.problems || []) {
+        if (p.code !== "hidden-square") list.append(h("li", { class: "warn" }, p.message));
+      }
+      for (const sq of view.unseen || []) {
+        list.append(h("li", { class: "warn" }, h("b", {}, sq),
+          ": hidden from the camera behind a taller piece, so taken as the game has it. Tap the square if that is wrong."));
+      }
       if (!view.differences.length && view.reading.located) list.append(h("li", { class: "ok" }, "The camera agrees with the game."));
       for (const d of view.differences) {
         list.append(h("li", { class: "diff" }, h("b", {}, d.square), `: expected ${d.expected}, camera sees ${d.seen}`));
@@ -329,8 +345,19 @@
   $("rule-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const id = $("rule-id").value.trim();
-    const res = await fetch(`/api/rules/${encodeURIComponent(id)}`);
-    const data = await res.json();
+    if (!/^[A-Za-z]\d{1,2}$/.test(id)) {
+      $("rule-text").replaceChildren(h("p", { class: "error" },
+        id ? `“${id}” is not a rule id: rule ids look like G1, P7, M4, T2, B1, A2.` : "Type a rule id such as M4."));
+      return;
+    }
+    let res, data;
+    try {
+      res = await fetch(`/api/rules/${encodeURIComponent(id)}`);
+      data = await res.json();
+    } catch (err) {
+      $("rule-text").replaceChildren(h("p", { class: "error" }, "The server does not answer: is the Wi-Fi up?"));
+      return;
+    }
     $("rule-text").replaceChildren(res.ok
       ? h("div", { class: "rule" }, h("h3", {}, h("span", { class: "rule-id" }, data.id), ` ${data.title}`),
           ...data.text.split("\n").map((t) => h("p", {}, t)))
@@ -369,7 +396,7 @@
   }
 
   async function start() {
-    const geometry = await (await fetch("/api/board")).json();
+    const geometry = await loadBoard(showLink);
     board = new FlureBoard($("board"), geometry, { onSquare,
       onStep: (step) => animState && renderSteps(animState, step.number) });
     renderSeating();
