@@ -30,7 +30,10 @@ def parse_rules(text: str) -> dict[str, dict]:
         found = RULE.match(line)
         if found:
             rid, title, rest = found.groups()
-            current = {"id": rid, "title": (title or "").strip(), "section": section, "lines": [rest.strip()]}
+            title, rest = (title or "").strip(), rest.strip()
+            if title and rest[:1].islower():   # "**M10 Crystals** behave as stones …": the title starts the sentence
+                rest = f"{title} {rest}"
+            current = {"id": rid, "title": title, "section": section, "lines": [rest]}
             rules[rid] = current
             continue
         if current is None or not line.strip():

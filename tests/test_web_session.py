@@ -275,3 +275,13 @@ def test_unseen_squares_keep_what_the_reading_shows_and_never_double_a_pawn():
     assert out["teleporters"] == {"j5": {"pair": 1, "arrow": "E"}}
     assert reading["setup"]["stones"] == {"c3": "stone"}                        # the reading itself is untouched
 
+
+def test_the_shipped_rule_texts_match_the_spec(shared_dir):
+    """rules.json is generated from RULES.md: a rule changed in the spec must be regenerated here."""
+    from companion_app.make_rules import parse_rules
+    from companion_app.rules import load_rules
+
+    parsed = parse_rules((shared_dir / "spec" / "RULES.md").read_text(encoding="utf-8"))
+    assert parsed == load_rules(), "run: .venv/bin/python -m companion_app.make_rules ../shared/spec/RULES.md"
+    assert not [r["id"] for r in parsed.values() if r["text"][:1].islower()]   # no sentence cut from its title
+    assert parsed["M10"]["text"].startswith("Crystals behave as stones")
