@@ -16,6 +16,18 @@ import time
 from pathlib import Path
 
 
+def _seconds(text: str) -> float:
+    """A command-line duration: a number of seconds above 0."""
+    import argparse
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
 def register(sub) -> None:
     leds = sub.add_parser("leds", help="the LED grid under the board: emulate, test the wiring, show a plan",
                           description="Drive the LED grid (WLED or Adalight over USB serial) or its emulator.")
@@ -27,7 +39,7 @@ def register(sub) -> None:
                                    "and prints the path to give to --url.")
     em.add_argument("--png", help="save the LEDs drawn as the board to this PNG file on exit")
     em.add_argument("--socket", action="store_true", help="listen on socket://127.0.0.1:PORT instead of a pty")
-    em.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
+    em.add_argument("--seconds", type=_seconds, default=None, help="stop after this many seconds (default: Ctrl-C)")
     em.add_argument("--config", help="hardware TOML file (for the LED layout)")
     em.add_argument("--tpm2", choices=("wled", "strict"), default="wled",
                     help="read TPM2 frames as WLED does (default) or as a plain TPM2 controller")
@@ -37,7 +49,7 @@ def register(sub) -> None:
                        description="Lights every square in turn so you can check the strip's wiring "
                                    "against the layout in the configuration.")
     te.add_argument("url", help="the device: /dev/ttyUSB0, /dev/serial/by-id/…, socket://host:port, or 'emulator'")
-    te.add_argument("--seconds-each", type=float, default=0.15, help="how long each square stays lit")
+    te.add_argument("--seconds-each", type=_seconds, default=0.15, help="how long each square stays lit")
     te.add_argument("--config", help="hardware TOML file (layout, protocol, baud)")
     te.set_defaults(func=cmd_test)
 

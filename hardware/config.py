@@ -202,5 +202,11 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
                          power=_power(data.get("power", {})), animation=_animation(data.get("animation", {})),
                          buttons=_buttons(data.get("buttons", {})), source=label)
     from hardware.layout import LedLayout
-    LedLayout.from_config(cfg.layout)  # refuse a bad layout now, with its message
+    layout = LedLayout.from_config(cfg.layout)  # refuse a bad layout now, with its message
+    from hardware.protocol import make_encoder
+    try:
+        make_encoder(cfg.serial.protocol, layout.led_count)
+    except ValueError as exc:
+        raise HardwareConfigError(f"[layout] needs {layout.led_count} LEDs, too many for [serial] protocol "
+                                  f"{cfg.serial.protocol} ({exc})") from None
     return cfg

@@ -122,7 +122,8 @@ def _chain(cfg: Mapping) -> LedLayout:
     known = {"kind", "order", "run", "start", "cut_corners", "no_led", "leds_per_square", "led_count"}
     unknown = sorted(set(cfg) - known)
     if unknown:
-        raise LayoutError(f"[layout] unknown key(s) for a chain layout: {', '.join(unknown)}")
+        hint = "; to list each square's LEDs set kind = \"explicit\"" if "squares" in unknown else ""
+        raise LayoutError(f"[layout] unknown key(s) for a chain layout: {', '.join(unknown)}{hint}")
     corners = cfg.get("cut_corners", "skip")
     if corners not in ("skip", "dark"):
         raise LayoutError(f"[layout] cut_corners {corners!r} is not known (use 'skip' or 'dark')")

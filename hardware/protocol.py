@@ -35,7 +35,6 @@ BAUD_SWITCH: dict[int, int] = {
     576000: 0xB4, 921600: 0xB5, 1000000: 0xB6, 1500000: 0xB7,
 }
 BAUD_OF_SWITCH = {byte: baud for baud, byte in BAUD_SWITCH.items()}
-MAX_LEDS = 65536 // 3  # TPM2's 16-bit payload length limits both protocols alike here
 
 
 # Bytes WLED acts on between frames besides the above: l / L (send the LED state back),

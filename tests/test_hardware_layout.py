@@ -74,6 +74,7 @@ def test_to_canvas_inverts_to_strip_on_every_square():
     ({"order": "spiral"}, "order 'spiral'"),
     ({"leds_per_square": 0}, "leds_per_square = 0"),
     ({"wiring": "x"}, "unknown key"),
+    ({"squares": {"a1": 0}}, "unknown key.*squares; to list each square's LEDs set kind = \"explicit\""),
 ])
 def test_invalid_layouts_name_the_square_or_index(cfg, message):
     with pytest.raises(LayoutError, match=message):
@@ -98,6 +99,9 @@ def test_config_loads_defaults_and_refuses_bad_values(tmp_path):
                          ]:
         with pytest.raises(HardwareConfigError, match=message):
             load_config(bad)
+    with pytest.raises(HardwareConfigError, match="needs 30001 LEDs, too many for .* tpm2"):
+        load_config({"serial": {"protocol": "tpm2"}, "layout": {"kind": "explicit", "squares": {"a1": 30000}}})
+    assert load_config({"layout": {"kind": "explicit", "squares": {"a1": 30000}}}).serial.protocol == "adalight"
     path.write_text("[serial\n")
     with pytest.raises(HardwareConfigError, match="not valid TOML"):
         load_config(path)

@@ -141,6 +141,9 @@ def test_cli_refuses_bad_input_in_plain_words(tmp_path, capsys):
     cfg.write_text('[layout]\nno_led = ["z1"]\n')
     assert main(["leds", "test", "emulator", "--config", str(cfg)]) == 2
     assert "'z1' is not a square name" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["leds", "test", "emulator", "--seconds-each", "0"])
+    assert exit_.value.code == 2 and "'0' is not a number of seconds above 0" in capsys.readouterr().err
 
 
 def test_cli_test_lights_every_square_in_order(capsys):
