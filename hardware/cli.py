@@ -93,9 +93,12 @@ def cmd_emulate(args, cfg) -> int:
     from hardware.layout import LedLayout
     emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty",
                       tpm2=args.tpm2).start()
-    print(f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:")
-    print(f"  {emu.url}")
-    print(f"Send it a plan:  flure leds show PLAN.json --url {emu.url}")
+    header = "\n".join([
+        f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:",
+        f"  {emu.url}",
+        f"Send it a plan:  flure leds show PLAN.json --url {emu.url}",
+    ])
+    print(header, flush=True)
     live = sys.stdout.isatty()
     shown = -1
     end = time.monotonic() + args.seconds if args.seconds is not None else None
@@ -104,8 +107,8 @@ def cmd_emulate(args, cfg) -> int:
             time.sleep(0.2)
             if emu.frames_decoded != shown:
                 shown = emu.frames_decoded
-                if live:
-                    print("\x1b[H\x1b[2J" + emu.terminal(), flush=True)
+                if live:  # the redraw keeps the path on screen: it is what the user came for
+                    print("\x1b[H\x1b[2J" + header + "\n" + emu.terminal() + "\n    Ctrl-C to stop.", flush=True)
     except KeyboardInterrupt:
         pass
     finally:

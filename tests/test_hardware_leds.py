@@ -204,3 +204,36 @@ def test_flure_leds_emulate_runs_as_a_device_for_another_process(tmp_path):
     assert proc.returncode == 0, err
     assert f"{sent} frames decoded." in out
     assert png.exists() and png.stat().st_size > 1000
+
+
+def test_flure_leds_emulate_in_a_terminal_keeps_the_path_on_screen():
+    """On a terminal the board is redrawn after clearing the screen: the device path (what
+    the user needs for --url) must be part of every redraw, not scrolled away by the first."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "leds", "emulate", "--seconds", "1"],
+                            stdout=slave, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the program ended and closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(20) == 0, proc.stderr.read()
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    text = out.decode()
+    path = re.search(r"listening on:\s+(\S+ttyFLURE)", text).group(1)
+    assert "\x1b[2J" in text                                  # it did redraw
+    last = text.rsplit("\x1b[2J", 1)[1]
+    assert path in last and f"--url {path}" in last and "Ctrl-C to stop" in last
