@@ -205,6 +205,7 @@ class _Mover:
     def __init__(self, work: _Work, eaten_log: list[str]):
         self.w = work
         self.eaten_log = eaten_log
+        self.changes = 0  # pieces pushed or eaten so far: a slide can only repeat itself on an unchanged board
 
     def name(self, label: str) -> str:
         return self.w.names.get(label, label)
@@ -214,6 +215,7 @@ class _Mover:
         pivots = 0
         cur = at
         sliding = False
+        slid_over: set[tuple[int, int, int]] = set()
         while True:
             target, letter = monster_next(cur, heading)
             kind = w.stones.get(target)
@@ -240,6 +242,7 @@ class _Mover:
                 self.push_line(target, heading, cur, events)
             elif label is not None:
                 del w.pawns[target]
+                self.changes += 1
                 self.eaten_log.append(label)
                 events.append({"kind": "eat", "rule": "M5", "pawn": label, "square": square_name(target),
                                "how": "eaten", "text": f"eats {self.name(label)} on {square_name(target)} (M5)"})
@@ -253,6 +256,15 @@ class _Mover:
                                        f"{square_name(dest)}, facing {direction_name(heading)} (T2)"})
                 return dest, heading
             if target in w.pools:
+                key = (target, heading, self.changes)
+                if key in slid_over:
+                    # Pools all the way round through the walls (only in a made-up position):
+                    # the slide would never end, so the monster stops here.
+                    events.append({"kind": "stop", "rule": "M8", "square": square_name(target),
+                                   "text": f"the pools run all the way round through the walls, so the slide "
+                                           f"would never end: it stops on {square_name(target)} (M8)"})
+                    return cur, heading
+                slid_over.add(key)
                 sliding = True
                 continue
             return cur, heading
@@ -270,6 +282,7 @@ class _Mover:
 
     def push_piece(self, s: int, d: int, monster_at: int, events: list[dict], rule: str) -> None:
         w = self.w
+        self.changes += 1
         if s in w.stones:
             piece = {"type": "stone", "kind": w.stones.pop(s)}
             what = f"the {piece['kind']}" if piece["kind"] != "stone" else "the stone"

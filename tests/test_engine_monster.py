@@ -111,3 +111,15 @@ def test_a_lone_teleporter_does_not_crash_a_free_position():
     assert any(p["code"] == "teleporter-pair" for p in pos.status())
     plan = resolve(pos, "5")
     assert plan.path[:3] == ["b5", "c5", "d5"]
+
+
+def test_a_slide_round_the_board_through_the_walls_stops_instead_of_hanging():
+    """M8/M7: the middle row wraps onto itself; pools on all of it would make the slide endless."""
+    row = [c + "6" for c in "abcdefghijklmnop"]
+    pos = Position.from_setup({"monster": {"at": "a6", "facing": "E"}, "pools": row,
+                               "pawns": {"A": {"at": "h6"}}})
+    plan = resolve(pos, "8")
+    first = plan.steps[0]
+    assert plan.eaten == ("A",)  # eaten on the way round (M5), then the board no longer changes
+    assert first.events[-1]["kind"] == "stop" and first.events[-1]["rule"] == "M8"
+    assert len(plan.steps) == 8
