@@ -17,6 +17,7 @@ from .position import BOARD, OUT, WAITING, Position
 MOVE_LETTERS = "NESWIX"
 _WAITING = -1
 _OUT = -2
+_GONE = -3
 
 
 class _Illegal(Exception):
@@ -102,6 +103,8 @@ def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
     """One unit move from ``sq`` (or _WAITING); returns (square, stones) or raises _Illegal."""
     if sq == _OUT:
         raise _Illegal("P3", f"{ctx.name} has already left the fortress")
+    if sq == _GONE:
+        raise _Illegal("G9", f"{ctx.name} was eaten in round 2 and has left the game")
     if move == "I":
         if sq != _WAITING:
             raise _Illegal("P2", f"{ctx.name} is already on the board; only a pawn beside the board can enter")
@@ -137,7 +140,7 @@ def _start(pos: Position, label: str) -> int:
     p = pos.pawn(label)
     if p.place == BOARD:
         return p.square
-    return _WAITING if p.place == WAITING else _OUT
+    return {WAITING: _WAITING, OUT: _OUT}.get(p.place, _GONE)
 
 
 def _check_label(pos: Position, label: str) -> None:
@@ -157,6 +160,8 @@ def _points(pos: Position, label: str, points: int | None) -> int:
 
 def _finish(pos: Position, label: str, sq: int, stones: dict) -> Position:
     p = pos.pawn(label)
+    if sq == _GONE:
+        return pos
     if sq == _OUT:
         p = replace(p, place=OUT, square=None)
     elif sq == _WAITING:
@@ -210,7 +215,7 @@ def _search(position: Position, label: str, points: int):
         sq, stones, skey, moves, left = queue.popleft()
         if sq == _OUT or sq not in ctx.others:
             yield sq, stones, moves
-        if left == 0 or sq == _OUT:
+        if left == 0 or sq in (_OUT, _GONE):
             continue
         if sq == _WAITING:
             options = "I"
@@ -240,6 +245,8 @@ def reachable(position: Position, label: str, points: int | None = None) -> dict
     _check_label(position, label)
     budget = _points(position, label, points)
     found: dict[str, str] = {}
+    if _start(position, label) in (_OUT, _GONE):
+        return found  # already out of the fortress (P3) or of the game (G9): no move left
     for sq, _stones, moves in _search(position, label, budget):
         if sq == _WAITING:
             continue

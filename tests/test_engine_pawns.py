@@ -121,3 +121,14 @@ def test_explain_change_finds_the_pawn_and_its_moves():
     teleported = before.with_pawn(replace(before.pawn("five"), square=parse_square("e11")))
     label, moves, message = explain_change(before, teleported)
     assert label == "five" and moves == [] and "no legal move" in message
+
+
+@pytest.mark.parametrize("place,rule", [("gone", "G9"), ("out", "P3")])
+def test_a_pawn_off_the_game_or_out_has_no_move(place, rule):
+    pos = Position.from_setup({"monster": {"at": "a1", "facing": "E"},
+                               "pawns": {"A": {"at": None, "place": place, "pawn": "6/1"}}})
+    assert reachable(pos, "A") == {}
+    assert apply_moves(pos, "A", "").pawn("A").place == place  # staying does not change where it is
+    with pytest.raises(IllegalMoveError) as err:
+        apply_moves(pos, "A", "I")
+    assert err.value.rule == rule
