@@ -47,16 +47,36 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    """JSON object hook: a key given twice (two stones on "g7") is an error, not "the last one wins"."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
 def _load_json(path: str):
     """Returns (data, error message)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
         return None, f"{path}: cannot read the file ({exc.strerror or exc})"
+    except UnicodeDecodeError as exc:
+        return None, f"{path}: not a text file in UTF-8 (byte {exc.start + 1})"
     try:
-        return json.loads(text), None
+        return json.loads(text, object_pairs_hook=_no_duplicates), None
     except json.JSONDecodeError as exc:
         return None, f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+    except _DuplicateKey as exc:
+        return None, f"{path}: not valid: the key {exc.args[0]!r} appears twice in one object"
+    except RecursionError:
+        return None, f"{path}: not valid: the JSON is nested too deeply"
 
 
 def _load_scenario(path: str):
@@ -69,19 +89,32 @@ def _load_scenario(path: str):
         return parse_scenario(data), None
     except InvalidSetupError as exc:
         return None, f"{path}: invalid scenario: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a file the checks above missed: still no traceback
+        return None, f"{path}: invalid scenario ({type(exc).__name__}: {exc})"
+
+
+def _run(scenario, path: str):
+    """The outcome, or (None, message) if the engine fails on this scenario (a bug to report, not a traceback)."""
+    from engine.scenario import run_scenario
+    try:
+        return run_scenario(scenario), None
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{path}: the engine failed on this scenario ({type(exc).__name__}: {exc}); please report it"
 
 
 def cmd_scenario_run(args) -> int:
-    from engine.scenario import run_scenario
     scenario, err = _load_scenario(args.file)
     if err:
         return _fail(err)
-    print(json.dumps(run_scenario(scenario), indent=2))
+    outcome, err = _run(scenario, args.file)
+    if err:
+        return _fail(err, 1)
+    print(json.dumps(outcome, indent=2))
     return 0
 
 
 def cmd_scenario_check(args) -> int:
-    from engine.scenario import compare, run_scenario
+    from engine.scenario import compare
     invalid = failed = passed = 0
     for path in args.files:
         scenario, err = _load_scenario(path)
@@ -92,7 +125,8 @@ def cmd_scenario_check(args) -> int:
         if scenario.expect is None:
             print(f"SKIP    {path}: no \"expect\" to compare")
             continue
-        diffs = compare(scenario.expect, run_scenario(scenario))
+        outcome, err = _run(scenario, path)
+        diffs = [err] if err else compare(scenario.expect, outcome)
         if diffs:
             failed += 1
             print(f"FAIL    {path} ({scenario.name})")

@@ -5,6 +5,7 @@ The JSON form is the scenario ``setup`` object (SCENARIOS.md), extended with
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
@@ -21,6 +22,8 @@ COLOURS = ("blue", "yellow", "red", "green", "purple", "black", "white")
 FOUR_PAWN_COLOURS = ("blue", "yellow", "red", "green")
 
 BOARD, WAITING, OUT, GONE = "board", "waiting", "out", "gone"
+MAX_LABEL = 20
+_LABEL_RE = re.compile(rf"[^\s]{{1,{MAX_LABEL}}}")
 PLACES = (BOARD, WAITING, OUT, GONE)
 
 
@@ -192,15 +195,17 @@ class Position:
         m = setup.get("monster")
         if not isinstance(m, dict) or "at" not in m or "facing" not in m:
             raise InvalidSetupError("required, as {\"at\": SQUARE, \"facing\": N|E|S|W}", f"{where}.monster")
-        monster = _sq(m["at"], f"{where}.monster.at")
-        facing = _dir(m["facing"], f"{where}.monster.facing")
+        if strict:
+            _only_keys(m, ("at", "facing"), f"{where}.monster")
+        monster = _sq(m["at"], f"{where}.monster.at", strict)
+        facing = _dir(m["facing"], f"{where}.monster.facing", strict)
 
         stones_in = setup.get("stones", {}) or {}
         if not isinstance(stones_in, dict):
             raise InvalidSetupError("must be an object square -> kind", f"{where}.stones")
         stones = {}
         for name, kind in stones_in.items():
-            sq = _sq(name, f"{where}.stones")
+            sq = _sq(name, f"{where}.stones.{name}", strict)
             if kind not in STONE_KINDS:
                 raise InvalidSetupError(f"unknown stone kind {kind!r} (one of {', '.join(STONE_KINDS)})",
                                         f"{where}.stones.{name}")
@@ -209,7 +214,7 @@ class Position:
         pools_in = setup.get("pools", []) or []
         if not isinstance(pools_in, list):
             raise InvalidSetupError("must be a list of squares", f"{where}.pools")
-        pools = frozenset(_sq(n, f"{where}.pools[{i}]") for i, n in enumerate(pools_in))
+        pools = frozenset(_sq(n, f"{where}.pools[{i}]", strict) for i, n in enumerate(pools_in))
 
         tel_in = setup.get("teleporters", {}) or {}
         if not isinstance(tel_in, dict):
@@ -217,13 +222,15 @@ class Position:
         teleporters = {}
         for name, t in tel_in.items():
             f = f"{where}.teleporters.{name}"
-            sq = _sq(name, f)
+            sq = _sq(name, f, strict)
             if not isinstance(t, dict):
                 raise InvalidSetupError("must be {\"pair\": 1|2, \"arrow\": DIR}", f)
+            if strict:
+                _only_keys(t, ("pair", "arrow"), f)
             pair = t.get("pair")
-            if not isinstance(pair, int) or isinstance(pair, bool) or pair < 1:
+            if not isinstance(pair, int) or isinstance(pair, bool) or pair < 1 or (strict and pair > 2):
                 raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", f + ".pair")
-            teleporters[sq] = Teleporter(pair, _dir(t.get("arrow"), f + ".arrow"))
+            teleporters[sq] = Teleporter(pair, _dir(t.get("arrow"), f + ".arrow", strict))
 
         pawns_in = setup.get("pawns", {}) or {}
         if not isinstance(pawns_in, dict):
@@ -233,6 +240,9 @@ class Position:
             f = f"{where}.pawns.{label}"
             if not isinstance(label, str) or not label:
                 raise InvalidSetupError("a pawn label must be non-empty text", f"{where}.pawns")
+            if strict and not _LABEL_RE.fullmatch(label):
+                raise InvalidSetupError(f"pawn label {label!r} must be one uppercase letter or a short word "
+                                        f"(at most {MAX_LABEL} characters, no spaces)", f)
             if not isinstance(p, dict) or "at" not in p:
                 raise InvalidSetupError("must be an object with \"at\" (a square or null)", f)
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
@@ -258,7 +268,7 @@ class Position:
             else:
                 if place not in (None, BOARD):
                     raise InvalidSetupError("a pawn with a square must not have a place", f + ".place")
-                pawns.append(Pawn(label, color, kind, face, BOARD, _sq(at, f + ".at")))
+                pawns.append(Pawn(label, color, kind, face, BOARD, _sq(at, f + ".at", strict)))
 
         pos = cls(monster, facing, stones, pools, teleporters, tuple(pawns))
         if strict:
@@ -385,15 +395,30 @@ def _what(field_path: str) -> str:
     return "pawn " + field_path.split(".pawns.")[1].removesuffix(".at")
 
 
-def _sq(name, field_path: str) -> int:
-    try:
-        return parse_square(name)
-    except ValueError as exc:
-        raise InvalidSetupError(str(exc), field_path) from None
+def _only_keys(obj: dict, keys: tuple[str, ...], field_path: str) -> None:
+    extra = sorted(k for k in obj if k not in keys)
+    if extra:
+        raise InvalidSetupError(f"unknown key(s) {', '.join(map(repr, extra))} (expected {', '.join(keys)})",
+                                field_path)
 
 
-def _dir(name, field_path: str) -> int:
+def _sq(name, field_path: str, strict: bool = False) -> int:
+    """A square; ``strict`` (scenario files) takes only the exact names of BOARD.md (``g7``, not ``G7``)."""
     try:
-        return parse_direction(name)
+        sq = parse_square(name)
     except ValueError as exc:
         raise InvalidSetupError(str(exc), field_path) from None
+    if strict and name != square_name(sq):
+        raise InvalidSetupError(f"{name!r} is not a square name: write it like {square_name(sq)!r}", field_path)
+    return sq
+
+
+def _dir(name, field_path: str, strict: bool = False) -> int:
+    """A direction; ``strict`` takes only ``N E S W`` as written in BOARD.md."""
+    try:
+        d = parse_direction(name)
+    except ValueError as exc:
+        raise InvalidSetupError(str(exc), field_path) from None
+    if strict and name != direction_name(d):
+        raise InvalidSetupError(f"{name!r} is not a direction: write it as {direction_name(d)!r}", field_path)
+    return d

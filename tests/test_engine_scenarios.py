@@ -51,6 +51,18 @@ GOOD = {"format": "flure-scenario/1", "name": "one step", "setup": {"monster": {
     (lambda d: d["setup"].update(teleporters={"b5": {"pair": 1, "arrow": "N"}}), "setup.teleporters"),
     (lambda d: d["setup"]["monster"].update(facing="up"), "setup.monster.facing"),
     (lambda d: d.pop("action"), "action"),
+    (lambda d: d.update(expected={"path": ["b5"]}), "expected"),
+    (lambda d: d["setup"]["monster"].update(colour="green"), "setup.monster"),
+    (lambda d: d["setup"]["monster"].update(at="A5"), "setup.monster.at"),
+    (lambda d: d["setup"]["monster"].update(facing="e"), "setup.monster.facing"),
+    (lambda d: d["setup"].update(stones={"C5 ": "stone"}), "setup.stones.C5 "),
+    (lambda d: d["setup"].update(teleporters={"b5": {"pair": 3, "arrow": "N"}, "b7": {"pair": 3, "arrow": "N"}}),
+     "setup.teleporters.b5.pair"),
+    (lambda d: d["setup"].update(teleporters={"b5": {"pair": 1, "arrow": "N", "colour": "red"},
+                                              "b7": {"pair": 1, "arrow": "N"}}), "setup.teleporters.b5"),
+    (lambda d: d["setup"].update(pawns={"red three": {"at": "c5"}}), "setup.pawns.red three"),
+    (lambda d: d["expect"].update(path="b5"), "expect.path"),
+    (lambda d: d["expect"].update(eaten=[{"A": 1}]), "expect.eaten"),
 ])
 def test_invalid_files_exit_2_naming_the_field(tmp_path, mutate, field):
     data = json.loads(json.dumps(GOOD))
@@ -98,3 +110,31 @@ def test_resolve_and_demo_commands(tmp_path, shared_dir):
     assert r.returncode == 2 and "unknown tombstone tile" in r.stderr and "Traceback" not in r.stderr
     demo = flure("demo")
     assert demo.returncode == 0 and "T2" in demo.stdout and "M9" in demo.stdout
+
+
+@pytest.mark.parametrize("text,words", [
+    (b"\xff\xfe{}", "not a text file in UTF-8"),
+    (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+    (b'{"setup": {"monster": {"at": "a5", "facing": "E"}, "stones": {"c5": "stone", "c5": "crystal"}}, '
+     b'"action": {"steps": 1}}', "'c5' appears twice"),
+])
+def test_unreadable_files_exit_2_without_a_traceback(tmp_path, text, words):
+    p = tmp_path / "bad.json"
+    p.write_bytes(text)
+    for command in ("check", "run"):
+        r = flure("scenario", command, p)
+        assert r.returncode == 2 and words in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    p = tmp_path / "bom.json"
+    p.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode())
+    r = flure("scenario", "check", p)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_expect_may_hold_every_key_run_prints(tmp_path):
+    out = json.loads(flure("scenario", "run", write(tmp_path, "good.json", GOOD)).stdout)
+    data = dict(GOOD, expect=out)
+    r = flure("scenario", "check", write(tmp_path, "all.json", data))
+    assert r.returncode == 0, r.stdout + r.stderr
