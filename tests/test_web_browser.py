@@ -287,6 +287,40 @@ def test_a_phone_that_opens_the_page_as_wifi_drops_still_gets_the_board(browser,
     page.context.close()
 
 
+SET_HIDDEN = """(hidden) => {
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: () => hidden ? "hidden" : "visible" });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_a_locked_phone_shows_the_monster_move_when_it_is_unlocked(browser, live):
+    """A hidden page runs timers slowly: the move must not crawl on in the background, but play on return,
+    also when the phone was locked in the middle of it."""
+    server, session, _ = live
+    page = browser.new_context(viewport={"width": 360, "height": 700}).new_page()
+    page.goto(server.url)
+    page.wait_for_selector(".link.live")
+    play_pawn_phase(session, longest)
+    page.wait_for_selector("#summary:has-text('every pawn has moved')")
+    page.evaluate(SET_HIDDEN, True)                                  # the phone is locked
+    session.act({"type": "draw"})
+    page.wait_for_timeout(700)
+    assert page.locator("svg.board").get_attribute("data-anim") is None      # nothing started in the background
+    page.evaluate(SET_HIDDEN, False)                                 # unlocked
+    page.wait_for_selector("svg.board[data-anim='running']", timeout=3000)
+    page.wait_for_selector("#steps li.current[data-step='1']")
+    page.evaluate(SET_HIDDEN, True)                                  # locked again mid-move
+    assert page.locator("svg.board").get_attribute("data-anim") == "stopped"
+    page.evaluate(SET_HIDDEN, False)
+    page.wait_for_selector("svg.board[data-anim='running']", timeout=3000)   # the whole move again
+    page.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
+    end = session.game.last_plan.to_json()["end"]
+    assert page.locator("svg.board .monster").get_attribute("data-square") == end["at"]
+    assert page.locator("#summary").inner_text() == session.state()["summary"]
+    page.context.close()
+
+
 REPLAY = """async ([plan, geometry]) => {
   const box = document.createElement("div");
   document.body.appendChild(box);

@@ -44,10 +44,14 @@
 
   async function onState(state) {
     latest = state;
+    // A locked phone or a background tab runs timers once a second or slower: a move animated then
+    // would crawl on for minutes.  It is drawn (and animated) when the screen is back instead.
+    if (document.hidden) { waiting = true; return; }
     if (board === null || board.animating) return;   // drawn when the animation ends
     const fresh = isNewPlan(state, shownPlan, shownGame);
     shownGame = state.game_id;
     if (!fresh) { shownPlan = state.plan_seq; render(state); return; }
+    replayFrom = shownPlan;
     shownPlan = state.plan_seq;
     renderStatus(state);
     showMonsterMoving(state);
@@ -55,10 +59,20 @@
     animState = state;
     renderSteps(state, 0);
     $("board-card").classList.remove("waiting");
-    $("move").scrollIntoView({ block: "nearest" });
-    await board.animate(state.plan);
-    render(latest);
+    $("board-card").scrollIntoView({ block: "nearest" });
+    const finished = await board.animate(state.plan);
+    if (finished) onState(latest);   // a state that came meanwhile: drawn, or animated if it is a newer move
   }
+
+  let waiting = false, replayFrom = undefined;
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) {
+      if (board && board.animating) { board.stop(); shownPlan = replayFrom; waiting = true; }   // replayed on return
+    } else if (waiting && latest) {
+      waiting = false;
+      onState(latest);
+    }
+  });
 
   async function start() {
     const geometry = await loadBoard(showLink);

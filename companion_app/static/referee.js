@@ -184,8 +184,7 @@
     clearPreview();
     animState = state;
     renderSteps(state, 0);
-    await board.animate(state.plan);
-    render(latest);
+    if (await board.animate(state.plan)) onState(latest);   // drawn, or animated if it is a newer move
   }
 
   // -- monster, preview, undo -----------------------------------------------------
