@@ -5,10 +5,14 @@ session, a web request) must never wait for it.  ``submit`` only swaps a slot â€
 newest frame wins, an unsent older one is simply replaced â€” and a sender thread owns the
 port: it writes, resends the last frame every ``keepalive_s`` (WLED leaves realtime mode
 after 2.5 s of silence and would blank the board), and reopens the device by its URL when
-it comes back after an unplug.  A burst of up to ``queue_frames`` (6) frames (the player
-catching up after a hiccup) is kept so no frame is lost while the line has room; past that,
-and whenever the device is away, only the newest frame is kept.  pyserial picks the transport from the URL, so a real
-device, a pseudo-terminal, ``socket://`` and ``loop://`` all go through the same code.
+it comes back after an unplug.  Frames wait in a queue as long as the line can send them
+within ``QUEUE_SECONDS`` (0.25 s: 48 frames of 156 LEDs at 921600 baud, 6 at 115200), so a
+sender that the machine leaves unscheduled for a moment, or a port still being opened, loses
+no frame, while a line slower than the animation never runs more than 0.25 s behind; past
+that the oldest waiting frame goes, and whenever the device is known to be away (an open or
+a write failed) only the newest frame is kept.  pyserial picks
+the transport from the URL, so a real device, a pseudo-terminal, ``socket://`` and
+``loop://`` all go through the same code.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from collections import deque
 from dataclasses import dataclass
 
 from hardware.protocol import Encoder, baud_switch_byte
+
+QUEUE_SECONDS = 0.25  # the most the LEDs may run behind the animation on a slow line
 
 
 @dataclass
@@ -61,7 +67,7 @@ def plain_error(url: str, exc: BaseException, baud: int | None = None) -> str:
 class SerialLink:
     def __init__(self, url: str, encoder: Encoder, *, baud: int = 921600, switch_from: int | None = None,
                  keepalive_s: float = 1.0, reconnect_s: float = 0.25, write_timeout_s: float = 1.0,
-                 queue_frames: int = 6) -> None:
+                 queue_frames: int | None = None) -> None:
         self.url = url
         self.encoder = encoder
         self.baud = baud
@@ -72,9 +78,13 @@ class SerialLink:
         self.counters = LinkCounters()
         self.last_error: str | None = None
         self.connected = False
+        self._away = False                    # an open or a write failed: only the newest frame matters
         self._port = None
         self._queue: deque[bytes] = deque()  # encoded frames not yet written, oldest first
-        self.queue_frames = max(1, queue_frames)
+        if queue_frames is None:  # what the line sends in QUEUE_SECONDS (10 bits a byte on a UART)
+            wire_s = (len(encoder.header) + 3 * encoder.count + len(encoder.trailer)) * 10 / baud
+            queue_frames = int(QUEUE_SECONDS / wire_s)
+        self.queue_frames = max(2, queue_frames)
         self._writing = False                 # a frame is taken from the queue and being written
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
         self._ever_connected = False
@@ -91,7 +101,7 @@ class SerialLink:
         """Queue one strip frame (3 bytes per LED); never waits for the device."""
         frame = self.encoder.encode(rgb)
         with self._cond:
-            limit = self.queue_frames if self.connected else 1  # away: only the newest matters
+            limit = 1 if self._away else self.queue_frames  # (not yet opened is not away)
             while len(self._queue) >= limit:
                 self._queue.popleft()
                 self.counters.replaced += 1
@@ -186,9 +196,11 @@ class SerialLink:
         except (serial.SerialException, OSError, ValueError) as exc:
             self.last_error = plain_error(self.url, exc, self.baud)
             self.connected = False
+            self._away = True
             return False
         self._port = port
         self.connected = True
+        self._away = False
         if self._ever_connected:
             self.counters.reconnects += 1
         self._ever_connected = True
@@ -205,6 +217,7 @@ class SerialLink:
         except (serial.SerialException, OSError) as exc:
             self.counters.write_errors += 1
             self.last_error = plain_error(self.url, exc, self.baud)
+            self._away = True
             self._close_port()
             return False
 

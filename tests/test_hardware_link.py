@@ -33,6 +33,27 @@ def test_round_trip_every_frame_written_is_decoded(protocol, transport):
         assert emu.state_array().tobytes() == frame(24)
 
 
+def test_frames_waiting_for_a_stalled_sender_are_kept_up_to_a_quarter_second_of_line_time():
+    """Frames submitted while the sender is not running (a port still being opened, a thread
+    the machine did not schedule) are all sent, as many as the line carries in 0.25 s;
+    beyond that the oldest go, so a slow line never runs more than 0.25 s behind."""
+    wire_s = (6 + 3 * LAYOUT.led_count) * 10 / 921600
+    with running_emulator(layout=LAYOUT, keep_frames=True) as emu:
+        link = SerialLink(emu.path, make_encoder("adalight", LAYOUT.led_count), keepalive_s=60)
+        assert link.queue_frames == int(0.25 / wire_s) == 48
+        try:
+            for n in range(60):
+                link.submit(frame(n))      # the sender thread has not even started
+            link.start()
+            assert emu.wait_for_frames(48, 5) and link.wait_sent(2)
+            assert link.counters.replaced == 12 and emu.frames_decoded == 48
+            assert emu.history == [frame(n) for n in range(12, 60)]   # in order, the newest last
+        finally:
+            link.close()
+    slow = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count), baud=115200)
+    assert slow.queue_frames == 6 and slow.queue_frames * wire_s * 8 <= 0.25
+
+
 def test_the_emulator_path_is_a_real_tty():
     with running_emulator(layout=LAYOUT) as emu:
         fd = os.open(emu.path, os.O_RDWR | os.O_NOCTTY)
