@@ -191,10 +191,19 @@ def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     page.wait_for_selector("#summary:has-text('Advanced setup: blue places')")
     assert session.game.players == ("yellow", "blue", "green", "red") and session.game.setup == "advanced"
     assert asked and "A game is running" in asked[0]
+    page.select_option("#place-piece", "teleporter")             # only the teleporter's own choices show
+    assert page.locator("#place-arrow").is_visible() and page.locator("#place-orientation").is_hidden()
     page.select_option("#place-piece", "crystal")
+    assert page.locator("#place-arrow").is_hidden() and page.locator("#place-pair").is_hidden()
     page.click("svg.board .sq[data-square='g7']")               # tap to place (A2)
     page.wait_for_selector("svg.board .crystal")
     assert session.game.position.to_setup()["stones"] == {"g7": "crystal"}
+    # Two teleporters of pair 1 on the board: pair 2 is offered next.
+    session.act({"type": "place", "piece": "teleporter", "square": "c3", "arrow": "N", "pair": 1})
+    session.act({"type": "place", "piece": "teleporter", "square": "k8", "arrow": "S", "pair": 1})
+    page.wait_for_selector("svg.board .teleporter >> nth=1")
+    page.select_option("#place-piece", "teleporter")
+    assert page.locator("#place-pair").input_value() == "2"
     session.new_game(["red", "blue", "green"], "red", seed=6)
     # Pawn moves from the tablet: pick the pawn, its targets light up, tap one.
     page.click(".pawn-btn[data-pawn='red-2/5']")

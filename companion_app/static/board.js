@@ -115,8 +115,9 @@ class FlureBoard {
       el("path", { d: "M0 -11 L3 0 L0 11 M-10 0 L10 0", class: "crystal-facet" }, g);
     } else {
       el("rect", { x: -11, y: -11, width: 22, height: 22, rx: 4, class: "stone-body" }, g);
-      if (kind === "pivot-right") el("path", { d: "M-5 5 A7 7 0 1 1 5 5 M5 5 l0 -5 M5 5 l-5 0", class: "pivot-mark" }, g);
-      if (kind === "pivot-about") el("path", { d: "M-6 -2 A6 6 0 1 1 6 -2 M6 -2 l-1 -5 M-6 -2 l0 6 l4 -2", class: "pivot-mark" }, g);
+      // the road-sign arrows: a quarter turn to the right (↱), and a U-turn
+      if (kind === "pivot-right") el("path", { d: "M-4 7 V0 A5 5 0 0 1 1 -5 H7 M3.5 -8.5 L7 -5 L3.5 -1.5", class: "pivot-mark" }, g);
+      if (kind === "pivot-about") el("path", { d: "M-5 7 V-1 A5 5 0 0 1 5 -1 V6 M1.5 2.5 L5 6 L8.5 2.5", class: "pivot-mark" }, g);
     }
     const title = el("title", {}, g);
     title.textContent = kind;

@@ -93,7 +93,13 @@
       $("pawn-title").textContent = `Advanced setup: ${capital(state.placer)} places a piece (A2)`;
       const sel = $("place-piece");
       const left = state.pieces_left || {};
+      const was = sel.value;
       sel.replaceChildren(...PIECES.filter((p) => left[p] > 0).map((p) => h("option", { value: p }, `${p} (${left[p]} left)`)));
+      if (left[was] > 0) sel.value = was;   // placing several of one kind: keep the choice
+      // the teleporter pair offered first is one that is not on the board twice yet
+      const pairs = Object.values(state.position.teleporters || {}).map((t) => t.pair);
+      $("place-pair").value = pairs.filter((n) => n === 1).length >= 2 ? "2" : "1";
+      updatePlaceFields();
       $("tap-hint").textContent = "Choose the piece, then tap its square on the board.";
       return;
     }
@@ -286,6 +292,13 @@
     }
     openFix(sq);
   }
+
+  function updatePlaceFields() {   // only the choices the chosen piece has
+    const piece = $("place-piece").value;
+    for (const id of ["place-arrow", "place-pair"]) $(id).parentElement.classList.toggle("hidden", piece !== "teleporter");
+    $("place-orientation").parentElement.classList.toggle("hidden", piece !== "pool-1x4");
+  }
+  $("place-piece").addEventListener("change", updatePlaceFields);
 
   let fixSquare = null;
   function openFix(sq) {
