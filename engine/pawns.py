@@ -109,11 +109,12 @@ def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
         if sq != _WAITING:
             raise _Illegal("P2", f"{ctx.name} is already on the board; only a pawn beside the board can enter")
         if ENTRANCE == ctx.monster:
-            raise _Illegal("P5", f"{ctx.name} cannot enter: the monster stands on the entrance p11")
+            raise _Illegal("P5", f"{ctx.name} cannot enter onto p11 (P2): the monster stands there")
         if ENTRANCE in ctx.tele:
-            raise _Illegal("T1", f"{ctx.name} cannot enter: a teleporter lies on the entrance p11")
+            raise _Illegal("T1", f"{ctx.name} cannot enter onto p11 (P2): a teleporter lies there")
         if ENTRANCE in stones:
-            raise _Illegal("P2", f"{ctx.name} cannot enter: a stone lies on the entrance p11")
+            raise _Illegal("P2", f"{ctx.name} cannot enter: a stone lies on the entrance p11, and coming from "
+                                 "beside the board the pawn has no direction to push it in (P7)")
         return ENTRANCE, stones
     if sq == _WAITING:
         raise _Illegal("P2", f"{ctx.name} is beside the board and must first enter onto p11 (I)")
@@ -126,7 +127,8 @@ def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
     if t is None:
         raise _Illegal("P6", f"{ctx.name} cannot walk through wall {wall_letter(sq, d)} from {square_name(sq)}")
     if t in ctx.tele:
-        raise _Illegal("T1", f"{ctx.name} cannot step onto the teleporter on {square_name(t)}: it is a wall for pawns")
+        raise _Illegal("T1", f"{ctx.name} cannot step onto the teleporter on {square_name(t)}: "
+                             "it is a wall for pawns (P6)")
     if t == ctx.monster:
         raise _Illegal("P5", f"{ctx.name} cannot step onto the monster on {square_name(t)}")
     if t in stones:
@@ -184,17 +186,22 @@ def apply_moves(position: Position, label: str, moves: str, points: int | None =
     ctx = _Ctx(position, label)
     sq = _start(position, label)
     stones = dict(position.stones)
+    slid = False
     for i, m in enumerate(moves):
         if i >= budget:
-            raise IllegalMoveError(f"{ctx.name} has only {budget} point(s); move {i + 1} ({m}) is one too many",
-                                   "P1", i, m)
+            costs = {"I": " (entering costs a point, P2)", "X": " (leaving costs a point, P3)"}.get(m, "")
+            raise IllegalMoveError(f"{ctx.name} has only {budget} point(s); move {i + 1} ({m}) is one too many"
+                                   + costs, "P1", i, m)
         try:
+            before = sq
             sq, stones = _unit(ctx, sq, stones, m)
         except _Illegal as exc:
             raise IllegalMoveError(f"move {i + 1} ({m}): {exc.message}", exc.rule, i, m) from None
+        slid = m in "NESW" and NEIGHBOUR[before * 4 + DIRECTION_NAMES.index(m)] in ctx.pools
     if sq >= 0 and sq in ctx.others:
         last = len(moves) - 1
-        raise IllegalMoveError(f"{ctx.name} may not end its move on {square_name(sq)}, which holds another pawn",
+        how = " (its slide across the pool ends there, P8)" if slid else ""
+        raise IllegalMoveError(f"{ctx.name} may not end its move on {square_name(sq)}, which holds another pawn{how}",
                                "P4", last, moves[last] if moves else None)
     return _finish(position, label, sq, stones)
 

@@ -86,6 +86,17 @@ def test_unit_move_rules(label, moves, rule, index):
     assert f"({rule})" in str(exc.value)
 
 
+@pytest.mark.parametrize("label,moves,points,also", [
+    ("five", "NNWWW", None, "P8"),   # ends on a pawn at the end of a slide: P4, and P8 says why
+    ("five", "SE", None, "P6"),      # a teleporter is a wall for pawns: T1 by way of P6
+    ("out", "I", 0, "P2"),           # entering costs a point (none left)
+])
+def test_reasons_also_cite_the_rule_behind_the_case(label, moves, points, also):
+    with pytest.raises(IllegalMoveError) as exc:
+        apply_moves(Position.from_setup(BASE), label, moves, points)
+    assert also in str(exc.value)
+
+
 def test_unknown_move_letter_is_bad_input_not_illegal():
     with pytest.raises(InvalidSetupError):
         apply_moves(Position.from_setup(BASE), "five", "NQ")
