@@ -11,6 +11,8 @@ from .position import BOARD, Position
 
 FORMAT = "flure-scenario/1"
 TOP_KEYS = ("format", "name", "setup", "action", "expect")
+# Free text a scenario may carry for its readers; any other unknown key is a mistake ("expected").
+NOTE_KEYS = ("description", "comment", "comments", "note", "notes", "source", "$schema")
 # Outcome keys an ``expect`` may hold: those of SCENARIOS.md, then the extras ``run`` also prints.
 MONSTER_KEYS = ("path", "monster", "eaten", "stones", "pawns", "steps", "final_look", "stop")
 MOVE_KEYS = ("legal", "reason", "stones", "pawns", "rule", "failed_at")
@@ -45,7 +47,7 @@ def parse_scenario(data) -> Scenario:
     if not isinstance(data, dict):
         raise InvalidSetupError("the file must hold one JSON object", "scenario")
     for key in data:
-        if key not in TOP_KEYS:
+        if key not in TOP_KEYS and key not in NOTE_KEYS:
             raise InvalidSetupError(f"unknown key (expected {', '.join(TOP_KEYS)})", key)
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
@@ -82,7 +84,7 @@ def _check_shape(key: str, value) -> None:
     elif shape == "bool":
         ok = isinstance(value, bool)
     elif shape == "text":
-        ok = isinstance(value, str)
+        ok = value is None or isinstance(value, str)  # null: "no reason", as for a legal move
     elif shape == "count":
         ok = value is None or (isinstance(value, int) and not isinstance(value, bool))
     else:  # steps: free form, but a list or a count

@@ -126,6 +126,12 @@ def test_unreadable_files_exit_2_without_a_traceback(tmp_path, text, words):
         assert r.returncode == 2 and words in r.stdout + r.stderr and "Traceback" not in r.stdout + r.stderr
 
 
+def test_notes_for_readers_are_allowed(tmp_path):
+    data = dict(GOOD, description="free text", comment="why")
+    r = flure("scenario", "check", write(tmp_path, "notes.json", data))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_a_byte_order_mark_is_accepted(tmp_path):
     p = tmp_path / "bom.json"
     p.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode())
