@@ -60,7 +60,7 @@ def _error_page(code: int, message: str) -> str:
     from flask import url_for
 
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Finstere Flure</title>'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Finstere Flure</title><link rel="icon" href="data:,">'
             f'<link rel="stylesheet" href="{url_for("static", filename="app.css")}"></head><body>'
             f'<main class="layout"><section class="card"><h2>Finstere Flure</h2><p>{escape(message)}</p>'
             f'<p><a href="/">Follow the game</a> · <a href="/referee">Referee view</a> · '

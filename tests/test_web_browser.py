@@ -167,6 +167,27 @@ def test_referee_on_a_phone_or_upright_tablet_gets_the_controls_right_after_the_
         page.context.close()
 
 
+def test_referee_before_any_game_is_led_to_the_new_game_form(browser, tmp_path):
+    session = session_with(tmp_path)                                      # no game, no camera
+    app, _ = make_app(tmp_path, session)
+    with Server(app) as server:
+        page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        login(page, server.url)
+        page.wait_for_selector("#summary:has-text('No game yet')")
+        page.wait_for_selector("#camera-card li:has-text('no camera in this test')")
+        assert page.locator("#camera-confirm").is_disabled() and page.locator("#camera-refresh").is_disabled()
+        assert not page.locator("#start-game").is_visible() or page.locator("#start-game").bounding_box()["y"] > 768
+        page.click("#goto-new-game")
+        page.wait_for_function("() => { const r = document.querySelector('#start-game').getBoundingClientRect();"
+                               " return r.top >= 0 && r.bottom <= innerHeight; }")
+        page.click(".colour-btn[data-colour='red']")
+        page.click(".colour-btn[data-colour='blue']")
+        page.click("#start-game")
+        page.wait_for_selector("#pawn-title:has-text('Red moves a pawn')")
+        assert session.game.players == ("red", "blue")
+        page.context.close()
+
+
 def test_referee_login_refuses_a_wrong_pin_and_phone_reconnects(browser, live):
     server, session, _ = live
     page = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()

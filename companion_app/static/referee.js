@@ -152,7 +152,14 @@
     if (state.seq !== previewSeq || state.game_id !== previewGame) clearPreview();
     renderStatus(state);
     renderLog(state);
-    if (state.phase === "none") { $("summary").textContent = "No game yet: open “New game” below."; $("new-game").open = true; }
+    if (state.phase === "none") {
+      $("summary").replaceChildren("No game yet. ",
+        h("button", { class: "btn small primary", id: "goto-new-game", onclick: () => {
+          $("new-game").open = true;
+          $("new-game").scrollIntoView({ block: "start", behavior: "smooth" });
+        } }, "Set up a new game"));
+      $("new-game").open = true;
+    }
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
     renderSteps(state);
@@ -233,6 +240,8 @@
     const stateText = !st.present ? "not connected" : st.error ? "error" : view.reading && view.reading.located ? "board located" : "no board";
     $("camera-state").textContent = stateText;
     $("camera-state").className = `pill ${st.present && !st.error && view.reading && view.reading.located ? "ok" : "warn"}`;
+    for (const id of ["camera-refresh", "camera-confirm", "camera-clear"]) $(id).disabled = !st.present;
+    $("camera-auto").disabled = !st.present;
     const list = $("differences");
     list.textContent = "";
     if (!st.present) list.append(h("li", { class: "muted" }, st.message || "No camera."));
