@@ -86,11 +86,14 @@ def _load_scenario(path: str):
     if err:
         return None, err
     try:
-        return parse_scenario(data), None
+        scenario = parse_scenario(data)
     except InvalidSetupError as exc:
         return None, f"{path}: invalid scenario: {exc}"
     except Exception as exc:  # noqa: BLE001 - a file the checks above missed: still no traceback
         return None, f"{path}: invalid scenario ({type(exc).__name__}: {exc})"
+    for warning in scenario.warnings:
+        print(f"flure: {path}: note: {warning}", file=sys.stderr)
+    return scenario, None
 
 
 def _run(scenario, path: str):

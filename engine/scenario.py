@@ -11,7 +11,9 @@ from .position import BOARD, Position
 
 FORMAT = "flure-scenario/1"
 TOP_KEYS = ("format", "name", "setup", "action", "expect")
-# Free text a scenario may carry for its readers; any other unknown key is a mistake ("expected").
+# Free text a scenario may carry for its readers.  Any other unknown top-level key is kept as a
+# warning, not an error: SCENARIOS.md lists what makes a file invalid, and an extra key is not on
+# that list; the warning still catches a typo such as "expected".
 NOTE_KEYS = ("description", "comment", "comments", "note", "notes", "source", "$schema")
 # Outcome keys an ``expect`` may hold: those of SCENARIOS.md, then the extras ``run`` also prints.
 MONSTER_KEYS = ("path", "monster", "eaten", "stones", "pawns", "steps", "final_look", "stop")
@@ -34,6 +36,7 @@ class Scenario:
     position: Position
     action: dict
     expect: dict | None
+    warnings: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -46,9 +49,8 @@ def parse_scenario(data) -> Scenario:
     """Validate a scenario object; InvalidSetupError names the offending field."""
     if not isinstance(data, dict):
         raise InvalidSetupError("the file must hold one JSON object", "scenario")
-    for key in data:
-        if key not in TOP_KEYS and key not in NOTE_KEYS:
-            raise InvalidSetupError(f"unknown key (expected {', '.join(TOP_KEYS)})", key)
+    warnings = tuple(f"unknown key {key!r} ignored (a scenario has {', '.join(TOP_KEYS)})"
+                     for key in data if key not in TOP_KEYS and key not in NOTE_KEYS)
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise InvalidSetupError(f"unknown format {fmt!r} (expected {FORMAT!r})", "format")
@@ -62,7 +64,7 @@ def parse_scenario(data) -> Scenario:
         raise InvalidSetupError("missing", "action")
     action = _check_action(data["action"], position)
     expect = data.get("expect")
-    scenario = Scenario(name, position, action, expect)
+    scenario = Scenario(name, position, action, expect, warnings)
     if expect is not None:
         if not isinstance(expect, dict):
             raise InvalidSetupError("must be an object", "expect")

@@ -51,7 +51,6 @@ GOOD = {"format": "flure-scenario/1", "name": "one step", "setup": {"monster": {
     (lambda d: d["setup"].update(teleporters={"b5": {"pair": 1, "arrow": "N"}}), "setup.teleporters"),
     (lambda d: d["setup"]["monster"].update(facing="up"), "setup.monster.facing"),
     (lambda d: d.pop("action"), "action"),
-    (lambda d: d.update(expected={"path": ["b5"]}), "expected"),
     (lambda d: d["setup"]["monster"].update(colour="green"), "setup.monster"),
     (lambda d: d["setup"]["monster"].update(at="A5"), "setup.monster.at"),
     (lambda d: d["setup"]["monster"].update(facing="e"), "setup.monster.facing"),
@@ -130,6 +129,16 @@ def test_notes_for_readers_are_allowed(tmp_path):
     data = dict(GOOD, description="free text", comment="why")
     r = flure("scenario", "check", write(tmp_path, "notes.json", data))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_unknown_top_level_key_is_a_warning_not_an_invalid_file(tmp_path):
+    # SCENARIOS.md lists what makes a file invalid; an extra key is not on that list.  A typo such
+    # as "expected" is still pointed out, and the file without "expect" is skipped, not passed.
+    r = flure("scenario", "check", write(tmp_path, "extra.json", dict(GOOD, tags=["M4"])))
+    assert r.returncode == 0 and "1 passed" in r.stdout and "unknown key 'tags' ignored" in r.stderr
+    typo = {k: v for k, v in GOOD.items() if k != "expect"} | {"expected": GOOD["expect"]}
+    r = flure("scenario", "check", write(tmp_path, "typo.json", typo))
+    assert "unknown key 'expected' ignored" in r.stderr and "SKIP" in r.stdout and "0 passed" in r.stdout
 
 
 def test_a_byte_order_mark_is_accepted(tmp_path):
