@@ -63,7 +63,7 @@ def document(routes) -> dict:
             op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
                                 for p in params]
         if r.body is not None:
-            op["requestBody"] = {"required": False, "content": {"application/json": {"schema": r.body}}}
+            op["requestBody"] = {"required": bool(r.body.get("required")), "content": {"application/json": {"schema": r.body}}}
         if r.referee:
             op["security"] = [{"bearer": []}, {"refereeCookie": [], "csrf": []}]
             op["responses"]["401"] = _err("no referee token or session")

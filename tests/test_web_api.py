@@ -109,6 +109,8 @@ def test_openapi_documents_every_api_route(started, app_session):
     assert doc["paths"]["/api/action"]["post"]["requestBody"]["content"]["application/json"]["schema"][
         "properties"]["type"]["enum"] == ["move", "pawn-at", "draw", "tile", "place"]
     assert "security" in doc["paths"]["/api/game"]["post"] and "security" not in doc["paths"]["/api/state"]["get"]
+    assert doc["paths"]["/api/game"]["post"]["requestBody"]["required"] is True      # players are required
+    assert doc["paths"]["/api/undo"]["post"]["requestBody"]["required"] is False     # {} or no body at all
     served_state = client.get("/api/state").json        # the documented State names what is served
     assert set(served_state) <= set(doc["components"]["schemas"]["State"]["properties"])
 
