@@ -4,8 +4,10 @@ Run: .venv/bin/python benchmarks/bench_leds.py
 Targets (this machine):
   * encoding a frame takes ≤ 2 % of its wire time at 921600 baud;
   * a 20-step plan's animation streams into the emulator at ≥ 30 frames/s at 921600 baud
-    with no frame lost (the emulator reads no faster than a 921600-baud UART; the 30 fps
-    run is judged with 1 % tolerance for clock jitter; 60 and 120 fps runs show the margin);
+    with no frame lost (the emulator reads no faster than a 921600-baud UART).  Judged on
+    two runs: the product's own setting (30 fps: no frame lost) and an animation set to
+    40 fps (delivered ≥ 30 fps, with no tolerance, and no frame lost); 60 and 120 fps runs
+    show the margin;
   * the link is back within 2 s of the device returning.
 """
 from __future__ import annotations
@@ -88,7 +90,7 @@ def bench_stream(plan: dict) -> bool:
     than the 6-frame queue shows there as replaced frames (the newest frame wins)."""
     print("Streaming a 20-step plan into the emulator (paced at 921600 baud):")
     ok = True
-    for fps, judged in ((30, True), (60, False), (120, False)):
+    for fps, judged in ((30, True), (40, True), (60, False), (120, False)):
         results = []
         for _ in range(3):
             with LedEmulator(wire_baud=BAUD) as emu:
@@ -106,9 +108,12 @@ def bench_stream(plan: dict) -> bool:
         lost = max(r[3] + (r[1] - r[2]) for r in results)
         print(f"  animation set to {fps} fps: decoded/sent {[f'{r[2]}/{r[1]}' for r in results]}, "
               f"replaced {[r[3] for r in results]}, delivered {rate:.2f} fps")
-        if judged:
+        if judged and fps > 30:
             ok &= line(f"frames per second delivered (animation at {fps} fps), median of 3", rate, "fps",
-                       30 * 0.99, "high")
+                       30, "high")
+        elif judged:  # at exactly the target rate, the measured rate is 30 less clock jitter
+            print(f"  {'(info) frames per second delivered at the product setting':<58} {rate:10.3f} fps")
+        if judged:
             ok &= line(f"frames lost at {fps} fps, worst of 3", lost, "frames", 0, "low")
     return ok
 
