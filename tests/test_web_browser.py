@@ -156,6 +156,7 @@ def test_referee_on_a_phone_or_upright_tablet_gets_the_controls_right_after_the_
         board = page.locator("#board-card").bounding_box()
         pawns, move = page.locator("#pawn-card").bounding_box(), page.locator("#move").bounding_box()
         assert board["y"] < pawns["y"] < move["y"]                          # board, then what to do, then the log
+        assert pawns["y"] < page.locator("#monster-card").bounding_box()["y"]   # pawn phase: pawns first
         assert pawns["width"] > width * 0.9                                   # full width, not a narrow column
         page.screenshot(path=str(OUTPUT / f"referee-{width}px.png"))
         page.fill("#rule-id", "")
@@ -164,6 +165,10 @@ def test_referee_on_a_phone_or_upright_tablet_gets_the_controls_right_after_the_
         page.fill("#rule-id", "m8")
         page.click("#rule-form button")
         page.wait_for_selector("#rule-text h3:has-text('Pools')")
+        if width == 768:                                                     # the monster's turn: its card first
+            play_pawn_phase(session, longest)
+            page.wait_for_selector("#draw:not([disabled])")
+            assert page.locator("#monster-card").bounding_box()["y"] < page.locator("#pawn-card").bounding_box()["y"]
         page.context.close()
 
 

@@ -81,6 +81,7 @@
   }
 
   function renderControls(state) {
+    document.body.dataset.phase = state.phase;   // on a narrow screen the card the phase needs comes first
     const monsterTurn = state.phase === "monster";
     $("draw").disabled = !monsterTurn;
     for (const b of $("tile-buttons").children) b.disabled = !monsterTurn;
