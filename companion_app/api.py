@@ -235,10 +235,10 @@ def camera_clear():
 
 
 @route("/camera/confirm", "POST", "Accept the camera reading: it becomes the pawn move or tile it shows",
-       body=schemas.EMPTY, referee=True)
+       body=schemas.CONFIRM, referee=True)
 def camera_confirm():
-    body(schemas.EMPTY)
-    return jsonify(engine_call(table().confirm_reading))
+    data = body(schemas.CONFIRM)
+    return jsonify(engine_call(table().confirm_reading, (data or {}).get("expect")))
 
 
 @route("/openapi.json", "GET", "This API described as OpenAPI 3.1")

@@ -82,6 +82,15 @@ FIX = {
 
 EMPTY = {"type": "object", "additionalProperties": False, "properties": {}}
 
+CONFIRM = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "expect": {"type": ["object", "null"], "maxProperties": 8,
+                   "description": "the action the referee's screen proposed (the camera view's proposal.action); "
+                                  "if the table has changed since, the confirmation is refused"},
+    },
+}
+
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 

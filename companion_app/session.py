@@ -248,8 +248,12 @@ class TableSession:
                 raise
         return run
 
-    def confirm_reading(self) -> dict:
-        """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused."""
+    def confirm_reading(self, expect: dict | None = None) -> dict:
+        """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused.
+
+        ``expect`` is the action the referee's screen proposed: when the fresh reading now stands
+        for something else (a player moved on meanwhile), nothing is played and the referee looks again.
+        """
         view = self.camera_view()
         reading = view["reading"]
         if reading is None:
@@ -258,6 +262,9 @@ class TableSession:
         with self._lock:
             game = self._need_game()
             action, message = confirm_action(game, reading)
+            if expect is not None and action != expect:
+                raise GameActionError("The table changed since your screen showed the reading; nothing was "
+                                      f"played. The camera now sees: {message}. Look again, then confirm.")
             self.store.add_reading(self.game_id, self.seq, reading, message)
         if action is None:
             self.signal_error()

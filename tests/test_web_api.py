@@ -384,6 +384,28 @@ def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     assert session.store.readings(session.game_id)[0]["outcome"].startswith("red 6/1")
 
 
+def test_confirm_refuses_when_the_table_changed_since_the_screen_showed_it(camera_client):
+    """The referee confirms what the screen proposed; a player who moved on meanwhile is not played."""
+    client, session, camera = camera_client
+    seen = session.game.position.to_setup()
+    seen["pawns"]["red-2/5"] = {"at": "p11", "color": "red", "pawn": "2/5", "face": "white"}
+    camera.reading = FakeReading(True, seen)
+    shown = client.get("/api/camera", headers=AUTH).json["proposal"]["action"]
+    assert shown == {"type": "move", "pawn": "red-2/5", "moves": "I"}
+    seen = json.loads(json.dumps(seen))
+    seen["pawns"]["red-2/5"]["at"] = "p10"                                  # moved on before the tap
+    camera.reading = FakeReading(True, seen)
+    r = client.post("/api/camera/confirm", json={"expect": shown}, headers=AUTH)
+    assert r.status_code == 409 and "table changed" in r.json["error"] and "red 2/5" in r.json["error"]
+    assert session.game.position.pawn("red-2/5").place == "waiting"         # nothing played
+    r = client.post("/api/camera/confirm", json={"expect": {"type": "move", "pawn": "red-2/5", "moves": "IN"}},
+                    headers=AUTH)
+    assert r.status_code == 200, r.json
+    assert r.json["position"]["pawns"]["red-2/5"]["at"] == "p10"
+    r = client.post("/api/camera/confirm", json={"expect": "I"}, headers=AUTH)
+    assert r.status_code == 400 and "expect" in r.json["error"]
+
+
 def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_client):
     """The camera cannot see behind the monster: that square is unknown, not empty, so the
     move that was made elsewhere can still be confirmed."""
