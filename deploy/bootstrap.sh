@@ -13,8 +13,25 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: bash deploy/bootstrap.sh [--dev|--pi]" >&2; exit 2 ;;
 esac
+venv_args=""
+if [ "$extra" = "[pi]" ]; then
+  # The Pi camera's Python bindings (libcamera) come only from Raspberry Pi OS's packages, so the
+  # venv must see the system's site-packages, and picamera2 is best taken from apt as well.
+  venv_args="--system-site-packages"
+  if command -v apt-get >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" = "0" ] || SUDO="sudo"
+    echo "Installing Raspberry Pi OS's camera packages (python3-picamera2, python3-libcamera)..."
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-picamera2 python3-libcamera libcap-dev >/dev/null \
+      || echo "Note: could not install python3-picamera2 with apt; the Pi camera needs it (sudo apt install python3-picamera2)" >&2
+  fi
+  if [ -f .venv/pyvenv.cfg ] && ! grep -q "include-system-site-packages = true" .venv/pyvenv.cfg; then
+    echo "Re-creating .venv so it can see the system's camera packages..."
+    rm -rf .venv
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
+  "$PYTHON" -m venv $venv_args .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".$extra"
