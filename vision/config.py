@@ -53,6 +53,24 @@ class ReaderConfig:
     # Weight of the corner-marker fit error (per px) against the size spread in the search.
     distortion_fit_weight: float = 0.005
     flat_sticker_mm: float = 10.0
+    # A sticker this high (mm) or more (the monster's) measures the height shift: seen from
+    # a camera H mm up it looks H / (H - h) times its printed size.  Its measured size is
+    # combined with the pose (inverse-variance weights): one standard deviation of a
+    # measured side is parallax_corner_px; the pose's inverse height is trusted to within
+    # these fractions with a calibration, with a focal length measured from a tilted view,
+    # and with the assumed field of view (an unknown lens: a flat scan, a telephoto or a
+    # wide-angle camera all look alike from overhead).
+    parallax_min_height_mm: float = 20.0
+    parallax_corner_px: float = 0.6
+    parallax_prior_calibrated: float = 0.04
+    parallax_prior_measured: float = 0.12
+    parallax_prior_assumed: float = 0.5
+    # Size and pose further apart than this many standard deviations: the uncertainty is
+    # widened to cover both.
+    parallax_conflict: float = 4.0
+    # A lifted sticker must land on the same square over this many standard deviations of
+    # the height shift, else the reading says which squares it could be on.
+    parallax_sigmas: float = 2.0
     # Visible corner markers moved more than this (px) from where the last good
     # homography puts them: the camera (or the board) was bumped.
     bump_threshold_px: float = 6.0

@@ -147,3 +147,66 @@ def marker_centres(corners: np.ndarray) -> np.ndarray:
     flat = np.abs(denom) < 1e-9
     out[flat] = c[flat].mean(axis=1)
     return out
+
+
+@lru_cache(maxsize=8)
+def marker_cells(dictionary: str) -> int:
+    """Cells across a marker of the dictionary, its black border included (6 for 4×4)."""
+    return int(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)).markerSize) + 2
+
+
+def border_corners(gray: np.ndarray, corners: np.ndarray, cells: int, px_per_cell: int = 16) -> np.ndarray | None:
+    """A marker's corners on the outer edge of its black border, to a fraction of a pixel.
+
+    cv2.aruco's corners follow the thresholded outline, which can sit a little off the
+    border, or — with a thin white margin on a dark piece — on the paper's edge instead.
+    The marker's own cells give the paper's white and the ink's black; along the middle of
+    each side the profile is followed outwards from inside the black border to where it
+    first rises halfway to white: the border's edge.  The corners are where those four
+    edges meet.  ``cells`` counts the marker's cells across, border included.  None when a
+    side shows no clean edge (a margin too thin to reach white, a dark smudge).
+    """
+    quad = np.asarray(corners, dtype=np.float32).reshape(4, 2)
+    side = cells * px_per_cell
+    pad = px_per_cell
+    dst = np.float32([[pad, pad], [pad + side, pad], [pad + side, pad + side], [pad, pad + side]])
+    to_canon = cv2.getPerspectiveTransform(quad, dst)
+    size = side + 2 * pad
+    canon = cv2.warpPerspective(gray, to_canon, (size, size), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    bits = canon[2 * pad:size - 2 * pad, 2 * pad:size - 2 * pad]
+    black, white = (float(v) for v in np.percentile(bits, (10, 90)))
+    if white - black < 30.0:
+        return None
+    mid = 0.5 * (white + black)
+    lo, hi = pad + int(0.25 * side), pad + int(0.75 * side)
+    # Profiles outwards along the middle of each side; index 0 is half a cell inside the
+    # quad's edge (inside the black border whether the quad is the border or the paper),
+    # index i lies half a cell minus i px inside it.
+    half = pad // 2
+    reach = pad + half + 1
+    profiles = [canon[pad + half::-1, lo:hi][:reach].mean(axis=1),             # top
+                canon[lo:hi, size - pad - half:][:, :reach].mean(axis=0),      # right
+                canon[size - pad - half:, lo:hi][:reach].mean(axis=1),         # bottom
+                canon[lo:hi, pad + half::-1][:, :reach].mean(axis=0)]          # left
+    inset = []
+    for prof in profiles:
+        if prof[0] > mid:
+            return None
+        peak = np.maximum.accumulate(prof)
+        above = np.flatnonzero(prof >= mid)
+        if len(above) == 0:
+            return None
+        j = int(above[0])
+        if np.any(prof[:j] < peak[:j] - 0.25 * (white - black)):
+            return None          # rose and fell again below halfway: no clean edge
+        a, b = float(prof[j - 1]), float(prof[j])
+        x = (j - 1) + (mid - a) / (b - a) if b != a else float(j)
+        inset.append(half - x)
+    t_top, t_right, t_bottom, t_left = inset
+    if min(inset) < -0.3 * pad or max(inset) > 0.6 * pad:
+        return None
+    x0, x1 = pad + t_left, pad + side - t_right
+    y0, y1 = pad + t_top, pad + side - t_bottom
+    canon_corners = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(canon_corners, np.linalg.inv(to_canon)).reshape(4, 2)

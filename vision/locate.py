@@ -41,6 +41,13 @@ class BoardLocation:
     image_size: tuple[int, int] = (0, 0)
     # Camera matrix the distortion was estimated with (no calibration); else camera_matrix.
     lens_matrix: np.ndarray | None = None
+    # Without a calibration: the focal length was measured from a tilted view (else assumed).
+    focal_measured: bool = False
+    # How far a lifted sticker appears displaced: the camera's inverse height (1/mm) as
+    # measured from a tall sticker's apparent size (``reader.with_parallax``), and its
+    # standard deviation.  None: from the pose (1 / camera_height_mm).
+    parallax: float | None = None
+    parallax_sigma: float = 0.0
     inv_homography: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -59,6 +66,12 @@ class BoardLocation:
     @property
     def camera_height_mm(self) -> float:
         return float(-self.centre[2])
+
+    @property
+    def pose_parallax(self) -> float:
+        """The camera's inverse height (1/mm) from the pose: a sticker h mm up appears
+        displaced away from the camera's foot point by h * parallax of its distance."""
+        return 1.0 / max(self.camera_height_mm, 1.0)
 
     def in_view(self, pts_mm: np.ndarray, margin_px: float = 2.0) -> bool:
         """Whether board-frame points (z = 0) all fall inside the frame."""
@@ -86,10 +99,19 @@ class BoardLocation:
         h = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(pts),))
         if not np.any(h):
             return flat
+        if self.parallax is not None:
+            return self.lift(flat, h, self.parallax)
         rays = (self._ray @ np.vstack([pts.T, np.ones(len(pts))])).T    # board-frame ray directions
         dz = np.where(np.abs(rays[:, 2]) < 1e-9, 1e-9, rays[:, 2])
         # The ray meets z = -h this far from where it meets z = 0 (heights per point).
         return flat + (-h / dz)[:, None] * rays[:, :2]
+
+    def lift(self, flat_mm: np.ndarray, height_mm, parallax: float) -> np.ndarray:
+        """Where points seen at ``flat_mm`` on the board plane are when they are ``height_mm``
+        up, for a camera of inverse height ``parallax`` above its foot point (pinhole)."""
+        flat = np.asarray(flat_mm, dtype=np.float64).reshape(-1, 2)
+        h = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(flat),))
+        return flat - (h * parallax)[:, None] * (flat - self.centre[:2])
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Board mm (z = 0) → undistorted pixels."""
@@ -222,11 +244,13 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     if err > config.max_reprojection_px:
         return LocateResult(None, f"board not located: the corner markers fit the scheme badly "
                                   f"({err:.1f} px off on average)", bumped, shift)
+    measured = False
     if assumed:
         k = _estimate_camera(h, image_size, config)
+        measured = k[0, 0] != _default_k(*image_size, config)[0, 0]
     rot, centre = _pose(h, k)
     loc = BoardLocation(h, k, dist, rot, centre, tuple(seen), missing, err, assumed, image_size=tuple(image_size),
-                        lens_matrix=lens)
+                        lens_matrix=lens, focal_measured=measured)
     return LocateResult(loc, None, bumped, shift)
 
 
@@ -298,7 +322,8 @@ def _hidden_text(missing: tuple[int, ...], total: int) -> str:
 def _copy(prev: BoardLocation, seen, missing) -> BoardLocation:
     loc = BoardLocation(prev.homography, prev.camera_matrix, prev.dist_coeffs, prev.rotation, prev.centre,
                         tuple(seen), tuple(missing), prev.reprojection_px, prev.assumed_focal, kept=True,
-                        image_size=prev.image_size, lens_matrix=prev.lens_matrix)
+                        image_size=prev.image_size, lens_matrix=prev.lens_matrix,
+                        focal_measured=prev.focal_measured)
     return loc
 
 

@@ -8,6 +8,7 @@ never accepted as the game's position.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,8 @@ from engine.geometry import COLS, on_board, parse_direction, parse_square, squar
 from engine.position import BOARD, Pawn, Position, Teleporter
 
 from .config import DEFAULT_CONFIG, ReaderConfig
-from .detect import (Detections, check_frame, detect_in_regions, detect_markers, marker_centres,
-                     merge_detections)
+from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
+                     marker_centres, marker_cells, merge_detections)
 from .locate import BoardLocation, LocateResult, locate_board
 from .occlusion import card_zone_unclear, find_occlusion
 from .reading import Reading, SeenSticker, not_located, problem
@@ -48,21 +49,71 @@ def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | N
         loc = locate_board(det, (w, h), scheme, calibration, config, previous)
         if loc.location is None:
             return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
-        reading = interpret(det, loc.location, scheme, config)
-        occ = _check_occlusion(reading, image, gray, loc.location, scheme, config)
+        location = with_parallax(det, loc.location, scheme, config, gray)
+        reading = interpret(det, location, scheme, config)
+        occ = _check_occlusion(reading, image, gray, location, scheme, config)
         if occ.lone and not occ.groups and len(occ.lone) <= config.second_look_max_squares:
             # Squares that look occupied but gave no sticker: look again, closer.
-            more = detect_in_regions(gray, scheme, _square_regions(occ.lone, loc.location, scheme), config)
+            more = detect_in_regions(gray, scheme, _square_regions(occ.lone, location, scheme), config)
             if len(more):
                 det = merge_detections(det, more)
-                reading = interpret(det, loc.location, scheme, config)
-                _check_occlusion(reading, image, gray, loc.location, scheme, config)
+                location = with_parallax(det, loc.location, scheme, config, gray)
+                reading = interpret(det, location, scheme, config)
+                _check_occlusion(reading, image, gray, location, scheme, config)
         reading.bumped = loc.bumped
         if reading.problems:
             reading.confidence = min(reading.confidence, 0.5)
         return reading, loc
     except Exception as exc:  # noqa: BLE001 — a frame must never crash the caller
         return not_located(f"board not located: the frame could not be processed ({exc})"), None
+
+
+def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
+                  config: ReaderConfig = DEFAULT_CONFIG, gray: np.ndarray | None = None) -> BoardLocation:
+    """``loc`` with the height shift measured from the tall stickers' apparent size.
+
+    A sticker h mm up, seen from a camera H mm above the board, projects onto the board
+    plane H / (H - h) times its printed size and displaced away from the camera's foot
+    point by h / H of its distance: the size measures the shift directly, whatever the
+    lens.  The pose's own estimate (exact with a calibration, a guess from the assumed
+    field of view when the camera looks straight down) is combined with it by their
+    uncertainties.  Without a tall sticker in view, ``loc`` is returned unchanged.
+    """
+    tall = [(k, st) for k, i in enumerate(det.ids)
+            if (st := scheme.stickers.get(int(i))) is not None and st.piece != "tile"
+            and st.height_mm >= config.parallax_min_height_mm]
+    if not tall:
+        return loc
+    prior = loc.pose_parallax
+    rel = (config.parallax_prior_calibrated if not loc.assumed_focal
+           else config.parallax_prior_measured if loc.focal_measured else config.parallax_prior_assumed)
+    weights, values = [], []
+    cells = marker_cells(scheme.dictionary)
+    for k, st in tall:
+        # cv2.aruco's corners follow a thresholded outline: measured on the border itself.
+        raw = border_corners(gray, det.corners[k], cells) if gray is not None else None
+        if raw is None:
+            continue
+        und = loc.undistort(raw)
+        flat = loc.to_board(und, 0.0)
+        scale = float(np.linalg.norm(flat - np.roll(flat, 1, axis=0), axis=1).mean()) / st.size_mm
+        if not 0.8 < scale < 2.0:
+            continue       # a misread or a wrongly printed sticker: the size check reports it
+        und_side = float(np.linalg.norm(und - np.roll(und, 1, axis=0), axis=1).mean())
+        weights.append((und_side * st.height_mm / config.parallax_corner_px) ** 2)
+        values.append((1.0 - 1.0 / scale) / st.height_mm)
+    if not weights:
+        return loc
+    w, v = np.array(weights), np.array(values)
+    measured, sigma_m = float(w @ v / w.sum()), float(1.0 / math.sqrt(w.sum()))
+    sigma_p = rel * prior
+    wp = 1.0 / sigma_p ** 2
+    fused = (wp * prior + w.sum() * measured) / (wp + w.sum())
+    sigma = 1.0 / math.sqrt(wp + w.sum())
+    gap = abs(measured - prior)
+    if gap > config.parallax_conflict * math.hypot(sigma_p, sigma_m):
+        sigma = max(sigma, gap / 2.0)    # size and pose disagree: either may be right
+    return dataclasses.replace(loc, parallax=max(fused, 0.0), parallax_sigma=sigma)
 
 
 def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[int, int, int, int]]:
@@ -219,6 +270,13 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         if margin < config.square_margin_mm:
             problems.append(problem("between-squares", f"{st.describe()} lies on the line between "
                                     f"{square_name(sq)} and a neighbour", sq))
+        other = (_unsure_square(loc, meas.flat_mm[k], float(meas.heights[k]), sq, scheme, config)
+                 if margin >= config.square_margin_mm else None)
+        if other is not None:
+            problems.append(problem("unsure-square", f"{st.describe()} ({st.height_mm:.0f} mm above the board) "
+                                    f"could stand on {square_name(sq)} or {other}: from this camera its "
+                                    "height shift cannot be judged exactly (calibrate the camera with "
+                                    "flure calibrate camera, or mount it more overhead)", sq))
         if _has_heading(st) and deviation > config.max_rotation_deviation_deg:
             problems.append(problem("unclear-heading", f"{st.describe()} on {square_name(sq)} is turned "
                                     f"{deviation:.0f}° off a clear heading", sq))
@@ -253,6 +311,8 @@ class _Measured:
     centre_mm: np.ndarray      # (m, 2)
     corners_mm: np.ndarray     # (m, 4, 2)
     side_mm: np.ndarray        # (m,)
+    flat_mm: np.ndarray        # (m, 2) the centre's ray where it meets the board plane
+    heights: np.ndarray        # (m,)
 
 
 def _measure(det: Detections, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> _Measured:
@@ -273,7 +333,24 @@ def _measure(det: Detections, loc: BoardLocation, scheme: Scheme, config: Reader
     lo = np.array([st.size_mm if st else min(sizes) for st in stickers])
     hi = np.array([st.size_mm if st else max(sizes) for st in stickers])
     keep = (side >= config.speck_ratio * lo) & (side <= hi / config.speck_ratio)
-    return _Measured(ids[keep], px[keep], centre_px[keep], centre_mm[keep], corners_mm[keep], side[keep])
+    flat = loc.to_board(centre_px, 0.0)
+    return _Measured(ids[keep], px[keep], centre_px[keep], centre_mm[keep], corners_mm[keep], side[keep],
+                     flat[keep], heights[keep])
+
+
+def _unsure_square(loc: BoardLocation, flat_mm, height: float, sq: int, scheme: Scheme,
+                   config: ReaderConfig) -> str | None:
+    """Another square (or "off the board") a lifted sticker could be on, within the
+    uncertainty of the measured height shift; None when it is on ``sq`` either way."""
+    if loc.parallax is None or not loc.parallax_sigma or height <= 0:
+        return None
+    spread = config.parallax_sigmas * loc.parallax_sigma
+    for p in (max(loc.parallax - spread, 0.0), loc.parallax + spread):
+        x, y = loc.lift(flat_mm, height, p)[0]
+        other = scheme.square_at(float(x), float(y))
+        if other != sq:
+            return square_name(other) if other is not None else "off the board"
+    return None
 
 
 def _overlaps(seen: list[SeenSticker], scheme: Scheme) -> list[dict]:
