@@ -119,3 +119,15 @@ def test_cli_reads_an_outside_photo_as_vision_md_json(tmp_path, capsys):
     assert out.same_setup(got["setup"], out.expected_setup(out.MIXED))
     assert got["setup"]["pawns"]["red-6/1"] == {"at": "p11", "color": "red", "pawn": "6/1", "face": "white"}
 
+
+def test_cli_plain_messages_for_files_it_cannot_read(tmp_path, capsys):
+    assert main(["vision", "read", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"{tmp_path}: is a folder, not an image file"
+    import cv2
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), np.full((100, 100, 3), 200, np.uint8))
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(good.read_bytes()[:60])
+    assert main(["vision", "read", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"{broken}: not an image file OpenCV can read", err

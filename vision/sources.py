@@ -140,10 +140,25 @@ def load_image_file(path: str | Path) -> tuple[np.ndarray | None, str | None]:
     """(image, None) or (None, why) for a photo on disk; any format OpenCV reads."""
     import cv2
     p = Path(path)
+    if p.is_dir():
+        return None, f"{path}: is a folder, not an image file"
     if not p.is_file():
         return None, f"{path}: no such file"
-    data = np.fromfile(str(p), dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        return None, f"{path}: cannot read the file ({exc.strerror or exc})"
+    image = None
+    if data.size:
+        from cv2.utils import logging as cv_log
+        level = cv_log.getLogLevel()
+        cv_log.setLogLevel(cv_log.LOG_LEVEL_ERROR)   # a broken file gets our message, not OpenCV's warning
+        try:
+            image = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+        except cv2.error:
+            image = None
+        finally:
+            cv_log.setLogLevel(level)
     if image is None:
         return None, f"{path}: not an image file OpenCV can read"
     return image, None
