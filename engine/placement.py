@@ -54,7 +54,7 @@ def pieces_text(left: dict[str, int]) -> str:
 def parse_placement(action: dict, position: Position) -> Placement:
     """Read a ``place`` action into squares; bad input raises InvalidSetupError naming the field."""
     piece = action.get("piece")
-    if piece not in PIECES:
+    if not isinstance(piece, str) or piece not in PIECES:
         raise InvalidSetupError(f"unknown piece {piece!r} (one of {', '.join(PIECES)})", "piece")
     try:
         corner = parse_square(action.get("square"))
@@ -64,6 +64,8 @@ def parse_placement(action: dict, position: Position) -> Placement:
         return Placement(piece, _block(corner, 2, 2))
     if piece == "pool-1x4":
         orientation = action.get("orientation") or "horizontal"
+        if isinstance(orientation, str):
+            orientation = orientation.strip().lower()
         if orientation not in ORIENTATIONS:
             raise InvalidSetupError(f"orientation must be horizontal or vertical, not {orientation!r}",
                                     "orientation")
@@ -74,13 +76,12 @@ def parse_placement(action: dict, position: Position) -> Placement:
         except ValueError as exc:
             raise InvalidSetupError(f"a teleporter needs its arrow: {exc}", "arrow") from None
         pair = action.get("pair")
-        counts = _pair_counts(position)
         if pair is None:
+            counts = _pair_counts(position)
             pair = next((p for p in TELEPORTER_PAIRS if counts.get(p, 0) < 2), TELEPORTER_PAIRS[-1])
-        if pair not in TELEPORTER_PAIRS or isinstance(pair, bool):
+        # A whole number only: 1.0 or True would be saved as such and not load again.
+        if not isinstance(pair, int) or isinstance(pair, bool) or pair not in TELEPORTER_PAIRS:
             raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", "pair")
-        if counts.get(pair, 0) >= 2:
-            raise GameActionError(f"Both teleporters of pair {pair} are already placed", rule="A1")
         return Placement(piece, (corner,), arrow, pair)
     return Placement(piece, (corner,))
 
@@ -108,8 +109,9 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
     """A1/A2: the piece is still available, fits, overlaps nothing, keeps clear of the corners."""
     piece = placement.piece
     if left.get(piece, 0) <= 0:
-        raise GameActionError(f"All {PIECES[piece]} {PIECE_NAMES[piece]}s are already placed "
-                              f"(still to place: {pieces_text(left)})", rule="A1")
+        placed = (f"The {PIECE_NAMES[piece]} is" if PIECES[piece] == 1
+                  else f"All {PIECES[piece]} {PIECE_NAMES[piece]}s are")
+        raise GameActionError(f"{placed} already placed (still to place: {pieces_text(left)})", rule="A1")
     taken = set(position.stones) | set(position.pools) | set(position.teleporters) | {position.monster}
     for sq in placement.squares:
         if sq in CORNER_ZONE:
@@ -118,6 +120,9 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
         if sq in taken:
             raise GameActionError(f"{square_name(sq)} is already covered; pieces may not overlap", rule="A2")
     if piece == "teleporter":
+        if _pair_counts(position).get(placement.pair, 0) >= 2:
+            raise GameActionError(f"Both teleporters of pair {placement.pair} are already placed; "
+                                  "place this one as the other pair", rule="A1")
         sq = placement.squares[0]
         for d in range(4):
             n = NEIGHBOUR[sq * 4 + d]

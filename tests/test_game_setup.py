@@ -152,3 +152,36 @@ def test_a2_random_legal_placements_respect_every_rule():
                 assert abs(a % 16 - b % 16) + abs(a // 16 - b // 16) != 1
         assert pos.status() == []
         assert g.first_player == "red"   # 17 placements from blue: blue placed last, red starts
+
+
+# -- audit regressions ------------------------------------------------------------
+def test_a2_teleporter_pair_must_be_a_whole_number_so_the_save_loads_again():
+    g = advanced()
+    for pair in (1.0, True, "1", [1]):
+        with pytest.raises(InvalidSetupError, match="pair must be 1 or 2"):
+            place(g, "teleporter", "g5", arrow="N", pair=pair)
+    g = place(g, "teleporter", "g5", arrow="N", pair=1)
+    assert Game.from_json(json.loads(json.dumps(g.to_json()))) == g
+
+
+def test_a1_fifth_teleporter_says_all_four_are_placed():
+    g = advanced()
+    for sq in ("d4", "d8", "k4", "k8"):
+        g = place(g, "teleporter", sq, arrow="N")
+    with pytest.raises(GameActionError, match="All 4 teleporters are already placed") as err:
+        place(g, "teleporter", "g6", arrow="N")
+    assert err.value.rule == "A1"
+    g = place(g, "pool-2x2", "f5")
+    with pytest.raises(GameActionError, match=r"^The 2×2 pool is already placed"):
+        place(g, "pool-2x2", "f8")
+
+
+@pytest.mark.parametrize("piece", [{"a": 1}, ["stone"], 3, None])
+def test_a2_piece_of_the_wrong_type_is_named_not_a_traceback(piece):
+    with pytest.raises(InvalidSetupError, match="piece"):
+        place(advanced(), piece, "g5")
+
+
+def test_a2_pool_orientation_in_capitals_is_understood():
+    g = place(advanced(), "pool-1x4", "f3", orientation="Vertical")
+    assert {square_name(sq) for sq in g.position.pools} == {"f3", "f4", "f5", "f6"}
