@@ -131,3 +131,18 @@ def test_cli_plain_messages_for_files_it_cannot_read(tmp_path, capsys):
     assert main(["vision", "read", str(broken)]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"{broken}: not an image file OpenCV can read", err
+
+
+def test_a_board_partly_outside_the_picture_is_not_read_as_complete():
+    """Three corner markers locate the board even when the camera cuts off the grid's far
+    corner; a pawn standing there is not in the picture, so the reading says so."""
+    setup = {"monster": {"at": "h6", "facing": "E"}, "stones": {"c3": "stone"}, "pool_tiles": [],
+             "teleporters": {}, "pawns": {"green-6/1": {"at": "a1", "color": "green", "pawn": "6/1", "face": "black"}}}
+    style = out.Style(width=1600, height=1200, cam_height_mm=800, hfov_deg=66, roll_deg=30, offset_mm=(60, 127))
+    r = read_image(out.render(setup, "8", style)).to_json()
+    assert r["located"] and "green-6/1" not in r["setup"]["pawns"]
+    view = [p for p in r["problems"] if p["code"] == "out-of-view"]
+    assert view and view[0]["square"] == "a1" and "outside the picture (a1" in view[0]["message"]
+    # The whole board in view: no such problem.
+    r = read_image(out.render(setup, "8", out.Style(width=1600, height=1200, cam_height_mm=800))).to_json()
+    assert r["problems"] == [] and r["setup"]["pawns"]["green-6/1"]["at"] == "a1"

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.geometry import COLS, on_board, parse_direction, parse_square, square, square_name
+from engine.geometry import COLS, SQUARES, on_board, parse_direction, parse_square, square, square_name
 from engine.position import BOARD, Pawn, Position, Teleporter
 
 from .config import DEFAULT_CONFIG, ReaderConfig
@@ -283,6 +283,12 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         placed.append(_Placed(st, seen))
 
     problems.extend(_overlaps([p.seen for p in placed], scheme))
+    outside = _out_of_view(loc, scheme, {p.seen.square for p in placed})
+    if outside:
+        names = " ".join(square_name(s) for s in outside[:8]) + (" …" if len(outside) > 8 else "")
+        problems.append(problem("out-of-view", f"{len(outside)} square{'s' if len(outside) > 1 else ''} of the "
+                                f"board {'are' if len(outside) > 1 else 'is'} outside the picture ({names}): "
+                                "turn the camera to show the whole board", outside[0]))
     tile = None
     if len(tiles) == 1:
         tile = str(tiles[0].sticker.tile)
@@ -336,6 +342,22 @@ def _measure(det: Detections, loc: BoardLocation, scheme: Scheme, config: Reader
     flat = loc.to_board(centre_px, 0.0)
     return _Measured(ids[keep], px[keep], centre_px[keep], centre_mm[keep], corners_mm[keep], side[keep],
                      flat[keep], heights[keep])
+
+
+def _out_of_view(loc: BoardLocation, scheme: Scheme, occupied: set) -> list[int]:
+    """Squares (without a read piece) whose middle part falls outside the frame: what stands
+    there cannot be seen, so the reading must not pass as complete."""
+    q, inner = scheme.square_mm, 0.7
+    sq = np.array([s for s in SQUARES if s not in occupied])
+    if len(sq) == 0:
+        return []
+    c = np.column_stack([(sq % COLS + 0.5) * q, (sq // COLS + 0.5) * q])
+    d = q * inner / 2
+    pts = (c[:, None, :] + np.array([[-d, -d], [d, -d], [d, d], [-d, d]])[None]).reshape(-1, 2)
+    w, h = loc.image_size
+    px = loc.to_raw_image(pts)
+    inside = np.all((px >= 0) & (px <= np.array([w, h]) - 1), axis=1).reshape(-1, 4).all(axis=1)
+    return sorted(int(s) for s in sq[~inside])
 
 
 def _unsure_square(loc: BoardLocation, flat_mm, height: float, sq: int, scheme: Scheme,
