@@ -1,5 +1,6 @@
-"""The reader on images with known ground truth (tests/vision_helpers.py renders them
-from the marker scheme alone, independently of the product's synthetic camera)."""
+"""The reader on images with known ground truth (tests/vision_helpers.py renders them with a
+plain pinhole camera, apart from the product's synthetic camera; images made from the scheme
+file alone are in test_vision_outside.py)."""
 from __future__ import annotations
 
 import dataclasses

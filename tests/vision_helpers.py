@@ -1,9 +1,11 @@
-"""A small, independent pinhole renderer for reader tests.
+"""A small pinhole renderer for reader tests.
 
-It is deliberately separate from ``vision.synthetic`` (the product's digital twin):
-it draws only what the marker scheme promises — ArUco stickers with a white quiet
-zone at their board-frame position and height — on a plain board, so the reader is
-also checked against images that were not made by our own renderer.
+It is separate from ``vision.synthetic`` (the product's digital twin): it draws only what
+the marker scheme promises — ArUco stickers with a white quiet zone at their board-frame
+position and height — on a plain board.  It is *not* independent of the product's reading
+of the scheme file, though: it uses ``vision.scheme`` (``load_scheme``,
+``marker_corners_mm``, ``rotation_for``), so a misread convention there would be shared.
+``vision_outside_renderer`` is the one written from VISION.md and the JSON alone.
 """
 from __future__ import annotations
 
