@@ -39,11 +39,19 @@ def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
     return f"{tile_name(tile)}: the monster walks {tile} steps (M1)"
 
 
-def tile_name(tile: str) -> str:
-    """Plain-language tile name for messages: ``8 steps``, ``one prey``."""
+def tile_name(tile: str, *, prey3_variant: bool = False) -> str:
+    """Plain-language tile name for messages: ``8 steps``, ``one prey``; the 5 under G11 is ``5 (three prey)``."""
     if tile.startswith("prey-"):
         return {"prey-1": "one prey", "prey-2": "two prey", "prey-3": "three prey"}[tile]
+    if tile == "5" and prey3_variant:
+        return "5 (three prey, G11)"
     return f"{tile} steps"
+
+
+def tiles_text(tiles, *, prey3_variant: bool = False) -> str:
+    """``5 steps, 7 steps, one prey`` in deck order (TILES), for messages; ``none`` when empty."""
+    names = [tile_name(t, prey3_variant=prey3_variant) for t in sorted(tiles, key=TILES.index)]
+    return ", ".join(names) or "none"
 
 
 @dataclass(frozen=True)
@@ -76,15 +84,19 @@ def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_var
 
 def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> Draw:
     """A tile revealed at the table: it must still be in the deck (G7, G8)."""
+    if isinstance(tile, int) and not isinstance(tile, bool):
+        tile = str(tile)   # a step tile given as a number: 8 is the "8" tile
     if not isinstance(tile, str) or tile not in TILES:
         raise InvalidSetupError(f"{tile!r} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
                                 "tile")
+    name = tile_name(tile, prey3_variant=prey3_variant)
     if tile not in deck:
-        raise GameActionError(f"There is no {tile_name(tile)} tile left in the deck "
-                              f"(left: {', '.join(sorted(deck, key=TILES.index)) or 'none'})", rule="G7")
+        raise GameActionError(f"There is no {name} tile left in the deck "
+                              f"(left: {tiles_text(deck, prey3_variant=prey3_variant)})", rule="G7")
     if first_of_game and is_prey(tile, prey3_variant=prey3_variant):
-        raise GameActionError(f"The first tile of the game may not be a prey tile ({tile_name(tile)}): "
-                              "set it aside and reveal the next one until a step tile appears", rule="G8")
+        raise GameActionError(f"The first tile of the game may not be a prey tile ({name}): "
+                              "set it aside and reveal the next one until a step tile appears; then all the "
+                              "other tiles are shuffled into a new deck", rule="G8")
     # The table's own stack is what counts; our copy just loses that tile.
     i = deck.index(tile)
     return Draw(tile, deck[:i] + deck[i + 1:])

@@ -360,12 +360,16 @@ class Game:
         plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, five_is_prey_3=self.prey3_variant)
         note = f"Tile {tiles.tile_effect(drawn.tile, prey3_variant=self.prey3_variant)}"
         if drawn.set_aside:
-            note = (f"Revealed {', '.join(tiles.tile_name(t) for t in drawn.set_aside)} first: the game's first "
+            set_aside = ", ".join(tiles.tile_name(t, prey3_variant=self.prey3_variant) for t in drawn.set_aside)
+            note = (f"Revealed {set_aside} first: the game's first "
                     f"tile may not be a prey tile, so the others were reshuffled (G8). " + note)
         if plan.eaten:
             names = [self.position.pawn(x).name for x in plan.eaten]
             fate = "back beside the entrance (G9)" if eaten_place == WAITING else "out of the game (G9)"
             note += f"; it eats {', '.join(names)}: {fate}"
+        if kind == "tile" and self.first_tile_of_game:
+            note += (". If prey tiles were revealed before it, shuffle all the other tiles into a new "
+                     "face-down deck (G8)")
         game = replace(self, position=plan.result, deck=drawn.deck, tiles_played=self.tiles_played + (drawn.tile,),
                        last_tile=drawn.tile, last_before=self.position, last_eaten_place=eaten_place,
                        note=note + ".")

@@ -200,3 +200,41 @@ def test_last_plan_survives_json():
     back = Game.from_json(g.to_json())
     assert back == g and back.last_plan.to_json() == g.last_plan.to_json()
     assert Game.new(["red", "blue"]).last_plan is None
+
+
+# -- audit regressions ------------------------------------------------------------
+def test_g7_tile_not_in_the_deck_lists_what_is_left_in_plain_words():
+    g = stay_all(monster_phase(seed=3).apply({"type": "tile", "tile": "10"}))
+    g = stay_all(g.apply({"type": "tile", "tile": "prey-1"}))
+    with pytest.raises(GameActionError) as err:
+        g.apply({"type": "tile", "tile": "prey-1"})
+    assert str(err.value) == ("There is no one prey tile left in the deck (left: 5 steps, 7 steps, 7 steps, "
+                              "8 steps, 8 steps, two prey) (G7)")
+
+
+def test_g7_a_step_tile_given_as_a_number_is_that_tile():
+    g = monster_phase(seed=3)
+    assert g.apply({"type": "tile", "tile": 8}) == g.apply({"type": "tile", "tile": "8"})
+    with pytest.raises(InvalidSetupError, match="tile"):
+        g.apply({"type": "tile", "tile": True})
+
+
+def test_g8_variant_first_tile_5_is_named_as_three_prey():
+    g = monster_phase(n=6, seed=5, prey3_variant=True)
+    with pytest.raises(GameActionError, match=r"may not be a prey tile \(5 \(three prey, G11\)\)") as err:
+        g.apply({"type": "tile", "tile": "5"})
+    assert "steps" not in str(err.value)
+    s = seed_where(lambda d: d[0] == "5")
+    after = monster_phase(n=6, seed=s, prey3_variant=True).apply({"type": "draw"})
+    assert after.note.startswith("Revealed 5 (three prey, G11)") and after.tiles_played[0] != "5"
+
+
+def test_g8_first_tile_entered_at_the_table_reminds_to_reshuffle():
+    g = monster_phase(seed=5)
+    with pytest.raises(GameActionError, match="set it aside") as err:
+        g.apply({"type": "tile", "tile": "prey-1"})
+    assert err.value.rule == "G8"
+    after = g.apply({"type": "tile", "tile": "8"})
+    assert "shuffle all the other tiles" in after.note and "(G8)" in after.note
+    second = stay_all(after).apply({"type": "tile", "tile": "7"})
+    assert "G8" not in second.note
