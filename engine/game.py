@@ -190,9 +190,10 @@ class Game:
         """
         if not isinstance(position, Position):
             raise InvalidSetupError("must be an engine Position", "position")
-        labels = [p.label for p in position.pawns]
-        if labels != [p.label for p in self.position.pawns]:
-            raise InvalidSetupError("the corrected position must hold exactly this game's pawns", "position.pawns")
+        same = [(p.label, p.color, p.kind) for p in position.pawns]
+        if same != [(p.label, p.color, p.kind) for p in self.position.pawns]:
+            raise InvalidSetupError("the corrected position must hold exactly this game's pawns, with their "
+                                    "colours and numbers", "position.pawns")
         out_log = list(self.out_log)
         for old, new in zip(self.position.pawns, position.pawns):
             if new.place == OUT and old.place != OUT:
@@ -343,6 +344,9 @@ class Game:
     def _start_pawn_phase(self, first: str, **changes) -> "Game":
         unmoved = tuple(p.label for p in self.position.pawns if p.in_play)
         game = replace(self, phase="pawns", first_player=first, unmoved=unmoved, placer=None, **changes)
+        if not unmoved:   # only after a referee correction took every pawn out of play
+            return replace(game, phase="monster", to_move=None,
+                           note=game.note + " No pawn is left to move: the monster's turn (G3).")
         return replace(game, to_move=game._next_mover(None, unmoved))
 
     # monster phase .........................................................
@@ -391,9 +395,10 @@ class Game:
     def _end_round(self) -> "Game":
         """G9: after the 7th tile of a round, reshuffle all 8 (round 1) or end the game (round 2)."""
         if self.round == 1:
-            return replace(self, round=2, deck=tiles.shuffled(tiles.TILES, self.seed, "round-2"), tiles_played=(),
+            game = replace(self, round=2, deck=tiles.shuffled(tiles.TILES, self.seed, "round-2"), tiles_played=(),
                            note=self.note + " Round 1 is over: all 8 tiles are reshuffled and round 2 begins; "
                                             "from now on eaten pawns leave the game (G9).")
+            return game._check_end() or game
         pawns = tuple(replace(p, place=GONE, square=None) if p.place == BOARD else p for p in self.position.pawns)
         game = replace(self, position=replace(self.position, pawns=pawns),
                        note=self.note + " Round 2 is over: pawns still in the fortress count as eaten (G9).")

@@ -325,3 +325,31 @@ def test_with_position_must_hold_the_games_pawns():
     other = new(3).position
     with pytest.raises(InvalidSetupError, match="this game's pawns"):
         g.with_position(other)
+
+
+# -- audit regressions ------------------------------------------------------------
+def test_with_position_refuses_a_pawn_with_another_colour_or_number():
+    g = new(2)
+    for change in ({"color": "green"}, {"kind": "4/3"}):
+        pawn = replace(g.position.pawn("red-6/1"), **change)
+        with pytest.raises(InvalidSetupError, match="this game's pawns"):
+            g.with_position(g.position.with_pawn(pawn))
+
+
+def test_g3_no_pawn_left_in_play_goes_straight_to_the_monster():
+    """Only a referee correction can take every pawn out of play in round 1; the game must not get stuck."""
+    g = new(2)
+    g = put(g, {p.label: "gone" for p in g.position.pawns if p.label != "red-6/1"} | {"red-6/1": "out"})
+    assert g.phase == "monster"
+    g = g.apply({"type": "draw"})
+    assert g.phase == "monster" and g.to_move is None and "No pawn is left to move" in g.note
+    assert g.summary().startswith("Round 1, turn 2: every pawn has moved")
+
+
+def test_g10_round_2_starting_with_no_pawn_in_play_ends_the_game():
+    g = stay_all(new(2))
+    g = replace(g, deck=("8", "7"), tiles_played=("5", "7", "8", "10", "prey-1", "prey-2"))
+    g = put(g, {p.label: "gone" for p in g.position.pawns if p.label != "red-6/1"} | {"red-6/1": "out"})
+    g = g.apply({"type": "tile", "tile": "8"})
+    assert g.phase == "over" and g.round == 2 and g.end_rule == "G10" and g.winner == "red"
+
