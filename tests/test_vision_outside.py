@@ -146,3 +146,23 @@ def test_a_board_partly_outside_the_picture_is_not_read_as_complete():
     # The whole board in view: no such problem.
     r = read_image(out.render(setup, "8", out.Style(width=1600, height=1200, cam_height_mm=800))).to_json()
     assert r["problems"] == [] and r["setup"]["pawns"]["green-6/1"]["at"] == "a1"
+
+
+BASE = out.Style(width=1920, height=1080, cam_height_mm=950, hfov_deg=62, grid=True)
+
+
+@pytest.mark.parametrize("name,style,tile,tile_at", [
+    ("wood table, no tile", out.replace(BASE, wood=True, table_bgr=(60, 110, 160)), None, None),
+    ("stone-slab board art", out.replace(BASE, slabs=True, sheet_bgr=(70, 75, 80)), "8", None),
+    ("dark sheet on a white table", out.replace(BASE, sheet_bgr=(40, 40, 40), table_bgr=(230, 230, 230)), "7", None),
+    ("tile in the card zone's corner", BASE, "prey-1", (578, 208)),
+    ("tile at the card zone's edge", BASE, "5", (512, 165)),
+])
+def test_tables_of_other_looks(name, style, tile, tile_at):
+    r, right = reads(out.render(out.MIXED, tile, style, tile_at=tile_at), out.MIXED, tile)
+    assert right and r["problems"] == [], (name, r)
+
+
+def test_a_hard_shadow_is_refused_not_misread():
+    r, right = reads(out.render(out.MIXED, "8", out.replace(BASE, shadow=0.4)), out.MIXED, "8")
+    assert r["problems"] and r["located"]

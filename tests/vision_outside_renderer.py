@@ -168,6 +168,9 @@ class Style:
     monster_top_mm: float = 32.0       # the monster's head (wider than its square hides neighbours)
     ignore_heights: bool = False       # stickers drawn on the board plane
     light: float = 0.0                 # linear light fall-off across the frame (0..1)
+    shadow: float = 0.0                # a hard-edged shadow over part of the frame (0..1 darker)
+    wood: bool = False                 # a wood-grain table instead of a plain one
+    slabs: bool = False                # board art: every square a stone slab of its own shade
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     noise: float = 0.0
     blur: float = 0.0
@@ -292,6 +295,10 @@ def render(setup: dict, tile: str | None, style: Style = Style(), scheme: dict |
     canvas = np.empty((style.height, style.width, 3), np.float32)
     canvas[:] = style.table_bgr
     canvas += rng.normal(0, 4, (style.height, style.width, 1)).astype(np.float32)   # table grain
+    if style.wood:
+        yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)
+        grain = np.sin((xx * 0.02 + yy * 0.15) + 3 * np.sin(xx * 0.003)) * 18
+        canvas += grain[..., None] * np.array([0.6, 0.8, 1.0], np.float32)
     q = scheme["square_mm"]
     sh = scheme["sheet_mm"]
     sheet = np.array([[sh["left"], sh["top"]], [sh["right"], sh["top"]], [sh["right"], sh["bottom"]],
@@ -299,6 +306,14 @@ def render(setup: dict, tile: str | None, style: Style = Style(), scheme: dict |
     ppm = 3
     tex = np.full((int((sh["bottom"] - sh["top"]) * ppm), int((sh["right"] - sh["left"]) * ppm), 3),
                   style.sheet_bgr, np.uint8)
+    if style.slabs:
+        for r in range(11):
+            for c in range(16):
+                x0, y0 = int((c * q - sh["left"]) * ppm), int((r * q - sh["top"]) * ppm)
+                shade = rng.uniform(-35, 35)
+                patch = tex[y0:y0 + int(q * ppm), x0:x0 + int(q * ppm)].astype(np.float32) + shade
+                patch += rng.normal(0, 10, patch.shape[:2])[..., None]
+                tex[y0:y0 + int(q * ppm), x0:x0 + int(q * ppm)] = np.clip(patch, 0, 255).astype(np.uint8)
     if style.grid:
         missing = {(c, r) for r in range(4) for c in range(12 + r, 16)}
         missing |= {(c, r) for r in range(7, 11) for c in range(0, r - 6)}
@@ -349,6 +364,11 @@ def render(setup: dict, tile: str | None, style: Style = Style(), scheme: dict |
         _draw_sticker(canvas, cam, dic, s, style.margin_modules, z, 24.0 if s.get("body", "").startswith("pawn")
                       else outer)
 
+    if style.shadow:
+        yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)
+        edge = (xx - 0.55 * style.width) * 0.8 + (yy - 0.5 * style.height) * 0.6
+        soft = np.clip(edge / 6.0 + 0.5, 0, 1)          # a few pixels of penumbra
+        canvas *= (1 - style.shadow * soft)[..., None]
     if style.light:
         yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)
         ramp = 1 - style.light * (0.6 * xx / style.width + 0.4 * yy / style.height)
