@@ -156,8 +156,8 @@ class Game:
 
     def preview(self) -> dict[str, Plan]:
         """What each tile still possible would do from the current position (G7, G8)."""
-        if self.phase not in ("pawns", "monster"):
-            return {}
+        if self.phase not in ("pawns", "monster") or self.position.status():
+            return {}   # an impossible board (a referee correction) is fixed before the monster moves
         eaten_place = self._eaten_place()
         plans = {}
         for tile in dict.fromkeys(sorted(self.deck, key=tiles.TILES.index)):
@@ -355,6 +355,10 @@ class Game:
             mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == self.to_move]
             raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
                                   f"moves {' or '.join(mine)}", rule="G3")
+        problems = self.position.status()
+        if problems:
+            raise GameActionError("The monster cannot move until the board is corrected: "
+                                  + "; ".join(p["message"] for p in problems))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
         if kind == "draw":
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)
@@ -469,49 +473,107 @@ class Game:
         """Rebuild a game saved by :meth:`to_json`; malformed data raises InvalidSetupError naming the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InvalidSetupError(f"not a saved game (expected \"format\": \"{FORMAT}\")", "format")
-        try:
-            last = data.get("last")
-            game = cls(
-                players=tuple(data["players"]), first_player=data["first_player"], setup=data["setup"],
-                prey3_variant=bool(data["prey3_variant"]), seed=int(data["seed"]), phase=data["phase"],
-                position=Position.from_setup(data["position"], strict=False, where="position"),
-                round=int(data["round"]), turn=int(data["turn"]), deck=tuple(data["deck"]),
-                tiles_played=tuple(data["tiles_played"]), unmoved=tuple(data["unmoved"]),
-                to_move=data["to_move"], placer=data.get("placer"),
-                pieces_left=tuple((data.get("pieces_left") or {}).items()),
-                out_log=tuple(data.get("out_log", ())), winner=data.get("winner"), end_rule=data.get("end_rule"),
-                note=data.get("note", ""),
-                last_tile=None if last is None else last["tile"],
-                last_before=None if last is None else Position.from_setup(last["before"], strict=False,
-                                                                         where="last.before"),
-                last_eaten_place=None if last is None else last["eaten_place"],
-            )
-        except KeyError as exc:
-            raise InvalidSetupError("missing from the saved game", str(exc.args[0])) from None
-        except (TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, InvalidSetupError):
-                raise
-            raise InvalidSetupError(f"malformed saved game: {exc}", "game") from None
+
+        def need(key, where=data, prefix=""):
+            if key not in where:
+                raise InvalidSetupError("missing from the saved game", prefix + key)
+            return where[key]
+
+        def text(key, value, *, optional=False):
+            if value is None and optional:
+                return None
+            if not isinstance(value, str):
+                raise InvalidSetupError(f"must be text, not {value!r}", key)
+            return value
+
+        def whole(key, value):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise InvalidSetupError(f"must be a whole number, not {value!r}", key)
+            return value
+
+        def texts(key, value):
+            if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+                raise InvalidSetupError("must be a list of texts", key)
+            return tuple(value)
+
+        players = need("players")
+        if not isinstance(players, list):
+            raise InvalidSetupError("must be a list of colours", "players")
+        prey3 = need("prey3_variant")
+        if not isinstance(prey3, bool):
+            raise InvalidSetupError(f"must be true or false, not {prey3!r}", "prey3_variant")
+        pieces = data.get("pieces_left") or {}
+        if not isinstance(pieces, dict):
+            raise InvalidSetupError("must be an object piece -> number left", "pieces_left")
+        last = data.get("last")
+        if last is not None and not isinstance(last, dict):
+            raise InvalidSetupError("must be null or an object with tile, before and eaten_place", "last")
+        game = cls(
+            players=tuple(players), first_player=need("first_player"), setup=need("setup"),
+            prey3_variant=prey3, seed=whole("seed", need("seed")), phase=need("phase"),
+            position=Position.from_setup(need("position"), strict=False, where="position"),
+            round=whole("round", need("round")), turn=whole("turn", need("turn")),
+            deck=texts("deck", need("deck")), tiles_played=texts("tiles_played", need("tiles_played")),
+            unmoved=texts("unmoved", need("unmoved")), to_move=text("to_move", need("to_move"), optional=True),
+            placer=text("placer", data.get("placer"), optional=True), pieces_left=tuple(pieces.items()),
+            out_log=texts("out_log", data.get("out_log", [])),
+            winner=text("winner", data.get("winner"), optional=True),
+            end_rule=text("end_rule", data.get("end_rule"), optional=True), note=text("note", data.get("note", "")),
+            last_tile=None if last is None else text("last.tile", need("tile", last, "last.")),
+            last_before=None if last is None else Position.from_setup(need("before", last, "last."), strict=False,
+                                                                     where="last.before"),
+            last_eaten_place=None if last is None else need("eaten_place", last, "last."),
+        )
         game._check_saved()
         return game
 
     def _check_saved(self) -> None:
         """Catch a hand-edited or corrupted save here, with its field, rather than mid-game."""
-        _check_players(self.players)
+        try:
+            _check_players(self.players)
+        except GameActionError as exc:
+            raise InvalidSetupError(str(exc), "players") from None
         if self.first_player not in self.players:
             raise InvalidSetupError(f"{self.first_player!r} is not one of the players", "first_player")
+        kinds = pawn_set(len(self.players))
+        want = [(pawn_label(c, k), c, k) for c in self.players for k in kinds]
+        if [(p.label, p.color, p.kind) for p in self.position.pawns] != want:
+            raise InvalidSetupError(f"must hold each player's pawns {', '.join(kinds)} (G1), in player order",
+                                    "position.pawns")
+        labels = {p.label: p for p in self.position.pawns}
+        phase = self.phase
+        left = dict(self.pieces_left)
         checks = [
-            ("phase", self.phase in PHASES), ("setup", self.setup in SETUPS), ("round", self.round in (1, 2)),
-            ("turn", self.turn >= 1),
-            ("deck", Counter(self.deck) + Counter(self.tiles_played) == Counter(tiles.TILES)),
-            ("unmoved", all(any(p.label == x for p in self.position.pawns) for x in self.unmoved)),
-            ("to_move", self.to_move is None or self.to_move in self.players),
-            ("winner", self.winner in (None, "monster", *self.players)),
-            ("out_log", Counter(self.out_log) == Counter(p.color for p in self.position.pawns if p.place == OUT)),
-            ("last", self.last_eaten_place in (None, WAITING, GONE)),
+            ("phase", lambda: phase in PHASES), ("setup", lambda: self.setup in SETUPS),
+            ("prey3_variant", lambda: not self.prey3_variant or len(self.players) >= 6),   # G11
+            ("round", lambda: self.round in (1, 2)), ("turn", lambda: self.turn >= 1),
+            ("deck", lambda: Counter(self.deck) + Counter(self.tiles_played) == Counter(tiles.TILES)),
+            ("tiles_played", lambda: len(self.tiles_played) < tiles.TILES_PLAYED_PER_ROUND
+             or (phase == "over" and len(self.tiles_played) == tiles.TILES_PLAYED_PER_ROUND)),
+            ("unmoved", lambda: len(set(self.unmoved)) == len(self.unmoved)
+             and all(x in labels and labels[x].in_play for x in self.unmoved)
+             and (phase == "pawns") == bool(self.unmoved)),
+            ("to_move", lambda: (self.to_move is None) if phase != "pawns" else
+             any(labels[x].color == self.to_move for x in self.unmoved)),
+            ("placer", lambda: (self.placer is None) if phase != "placement" else self.placer in self.players),
+            ("setup", lambda: phase != "placement" or self.setup == "advanced"),
+            ("pieces_left", lambda: set(left) <= set(PIECES) and all(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= PIECES[k] for k, n in left.items())
+             and (phase != "placement" or sum(left.values()) > 0)),
+            ("winner", lambda: (self.winner in ("monster", *self.players)) if phase == "over"
+             else self.winner is None),
+            ("end_rule", lambda: (self.end_rule in ("G2", "G10")) if phase == "over" else self.end_rule is None),
+            ("out_log", lambda: Counter(self.out_log) == Counter(p.color for p in self.position.pawns
+                                                                 if p.place == OUT)),
+            ("last.tile", lambda: self.last_tile is None or self.last_tile in tiles.TILES),
+            ("last.eaten_place", lambda: self.last_eaten_place in ((None,) if self.last_tile is None
+                                                                   else (WAITING, GONE))),
+            ("last.before", lambda: self.last_before is None
+             or ([p.label for p in self.last_before.pawns] == [p.label for p in self.position.pawns]
+                 and not self.last_before.status())),
         ]
-        for name, ok in checks:
-            if not ok:
+        for name, ok in checks:   # in order: a later check may rely on an earlier one
+            if not ok():
                 raise InvalidSetupError("does not fit the rest of the saved game", name)
 
 

@@ -353,3 +353,16 @@ def test_g10_round_2_starting_with_no_pawn_in_play_ends_the_game():
     g = g.apply({"type": "tile", "tile": "8"})
     assert g.phase == "over" and g.round == 2 and g.end_rule == "G10" and g.winner == "red"
 
+
+
+def test_monster_refuses_to_move_on_an_impossible_board_instead_of_crashing():
+    g = stay_all(new(2))
+    g = put(g, {"red-6/1": "k5", "red-4/3": "k5"})   # a referee correction gone wrong
+    assert g.preview() == {}
+    before = g.to_json()
+    for action in ({"type": "draw"}, {"type": "tile", "tile": "8"}):
+        with pytest.raises(GameActionError, match="red 6/1 and pawn red 4/3 are both on k5"):
+            g.apply(action)
+    assert g.to_json() == before
+    g = put(g, {"red-4/3": "k6"})
+    assert g.preview() and g.apply({"type": "draw"}).turn == 2

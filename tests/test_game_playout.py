@@ -109,3 +109,63 @@ def test_from_json_rejects_a_save_that_contradicts_itself(key, value):
     data[key] = value
     with pytest.raises(InvalidSetupError, match=key):
         Game.from_json(data)
+
+
+# -- audit regressions ------------------------------------------------------------
+@pytest.mark.parametrize("key,value,field", [
+    ("prey3_variant", "false", "prey3_variant"), ("prey3_variant", 1, "prey3_variant"),
+    ("prey3_variant", True, "prey3_variant"),            # G11 is for 6 or 7 players only
+    ("seed", "12", "seed"), ("seed", 1.5, "seed"), ("round", True, "round"), ("turn", 1.7, "turn"),
+    ("players", "red", "players"), ("players", ["red"], "players"), ("players", ["blue", "red"], "position.pawns"),
+    ("players", ["red", "blue", "green"], "position.pawns"),
+    ("to_move", None, "to_move"), ("to_move", "green", "to_move"), ("unmoved", ["red-6/1", "red-6/1"], "unmoved"),
+    ("unmoved", [], "unmoved"), ("phase", "monster", "unmoved"), ("phase", "over", "unmoved"),
+    ("placer", "red", "placer"), ("pieces_left", {"stone": "x"}, "pieces_left"), ("pieces_left", [1], "pieces_left"),
+    ("winner", "red", "winner"), ("end_rule", "G99", "end_rule"), ("note", 5, "note"),
+    ("deck", "abc", "deck"), ("tiles_played", None, "tiles_played"), ("out_log", None, "out_log"),
+    ("last", "x", "last"), ("last", {"tile": "8"}, "last.before"),
+])
+def test_from_json_refuses_a_corrupted_save_naming_the_field(key, value, field):
+    game, _, _ = start(2, 1)
+    data = json.loads(json.dumps(game.to_json()))
+    data[key] = value
+    with pytest.raises(InvalidSetupError) as err:
+        Game.from_json(data)
+    assert err.value.field == field
+
+
+def test_from_json_refuses_pawns_that_are_not_the_players_sets():
+    game, _, _ = start(2, 1)
+    for change in (lambda p: p["red-6/1"].update(color="green"), lambda p: p["red-6/1"].update(pawn="4/3"),
+                   lambda p: p.pop("red-6/1")):
+        data = json.loads(json.dumps(game.to_json()))
+        change(data["position"]["pawns"])
+        with pytest.raises(InvalidSetupError) as err:
+            Game.from_json(data)
+        assert err.value.field == "position.pawns"
+
+
+def test_from_json_refuses_a_last_move_with_an_unknown_tile():
+    game, rng, _ = start(2, 1)
+    game, _ = play_out(game, rng, max_actions=12)
+    assert game.last_tile is not None
+    data = json.loads(json.dumps(game.to_json()))
+    data["last"]["tile"] = "banana"
+    with pytest.raises(InvalidSetupError) as err:
+        Game.from_json(data)
+    assert err.value.field == "last.tile"
+
+
+@pytest.mark.parametrize("n,seed,setup", [(3, 2, "advanced"), (6, 3, "basic")])
+def test_json_round_trip_mid_placement_and_after_game_over(n, seed, setup):
+    game, rng, _ = start(n, seed, setup)
+    if setup == "advanced":
+        colours = COLOURS_BY_COUNT[n]
+        game = Game.new(colours, first_player=colours[1], setup="advanced", seed=seed)
+        game = game.apply({"type": "place", "piece": "teleporter", "square": "g5", "arrow": "N"})
+        assert game.phase == "placement"
+    else:
+        game, _ = play_out(game, rng)
+        assert game.phase == "over"
+    back = Game.from_json(json.loads(json.dumps(game.to_json())))
+    assert back == game and back.summary() == game.summary()
