@@ -249,6 +249,8 @@ class Game:
     # pawn phase ............................................................
     def _pawn_action(self, kind: str, action: dict) -> "Game":
         label = action.get("pawn")
+        if isinstance(label, str):   # the label "red-6/1" or the name players read, "red 6/1"
+            label = next((p.label for p in self.position.pawns if label in (p.label, p.name)), label)
         if not isinstance(label, str) or not any(p.label == label for p in self.position.pawns):
             known = ", ".join(p.label for p in self.position.pawns)
             raise InvalidSetupError(f"there is no pawn {label!r} in this game (pawns: {known})", "pawn")
@@ -302,7 +304,9 @@ class Game:
         if "square" not in action:
             raise InvalidSetupError("give the square the pawn was put on (or \"out\", or null)", "square")
         target = action["square"]
-        if target is not None and target != "out":
+        if isinstance(target, str) and target.strip().lower() == "out":
+            target = "out"
+        elif target is not None:
             try:
                 target = _square_name(target)
             except ValueError as exc:
@@ -313,8 +317,13 @@ class Game:
         found = explain(self.position, pawn.label, target, after)
         where = {None: "beside the board", "out": "out of the fortress"}.get(target, f"on {target}")
         if not found:
+            if after is not None and explain(self.position, pawn.label, target):
+                raise GameActionError(f"{pawn.name} can reach {target}, but no legal move leaves the stones as "
+                                      "they were seen; look at the stones again or enter the move itself",
+                                      rule="P7")
+            why, rule = self._why_not_there(pawn, target)
             raise GameActionError(f"{pawn.name} cannot legally end its move {where} from "
-                                  f"{_where(pawn)} with {pawn.value} point(s)", rule="P1")
+                                  f"{_where(pawn)} with {pawn.value} point(s){why}", rule=rule)
         if len(found) > 1:
             # Several stone layouts possible: prefer the move that leaves the stones alone.
             still = [m for m in found if apply_moves(self.position, pawn.label, m).stones == self.position.stones]
@@ -323,6 +332,22 @@ class Game:
                                       f"({', '.join(found)}); enter the move itself", rule="P7")
             return still[0]
         return found[0]
+
+    def _why_not_there(self, pawn: Pawn, target: str | None) -> tuple[str, str]:
+        """The plain reason a pawn cannot end on ``target``, when the square itself forbids it."""
+        if target is None:
+            return ": a pawn on the board never goes back beside it", "P2"
+        if target == "out":
+            return "", "P3"
+        sq = parse_square(target)
+        other = self.position.pawn_at(sq)
+        if other is not None and other.label != pawn.label:
+            return f": {target} holds {other.name}", "P4"
+        if sq == self.position.monster:
+            return f": the monster stands on {target}", "P5"
+        if sq in self.position.teleporters:
+            return f": {target} is a teleporter", "T1"
+        return "", "P1"
 
     def _entries_exhausted(self, colour: str) -> bool:
         """G4: in the very first turn a player brings at most two pawns onto the board."""

@@ -366,3 +366,32 @@ def test_monster_refuses_to_move_on_an_impossible_board_instead_of_crashing():
     assert g.to_json() == before
     g = put(g, {"red-4/3": "k6"})
     assert g.preview() and g.apply({"type": "draw"}).turn == 2
+
+
+def test_pawn_at_out_in_capitals_and_the_pawn_by_its_plain_name():
+    g = put(new(2), {"red-2/5": "a1"}, monster="h6")
+    by_label = g.apply({"type": "move", "pawn": "red-2/5", "moves": "X"})
+    assert g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": "OUT"}) == by_label
+    assert g.apply({"type": "pawn-at", "pawn": "red 2/5", "square": "out"}) == by_label
+
+
+def test_pawn_at_with_stones_seen_wrongly_says_the_stones_not_the_square():
+    g = new(2)
+    seen = {square_name(sq): k for sq, k in g.position.stones.items() if square_name(sq) != "m4"}   # m4 missing
+    with pytest.raises(GameActionError, match=r"red 2/5 can reach m11, but no legal move leaves the stones as they "
+                                              r"were seen.*\(P7\)"):
+        g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": "m11", "stones": seen})
+
+
+@pytest.mark.parametrize("where,square,reason,rule", [
+    ({"red-2/5": "k5", "blue-6/1": "k6"}, "k6", "k6 holds blue 6/1", "P4"),
+    ({"red-2/5": "k5"}, "k4", "the monster stands on k4", "P5"),
+    ({"red-2/5": "k5"}, None, "a pawn on the board never goes back beside it", "P2"),
+])
+def test_pawn_at_a_forbidden_square_says_why(where, square, reason, rule):
+    g = new(2)
+    pawn = replace(g.position.pawn("red-2/5"), face="black")
+    g = put(g.with_position(g.position.with_pawn(pawn)), where, monster="k4")
+    with pytest.raises(GameActionError, match=reason) as err:
+        g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": square})
+    assert err.value.rule == rule and "red 2/5 cannot legally end its move" in str(err.value)
