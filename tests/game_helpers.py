@@ -6,7 +6,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
-from engine.deck import TILES, TILES_PLAYED_PER_ROUND
+from engine.deck import TILES, TILES_PLAYED_PER_ROUND, is_prey
 from engine.errors import GameActionError
 from engine.game import Game
 from engine.geometry import SQUARES, parse_square, square_col, square_name as _name, square_row
@@ -155,10 +155,27 @@ def check_invariants(before: Game, action: dict, after: Game) -> None:
     # All pawns in play show the same face at the end of each pawn phase (G3).
     if before.phase == "pawns" and after.phase == "monster":
         assert len({p.face for p in pos.pawns if p.in_play}) == 1
-    # Turn order (G3, G5): the player to move has an unmoved pawn; every unmoved pawn is in play.
+    # Turn order (G3, G5): the player to move has an unmoved pawn; every unmoved pawn is in play;
+    # play goes clockwise from the mover (or from the first player at the start of a phase), skipping
+    # players with nothing left to move.
     if after.phase == "pawns":
         assert all(pos.pawn(x).in_play for x in after.unmoved)
         assert after.to_move in {pos.pawn(x).color for x in after.unmoved}
+        start = action["pawn"] if action["type"] in ("move", "pawn-at") else None
+        players, owners = after.players, {pos.pawn(x).color for x in after.unmoved}
+        i = players.index(pos.pawn(start).color) + 1 if start else players.index(after.first_player)
+        assert after.to_move == next(players[(i + k) % len(players)] for k in range(len(players))
+                                     if players[(i + k) % len(players)] in owners)
+        if start is None:   # a new pawn phase: every pawn in play moves once (G3)
+            assert set(after.unmoved) == {p.label for p in pos.pawns if p.in_play}
+    # G2 is counted at once, and round 2 stops when no pawn is left in play (G10).
+    if after.phase != "over":
+        assert max(after.out_counts().values()) < after.set_size - 1
+        if after.round == 2 and after.phase != "placement":
+            assert any(p.in_play for p in pos.pawns)
+    # G8: the game's first tile is never a prey tile (G11: nor the 5 with the variant).
+    if action["type"] in ("draw", "tile") and before.first_tile_of_game:
+        assert not is_prey(after.tiles_played[0], prey3_variant=after.prey3_variant)
     # The deck (G7–G9): 8 tiles between deck and table, at most 7 played per round.
     if after.phase != "placement":
         assert Counter(after.deck) + Counter(after.tiles_played) == Counter(TILES)
