@@ -273,6 +273,8 @@ class Game:
         position = moved.with_pawn(after)
         out_log = self.out_log + ((pawn.color,) if after.place == OUT else ())
         note = f"{pawn.name} {_describe_move(pawn, after, moves)} and is flipped (G3)."
+        if after.place == WAITING and self._entries_exhausted(pawn.color):
+            note = note.replace("(G5)", f"(G4: {pawn.color} already brought {FIRST_TURN_ENTRIES} pawns in)")
         unmoved = tuple(x for x in self.unmoved if x != label)
         game = replace(self, position=position, unmoved=unmoved, out_log=out_log, note=note)
         ended = game._check_end()

@@ -395,3 +395,12 @@ def test_pawn_at_a_forbidden_square_says_why(where, square, reason, rule):
     with pytest.raises(GameActionError, match=reason) as err:
         g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": square})
     assert err.value.rule == rule and "red 2/5 cannot legally end its move" in str(err.value)
+
+
+def test_g4_note_says_why_a_pawn_stays_beside_the_board_in_the_first_turn():
+    g = new(2)
+    for label, moves in (("red-6/1", "I"), ("blue-6/1", ""), ("red-4/3", "IN"), ("blue-4/3", "")):
+        g = g.apply({"type": "move", "pawn": label, "moves": moves})
+    assert "(G5)" in g.note   # blue chose to stay beside the board
+    g = g.apply({"type": "move", "pawn": "red-3/4", "moves": ""})
+    assert g.note == "red 3/4 stays beside the board (G4: red already brought 2 pawns in) and is flipped (G3)."
