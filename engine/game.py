@@ -383,9 +383,10 @@ class Game:
             raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
                                   f"moves {' or '.join(mine)}", rule="G3")
         problems = self.position.status()
-        if problems:
+        if problems:   # only after a referee correction; the monster's rules need a possible board
+            cite = {"two-pieces": "P4", "teleporter-pair": "A1"}   # the others cite their rule in the text
             raise GameActionError("The monster cannot move until the board is corrected: "
-                                  + "; ".join(p["message"] for p in problems))
+                                  + "; ".join(p["message"] for p in problems), rule=cite.get(problems[0]["code"]))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
         if kind == "draw":
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)

@@ -361,8 +361,9 @@ def test_monster_refuses_to_move_on_an_impossible_board_instead_of_crashing():
     assert g.preview() == {}
     before = g.to_json()
     for action in ({"type": "draw"}, {"type": "tile", "tile": "8"}):
-        with pytest.raises(GameActionError, match="red 6/1 and pawn red 4/3 are both on k5"):
+        with pytest.raises(GameActionError, match="red 6/1 and pawn red 4/3 are both on k5") as err:
             g.apply(action)
+        assert err.value.rule == "P4"
     assert g.to_json() == before
     g = put(g, {"red-4/3": "k6"})
     assert g.preview() and g.apply({"type": "draw"}).turn == 2
