@@ -123,3 +123,18 @@ def test_a_slide_round_the_board_through_the_walls_stops_instead_of_hanging():
     assert plan.eaten == ("A",)  # eaten on the way round (M5), then the board no longer changes
     assert first.events[-1]["kind"] == "stop" and first.events[-1]["rule"] == "M8"
     assert len(plan.steps) == 8
+
+
+def test_a_board_with_two_pieces_on_one_square_is_refused_with_the_square_named():
+    """A referee's correction gone wrong (two pawns on k5) is refused in words, never a KeyError."""
+    from engine.errors import InvalidSetupError
+    from engine.position import Position
+
+    setup = {"monster": {"at": "a5", "facing": "E"}, "stones": {"g5": "stone"},
+             "pawns": {"A": {"at": "k5"}, "B": {"at": "k5"}}}
+    pos = Position.from_setup(setup, strict=False)
+    with pytest.raises(InvalidSetupError, match="k5"):
+        resolve(pos, "5")
+    setup["pawns"] = {"A": {"at": "g5"}}
+    with pytest.raises(InvalidSetupError, match="g5"):
+        resolve(Position.from_setup(setup, strict=False), "5")
