@@ -48,6 +48,10 @@ class BoardLocation:
     # standard deviation.  None: from the pose (1 / camera_height_mm).
     parallax: float | None = None
     parallax_sigma: float = 0.0
+    # The camera's foot point (board mm) that goes with ``parallax`` (None: the pose's), and
+    # (parallax, foot point) at the ends of its uncertainty, for the reader's square check.
+    nadir_mm: np.ndarray | None = None
+    parallax_bounds: tuple = ()
     inv_homography: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -100,18 +104,38 @@ class BoardLocation:
         if not np.any(h):
             return flat
         if self.parallax is not None:
-            return self.lift(flat, h, self.parallax)
+            return self.lift(flat, h, self.parallax, self.nadir_mm)
         rays = (self._ray @ np.vstack([pts.T, np.ones(len(pts))])).T    # board-frame ray directions
         dz = np.where(np.abs(rays[:, 2]) < 1e-9, 1e-9, rays[:, 2])
         # The ray meets z = -h this far from where it meets z = 0 (heights per point).
         return flat + (-h / dz)[:, None] * rays[:, :2]
 
-    def lift(self, flat_mm: np.ndarray, height_mm, parallax: float) -> np.ndarray:
+    def lift(self, flat_mm: np.ndarray, height_mm, parallax: float, nadir_mm=None) -> np.ndarray:
         """Where points seen at ``flat_mm`` on the board plane are when they are ``height_mm``
-        up, for a camera of inverse height ``parallax`` above its foot point (pinhole)."""
+        up, for a camera of inverse height ``parallax`` above its foot point ``nadir_mm``
+        (default: the pose's)."""
         flat = np.asarray(flat_mm, dtype=np.float64).reshape(-1, 2)
         h = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(flat),))
-        return flat - (h * parallax)[:, None] * (flat - self.centre[:2])
+        nadir = self.centre[:2] if nadir_mm is None else np.asarray(nadir_mm, dtype=np.float64)
+        return flat - (h * parallax)[:, None] * (flat - nadir)
+
+    def nadir_for(self, parallax: float) -> np.ndarray:
+        """The camera's foot point (board mm) if the camera stood 1 / ``parallax`` mm above the
+        board: the focal length that makes the pose that high (square pixels, centred
+        principal point).  Close to overhead the corner markers cannot tell the focal
+        length, and with it where the foot point is; a measured height can."""
+        w, _h = self.image_size
+        f_lo, f_hi = 0.2 * w, 20.0 * w
+        f = float(self.camera_matrix[0, 0])
+        target = 1.0 / parallax if parallax > 0 else math.inf
+        centre = self.centre
+        for _ in range(4):
+            k = self.camera_matrix.copy()
+            k[0, 0] = k[1, 1] = f
+            _rot, centre = _pose(self.homography, k)
+            height = max(float(-centre[2]), 1e-6)
+            f = float(np.clip(f * target / height, f_lo, f_hi)) if math.isfinite(target) else f_hi
+        return np.asarray(centre[:2], dtype=np.float64)
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Board mm (z = 0) → undistorted pixels."""

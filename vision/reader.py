@@ -113,7 +113,17 @@ def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
     gap = abs(measured - prior)
     if gap > config.parallax_conflict * math.hypot(sigma_p, sigma_m):
         sigma = max(sigma, gap / 2.0)    # size and pose disagree: either may be right
-    return dataclasses.replace(loc, parallax=max(fused, 0.0), parallax_sigma=sigma)
+    fused = max(fused, 0.0)
+    ends = (max(fused - config.parallax_sigmas * sigma, 0.0), fused + config.parallax_sigmas * sigma)
+    if loc.assumed_focal and not loc.focal_measured:
+        # Unknown lens, nearly overhead: the measured height also fixes the focal length, and
+        # with it the camera's foot point, which the assumed field of view may put far off.
+        nadir = loc.nadir_for(fused)
+        bounds = tuple((p, loc.nadir_for(p)) for p in ends)
+    else:
+        nadir = None
+        bounds = tuple((p, None) for p in ends)
+    return dataclasses.replace(loc, parallax=fused, parallax_sigma=sigma, nadir_mm=nadir, parallax_bounds=bounds)
 
 
 def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[int, int, int, int]]:
@@ -364,11 +374,10 @@ def _unsure_square(loc: BoardLocation, flat_mm, height: float, sq: int, scheme: 
                    config: ReaderConfig) -> str | None:
     """Another square (or "off the board") a lifted sticker could be on, within the
     uncertainty of the measured height shift; None when it is on ``sq`` either way."""
-    if loc.parallax is None or not loc.parallax_sigma or height <= 0:
+    if loc.parallax is None or not loc.parallax_bounds or height <= 0:
         return None
-    spread = config.parallax_sigmas * loc.parallax_sigma
-    for p in (max(loc.parallax - spread, 0.0), loc.parallax + spread):
-        x, y = loc.lift(flat_mm, height, p)[0]
+    for p, nadir in loc.parallax_bounds:
+        x, y = loc.lift(flat_mm, height, p, nadir)[0]
         other = scheme.square_at(float(x), float(y))
         if other != sq:
             return square_name(other) if other is not None else "off the board"
