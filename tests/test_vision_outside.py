@@ -48,6 +48,8 @@ EDGES = "a1 l1 p5 p11 e11 a7 h6".split()
     ("long lens 2.5 m up", out.Style(width=1920, height=1080, cam_height_mm=2500, hfov_deg=22)),
     ("wide lens 45 cm up", out.Style(width=1920, height=1080, cam_height_mm=450, hfov_deg=95,
                                      monster_top_mm=26)),
+    ("wide lens tilted 6°", out.Style(width=1920, height=1080, cam_height_mm=560, hfov_deg=88, tilt_deg=6,
+                                      tilt_towards_deg=200, monster_top_mm=26)),
 ])
 def test_the_monster_on_its_square_whatever_the_lens(name, style):
     """Without a calibration the reader cannot know the lens from the corner markers when the
