@@ -374,8 +374,8 @@ def _unsure_square(loc: BoardLocation, flat_mm, height: float, sq: int, scheme: 
                    config: ReaderConfig) -> str | None:
     """Another square (or "off the board") a lifted sticker could be on, within the
     uncertainty of the measured height shift; None when it is on ``sq`` either way."""
-    if loc.parallax is None or not loc.parallax_bounds or height <= 0:
-        return None
+    if loc.parallax is None or not loc.parallax_bounds or height < config.parallax_min_height_mm:
+        return None     # a pawn's 8 mm shift is uncertain by a fraction of a millimetre
     for p, nadir in loc.parallax_bounds:
         x, y = loc.lift(flat_mm, height, p, nadir)[0]
         other = scheme.square_at(float(x), float(y))
