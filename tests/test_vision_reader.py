@@ -297,3 +297,21 @@ def test_random_positions_from_an_independent_renderer(seed):
     # A tilted camera may not see behind the monster: then it says so, and nothing else.
     assert {p["code"] for p in reading.problems} <= {"hidden-square"}
     assert reading.position.to_setup() == on_board.to_setup() and reading.tile == tile
+
+
+def test_texture_of_a_partly_hidden_square_ignores_the_light_ramp():
+    """A square partly hidden behind a tall piece is judged on what is visible; a lamp's
+    gradient across it is not texture (it was, and read as an undecoded sticker)."""
+    from vision.occlusion import _texture
+    side = 8
+    ys, xs = np.mgrid[0:side, 0:side]
+    rng = np.random.default_rng(3)
+    ramp = (40 + 3.0 * xs + 2.0 * ys + rng.normal(0, 0.5, (side, side))).astype(np.float32)
+    ink = ramp.copy()
+    ink[2:6, 2:6] += 40          # a sticker's black-and-white pattern
+    light = np.stack([ramp.ravel(), ramp.ravel(), ink.ravel()]).reshape(1, 3, -1)
+    light[0, 1, :10] = np.nan     # the second square: its first row and more hidden
+    light[0, 2, :10] = np.nan
+    std = _texture(light, side)
+    assert std[0, 0] < 1.0 and std[0, 1] < 1.0      # the plain spread would be ~7
+    assert std[0, 2] > 10.0

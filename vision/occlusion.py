@@ -153,13 +153,22 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
 def _texture(light: np.ndarray, side: int) -> np.ndarray:
     """Spread of lightness in each square's inner area (R, C, side*side), after taking out
     a linear ramp: a lamp's gradient across a square is not texture, a sticker's ink is.
-    Squares partly hidden (NaN) get the plain spread of what is visible."""
+    Squares partly hidden (NaN) get the ramp fitted to what is visible (the plain spread
+    when too little is)."""
     ys, xs = np.mgrid[0:side, 0:side]
     x = np.column_stack([np.ones(side * side), xs.ravel(), ys.ravel()]).astype(np.float32)
     ramp_free = np.eye(side * side, dtype=np.float32) - x @ np.linalg.pinv(x)
     resid = light @ ramp_free.T
     plain = np.nanstd(light, axis=2)
     flat = np.sqrt(np.mean(resid ** 2, axis=2) * (side * side) / (side * side - 3))
+    for r, c in np.argwhere(np.isnan(flat)):
+        seen = ~np.isnan(light[r, c])
+        n = int(seen.sum())
+        if n < 12 or np.ptp(xs.ravel()[seen]) == 0 or np.ptp(ys.ravel()[seen]) == 0:
+            continue
+        a, v = x[seen].astype(np.float64), light[r, c][seen].astype(np.float64)
+        coef = np.linalg.lstsq(a, v, rcond=None)[0]
+        flat[r, c] = np.sqrt(np.sum((v - a @ coef) ** 2) / (n - 3))
     return np.where(np.isnan(flat), plain, flat)
 
 
