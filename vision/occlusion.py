@@ -161,14 +161,26 @@ def _texture(light: np.ndarray, side: int) -> np.ndarray:
     resid = light @ ramp_free.T
     plain = np.nanstd(light, axis=2)
     flat = np.sqrt(np.mean(resid ** 2, axis=2) * (side * side) / (side * side - 3))
-    for r, c in np.argwhere(np.isnan(flat)):
-        seen = ~np.isnan(light[r, c])
-        n = int(seen.sum())
-        if n < 12 or np.ptp(xs.ravel()[seen]) == 0 or np.ptp(ys.ravel()[seen]) == 0:
-            continue
-        a, v = x[seen].astype(np.float64), light[r, c][seen].astype(np.float64)
-        coef = np.linalg.lstsq(a, v, rcond=None)[0]
-        flat[r, c] = np.sqrt(np.sum((v - a @ coef) ** 2) / (n - 3))
+    partial = np.argwhere(np.isnan(flat))
+    if len(partial):
+        # least squares on the visible pixels of all partly hidden squares at once (normal equations)
+        vals = light[partial[:, 0], partial[:, 1]].astype(np.float64)          # (K, n)
+        seen = ~np.isnan(vals)
+        w = seen.astype(np.float64)
+        v = np.where(seen, vals, 0.0)
+        a = x.astype(np.float64)
+        n = w.sum(axis=1)
+        ata = (a.T[None] * w[:, None, :]) @ a                                   # (K, 3, 3)
+        atb = v @ a
+        px, py = xs.ravel()[None].astype(np.float64), ys.ravel()[None].astype(np.float64)
+        spread_x = np.where(seen, px, -np.inf).max(axis=1) - np.where(seen, px, np.inf).min(axis=1)
+        spread_y = np.where(seen, py, -np.inf).max(axis=1) - np.where(seen, py, np.inf).min(axis=1)
+        ok = (n >= 12) & (spread_x > 0) & (spread_y > 0)
+        if ok.any():
+            coef = np.linalg.solve(ata[ok], atb[ok][..., None])[..., 0]           # (K', 3)
+            res = (v[ok] - coef @ a.T) * w[ok]
+            rows, cols = partial[ok, 0], partial[ok, 1]
+            flat[rows, cols] = np.sqrt(np.sum(res ** 2, axis=1) / (n[ok] - 3))
     return np.where(np.isnan(flat), plain, flat)
 
 
