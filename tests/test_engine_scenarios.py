@@ -141,6 +141,14 @@ def test_an_unknown_top_level_key_is_a_warning_not_an_invalid_file(tmp_path):
     assert "unknown key 'expected' ignored" in r.stderr and "SKIP" in r.stdout and "0 passed" in r.stdout
 
 
+def test_expect_monster_may_give_only_its_square(tmp_path):
+    good = dict(GOOD, expect={"monster": {"at": "b5"}})
+    assert flure("scenario", "check", write(tmp_path, "m.json", good)).returncode == 0
+    bad = dict(GOOD, expect={"monster": {"at": "c5"}})
+    r = flure("scenario", "check", write(tmp_path, "m2.json", bad))
+    assert r.returncode == 1 and "monster" in r.stdout
+
+
 def test_a_byte_order_mark_is_accepted(tmp_path):
     p = tmp_path / "bom.json"
     p.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode())
