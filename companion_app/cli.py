@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+    # OpenCV's own log lines ("global cap_v4l.cpp:914 open VIDEOIO ...") are for programmers; every
+    # command says what went wrong in its own words.  Set before any command imports cv2.
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -51,11 +51,28 @@ def open_leds(url: str | None, config: str | None = None) -> Device:
         grid = LedGrid(config, url=url)
         device = Device("LED grid", grid, why="")
         emulator = getattr(grid, "emulator", None)
-        device.note = f"simulated LED device at {emulator.url}" if emulator is not None else \
-            f"LED grid on {url or 'the configured port'}"
+        if emulator is not None:
+            device.note = f"simulated LED device at {emulator.url}"
+        else:
+            device.note = f"LED grid on {url or 'the configured port'}"
+            status = _first_status(grid)
+            if not status.get("connected") and status.get("last_error"):
+                device.note = f"{status['last_error'].rstrip('.')} (the session goes on and connects by itself once it is)"
         return device
     except Exception as exc:  # noqa: BLE001
         return Device("LED grid", None, why=f"LED grid not available: {exc}")
+
+
+def _first_status(grid, wait_s: float = 1.0) -> dict:
+    """The LED link's status once its first attempt to open the port has had a moment."""
+    import time
+
+    end = time.monotonic() + wait_s
+    while True:
+        status = grid.status()
+        if status.get("connected") or status.get("last_error") or time.monotonic() >= end:
+            return status
+        time.sleep(0.05)
 
 
 def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device:

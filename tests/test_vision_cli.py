@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -80,3 +81,14 @@ def test_vision_commands_are_cheap_to_import():
             "print('cv2' in sys.modules, 'vision.evaluate' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_a_missing_usb_camera_is_one_plain_line_without_opencv_log_lines():
+    """OpenCV's own warnings ("global cap_v4l.cpp ... can't open camera by index") are not for players."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_LOG_LEVEL"}
+    r = subprocess.run([sys.executable, "-m", "companion_app.cli", "vision", "watch", "7", "--frames", "1"],
+                       capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 2
+    assert "cannot open camera 7" in r.stderr and "WARN" not in r.stderr and "global" not in r.stderr, r.stderr

@@ -132,6 +132,15 @@ def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
         s.close()
 
 
+def test_an_led_port_that_is_not_there_is_said_at_start_and_the_session_goes_on(tmp_path):
+    device = open_leds(str(tmp_path / "ttyNOPE"))
+    try:
+        assert device.obj is not None
+        assert "is not there" in device.note and "connects by itself" in device.note, device.note
+    finally:
+        device.obj.close()
+
+
 def test_table_buttons_on_gpiozero_mock_pins_drive_the_session(tmp_path):
     from gpiozero.pins.mock import MockFactory
 
