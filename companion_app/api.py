@@ -15,7 +15,7 @@ from engine.errors import FlureError
 
 from . import schemas
 from .rules import load_rules
-from .security import LoginGuard, is_referee, log_in, referee_required, token_matches
+from .security import guarded_match, is_referee, log_in, referee_required
 from .session import TableSession, engine_error_status
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -137,14 +137,7 @@ def health():
        body=schemas.LOGIN)
 def login():
     data = body(schemas.LOGIN)
-    guard: LoginGuard = current_app.extensions["flure_guard"]
-    who = request.remote_addr or "?"
-    wait = guard.seconds_locked(who)
-    if wait:
-        abort(429, f"Too many wrong PINs: try again in {wait:.0f} s")
-    ok = token_matches(data["pin"].strip())
-    guard.record(who, ok)
-    if not ok:
+    if not guarded_match(data["pin"].strip(), "PIN"):
         abort(403, "Wrong PIN: it is printed in the terminal where flure play runs")
     return jsonify(csrf=log_in())
 

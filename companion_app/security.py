@@ -60,6 +60,19 @@ def token_matches(given: str | None) -> bool:
     return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
 
 
+def guarded_match(given: str, what: str) -> bool:
+    """Compare a PIN or token under the per-address lockout: 429 while locked out, and every
+    wrong one counts, whether typed at the login or sent in a header."""
+    guard = current_app.extensions["flure_guard"]
+    who = request.remote_addr or "?"
+    wait = guard.seconds_locked(who)
+    if wait:
+        abort(429, f"Too many wrong {what}s: try again in {wait:.0f} s")
+    ok = token_matches(given)
+    guard.record(who, ok)
+    return ok
+
+
 def _header_token() -> str | None:
     auth = request.headers.get("Authorization", "")
     if auth.startswith("Bearer "):
@@ -90,14 +103,7 @@ def referee_required(view):
     def wrapped(*args, **kwargs):
         given = _header_token()
         if given is not None:
-            guard = current_app.extensions["flure_guard"]
-            who = request.remote_addr or "?"
-            wait = guard.seconds_locked(who)
-            if wait:
-                abort(429, f"Too many wrong referee tokens: try again in {wait:.0f} s")
-            ok = token_matches(given)
-            guard.record(who, ok)
-            if not ok:
+            if not guarded_match(given, "referee token"):
                 abort(403, "The referee token is wrong")
             return view(*args, **kwargs)
         if not is_referee():

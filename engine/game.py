@@ -272,9 +272,9 @@ class Game:
         after = moved.pawn(label).flipped()
         position = moved.with_pawn(after)
         out_log = self.out_log + ((pawn.color,) if after.place == OUT else ())
-        note = f"{pawn.name} {_describe_move(pawn, after, moves)} and is flipped (G3)."
-        if after.place == WAITING and self._entries_exhausted(pawn.color):
-            note = note.replace("(G5)", f"(G4: {pawn.color} already brought {FIRST_TURN_ENTRIES} pawns in)")
+        stays_why = (f"G4: {pawn.color} already brought {FIRST_TURN_ENTRIES} pawns in"
+                     if self._entries_exhausted(pawn.color) else "G5")
+        note = f"{pawn.name} {_describe_move(pawn, after, moves, stays_why)} and is flipped (G3)."
         unmoved = tuple(x for x in self.unmoved if x != label)
         game = replace(self, position=position, unmoved=unmoved, out_log=out_log, note=note)
         ended = game._check_end()
@@ -647,11 +647,11 @@ def _where(pawn: Pawn) -> str:
     return f"on {pawn.where()}" if pawn.place == BOARD else "beside the board"
 
 
-def _describe_move(before: Pawn, after: Pawn, moves: str) -> str:
+def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> str:
     if after.place == OUT:
         return "leaves the fortress through the exit (P3)"
     if after.place == WAITING:
-        return "stays beside the board (G5)"
+        return f"stays beside the board ({stays_why})"
     if before.place == BOARD and before.square == after.square:
         return f"stays on {after.where()}"
     return f"moves to {after.where()} ({moves})"

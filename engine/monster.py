@@ -379,8 +379,10 @@ def resolve(position: Position, card: str | None = None, *, steps: int | None = 
     else:
         raise InvalidSetupError("give a tombstone tile or a number of steps", "card")
 
+    crowded = [p["message"] for p in position.status() if p["code"] == "two-pieces"]
+    if crowded:   # a referee's correction gone wrong: the move needs one piece a square
+        raise InvalidSetupError(f"the monster cannot move on this board: {'; '.join(crowded)}", "position")
     work = _Work(position)
-    _check_board(position, work)
     eaten: list[str] = []
     mover = _Mover(work, eaten)
     at, facing = position.monster, position.facing
@@ -415,16 +417,6 @@ def resolve(position: Position, card: str | None = None, *, steps: int | None = 
             pawns.append(p)
     result = Position(at, final.new_facing, work.stones, position.pools, position.teleporters, tuple(pawns))
     return Plan(card, position, tuple(plan_steps), final, result, tuple(eaten), stop, stop_rule)
-
-
-def _check_board(position: Position, work: _Work) -> None:
-    """A board with two pieces on one square cannot be played (a referee's fix gone wrong): say so."""
-    on_board = sum(1 for p in position.pawns if p.place == BOARD)
-    crowded = (len(work.pawns) != on_board or not work.stones.keys().isdisjoint(work.pawns)
-               or position.monster in work.stones or position.monster in work.pawns)
-    if crowded:
-        why = "; ".join(p["message"] for p in position.status() if p["code"] == "two-pieces")
-        raise InvalidSetupError(f"the monster cannot move on this board: {why}", "position")
 
 
 def _step_text(n: int, lk: Look, events: list[dict], end: int) -> str:

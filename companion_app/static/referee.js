@@ -235,9 +235,7 @@
     board.highlight(marks, ["diff", "fixed", "unseen"]);
   }
 
-  let lastCameraView = null;
   function renderCamera(view) {
-    lastCameraView = view;
     lastCamera = view;
     const st = view.status;
     const stateText = !st.present ? "not connected" : st.error ? "error" : view.reading && view.reading.located ? "board located" : "no board";
@@ -280,7 +278,7 @@
   $("camera-refresh").addEventListener("click", readCamera);
   $("camera-confirm").addEventListener("click", async () => {
     // send what the screen proposed: if the table changed since, the server plays nothing
-    const shown = lastCameraView && lastCameraView.proposal ? lastCameraView.proposal.action : null;
+    const shown = lastCamera && lastCamera.proposal ? lastCamera.proposal.action : null;
     const state = await api("POST", "/api/camera/confirm", shown ? { expect: shown } : {});
     toast(`Confirmed: ${state.confirmed}`, true);
     readCamera();
