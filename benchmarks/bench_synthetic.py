@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cv2  # noqa: E402
 
-from vision.render_positions import random_position  # noqa: E402
-from vision.synthetic import render, render_burst  # noqa: E402
+from vision.twin.positions import random_position  # noqa: E402
+from vision.twin.scene import render, render_burst  # noqa: E402
 
 TARGETS_MS = {"render 1920x1080 nominal": 300.0, "render 1280x720 nominal": 300.0,
               "burst of 3 at 1920x1080": 400.0, "render 1920x1080 all effects + hand": 400.0,

@@ -27,7 +27,7 @@ TARGET_MB = 200.0
 
 def scenes_for(width: int, height: int, n: int):
     """``n`` still scenes at nominal conditions, 3 consecutive frames each."""
-    from vision.synthetic import random_position, render_burst
+    from vision.twin.scene import random_position, render_burst
     out = []
     for i in range(n):
         position, tile = random_position(seed=4000 + i)

@@ -285,8 +285,8 @@ def test_a_hand_over_the_card_zone_is_not_read_as_no_tile():
 def test_random_positions_from_an_independent_renderer(seed):
     """Seeded random positions (every piece type and face) drawn by this file's renderer,
     not the product's synthetic camera, from random camera poses."""
-    synthetic = pytest.importorskip("vision.synthetic", reason="vision/synthetic.py provides random_position")
-    position, tile = synthetic.random_position(seed=500 + seed)
+    from vision.twin.positions import random_position
+    position, tile = random_position(seed=500 + seed)
     on_board = dataclasses.replace(position, pawns=tuple(p for p in position.pawns if p.on_board))
     rng = np.random.default_rng(seed)
     width = int(rng.choice([1280, 1920]))

@@ -1,13 +1,12 @@
-"""The reader on the product's synthetic camera (vision.synthetic), with perturbations:
+"""The reader on the product's synthetic camera (vision.twin.scene), with perturbations:
 right when it accepts, and refusing rather than guessing when it cannot see."""
 from __future__ import annotations
 
 import pytest
 
-synthetic = pytest.importorskip("vision.synthetic", reason="vision/synthetic.py (the digital twin) is missing")
-
-from vision.pipeline import TableCamera  # noqa: E402
-from vision.reader import read_image  # noqa: E402
+from vision.pipeline import TableCamera
+from vision.reader import read_image
+from vision.twin import scene as synthetic
 
 
 class Burst:

@@ -5,9 +5,9 @@ import pytest
 
 from engine.geometry import E, N, S, W, parse_square, square_name
 from engine.position import Pawn, Position, Teleporter, basic_position
-from vision.render_positions import CUT_EDGE, all_pawns, random_position
+from vision.twin.positions import CUT_EDGE, all_pawns, random_position
 from vision.scheme import load_scheme, rotation_of_corners
-from vision.synthetic import LayoutError, render, render_burst
+from vision.twin.scene import LayoutError, render, render_burst
 
 
 def _detect(img):
@@ -146,7 +146,7 @@ def test_impossible_layouts_are_refused_with_the_square_named():
 
 def test_random_positions_are_valid_and_cover_every_sticker_heading_and_cut_corner():
     scheme = load_scheme()
-    from vision.render_pieces import layout
+    from vision.twin.pieces import layout
     ids, headings, arrows, edge = set(), set(), set(), set()
     for seed in range(150):
         pos, tile = random_position(seed)
@@ -181,7 +181,7 @@ def test_hand_truth_names_the_squares_the_hand_really_covers(sample_position):
 
 def test_board_drawing_follows_board_md():
     """130 pillars, drawn where the camera model says the grid intersections are."""
-    from vision.render_board import PILLAR, pillar_points
+    from vision.twin.board import PILLAR, pillar_points
     assert len(pillar_points()) == 130
     empty = Position(parse_square("a1"), E, {}, frozenset(), {}, ())
     img, truth = render(empty, None, seed=0)

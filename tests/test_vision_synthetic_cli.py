@@ -1,9 +1,9 @@
-"""python -m vision.render_cli: render a scenario or a random position, with its ground truth."""
+"""python -m vision.twin.cli: render a scenario or a random position, with its ground truth."""
 import json
 
 import cv2
 
-from vision.render_cli import main
+from vision.twin.cli import main
 
 SMALL = ["--width", "640", "--height", "360"]
 

@@ -4,9 +4,9 @@ import numpy as np
 
 from engine.geometry import E, parse_square
 from engine.position import Position
-from vision import render_effects as fx
-from vision.render_camera import pose_camera
-from vision.synthetic import render
+from vision.twin import effects as fx
+from vision.twin.camera import pose_camera
+from vision.twin.scene import render
 
 
 def test_lifted_monster_shifts_as_vision_md_says():
@@ -91,7 +91,7 @@ def test_truth_corners_match_cv2_aruco_over_random_poses_and_lenses():
     """Random positions under random tilt, turn, offset and lens: the fully visible stickers
     are found by cv2.aruco (default settings miss a few small ones with a thin hand-cut
     margin) exactly where the truth says, corner by corner."""
-    from vision.render_positions import random_position
+    from vision.twin.positions import random_position
     d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_100)
     detector = cv2.aruco.ArucoDetector(d, cv2.aruco.DetectorParameters())
     rng = np.random.default_rng(123)

@@ -1,6 +1,6 @@
 """A small pinhole renderer for reader tests.
 
-It is separate from ``vision.synthetic`` (the product's digital twin): it draws only what
+It is separate from ``vision.twin.scene`` (the product's digital twin): it draws only what
 the marker scheme promises — ArUco stickers with a white quiet zone at their board-frame
 position and height — on a plain board.  It is *not* independent of the product's reading
 of the scheme file, though: it uses ``vision.scheme`` (``load_scheme``,

@@ -170,8 +170,8 @@ def evaluate_image(level: Level, index: int, base_seed: int, image: int, stable_
                    scheme, calibration=None, save_dir: Path | None = None) -> dict:
     """Render one scene of a level, read its frames through a TableCamera, compare."""
     from vision.pipeline import TableCamera
-    from vision.render_positions import random_position
-    from vision.synthetic import render_burst
+    from vision.twin.positions import random_position
+    from vision.twin.scene import render_burst
 
     seed = base_seed * 1_000_000 + index * 1000 + image
     position, tile = random_position(seed)

@@ -125,7 +125,7 @@ class SyntheticSource:
         self.last_truth = None
 
     def read(self) -> np.ndarray | None:
-        from vision.synthetic import render
+        from vision.twin.scene import render
         position, tile = self.get_state()
         image, truth = render(position, tile, seed=self.seed, frame=self.frames, **self.perturbations)
         self.frames += 1

@@ -1,6 +1,6 @@
 """Render a position with the synthetic camera from the command line.
 
-``python -m vision.render_cli --setup scenario.json -o table.png --tilt 20 --hand`` writes the
+``python -m vision.twin.cli --setup scenario.json -o table.png --tilt 20 --hand`` writes the
 image and its ground truth (``table.json``).  ``add_arguments``/``run`` follow the same shape
 as ``vision.evaluate`` so a ``flure`` sub-command can call them.  Cheap to import.
 """
@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from engine.errors import InvalidSetupError
     from engine.position import basic_position
-    from .scheme import SchemeError
+    from ..scheme import SchemeError
 
     try:
         offset = tuple(float(v) for v in args.offset.split(","))
@@ -59,7 +59,7 @@ def run(args) -> int:
             position = _read_setup(Path(args.setup))
             tile = args.tile
         elif args.random is not None:
-            from .render_positions import random_position
+            from .positions import random_position
             position, tile = random_position(args.random)
             tile = args.tile or tile
         else:
@@ -72,7 +72,7 @@ def run(args) -> int:
             print(f"pawn {old} is drawn as {new}")
 
     import cv2
-    from .synthetic import render_burst
+    from .scene import render_burst
     try:
         frames = render_burst(
             position, tile, frames=max(1, args.frames), seed=args.seed, width=args.width, height=args.height,
@@ -99,7 +99,7 @@ def name_pawns(position):
     rules scenario with pawns ``A``, ``B`` can be photographed.  Returns the new position and
     the (old label, new label) pairs."""
     from dataclasses import replace
-    from .render_positions import all_pawns
+    from .positions import all_pawns
     used = {(p.color, p.kind) for p in position.pawns if p.color and p.kind}
     free = [ck for ck in all_pawns() if ck not in used]
     pawns, named = [], []
@@ -126,7 +126,7 @@ def _fail(message: str) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.render_cli",
+    p = argparse.ArgumentParser(prog="python -m vision.twin.cli",
                                 description="Render a position as the table camera would see it.")
     add_arguments(p)
     return run(p.parse_args(argv))

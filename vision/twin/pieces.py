@@ -19,9 +19,9 @@ import numpy as np
 
 from engine.geometry import COLS, direction_name, square_name
 from engine.position import BOARD, Position
-from .render_draw import Canvas, marker_bits, marker_image
-from .scheme import Scheme, Sticker, marker_corners_mm
-from .stickers import PAWN_DISC_MM
+from .draw import Canvas, marker_bits, marker_image
+from ..scheme import Scheme, Sticker, marker_corners_mm
+from ..stickers import PAWN_DISC_MM
 
 PAWN_COLOURS = {"blue": (200, 96, 30), "yellow": (40, 205, 235), "red": (40, 40, 200),
                 "green": (60, 150, 50), "purple": (140, 50, 120), "black": (35, 35, 35),

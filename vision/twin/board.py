@@ -2,7 +2,7 @@
 
 Table, board sheet, the 156 floor squares, the pillars at the grid intersections, the walls
 with their letters (BOARD.md), exit and entrance, and the four corner markers of the scheme
-with their white quiet zone.  Pieces are drawn separately (render_pieces) because they stand
+with their white quiet zone.  Pieces are drawn separately (``pieces``) because they stand
 above the board.  The texture depends only on the scheme and the scale, so it is cached.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.geometry import COLS, E, ENTRANCE, EXIT, N, ROWS, S, SQUARES, W, WALL_LETTERS, on_board
-from .render_draw import Canvas, marker_bits, marker_image
-from .scheme import Scheme
+from .draw import Canvas, marker_bits, marker_image
+from ..scheme import Scheme
 
 # The texture covers the table around the sheet, the corner markers and the card zone.
 TEXTURE_ORIGIN_MM = (-150.0, -140.0)

@@ -22,12 +22,12 @@ import numpy as np
 
 from engine.geometry import SQUARES, parse_square, square_col, square_name, square_row
 from engine.position import BOARD, Position
-from . import render_effects as fx
-from .render_board import TABLE, TEXTURE_ORIGIN_MM, board_texture
-from .render_camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
-from .render_pieces import LayoutError, Placed, body_of, layout, piece_face
-from .render_positions import random_position
-from .scheme import Scheme, load_scheme
+from . import effects as fx
+from .board import TABLE, TEXTURE_ORIGIN_MM, board_texture
+from .camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
+from .pieces import LayoutError, Placed, body_of, layout, piece_face
+from .positions import random_position
+from ..scheme import Scheme, load_scheme
 
 __all__ = ["render", "render_burst", "Truth", "StickerTruth", "LayoutError", "random_position"]
 
