@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion_app.server import Server  # noqa: E402
+from companion_app.web.server import Server  # noqa: E402
 from web_helpers import AUTH, SseClient, make_app, play_pawn_phase  # noqa: E402
 
 TARGET_MS = 200.0

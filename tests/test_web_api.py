@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from companion_app import api
-from companion_app.app import MAX_BODY
+from companion_app.web import api
+from companion_app.web.app import MAX_BODY
 
 from web_helpers import AUTH, TOKEN, FakeCamera, FakeReading, make_app, play_pawn_phase, session_with
 
@@ -190,7 +190,7 @@ def test_a_right_token_resets_the_count_of_wrong_ones(client):
 
 
 def test_login_lockout_ends_after_the_wait():
-    from companion_app.security import LOCKOUT_AFTER, LOCKOUT_SECONDS, LoginGuard
+    from companion_app.web.security import LOCKOUT_AFTER, LOCKOUT_SECONDS, LoginGuard
 
     now = [100.0]
     guard = LoginGuard(clock=lambda: now[0])
@@ -499,7 +499,7 @@ def test_pages_that_do_not_exist_or_fail_are_plain_pages_with_a_way_back(client,
 
     def boom(*args, **kwargs):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr("companion_app.pages.render_template", boom)
+    monkeypatch.setattr("companion_app.web.pages.render_template", boom)
     r = client.get("/")
     html = r.get_data(as_text=True)
     assert r.status_code == 500 and r.mimetype == "text/html"

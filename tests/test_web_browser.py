@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion_app.server import Server
+from companion_app.web.server import Server
 
 from web_helpers import OUTPUT, TOKEN, FakeCamera, FakeReading, WifiProxy, make_app, play_pawn_phase, session_with
 

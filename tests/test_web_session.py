@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from companion_app.devices import open_buttons, open_camera, open_leds
-from companion_app.narrate import plan_lines, step_line
-from companion_app.session import Device, TableSession
-from companion_app.store import Store
+from companion_app.table.devices import open_buttons, open_camera, open_leds
+from companion_app.table.narrate import plan_lines, step_line
+from companion_app.table.session import Device, TableSession
+from companion_app.table.store import Store
 from engine.errors import GameActionError
 
 from web_helpers import FakeLeds, play_pawn_phase, session_with
@@ -265,7 +265,7 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
 
 
 def test_unseen_squares_keep_what_the_reading_shows_and_never_double_a_pawn():
-    from companion_app.readings import fill_unseen, unseen_squares
+    from companion_app.table.readings import fill_unseen, unseen_squares
 
     game = {"monster": {"at": "g7", "facing": "N"}, "stones": {"h7": "stone", "c3": "crystal"},
             "teleporters": {"j5": {"pair": 1, "arrow": "E"}},
@@ -287,10 +287,10 @@ def test_unseen_squares_keep_what_the_reading_shows_and_never_double_a_pawn():
 
 def test_the_shipped_rule_texts_match_the_spec(shared_dir):
     """rules.json is generated from RULES.md: a rule changed in the spec must be regenerated here."""
-    from companion_app.make_rules import parse_rules
-    from companion_app.rules import load_rules
+    from companion_app.web.make_rules import parse_rules
+    from companion_app.web.rules import load_rules
 
     parsed = parse_rules((shared_dir / "spec" / "RULES.md").read_text(encoding="utf-8"))
-    assert parsed == load_rules(), "run: .venv/bin/python -m companion_app.make_rules ../shared/spec/RULES.md"
+    assert parsed == load_rules(), "run: .venv/bin/python -m companion_app.web.make_rules ../shared/spec/RULES.md"
     assert not [r["id"] for r in parsed.values() if r["text"][:1].islower()]   # no sentence cut from its title
     assert parsed["M10"]["text"].startswith("Crystals behave as stones")

@@ -5,9 +5,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion_app.app import create_app
-from companion_app.session import Device, TableSession
-from companion_app.store import Store
+from companion_app.web.app import create_app
+from companion_app.table.session import Device, TableSession
+from companion_app.table.store import Store
 from engine.position import Position
 
 TOKEN = "test-token-7731"

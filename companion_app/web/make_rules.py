@@ -1,10 +1,10 @@
-"""Regenerate ``companion_app/rules.json`` from the spec's RULES.md.
+"""Regenerate ``companion_app/web/rules.json`` from the spec's RULES.md.
 
 The app ships the rule texts as package data so the referee's rules
 reference works on a table with no spec folder beside it.  Run after RULES.md
 changes and commit the output:
 
-    .venv/bin/python -m companion_app.make_rules ../shared/spec/RULES.md
+    .venv/bin/python -m companion_app.web.make_rules ../shared/spec/RULES.md
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def parse_rules(text: str) -> dict[str, dict]:
 
 
 def main(argv: list[str]) -> int:
-    source = Path(argv[0]) if argv else Path(__file__).resolve().parents[2] / "shared" / "spec" / "RULES.md"
+    source = Path(argv[0]) if argv else Path(__file__).resolve().parents[3] / "shared" / "spec" / "RULES.md"
     rules = parse_rules(source.read_text(encoding="utf-8"))
     OUT.write_text(json.dumps(rules, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(rules)} rules to {OUT}")

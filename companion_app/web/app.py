@@ -15,8 +15,8 @@ from werkzeug.exceptions import HTTPException
 
 from .security import LoginGuard, check_request, new_pin, secure_headers
 from .server import STREAM_LIMIT
-from .session import TableSession
-from .store import Store
+from ..table.session import TableSession
+from ..table.store import Store
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well under 1 KB

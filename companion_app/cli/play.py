@@ -59,13 +59,13 @@ def play(args) -> int:
     from engine.errors import FlureError
     from engine.position import basic_position
 
-    from .app import create_app
-    from .devices import open_buttons, open_camera, open_leds
-    from .qr import qr_terminal
-    from .security import new_pin
-    from .server import Server
-    from .session import Device, TableSession
-    from .store import Store
+    from ..web.app import create_app
+    from ..table.devices import open_buttons, open_camera, open_leds
+    from ..web.qr import qr_terminal
+    from ..web.security import new_pin
+    from ..web.server import Server
+    from ..table.session import Device, TableSession
+    from ..table.store import Store
 
     db = Path(args.db) if args.db else default_db()
     try:

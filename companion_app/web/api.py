@@ -16,7 +16,7 @@ from engine.errors import FlureError
 from . import schemas
 from .rules import load_rules
 from .security import guarded_match, is_referee, log_in, referee_required
-from .session import TableSession, engine_error_status
+from ..table.session import TableSession, engine_error_status
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -12,7 +12,7 @@ from engine.deck import TILES
 from engine.placement import PIECES
 from engine.position import COLOURS, FACES, PAWN_KINDS
 
-from .readings import FIX_PIECES
+from ..table.readings import FIX_PIECES
 
 SQUARE = {"type": "string", "pattern": "^[a-p](1[01]|[1-9])$", "maxLength": 3,
           "description": "a square name such as g7 (BOARD.md)"}

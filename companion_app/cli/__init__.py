@@ -14,8 +14,8 @@ import sys
 
 # Modules that contribute sub-commands, in --help order.
 COMMAND_MODULES = (
-    "companion_app.engine_cli",
-    "companion_app.serve_cli",
+    "companion_app.cli.engine",
+    "companion_app.cli.play",
     "vision.cli",
     "vision.stickers_cli",
     "calibration.cli",
@@ -61,6 +61,3 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 
-from .events import Broker, sse_message
+from ..web.events import Broker, sse_message
 from .narrate import pawn_names, plan_lines, step_line
 from .readings import check_fix, compare, confirm_action, fill_unseen, fix_setup, unseen_squares
 from .store import Store
