@@ -35,6 +35,19 @@ def test_a_restart_resumes_the_game_from_sqlite(tmp_path):
     assert second.act({"type": "draw"})["tiles_played"] == first.act({"type": "draw"})["tiles_played"]
 
 
+def test_the_app_and_flure_play_share_one_default_database(tmp_path, monkeypatch):
+    """No --db and no session given: both use the store's one default (the XDG data folder)."""
+    from companion_app.cli import build_parser
+    from companion_app.table.store import default_path
+    from companion_app.web.app import create_app
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_path() == tmp_path / "data" / "flure" / "session.sqlite3"
+    session = create_app().extensions["flure_session"]
+    assert session.store.path == str(default_path()) and default_path().exists()
+    assert build_parser().parse_args(["play"]).db is None     # flure play falls back to default_path()
+
+
 def test_resume_with_an_empty_database_says_no_game(tmp_path):
     assert TableSession(Store(tmp_path / "s.db")).resume() is False
 

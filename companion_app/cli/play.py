@@ -5,7 +5,6 @@ and the device libraries are imported inside ``play``.
 """
 from __future__ import annotations
 
-import os
 import signal
 import socket
 from pathlib import Path
@@ -21,7 +20,9 @@ def register(subparsers) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--pin", help="the referee's PIN or token (default: a new random 6-digit PIN)")
-    p.add_argument("--db", default=None, help="session database (default: ~/.local/share/flure/session.sqlite3)")
+    p.add_argument("--db", default=None,
+                   help="session database (default: $XDG_DATA_HOME/flure/session.sqlite3, "
+                        "i.e. ~/.local/share/flure/session.sqlite3)")
     p.add_argument("--camera", metavar="SPEC", default="synthetic",
                    help="camera: a USB index like 0, 'picamera', a video file or URL, a folder, or 'synthetic'")
     p.add_argument("--no-camera", action="store_true", help="run without a camera")
@@ -32,11 +33,6 @@ def register(subparsers) -> None:
     p.add_argument("--hardware-config", metavar="TOML", default=None, help="LED and button configuration file")
     p.add_argument("--new", action="store_true", help="do not resume the last game")
     p.set_defaults(func=play)
-
-
-def default_db() -> Path:
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "flure" / "session.sqlite3"
 
 
 def lan_address() -> str:
@@ -65,9 +61,9 @@ def play(args) -> int:
     from ..web.security import new_pin
     from ..web.server import Server
     from ..table.session import Device, TableSession
-    from ..table.store import Store
+    from ..table.store import Store, default_path
 
-    db = Path(args.db) if args.db else default_db()
+    db = Path(args.db) if args.db else default_path()
     try:
         session = TableSession(Store(db))
     except (sqlite3.Error, OSError) as exc:

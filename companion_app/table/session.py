@@ -350,7 +350,3 @@ class TableSession:
                 self.plan_seq = step.seq
             self._add_log(step.seq, step.action, game)
 
-
-def engine_error_status(exc: FlureError) -> int:
-    """400 for malformed input, 409 for an action the game's state refuses."""
-    return 400 if isinstance(exc, InvalidSetupError) else 409

@@ -9,10 +9,17 @@ One connection per call keeps it safe across waitress's worker threads.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+def default_path() -> Path:
+    """Where the session database lives unless ``--db`` says otherwise (the XDG data folder)."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "flure" / "session.sqlite3"
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (

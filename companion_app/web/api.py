@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 from flask import session as browser_session
 
-from engine.errors import FlureError
+from engine.errors import FlureError, InvalidSetupError
 
 from . import schemas
 from .rules import load_rules
 from .security import guarded_match, is_referee, log_in, referee_required
-from ..table.session import TableSession, engine_error_status
+from ..table.session import TableSession
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -65,6 +65,12 @@ def body(schema: dict) -> dict:
     except schemas.SchemaError as exc:
         abort(400, str(exc))
     return data
+
+
+def engine_error_status(exc: FlureError) -> int:
+    """The HTTP status of an engine refusal: 400 for malformed input, 409 for an action the game's
+    state refuses now (the session raises the engine's typed errors; only the web layer speaks HTTP)."""
+    return 400 if isinstance(exc, InvalidSetupError) else 409
 
 
 def engine_call(fn, *args, **kwargs):

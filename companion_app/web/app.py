@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from .security import LoginGuard, check_request, new_pin, secure_headers
 from .server import STREAM_LIMIT
 from ..table.session import TableSession
-from ..table.store import Store
+from ..table.store import Store, default_path
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well under 1 KB
@@ -42,7 +42,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.debug = False
     app.json.sort_keys = False  # keep tile and rule order as the engine gives it
     if session is None:
-        session = TableSession(Store(db or "flure-session.sqlite3"))
+        session = TableSession(Store(db or default_path()))
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
