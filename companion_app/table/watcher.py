@@ -1,0 +1,266 @@
+"""The camera worker: one thread that watches the table, so no request ever waits on the camera.
+
+It reads frames at the configured rate, reads each one (vision), and applies the
+stable-frame gate: a reading counts only when it is free of blocking problems and
+identical for ``stable_frames`` consecutive frames, so a hand in motion never makes
+a move.  Squares the camera reports it could not see (``hidden-square``,
+``unread-square``) are *unknown*, not problems: the game decides what stands there.
+
+The source is read through a helper thread with a timeout: a camera that stalls,
+ends (a video file, a folder) or vanishes is closed and opened again with back-off,
+and ``status()`` says what is wrong in words.  Web requests only read the last
+published ``CameraUpdate``.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
+END_AFTER_EMPTY = 3          # consecutive "no frame" answers before the source counts as ended
+
+
+def split_problems(problems) -> tuple[list[str], list[dict]]:
+    """(unknown squares, blocking problems) of a reading's problem list."""
+    unknown, blocking = [], []
+    for p in problems or []:
+        if p.get("code") in UNKNOWN_CODES and isinstance(p.get("square"), str):
+            if p["square"] not in unknown:
+                unknown.append(p["square"])
+        else:
+            blocking.append(p)
+    return unknown, blocking
+
+
+@dataclass
+class CameraUpdate:
+    """What the worker knows after one frame; ``stable`` readings may be acted on, ``serial`` numbers them."""
+
+    status: dict
+    reading: dict | None = None       # the VISION.md JSON of the last frame's reading
+    unknown: list[str] = field(default_factory=list)
+    blocking: list[dict] = field(default_factory=list)
+    stable: bool = False              # identical and usable for stable_frames frames
+    serial: int = 0                   # grows each time a new reading becomes stable
+    count: int = 0                    # consecutive identical usable frames so far
+    needed: int = 3
+
+
+class StableGate:
+    """Counts consecutive identical usable readings; a new stable reading gets a new serial."""
+
+    def __init__(self, needed: int):
+        if needed < 1:
+            raise ValueError("stable_frames must be at least 1")
+        self.needed = needed
+        self.key = None
+        self.count = 0
+        self.serial = 0
+
+    def feed(self, reading) -> tuple[bool, list[str], list[dict]]:
+        """(stable, unknown squares, blocking problems) after one more reading (vision Reading)."""
+        unknown, blocking = split_problems(reading.problems)
+        usable = reading.located and reading.setup is not None and reading.position is not None and not blocking
+        if not usable:
+            self.key, self.count = None, 0
+            return False, unknown, blocking
+        key = (reading.key(), tuple(sorted(unknown)))
+        if key == self.key:
+            self.count += 1
+        else:
+            self.key, self.count = key, 1
+        if self.count == self.needed:
+            self.serial += 1
+        return self.count >= self.needed, unknown, blocking
+
+    def reset(self) -> None:
+        self.key, self.count = None, 0
+
+
+class _Grabber:
+    """Reads one frame on request in its own thread, so a stalled ``read()`` only stalls this thread."""
+
+    def __init__(self, source):
+        self.source = source
+        self._asked = threading.Event()
+        self._answers: queue.Queue = queue.Queue(maxsize=1)
+        self._stop = False
+        threading.Thread(target=self._run, name="camera-read", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            self._asked.wait()
+            self._asked.clear()
+            if self._stop:
+                return
+            try:
+                answer = ("frame", self.source.read())
+            except Exception as exc:  # noqa: BLE001 - any camera failure is reported, never raised
+                answer = ("error", str(exc) or type(exc).__name__)
+            if self._stop:
+                return
+            self._answers.put(answer)
+
+    def grab(self, timeout: float) -> tuple[str, object]:
+        """("frame", image or None), ("error", why) or ("timeout", None)."""
+        self._asked.set()
+        try:
+            return self._answers.get(timeout=timeout)
+        except queue.Empty:
+            return "timeout", None
+
+    def abandon(self) -> None:
+        """Stop asking; close the source in the background (closing a stalled camera may block too)."""
+        self._stop = True
+        self._asked.set()
+
+        def close():
+            try:
+                self.source.close()
+            except Exception:  # noqa: BLE001
+                pass
+        threading.Thread(target=close, name="camera-close", daemon=True).start()
+
+
+class CameraWorker:
+    """Watches a frame source in a thread and hands each ``CameraUpdate`` to ``on_update``.
+
+    ``open_source()`` returns a new source (``read() -> frame | None``, ``close()``) or raises;
+    ``read_frame(frame)`` returns a vision ``Reading``.  ``on_update`` runs in the worker thread.
+    """
+
+    def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
+                 on_update: Callable[[CameraUpdate], None], *, fps: float = 4.0, stable_frames: int = 3,
+                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what: str = "the camera"):
+        if fps <= 0:
+            raise ValueError("fps must be above 0")
+        self.open_source = open_source
+        self.read_frame = read_frame
+        self.on_update = on_update
+        self.fps = fps
+        self.read_timeout = read_timeout
+        self.backoff = backoff
+        self.what = what
+        self.gate = StableGate(stable_frames)
+        self.last_frame = None
+        self.frames = 0
+        self.reopened = 0
+        self.frame_ms = 0.0
+        self._lock = threading.Lock()
+        self._state = "starting"
+        self._message = f"opening {what}"
+        self._update = CameraUpdate(self._status_locked(), needed=stable_frames)
+        self._stop = threading.Event()
+        self._grabber: _Grabber | None = None
+        self._thread = threading.Thread(target=self._run, name="camera-worker", daemon=True)
+
+    # -- public, thread-safe -------------------------------------------------------------
+    def start(self) -> "CameraWorker":
+        self._thread.start()
+        return self
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+        if self._grabber is not None:
+            self._grabber.abandon()
+            self._grabber = None
+
+    @property
+    def update(self) -> CameraUpdate:
+        with self._lock:
+            return self._update
+
+    def status(self) -> dict:
+        with self._lock:
+            return self._status_locked()
+
+    # -- the thread ----------------------------------------------------------------------
+    def _status_locked(self) -> dict:
+        return {"state": self._state, "message": self._message, "frames": self.frames, "reopened": self.reopened,
+                "fps": self.fps, "frame_ms": round(self.frame_ms, 1), "stable": self.gate.count,
+                "stable_needed": self.gate.needed}
+
+    def _set(self, state: str, message: str, **update) -> None:
+        with self._lock:
+            self._state, self._message = state, message
+            self._update = CameraUpdate(self._status_locked(), needed=self.gate.needed, serial=self.gate.serial,
+                                        **update)
+            out = self._update
+        try:
+            self.on_update(out)
+        except Exception:  # noqa: BLE001 - the session's trouble must not kill the camera thread
+            log.exception("camera update failed")
+
+    def _run(self) -> None:
+        delay = self.backoff[0]
+        empty = 0
+        while not self._stop.is_set():
+            if self._grabber is None:
+                try:
+                    self._grabber = _Grabber(self.open_source())
+                except Exception as exc:  # noqa: BLE001 - a missing camera is a status, not a crash
+                    self._set("failed", f"cannot open {self.what} ({exc}); trying again in {delay:g} s")
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
+                empty = 0
+            started = time.monotonic()
+            kind, value = self._grabber.grab(self.read_timeout)
+            if kind == "frame" and value is not None:
+                empty = 0
+                delay = self.backoff[0]
+                self._read(value)
+            else:
+                empty = empty + 1 if kind == "frame" else END_AFTER_EMPTY
+                if empty >= END_AFTER_EMPTY:
+                    why = {"timeout": f"has given no frame for {self.read_timeout:g} s (stalled)",
+                           "error": f"failed ({value})"}.get(kind, "gives no more frames (ended or unplugged)")
+                    self._drop(f"{self.what} {why}; reopening it in {delay:g} s")
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
+            self._stop.wait(max(0.0, started + 1.0 / self.fps - time.monotonic()))
+        if self._grabber is not None:
+            self._grabber.abandon()
+            self._grabber = None
+        self._set("stopped", f"{self.what} is switched off")
+
+    def _drop(self, message: str) -> None:
+        self._grabber.abandon()
+        self._grabber = None
+        self.reopened += 1
+        self.gate.reset()
+        self.last_frame = None
+        self._set("lost", message)
+
+    def _read(self, frame) -> None:
+        self.last_frame = frame
+        t0 = time.perf_counter()
+        try:
+            reading = self.read_frame(frame)
+        except Exception as exc:  # noqa: BLE001 - a reader bug is shown, the table goes on
+            log.exception("reading a frame failed")
+            self.gate.reset()
+            self._set("error", f"a frame could not be read ({exc})")
+            return
+        self.frame_ms = (time.perf_counter() - t0) * 1000.0
+        self.frames += 1
+        stable, unknown, blocking = self.gate.feed(reading)
+        data = reading.to_json()
+        if not reading.located:
+            message = f"the board is not located: {reading.reason or 'no board markers seen'}"
+        elif blocking:
+            message = f"waiting for a clear view: {blocking[0]['message']}"
+        elif stable:
+            message = "watching: the reading is steady"
+        else:
+            message = f"waiting for a steady view ({self.gate.count} of {self.gate.needed} frames)"
+        self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
+                  count=self.gate.count)

@@ -1,0 +1,134 @@
+"""The camera worker: stable-frame gate, a hand over the board, and a camera that stalls, ends or vanishes."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from companion_app.table.watcher import CameraWorker, StableGate, split_problems
+from engine.position import basic_position
+from table_helpers import TableSource, frame_of, wait_for
+from vision.pipeline import TableCamera
+
+BASIC = basic_position().to_setup()
+
+
+def _worker(open_source, updates, **kw):
+    camera = TableCamera(None)
+    kw.setdefault("fps", 20.0)
+    kw.setdefault("stable_frames", 3)
+    kw.setdefault("read_timeout", 0.5)
+    kw.setdefault("backoff", (0.05, 0.2))
+    return CameraWorker(open_source, camera.feed, updates.append, **kw).start()
+
+
+def test_split_problems_unknown_squares_are_not_blocking():
+    unknown, blocking = split_problems([
+        {"code": "hidden-square", "message": "h1 hidden", "square": "h1"},
+        {"code": "unread-square", "message": "h2 unread", "square": "h2"},
+        {"code": "occluded", "message": "a hand", "square": "c3"}])
+    assert unknown == ["h1", "h2"]
+    assert [p["code"] for p in blocking] == ["occluded"]
+
+
+def test_still_table_becomes_stable_once():
+    updates: list = []
+    source = TableSource(BASIC)
+    worker = _worker(lambda: source, updates)
+    try:
+        first = wait_for(lambda: next((u for u in updates if u.stable), None), what="a stable reading")
+        assert first.count == 3 and first.serial == 1
+        assert first.reading["setup"]["monster"] == BASIC["monster"]
+        time.sleep(0.3)
+        assert {u.serial for u in updates if u.stable} == {1}   # still table: one stable reading, not many
+    finally:
+        worker.close()
+
+
+def test_hand_over_the_board_never_becomes_stable():
+    frame_of(BASIC, hand=True)
+    updates: list = []
+    source = TableSource(BASIC)
+    source.show(BASIC, hand=True)
+    worker = _worker(lambda: source, updates)
+    try:
+        wait_for(lambda: len([u for u in updates if u.reading]) >= 8, what="eight frames")
+        assert not any(u.stable for u in updates)
+        hand = next(u for u in updates if u.blocking)
+        assert "waiting for a clear view" in hand.status["message"]
+        source.show(BASIC)
+        wait_for(lambda: any(u.stable for u in updates), what="stable once the hand is gone")
+    finally:
+        worker.close()
+
+
+def test_stalled_camera_is_reopened_and_never_blocks_a_reader():
+    updates: list = []
+    sources = [TableSource(BASIC), TableSource(BASIC)]
+    opened = []
+
+    def open_source():
+        opened.append(sources[len(opened)] if len(opened) < 2 else TableSource(BASIC))
+        return opened[-1]
+
+    worker = _worker(open_source, updates, read_timeout=0.3)
+    try:
+        wait_for(lambda: any(u.stable for u in updates), what="stable")
+        sources[0].stall.set()
+        lost = wait_for(lambda: next((u for u in updates if u.status["state"] == "lost"), None), what="stall seen")
+        assert "stalled" in lost.status["message"] and "reopening" in lost.status["message"]
+        t0 = time.perf_counter()
+        assert worker.update is not None and worker.status()["reopened"] >= 1   # a request only reads state
+        assert time.perf_counter() - t0 < 0.05
+        wait_for(lambda: len(opened) >= 2 and updates[-1].stable, what="the new source read steadily")
+        assert sources[0].closed
+    finally:
+        sources[0].stall.clear()
+        worker.close()
+
+
+def test_ended_source_is_reopened():
+    updates: list = []
+    opened = []
+
+    def open_source():
+        opened.append(TableSource(BASIC))
+        if len(opened) == 1:
+            opened[0].end = True      # a video file that has ended
+        return opened[-1]
+
+    worker = _worker(open_source, updates)
+    try:
+        lost = wait_for(lambda: next((u for u in updates if u.status["state"] == "lost"), None), what="end seen")
+        assert "gives no more frames" in lost.status["message"]
+        wait_for(lambda: any(u.stable for u in updates), what="stable after reopening")
+        assert len(opened) >= 2
+    finally:
+        worker.close()
+
+
+def test_vanished_camera_comes_back_with_back_off():
+    updates: list = []
+    present = threading.Event()
+
+    def open_source():
+        if not present.is_set():
+            raise OSError("no camera at /dev/video0")
+        return TableSource(BASIC)
+
+    worker = _worker(open_source, updates)
+    try:
+        failed = wait_for(lambda: next((u for u in updates if u.status["state"] == "failed"), None), what="failure")
+        assert "cannot open the camera (no camera at /dev/video0); trying again in" in failed.status["message"]
+        wait_for(lambda: sum(u.status["state"] == "failed" for u in updates) >= 3, what="retries")
+        present.set()
+        wait_for(lambda: any(u.stable for u in updates), what="stable once plugged in")
+    finally:
+        worker.close()
+    assert worker.status()["state"] == "stopped"
+
+
+def test_gate_needs_at_least_one_frame():
+    with pytest.raises(ValueError):
+        StableGate(0)
