@@ -1,0 +1,306 @@
+"""The simulated table: the physical pieces, apart from the game, and the camera that films them.
+
+A real table is not the game: a pawn lies a little off its square's centre, a hand hangs over
+the board while a player moves, the drawn tombstone tile lies in the card zone until someone
+takes it away, and after a monster move the pieces stay where they were until the players
+carry out the follow-up.  ``PhysicalTable`` holds exactly that — where every physical piece
+lies — and nothing of the game's state (whose turn, the deck, the score).  Simulated players
+(``companion_app``) change it; ``SimulatedCamera`` renders it with the synthetic camera into
+frames behind the same ``read()``/``close()`` interface as a USB camera (``vision.sources``),
+so the session learns about the table only by reading those frames.
+
+Thread-safe: the players' thread moves pieces while the camera worker reads frames.
+"""
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.geometry import SQUARES, direction_name, parse_square, square_name
+from engine.position import BOARD, WAITING, Pawn, Position
+from . import effects as fx
+from .camera import pose_camera
+from .pieces import Placed, layout
+from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board
+from ..scheme import Scheme, load_scheme
+
+# How far from its square's centre a player puts a piece down (mm).  The pawn disc is 27 mm on
+# a 30 mm square: 4 mm off keeps the disc's centre well inside its square.
+SLOPPY_MM = 4.0
+DEMO_SIZE = (1280, 720)   # modest, so a two-core laptop keeps up; stickers are still ~23 px
+
+
+@dataclass(frozen=True)
+class Lying:
+    """One piece as it lies: its square, how far off the square's centre (mm) and its turn."""
+
+    square: int
+    offset: tuple[float, float] = (0.0, 0.0)
+    turn: float = 0.0
+
+
+@dataclass(frozen=True)
+class PawnDisc:
+    color: str
+    kind: str
+    face: str = "white"
+    lying: Lying | None = None     # None: beside the board (waiting, out or eaten for good)
+
+
+@dataclass(frozen=True)
+class TableView:
+    """An immutable snapshot of the table (what a frame shows); hashable, so frames of an
+    unchanged table reuse one drawing."""
+
+    monster: Lying
+    facing: int
+    stones: tuple[tuple[str, Lying], ...]
+    pools: frozenset
+    teleporters: tuple
+    pawns: tuple[tuple[str, PawnDisc], ...]
+    tile: str | None
+    hand: int | None
+
+    def position(self) -> Position:
+        """What lies on the board, as an engine Position (pawns off the board count as waiting).
+        It may be impossible (two pieces on a square): it is a table, not a game."""
+        pawns = tuple(Pawn(label, d.color, d.kind, d.face, BOARD if d.lying else WAITING,
+                           d.lying.square if d.lying else None) for label, d in self.pawns)
+        return Position(self.monster.square, self.facing, {ly.square: kind for kind, ly in self.stones},
+                        self.pools, dict(self.teleporters), pawns)
+
+
+class PhysicalTable:
+    """Where every physical piece lies.  Start it from the game's starting position (the
+    players set the board up), then move pieces with the methods below."""
+
+    def __init__(self, position: Position, *, seed: int = 0, sloppy_mm: float = SLOPPY_MM):
+        self._lock = threading.RLock()
+        self.rng = random.Random(seed)
+        self.sloppy_mm = sloppy_mm
+        self.version = 0
+        self.pools = frozenset(position.pools)
+        self.teleporters = tuple(sorted(position.teleporters.items()))
+        self.monster = Lying(position.monster)
+        self.facing = position.facing
+        self.stones: dict[int, tuple[str, Lying]] = {}
+        self.pawns: dict[str, PawnDisc] = {}
+        self.tile: str | None = None
+        self.hand: int | None = None
+        self.arrange(position, sloppy=False)
+
+    # -- what is on the table ------------------------------------------------
+    def view(self) -> TableView:
+        with self._lock:
+            return TableView(self.monster, self.facing, tuple(sorted(self.stones.values(), key=lambda s: s[1].square)),
+                             self.pools, self.teleporters, tuple(sorted(self.pawns.items())), self.tile, self.hand)
+
+    def position(self) -> Position:
+        return self.view().position()
+
+    def pawn_square(self, label: str) -> int | None:
+        with self._lock:
+            disc = self.pawns[label]
+            return disc.lying.square if disc.lying else None
+
+    def occupant(self, sq: int) -> str | None:
+        """What lies on ``sq``: "monster", a stone kind, a pawn label, or None."""
+        with self._lock:
+            if self.monster.square == sq:
+                return "monster"
+            if sq in self.stones:
+                return self.stones[sq][0]
+            return next((label for label, d in self.pawns.items() if d.lying and d.lying.square == sq), None)
+
+    def differences(self, position: Position) -> list[str]:
+        """Squares whose pieces differ from ``position`` (board order); offsets do not count."""
+        return _differences(self.position(), position)
+
+    # -- moving pieces ---------------------------------------------------------
+    def arrange(self, position: Position, *, sloppy: bool = True) -> None:
+        """Bring every piece into ``position`` (the follow-up done right).  Pieces already on
+        their square are not touched; moved ones are put down a little off centre."""
+        with self._lock:
+            if self.monster.square != position.monster or self.facing != position.facing:
+                self.monster, self.facing = self._put(position.monster, sloppy, 6.0), position.facing
+            old = {ly.square: (kind, ly) for kind, ly in self.stones.values()}
+            self.stones = {}
+            for sq, kind in position.stones.items():
+                keep = old.get(sq)
+                self.stones[sq] = keep if keep and keep[0] == kind else (kind, self._put(sq, sloppy, 4.0, quarter=True))
+            for p in position.pawns:
+                disc = self.pawns.get(p.label)
+                here = disc.lying if disc else None
+                if p.place == BOARD:
+                    lying = here if here and here.square == p.square else self._put(p.square, sloppy, 360.0)
+                else:
+                    lying = None
+                self.pawns[p.label] = PawnDisc(p.color, p.kind, p.face, lying)
+            self._bump()
+
+    def move_pawn(self, label: str, square: int | str | None, face: str | None = None) -> None:
+        """Put pawn ``label`` down on ``square`` (None: beside the board), optionally flipped to ``face``."""
+        sq = _square(square)
+        with self._lock:
+            disc = self.pawns[label]
+            self.pawns[label] = replace(disc, face=face or disc.face,
+                                        lying=None if sq is None else self._put(sq, True, 360.0))
+            self._bump()
+
+    def move_stone(self, frm: int | str, to: int | str | None) -> None:
+        """Slide the stone on ``frm`` to ``to`` (None: off the table)."""
+        a, b = _square(frm), _square(to)
+        with self._lock:
+            kind, _ = self.stones.pop(a)
+            if b is not None:
+                self.stones[b] = (kind, self._put(b, True, 4.0, quarter=True))
+            self._bump()
+
+    def move_monster(self, square: int | str, facing: int) -> None:
+        with self._lock:
+            self.monster, self.facing = self._put(_square(square), True, 6.0), facing
+            self._bump()
+
+    def lay_tile(self, tile: str | None) -> None:
+        """Lay the drawn tombstone tile in the card zone (None: take it away)."""
+        with self._lock:
+            self.tile = None if tile is None else str(tile)
+            self._bump()
+
+    def hand_over(self, square: int | str | None) -> None:
+        """A player's hand hangs over ``square`` (None: no hand over the board)."""
+        with self._lock:
+            self.hand = _square(square)
+            self._bump()
+
+    def move_piece(self, frm: int | str, to: int | str | None) -> str:
+        """Move whatever lies on ``frm`` to ``to`` (the referee's hand on the simulated table);
+        returns what was moved, in words.  Raises ValueError naming the square when it cannot."""
+        a, b = _square(frm), _square(to)
+        with self._lock:
+            what = self.occupant(a)
+            if what is None:
+                raise ValueError(f"nothing lies on {square_name(a)} to move")
+            if b is not None and self.occupant(b) is not None and b != a:
+                raise ValueError(f"{square_name(b)} is not free: {self.occupant(b)} lies there")
+            if what == "monster":
+                if b is None:
+                    raise ValueError("the monster stays on the board; give a square to move it to")
+                self.move_monster(b, self.facing)
+            elif a in self.stones:
+                self.move_stone(a, b)
+            else:
+                self.move_pawn(what, b)
+            return f"{what} from {square_name(a)} to {square_name(b) if b is not None else 'beside the board'}"
+
+    # -- internals -----------------------------------------------------------
+    def _put(self, sq: int, sloppy: bool, turn: float, quarter: bool = False) -> Lying:
+        r = self.rng
+        s = self.sloppy_mm if sloppy else 0.0
+        base = 90.0 * r.randrange(4) if quarter else 0.0
+        return Lying(sq, (round(r.uniform(-s, s), 2), round(r.uniform(-s, s), 2)),
+                     round(base + r.uniform(-turn / 2, turn / 2) if turn < 360 else r.uniform(0, 360), 1))
+
+    def _bump(self) -> None:
+        self.version += 1
+
+
+def _square(square) -> int | None:
+    if square is None or isinstance(square, int):
+        return square
+    return parse_square(square)
+
+
+def _contents(position: Position) -> dict[int, tuple]:
+    out: dict[int, tuple] = {position.monster: ("monster", direction_name(position.facing))}
+    for sq, kind in position.stones.items():
+        out[sq] = ("stone", kind)
+    for p in position.pawns:
+        if p.place == BOARD:
+            out[p.square] = ("pawn", p.label, p.face)
+    return out
+
+
+def _differences(a: Position, b: Position) -> list[str]:
+    ca, cb = _contents(a), _contents(b)
+    return [square_name(sq) for sq in SQUARES if ca.get(sq) != cb.get(sq)]
+
+
+# -- the camera -----------------------------------------------------------------
+
+class SimulatedCamera:
+    """A frame source filming a ``PhysicalTable`` (``read()``/``close()``, as vision.sources).
+
+    Only the last still scene is kept (one float32 image of the frame's size): frames of an
+    unchanged table differ by sensor noise alone, and nothing grows with the game's length.
+    """
+
+    def __init__(self, table: PhysicalTable, *, width: int = DEMO_SIZE[0], height: int = DEMO_SIZE[1],
+                 seed: int = 0, noise: float = 1.5, light: float = 0.2, supersample: int = 2,
+                 scheme: Scheme | str | None = None):
+        self.table = table
+        self.width, self.height = width, height
+        self.seed, self.noise, self.light, self.supersample = seed, noise, light, supersample
+        self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
+        self.camera = pose_camera(width, height)
+        self.frames = 0
+        self.last_view: TableView | None = None
+        self._still: tuple[TableView, np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def read(self) -> np.ndarray | None:
+        view = self.table.view()
+        with self._lock:
+            if self._still is None or self._still[0] != view:
+                self._still = None                      # free the old drawing before making the new one
+                self._still = (view, draw_table(view, self.camera, self.scheme, seed=self.seed,
+                                                light=self.light, supersample=self.supersample))
+            img = self._still[1]
+            rng = np.random.default_rng([self.seed, 1, self.frames])
+            self.frames += 1
+            self.last_view = view
+        return fx.to_uint8(fx.sensor_noise(img, self.noise, rng))
+
+    def close(self) -> None:
+        with self._lock:
+            self._still = None
+
+
+def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: float = 0.2,
+               supersample: int = 2) -> np.ndarray:
+    """The still scene of a table snapshot (float32 BGR, before sensor noise): the pieces where
+    they lie, the tile in the card zone, and the hand over its square."""
+    rng = np.random.default_rng([seed, 0])
+    position = view.position()
+    placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng)]
+    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * light)
+    img, _ = _draw_scene(cam, scheme, placed, max(1, supersample), lamp)
+    if view.hand is not None:
+        # The same hand while it stays over the same square; a new reach looks different.
+        hand_rng = np.random.default_rng([seed, 2, view.hand])
+        target = cam.project([scheme.square_center_mm(view.hand)], 0.0)[0]
+        fx.hand(img, target, _scale_at_board(cam) * 900.0 / 750.0, hand_rng)
+    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    return img
+
+
+def _as_lying(p: Placed, view: TableView, scheme: Scheme) -> Placed:
+    """A laid-out sticker moved to where the physical piece lies (pawns, stones, the monster)."""
+    kind = p.look[0]
+    if p.square is None or kind not in ("pawn", "stone", "monster"):
+        return p
+    if kind == "monster":
+        lying = view.monster
+        rotation = p.rotation
+    elif kind == "stone":
+        lying = next(ly for _, ly in view.stones if ly.square == p.square)
+        rotation = lying.turn
+    else:
+        lying = next(d.lying for _, d in view.pawns if d.lying and (d.color, d.kind) == p.look[1:3])
+        rotation = lying.turn
+    cx, cy = scheme.square_center_mm(p.square)
+    centre = (cx + lying.offset[0], cy + lying.offset[1])
+    return replace(p, centre_mm=centre, piece_centre_mm=centre, rotation=rotation)
