@@ -1,0 +1,308 @@
+"""Simulated players at the simulated table (TABLE.md "The simulated table").
+
+They know the game as players at a real table do — whose turn it is, the position, what the
+LEDs and the referee say is wrong — but they act only on the physical table
+(``vision.twin.table.PhysicalTable``): they move pawns with a hand over the board, put pieces
+down a little off centre, draw the top tombstone tile of the game's seeded deck and lay it in
+the card zone, take it away once the monster has moved and carry out the follow-up.  Now and
+then (``err_rate``, seeded) a player moves a pawn where no legal move goes, or does the
+follow-up wrong, and puts it right once the session complains.  The session learns about
+all of it only through the camera.
+
+``watch()`` is how they look at the session (read-only): a ``Watch`` of the game, the
+journal's step number, the session's complaint about the table and whether it is waiting
+for the follow-up.  ``step()`` is one decision (unit tests drive it); ``start()`` runs the
+decisions on a thread at ``speed`` times the watchable pace.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine import deck as tiles
+from engine.game import Game
+from engine.geometry import SQUARES, parse_square, square_col, square_name, square_row
+from engine.position import BOARD
+
+PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
+PATIENCE = 12         # decisions a player waits for the camera before doing something about it
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What the players see of the session: never anything they could change through it."""
+
+    game: Game | None
+    seq: int
+    complaint: str | None = None     # what the session says is wrong with the table now
+    follow_up: bool = False          # the session waits for the table to follow the game
+
+
+@dataclass
+class Pending:
+    """An action on the table the players wait to see the session take (or refuse)."""
+
+    kind: str                 # "move", "illegal", "tile", "follow-up", "wrong-follow-up"
+    seq: int                  # the journal step when it was done
+    what: str
+    undo: Callable[[], None] | None = None
+    waited: int = 0
+
+
+@dataclass
+class SimulatedPlayers:
+    table: object                                  # vision.twin.table.PhysicalTable
+    watch: Callable[[], Watch]
+    seed: int = 0
+    speed: float = 1.0
+    err_rate: float = 0.0
+    frames: Callable[[], int] | None = None        # the camera's frame counter (hands wait on it)
+    hand_frames: int = 2
+    log: list[str] = field(default_factory=list)
+    applied_errors: list[str] = field(default_factory=list)   # an induced error the session applied (a bug)
+
+    def __post_init__(self):
+        self.rng = random.Random(self.seed)
+        self.pending: Pending | None = None
+        self.paused = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0}
+
+    # -- running -------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="simulated-players", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def pause(self, paused: bool = True) -> None:
+        """The referee holds the players (their hands leave the board) or lets them go on."""
+        self.paused = bool(paused)
+        if self.paused:
+            self.table.hand_over(None)
+
+    def status(self) -> dict:
+        return {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate,
+                "waiting_for": self.pending.what if self.pending else None,
+                "last": self.log[-1] if self.log else None, "counts": dict(self.counts)}
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self.paused:
+                self._stop.wait(0.1)
+                continue
+            try:
+                self.step()
+            except Exception as exc:  # noqa: BLE001 - a player's slip must not stop the table
+                self._say(f"a simulated player got confused ({exc}); trying again")
+            self._wait(PACE_S / 2)
+
+    # -- one decision ------------------------------------------------------------
+    def step(self) -> str:
+        """Look at the session and the table, do one thing; returns what was done, in words."""
+        w = self.watch()
+        game = w.game
+        if game is None:
+            return "waiting for the referee to start a game"
+        if game.phase not in ("pawns", "monster"):
+            return "the game is over" if game.phase == "over" else f"nothing to do during {game.phase}"
+        if self.pending is not None:
+            done = self._check_pending(w)
+            if done is not None:
+                return done
+        if self.table.view().tile is not None:
+            self.table.lay_tile(None)
+            return self._say("took the tombstone tile away from the card zone")
+        if self.table.differences(game.position):
+            return self._follow_up(w)
+        if w.follow_up:
+            return "waiting for the session to check the follow-up"
+        if game.phase == "monster":
+            return self._draw(w)
+        return self._move(w)
+
+    def _check_pending(self, w: Watch) -> str | None:
+        p = self.pending
+        if w.seq != p.seq:
+            self.pending = None
+            if p.kind == "illegal":
+                self.applied_errors.append(p.what)
+            return None
+        if p.kind in ("follow-up", "wrong-follow-up") and not self.table.differences(w.game.position) \
+                and not w.follow_up:
+            self.pending = None
+            return None
+        p.waited += 1
+        complained = bool(w.complaint) or (p.kind == "wrong-follow-up" and w.follow_up)
+        if p.kind in ("illegal", "wrong-follow-up") and (complained or p.waited >= PATIENCE):
+            self.pending = None
+            if p.undo is not None:
+                self._with_hand(None, p.undo)
+            return self._say(f"put it right after the session complained ({w.complaint or 'no reading'}): {p.what}")
+        if p.kind in ("move", "tile") and p.waited >= 4 * PATIENCE and p.undo is not None:
+            # Not taken for long: put the piece down again, squarely (a real player would, too).
+            self.pending = None
+            p.undo()
+            return self._say(f"took back {p.what}: the camera did not take it")
+        return f"waiting for the camera to take {p.what}"
+
+    # -- actions on the table ------------------------------------------------------
+    def _move(self, w: Watch) -> str:
+        game = w.game
+        label, target = self._choose(game)
+        if label is None:
+            return f"{game.to_move} has no pawn that can move where the camera sees it"
+        pawn = game.position.pawn(label)
+        if self.rng.random() < self.err_rate:
+            wrong = self._illegal_square(game, label)
+            if wrong is not None:
+                start = pawn.square if pawn.place == BOARD else None
+                face = pawn.face
+                self._with_hand(wrong, lambda: self.table.move_pawn(label, wrong))
+                self.counts["illegal"] += 1
+                what = f"{pawn.name} to {square_name(wrong)} (no legal move goes there)"
+                self.pending = Pending("illegal", w.seq, what,
+                                       undo=lambda: self.table.move_pawn(label, start, face))
+                return self._say(f"{game.to_move} moved {what}")
+        after = game.apply({"type": "move", "pawn": label, "moves": target["moves"]}).position
+        before = self.table.position()
+        start = pawn.square if pawn.place == BOARD else None
+        if start is not None:
+            self._hand(start)
+        self._with_hand(parse_square(target["square"]) if target["square"] not in (None, "out") else start,
+                        lambda: self.table.arrange(after))
+        self.counts["moves"] += 1
+        where = target["square"] if target["square"] != "out" else "out through the exit"
+        what = f"{pawn.name} to {where}"
+        self.pending = Pending("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False))
+        return self._say(f"{game.to_move} moved {what}")
+
+    def _draw(self, w: Watch) -> str:
+        game = w.game
+        drawn = tiles.draw_top(game.deck, first_of_game=game.first_tile_of_game, seed=game.seed,
+                               prey3_variant=game.prey3_variant)
+        self.table.lay_tile(drawn.tile)
+        self.counts["tiles"] += 1
+        name = tiles.tile_name(drawn.tile, prey3_variant=game.prey3_variant)
+        self.pending = Pending("tile", w.seq, f"the tile {name}", undo=lambda: self.table.lay_tile(drawn.tile))
+        return self._say(f"drew the tile {name} and laid it in the card zone")
+
+    def _follow_up(self, w: Watch) -> str:
+        """Bring the table into the game's position, square by square; sometimes leave one wrong."""
+        target = w.game.position
+        diffs = self.table.differences(target)
+        wrong = len(diffs) > 1 and self.rng.random() < self.err_rate
+        if wrong:
+            # Everything but one square: a pawn the monster ate left standing, a stone not pushed…
+            keep = self.rng.choice(diffs)
+            partial = _except_square(self.table.position(), target, parse_square(keep))
+            self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(partial))
+            if self.table.differences(target):
+                self.counts["wrong-follow-ups"] += 1
+                self.pending = Pending("wrong-follow-up", w.seq, f"the follow-up on {keep}",
+                                       undo=lambda: self.table.arrange(target))
+                return self._say(f"did the follow-up but left {keep} as it was")
+        self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(target))
+        self.counts["follow-ups"] += 1
+        self.pending = Pending("follow-up", w.seq, "the follow-up")
+        return self._say(f"did the follow-up: {', '.join(diffs)}")
+
+    # -- the policy -------------------------------------------------------------------
+    def _choose(self, game: Game):
+        """A pawn of the player to move and a legal target (engine's move generator): out
+        if it can, else mostly the square nearest the exit, sometimes any visible one."""
+        mine = [lab for lab in game.unmoved if game.position.pawn(lab).color == game.to_move]
+        options = []
+        for label in mine:
+            for t in game.targets(label):
+                if t["square"] is None:
+                    continue   # staying beside the board: the camera cannot see a flip there
+                if t["square"] != "out" and game.position.pawn(label).where() == t["square"] \
+                        and not t["moves"]:
+                    continue
+                options.append((label, t))
+        if not options:
+            return None, None
+        out = [o for o in options if o[1]["square"] == "out"]
+        if out:
+            return out[0]
+        if self.rng.random() < 0.25:
+            return self.rng.choice(options)
+        return min(options, key=lambda o: (_to_exit(o[1]["square"]), o[0], o[1]["moves"]))
+
+    def _illegal_square(self, game: Game, label: str) -> int | None:
+        """An empty floor square no legal move of ``label`` reaches (the player miscounted)."""
+        legal = {t["square"] for t in game.targets(label)}
+        pos = game.position
+        busy = set(pos.stones) | set(pos.teleporters) | set(pos.pools) | {pos.monster} | set(pos.board_pawns())
+        pawn = pos.pawn(label)
+        here = pawn.square if pawn.place == BOARD else parse_square("p11")
+        near = [sq for sq in SQUARES if sq not in busy and square_name(sq) not in legal
+                and 2 <= abs(square_col(sq) - square_col(here)) + abs(square_row(sq) - square_row(here)) <= 9]
+        return self.rng.choice(near) if near else None
+
+    # -- hands and time ------------------------------------------------------------------
+    def _with_hand(self, square, action: Callable[[], None]) -> None:
+        """The hand comes over ``square``, the piece is put down, the hand stays a moment, leaves."""
+        self.table.hand_over(square)
+        self._wait(PACE_S / 4, self.hand_frames)
+        action()
+        self._wait(PACE_S / 4, self.hand_frames)
+        self.table.hand_over(None)
+
+    def _hand(self, square) -> None:
+        self.table.hand_over(square)
+        self._wait(PACE_S / 4, self.hand_frames)
+
+    def _wait(self, seconds: float, frames: int = 0) -> None:
+        """``seconds`` at speed 1 (shorter when faster), and until the camera took ``frames`` frames."""
+        end = time.monotonic() + seconds / max(self.speed, 1e-3)
+        start = self.frames() if (frames and self.frames) else None
+        while not self._stop.is_set():
+            now = time.monotonic()
+            seen = start is None or self.frames() - start >= frames
+            if now >= end and seen:
+                return
+            self._stop.wait(min(0.02, max(0.0, end - now)) or 0.01)
+
+    def _say(self, text: str) -> str:
+        self.log.append(text)
+        del self.log[:-200]
+        return text
+
+
+def _to_exit(square: str) -> int:
+    sq = parse_square(square)
+    return square_col(sq) + square_row(sq)
+
+
+def _except_square(current, target, keep: int):
+    """``target`` with square ``keep`` left as it lies in ``current`` (a follow-up done wrong)."""
+    from dataclasses import replace
+
+    stones = dict(target.stones)
+    stones.pop(keep, None)
+    if keep in current.stones and keep not in target.board_pawns() and target.monster != keep:
+        stones[keep] = current.stones[keep]
+    pawns = []
+    left = current.board_pawns().get(keep)
+    for p in target.pawns:
+        if p.label == left:
+            pawns.append(current.pawn(left))
+        elif p.place == BOARD and p.square == keep:
+            pawns.append(current.pawn(p.label))   # not brought to its square yet
+        else:
+            pawns.append(p)
+    pos = replace(target, stones=stones, pawns=tuple(pawns))
+    if target.monster == keep or current.monster == keep:
+        pos = replace(pos, monster=current.monster, facing=current.facing)
+    return pos
