@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -93,16 +94,18 @@ def cmd_emulate(args, cfg) -> int:
     from hardware.layout import LedLayout
     emu = LedEmulator(LedLayout.from_config(cfg.layout), transport="socket" if args.socket else "pty",
                       tpm2=args.tpm2).start()
+    # `kill` and systemd stop it as cleanly as Ctrl+C: the pty link and its /tmp folder go away
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     header = "\n".join([
         f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:",
         f"  {emu.url}",
         f"Send it a plan:  flure leds show PLAN.json --url {emu.url}",
     ])
-    print(header, flush=True)
     live = sys.stdout.isatty()
     shown = -1
     end = time.monotonic() + args.seconds if args.seconds is not None else None
     try:
+        print(header, flush=True)
         while end is None or time.monotonic() < end:
             time.sleep(0.2)
             if emu.frames_decoded != shown:
@@ -118,7 +121,12 @@ def cmd_emulate(args, cfg) -> int:
         if args.png:
             print(f"Saved {emu.save_png(args.png)}")
         emu.stop()
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _grid(cfg, url: str | None):

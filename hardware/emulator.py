@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import socket
 import tempfile
 import threading
@@ -48,8 +47,11 @@ class LedEmulator:
         self.layout = layout or LedLayout.from_config(None)
         self.transport = transport
         self.idle_timeout_s = idle_timeout_s
-        self._own_dir = link_dir is None
-        self._dir = Path(link_dir) if link_dir else Path(tempfile.mkdtemp(prefix="flure-leds-"))
+        # Our own /tmp/flure-leds-* folder (pty only) is removed by stop(), and otherwise when the
+        # emulator is garbage-collected or the interpreter exits (an exception, a forgotten stop()).
+        self._own_dir = tempfile.TemporaryDirectory(prefix="flure-leds-") \
+            if link_dir is None and transport == "pty" else None
+        self._dir = Path(link_dir) if link_dir else Path(self._own_dir.name) if self._own_dir else None
         self.path = str(self._dir / LINK_NAME) if transport == "pty" else None
         self.url: str | None = self.path
         self._leds = np.zeros((self.layout.led_count, 3), dtype=np.uint8)
@@ -138,8 +140,8 @@ class LedEmulator:
 
     def stop(self) -> None:
         self.unplug()
-        if self._own_dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
+        if self._own_dir is not None:
+            self._own_dir.cleanup()
 
     def __enter__(self) -> "LedEmulator":
         return self.start()

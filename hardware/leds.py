@@ -40,9 +40,14 @@ class LedGrid:
             from hardware.emulator import LedEmulator
             self.emulator = LedEmulator(self.layout).start()
             target = self.emulator.url
-        self.link = SerialLink(target, make_encoder(serial.protocol, self.layout.led_count), baud=serial.baud,
-                               switch_from=serial.switch_from, keepalive_s=serial.keepalive_s,
-                               reconnect_s=serial.reconnect_s).start()
+        try:
+            self.link = SerialLink(target, make_encoder(serial.protocol, self.layout.led_count), baud=serial.baud,
+                                   switch_from=serial.switch_from, keepalive_s=serial.keepalive_s,
+                                   reconnect_s=serial.reconnect_s).start()
+        except BaseException:
+            if self.emulator is not None:   # the simulated device we started goes with the failed grid
+                self.emulator.stop()
+            raise
         count = self.layout.led_count
         # Not an error (a plain TPM2 controller reads it right), but a WLED would not: say so.
         self.warning: str | None = None

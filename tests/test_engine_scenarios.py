@@ -116,7 +116,7 @@ def test_resolve_and_demo_commands(tmp_path, shared_dir):
     (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
     (b'{"setup": {"monster": {"at": "a5", "facing": "E"}, "stones": {"c5": "stone", "c5": "crystal"}}, '
      b'"action": {"steps": 1}}', "'c5' appears twice"),
-])
+], ids=["not-utf8", "nested-200k-deep", "duplicate-key"])   # short ids: a test id lands in PYTEST_CURRENT_TEST
 def test_unreadable_files_exit_2_without_a_traceback(tmp_path, text, words):
     p = tmp_path / "bad.json"
     p.write_bytes(text)

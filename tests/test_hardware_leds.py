@@ -237,3 +237,58 @@ def test_flure_leds_emulate_in_a_terminal_keeps_the_path_on_screen():
     assert "\x1b[2J" in text                                  # it did redraw
     last = text.rsplit("\x1b[2J", 1)[1]
     assert path in last and f"--url {path}" in last and "Ctrl-C to stop" in last
+
+
+@pytest.mark.parametrize("ending", ["stop", "forgotten", "exception"])
+def test_the_emulators_tmp_folder_goes_on_every_exit_path(tmp_path, ending):
+    """/tmp/flure-leds-* is removed by stop(), and without it when the process ends (even by an exception)."""
+    import os
+    import subprocess
+    import sys
+    code = ("from hardware.emulator import LedEmulator\n"
+            "emu = LedEmulator().start()\n"
+            "print(emu.path, flush=True)\n"
+            + {"stop": "emu.stop()\n", "forgotten": "", "exception": "raise RuntimeError('boom')\n"}[ending])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert r.stdout.startswith(str(tmp_path / "flure-leds-")), r.stdout + r.stderr
+    assert (r.returncode != 0) == (ending == "exception"), r.stderr
+    assert list(tmp_path.glob("flure-leds-*")) == []
+
+
+def test_flure_leds_emulate_stopped_by_sigterm_cleans_up(tmp_path):
+    """`kill` (systemd's stop) ends `flure leds emulate` like Ctrl+C: summary printed, folder removed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "leds", "emulate"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        proc.stdout.readline()
+        path = proc.stdout.readline().strip()
+        assert path.startswith(str(tmp_path / "flure-leds-")) and os.path.islink(path)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "frames decoded." in out and "Traceback" not in err
+    assert list(tmp_path.glob("flure-leds-*")) == []
+
+
+def test_a_grid_whose_link_cannot_start_stops_its_emulator(tmp_path, monkeypatch):
+    import tempfile
+
+    import hardware.leds
+
+    def refuse(*args, **kwargs):
+        raise OSError("no serial ports left")
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(hardware.leds, "SerialLink", refuse)
+    with pytest.raises(OSError, match="no serial ports left"):
+        LedGrid.from_config(FAST)
+    assert list(tmp_path.glob("flure-leds-*")) == []
