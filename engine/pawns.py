@@ -243,18 +243,23 @@ def _search(position: Position, label: str, points: int):
             queue.append((nsq, nstones, nkey, moves + m, left - 1))
 
 
+def _end_states(position: Position, label: str, points: int | None):
+    """``_search``'s end states; none for a pawn already out (P3) or out of the game (G9)."""
+    _check_label(position, label)
+    budget = _points(position, label, points)
+    if _start(position, label) in (_OUT, _GONE):
+        return iter(())
+    return _search(position, label, budget)
+
+
 def reachable(position: Position, label: str, points: int | None = None) -> dict[str, str]:
     """Every square where the pawn may end its move (its own included), and ``"out"``.
 
     Maps each to one shortest move string.  A pawn beside the board may also
     stay there (moves ``""``); that is not a square and is not listed.
     """
-    _check_label(position, label)
-    budget = _points(position, label, points)
     found: dict[str, str] = {}
-    if _start(position, label) in (_OUT, _GONE):
-        return found  # already out of the fortress (P3) or of the game (G9): no move left
-    for sq, _stones, moves in _search(position, label, budget):
+    for sq, _stones, moves in _end_states(position, label, points):
         if sq == _WAITING:
             continue
         name = "out" if sq == _OUT else square_name(sq)
@@ -289,30 +294,64 @@ def explain(before: Position, label: str, square: str | None, after: Position | 
     return list(results.values())
 
 
+def outcomes(position: Position, label: str, points: int | None = None) -> dict[Position, str]:
+    """Every distinct position the pawn's move can leave, each with one shortest move string.
+
+    Keyed by the resulting position (the pawn not yet flipped: that is G3's job), so move
+    strings that end alike (``EW`` and ``""`` with no push, two ways round a stone) count
+    once.  Staying (``""``) is included, on the board and beside it.
+    """
+    found: dict[Position, str] = {}
+    for sq, stones, moves in _end_states(position, label, points):
+        found.setdefault(_finish(position, label, sq, stones), moves)
+    return found
+
+
 def explain_change(before: Position, after: Position, points: int | None = None) -> tuple[str | None, list[str], str]:
     """Which pawn moved between two positions (e.g. two camera readings), and how.
 
     Returns ``(label, move strings, message)``.  ``label`` is None when no
     single pawn's move explains the change; the message then says why in
-    plain language.
+    plain language.  A pawn that changed face on its own square stayed (P1);
+    a pawn back on its own square with the stones moved pushed and returned
+    (P7).  Faces are otherwise not checked here (``engine.reconcile`` does, for
+    the camera).
     """
     moved = [p for p in after.pawns
-             if any(q.label == p.label and (q.place, q.square) != (p.place, p.square) for q in before.pawns)]
-    if not moved:
-        if dict(before.stones) == dict(after.stones):
-            return None, [], "nothing moved"
-        return None, [], "stones moved but no pawn did: a pawn only pushes a stone by entering its square (P7)"
+             if any(q.label == p.label and (q.place, q.square, q.face) != (p.place, p.square, p.face)
+                    for q in before.pawns)]
+    stones_moved = dict(before.stones) != dict(after.stones)
+    if not moved and not stones_moved:
+        return None, [], "nothing moved"
     if len(moved) > 1:
         names = ", ".join(f"{p.name} ({before.pawn(p.label).where()} → {p.where()})" for p in moved)
         return None, [], f"more than one pawn moved: {names}; a player moves one pawn at a time (G3)"
+    if not moved:
+        # A pawn may push a stone and walk back to its own square (EW, P1, P7).
+        movers = [p for p in before.pawns if p.place == BOARD and (p.value is not None or points is not None)]
+        found = {p.label: _moves_to(before, p.label, after, points) for p in movers}
+        found = {label: moves for label, moves in found.items() if moves}
+        if len(found) == 1:
+            label, moves = next(iter(found.items()))
+            p = before.pawn(label)
+            return label, moves, f"{p.name} pushed and came back to {p.where()}: {moves[0]}"
+        if found:
+            names = " or ".join(before.pawn(label).name for label in found)
+            return None, [], f"stones moved and {names} could each have pushed them and come back (P7)"
+        return None, [], "stones moved but no pawn's move explains it: a pawn only pushes a stone by entering its square (P7)"
     p = moved[0]
-    target = p.where() if p.place in (BOARD, OUT) else None
     if p.place not in (BOARD, OUT, WAITING):
         return None, [], f"{p.name} cannot leave the game by a pawn move"
-    found = explain(before, p.label, target if p.place == BOARD else ("out" if p.place == OUT else None),
-                    after=after, points=points)
+    found = _moves_to(before, p.label, after, points)
     start = before.pawn(p.label).where()
     if not found:
         return p.label, [], (f"no legal move takes {p.name} from {start} to {p.where()} "
                              "with the stones as they now lie")
-    return p.label, found, f"{p.name} went from {start} to {p.where()}: {found[0] or 'stayed'}"
+    return p.label, found, f"{p.name} went from {start} to {p.where()}: {found[0] or 'stayed (P1)'}"
+
+
+def _moves_to(before: Position, label: str, after: Position, points: int | None) -> list[str]:
+    """Move strings taking ``label`` to where ``after`` has it, leaving ``after``'s stones."""
+    p = after.pawn(label)
+    target = p.where() if p.place == BOARD else ("out" if p.place == OUT else None)
+    return explain(before, label, target, after=after, points=points)

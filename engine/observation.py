@@ -1,0 +1,144 @@
+"""What the camera saw, as the engine takes it: seen squares' looks, unknown squares, the card zone.
+
+A square is either seen — and then what it shows is known exactly, bare or not — or
+unknown (hidden, unread, occluded, out of view): never "empty because nothing was read".
+Vision converts its reading into an ``Observation`` at its edge; ``engine.reconcile``
+compares it with the legal changes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from .geometry import SQUARE_SET, square_name
+from .position import BOARD, Pawn, Position, Teleporter
+
+ANY_PAWN = "any-pawn"          # mover: one move of any one pawn (``flure vision explain`` without --player)
+MONSTER_PHASE = "monster"      # mover: the monster phase, only a tile in the card zone is expected (G7)
+
+
+class _Unknown:
+    """The card zone could not be seen (``Observation.tile``)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+# -- what a square shows ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PawnLook:
+    """A pawn as the camera tells it apart: colour, kind (``6/1``) and the face up."""
+
+    color: str | None
+    kind: str | None
+    face: str
+
+    @classmethod
+    def of(cls, pawn: Pawn) -> "PawnLook":
+        return cls(pawn.color, pawn.kind, pawn.face)
+
+    @property
+    def name(self) -> str:
+        return f"{self.color} {self.kind}" if self.color and self.kind else "a pawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """Everything one seen square shows; ``EMPTY`` (``Look()``) is a bare square.
+
+    ``monster`` is its heading (0–3) when the monster stands there.  Pools and
+    teleporters are part of the look: they never move (B1, T1), so a reading that
+    places them elsewhere is a change no pawn move explains.
+    """
+
+    monster: int | None = None
+    stone: str | None = None
+    pawn: PawnLook | None = None
+    teleporter: Teleporter | None = None
+    pool: bool = False
+
+    def describe(self) -> str:
+        parts = []
+        if self.monster is not None:
+            parts.append(f"the monster facing {'NESW'[self.monster]}")
+        if self.pawn is not None:
+            parts.append(f"{self.pawn.name} ({self.pawn.face} face up)")
+        if self.stone is not None:
+            parts.append("a stone" if self.stone == "stone" else f"a {self.stone} stone")
+        if self.teleporter is not None:
+            parts.append(f"teleporter {self.teleporter.pair}")
+        if self.pool:
+            parts.append("a pool" if len(parts) == 0 else "on a pool")
+        return " ".join(parts) if parts else "empty"
+
+
+EMPTY = Look()
+
+
+def looks(position: Position) -> dict[int, Look]:
+    """Square → Look for every square that is not bare in ``position``."""
+    parts: dict[int, dict] = {}
+    parts.setdefault(position.monster, {})["monster"] = position.facing
+    for sq, kind in position.stones.items():
+        parts.setdefault(sq, {})["stone"] = kind
+    for sq, tp in position.teleporters.items():
+        parts.setdefault(sq, {})["teleporter"] = tp
+    for sq in position.pools:
+        parts.setdefault(sq, {})["pool"] = True
+    for p in position.pawns:
+        if p.place == BOARD:
+            parts.setdefault(p.square, {})["pawn"] = PawnLook.of(p)
+    return {sq: Look(**kw) for sq, kw in parts.items()}
+
+
+# -- the observation ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    """What the camera saw: the seen squares' looks, why the others are unknown, the card zone.
+
+    Every board square not in ``seen`` is unknown; ``why`` may say why (``"occluded"``,
+    ``"hidden-square"`` …) for the messages.  ``tile`` is the tombstone tile in the card
+    zone, None when it is seen empty, or ``UNKNOWN``.
+    """
+
+    seen: Mapping[int, Look]
+    tile: str | None | _Unknown = None
+    why: Mapping[int, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "seen", MappingProxyType(dict(self.seen)))
+        object.__setattr__(self, "why", MappingProxyType(dict(self.why)))
+
+    @property
+    def unknown(self) -> frozenset[int]:
+        return SQUARE_SET - self.seen.keys()
+
+    @classmethod
+    def of(cls, position: Position, unknown: Iterable[int] | Mapping[int, str] = (),
+           tile: str | None | _Unknown = None) -> "Observation":
+        """Seeing ``position`` on every square except ``unknown`` (a mapping gives the reasons)."""
+        why = dict(unknown) if isinstance(unknown, Mapping) else {sq: "not seen" for sq in unknown}
+        shown = looks(position)
+        return cls({sq: shown.get(sq, EMPTY) for sq in SQUARE_SET if sq not in why}, tile, why)
+
+    def unknown_text(self, sq: int) -> str:
+        reason = self.why.get(sq)
+        return f"{square_name(sq)} is not seen" + (f" ({_REASONS.get(reason, reason)})" if reason else "")
+
+
+_REASONS = {"occluded": "covered, a hand?", "hidden-square": "hidden behind a taller piece",
+            "unread-square": "a sticker there does not decode", "out-of-view": "outside the picture",
+            "unsure-square": "a lifted sticker could stand there"}

@@ -1,0 +1,201 @@
+"""Reading a change with the game as prior (VISION.md "Reading a change", TABLE.md).
+
+The camera sees some squares and not others (a hand, the monster's figure, a sticker
+that does not decode).  The game knows the position before the change and who moves.
+``reconcile`` lists every legal change of that mover — one pawn move, the pawn flipped
+afterwards (P1, G3), a tombstone tile laid in the card zone, or nothing — keeps those
+that agree with every *seen* square, and answers:
+
+- exactly one, and the moved pawn's end square is seen ⇒ that change, with the
+  unseen squares taken from it;
+- several ⇒ ``ambiguous``, naming the candidates and the squares to uncover;
+- none ⇒ ``unexplained``, naming the squares and the rules no legal move satisfies.
+
+It never guesses.  Outcomes are enumerated with the engine's own move generator
+(``engine.pawns.outcomes``), one per distinct resulting position, so a pawn's points
+(P1), pushes (P7, T3), slides (P8, B2), entering (P2) and leaving (P3) are the pawn
+rules themselves, not a re-derivation.  Pure: no I/O, no clock.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .geometry import square_name
+from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observation, PawnLook, looks
+from .pawns import outcomes
+from .position import BOARD, OUT, WAITING, Position
+from .reconcile_text import unexplained
+
+__all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
+           "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "refused"]
+
+# -- the answer ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Problem:
+    """Why an answer cannot be accepted; ``square`` where one applies."""
+
+    code: str
+    message: str
+    square: int | None = None
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "message": self.message,
+                "square": square_name(self.square) if self.square is not None else None}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One legal change: ``kind`` is ``none``, ``move`` or ``tile``; ``after`` the position."""
+
+    kind: str
+    after: Position
+    pawn: str | None = None        # label of the moved pawn (``move``)
+    moves: str | None = None       # one unit-move string producing it (``move``)
+    tile: str | None = None        # the tile laid (``tile``; None while the card zone is unseen)
+
+    def describe(self, before: Position) -> str:
+        if self.kind == "none":
+            return "nothing changed"
+        if self.kind == "tile":
+            return f"tile {self.tile} laid in the card zone" if self.tile else "a tile laid in the card zone"
+        p0, p1 = before.pawn(self.pawn), self.after.pawn(self.pawn)
+        if p1.place == OUT:
+            return f"{p0.name} left the fortress from a1 (P3)"
+        if p0.place == BOARD and p1.place == BOARD and p0.square == p1.square:
+            if self.moves:
+                return f"{p0.name} pushed a stone and came back to {p1.where()} ({self.moves})"
+            return f"{p0.name} stayed on {p1.where()}"
+        start = "beside the board" if p0.place == WAITING else p0.where()
+        return f"{p0.name} went from {start} to {p1.where()}"
+
+    def destination(self) -> int | None:
+        """The board square where the moved pawn ends, if on the board."""
+        if self.kind != "move":
+            return None
+        p = self.after.pawn(self.pawn)
+        return p.square if p.place == BOARD else None
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """The answer to "which legal change did the camera see?" (VISION.md JSON via ``to_json``).
+
+    ``change`` is ``none``, ``move``, ``tile`` or ``unexplained`` (also for an ambiguous or
+    refused answer: ``problems`` then say why and ``candidates`` list what fitted).
+    Accepted means ``change`` is not ``unexplained`` and ``problems`` is empty.
+    """
+
+    change: str
+    before: Position
+    after: Position | None = None
+    pawn: str | None = None
+    moves: str | None = None
+    tile: str | None = None
+    unseen: tuple[int, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    candidates: tuple[Change, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return self.change in ("none", "move", "tile") and not self.problems
+
+    def to_json(self) -> dict:
+        setup = None
+        if self.after is not None:
+            setup = self.after.to_setup()
+            if self.pawn is not None and self.after.pawn(self.pawn).place == OUT:
+                setup["pawns"].pop(self.pawn)   # a pawn that left by X is not listed (VISION.md)
+        return {"change": self.change,
+                "move": {"pawn": self.pawn, "moves": self.moves} if self.change == "move" else None,
+                "tile": self.tile,
+                "setup": setup,
+                "unseen": [square_name(sq) for sq in self.unseen],
+                "problems": [p.to_json() for p in self.problems]}
+
+
+def refused(before: Position, *problems: Problem, unseen: Iterable[int] = ()) -> Reconciliation:
+    """An answer that is no change at all: not located, frames disagree, a doubtful reading."""
+    return Reconciliation("unexplained", before, unseen=tuple(sorted(unseen)), problems=tuple(problems))
+
+
+# -- the legal changes --------------------------------------------------------------------------
+
+def legal_changes(before: Position, mover: str = ANY_PAWN) -> list[Change]:
+    """Every distinct legal change for ``mover`` (a colour, ``ANY_PAWN`` or ``MONSTER_PHASE``).
+
+    ``none`` and ``tile`` (the board unchanged, G7) first, then every pawn outcome with
+    the pawn flipped (P1, G3).  A pawn beside the board that only flips shows no change
+    (VISION.md): it is the ``none`` entry.
+    """
+    changes = [Change("none", before), Change("tile", before)]
+    if mover == MONSTER_PHASE:
+        return changes
+    for pawn in before.pawns:
+        if pawn.place not in (BOARD, WAITING) or pawn.value is None:
+            continue
+        if mover != ANY_PAWN and pawn.color != mover:
+            continue
+        for after, moves in outcomes(before, pawn.label).items():
+            moved = after.pawn(pawn.label)
+            if moved.place == WAITING:
+                continue   # flipped beside the board: invisible, the "none" change
+            changes.append(Change("move", after.with_pawn(moved.flipped()), pawn.label, moves))
+    return changes
+
+
+def _fits(change: Change, obs: Observation, before_looks: dict[int, Look], differs: set[int]) -> bool:
+    if change.kind == "tile":
+        if obs.tile is None:
+            return False
+    elif obs.tile is not UNKNOWN and obs.tile is not None:
+        return False
+    shown = looks(change.after) if change.kind == "move" else before_looks
+    for sq in differs | shown.keys() | before_looks.keys():
+        seen = obs.seen.get(sq)
+        if seen is not None and seen != shown.get(sq, EMPTY):
+            return False
+    return True
+
+
+def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN) -> Reconciliation:
+    """The one legal change that explains everything seen, or why there is none or several."""
+    before_looks = looks(before)
+    differs = {sq for sq, look in observation.seen.items() if look != before_looks.get(sq, EMPTY)}
+    fitting = [c for c in legal_changes(before, mover) if _fits(c, observation, before_looks, differs)]
+    unseen = tuple(sorted(observation.unknown))
+    if not fitting:
+        square, message = unexplained(before, observation, mover, differs)
+        return Reconciliation("unexplained", before, unseen=unseen,
+                              problems=(Problem("unexplained", message, square),))
+    if len(fitting) > 1:
+        return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
+                              problems=(_ambiguous(before, observation, fitting),))
+    change = fitting[0]
+    dest = change.destination()
+    if dest is not None and dest not in observation.seen:
+        p = before.pawn(change.pawn)
+        problem = Problem("destination-unseen",
+                          f"only {change.describe(before)} fits what is seen, but {observation.unknown_text(dest)}, "
+                          f"so {p.name}'s face there cannot be checked (P1): uncover {square_name(dest)}", dest)
+        return Reconciliation("unexplained", before, unseen=unseen, candidates=(change,), problems=(problem,))
+    tile = observation.tile if change.kind == "tile" else None
+    return Reconciliation(change.kind, before, change.after, change.pawn, change.moves, tile, unseen,
+                          candidates=(change,))
+
+
+def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Problem:
+    """Name the candidates and the unseen squares (or the card zone) that would tell them apart."""
+    shown = [looks(c.after) for c in fitting]
+    telling = sorted(sq for sq in obs.unknown if len({s.get(sq, EMPTY) for s in shown}) > 1)
+    names = " or ".join(c.describe(before) for c in fitting[:4]) + (
+        f" (or {len(fitting) - 4} more)" if len(fitting) > 4 else "")
+    uncover = [square_name(sq) for sq in telling[:4]]
+    reasons = [obs.unknown_text(sq) for sq in telling[:4]]
+    if obs.tile is UNKNOWN and len({c.kind == "tile" for c in fitting}) > 1:
+        uncover.append("the card zone")
+        reasons.append("the card zone is not seen")
+    what = f": {'; '.join(reasons)} — uncover {', '.join(uncover)}" if uncover else ""
+    return Problem("ambiguous", f"{names} could explain what is seen{what} (a guess is never applied)",
+                   telling[0] if telling else None)
