@@ -40,10 +40,6 @@ class LedLayout:
     def squares(self) -> tuple[int, ...]:
         return tuple(sorted(self.leds))
 
-    def square_of(self, index: int) -> int | None:
-        sq = int(self._source[index])
-        return None if sq == CANVAS_SIZE else sq
-
     def to_strip(self, canvas: np.ndarray) -> np.ndarray:
         """Canvas (CANVAS_SIZE, 3) uint8 → strip (led_count, 3) uint8."""
         padded = np.concatenate((canvas, np.zeros((1, 3), dtype=canvas.dtype)))

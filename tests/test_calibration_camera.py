@@ -153,6 +153,16 @@ def test_reader_undistorts_with_the_calibration():
     assert read_image(frame, calibration=big).position == p
 
 
+def test_the_reader_takes_a_loaded_calibration_not_a_path(tmp_path):
+    """Loading the file is the caller's job (vision never imports calibration): a path is refused."""
+    path = save_calibration(Calibration(K, DIST, (W, H)), tmp_path / "cal.json")
+    from vision.pipeline import TableCamera
+    for call in (lambda: read_image(np.zeros((H, W, 3), np.uint8), calibration=str(path)),
+                 lambda: TableCamera(None, calibration=path)):
+        with pytest.raises(TypeError, match="loaded calibration"):
+            call()
+
+
 def test_registration_check_reports_what_is_wrong():
     good = render(pos(), "8", camera=make_camera())
     rep = check_registration(good)

@@ -32,7 +32,7 @@ def test_lifted_monster_shifts_as_vision_md_says():
 
 def _scheme_corners(marker_id):
     from vision.scheme import load_scheme
-    return load_scheme().board_marker(marker_id).corners_mm()
+    return next(m for m in load_scheme().board_markers if m.id == marker_id).corners_mm()
 
 
 def test_camera_height_and_tilt_are_what_was_asked():

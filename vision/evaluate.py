@@ -11,7 +11,9 @@ fully-correct-board rate (every square and the tombstone tile), accepted rate,
 wrong-accepted count (accepted but not the true position — must be zero everywhere),
 median per-frame reading time, and the smallest sticker's width in pixels.  The results
 are written, with the grid, the seed, the scheme file's hash and the reader
-configuration, to a JSON report (default ``vision/eval_report.json``, next to the scheme).
+configuration, to a JSON report: ``--report FILE``, or by default a file in the system's
+temporary folder (``DEFAULT_REPORT``, printed), so that running the eval never writes into the
+repository (``vision/eval_report.json`` is the recorded full run the README quotes).
 """
 from __future__ import annotations
 
@@ -20,13 +22,14 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from engine.geometry import SQUARES, square_name
 
-DEFAULT_REPORT = Path(__file__).with_name("eval_report.json")
+DEFAULT_REPORT = Path(tempfile.gettempdir()) / "flure-vision-eval-report.json"
 MIN_STICKER_PX = 14.0   # the targets apply where stickers are at least this wide
 
 
@@ -295,18 +298,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--stable-frames", type=int, default=3, metavar="N",
                         help="frames per scene fed to the TableCamera (default 3, as the app)")
     parser.add_argument("--report", metavar="FILE",
-                        help=f"JSON report to write (default {DEFAULT_REPORT.name} beside the scheme; "
-                             "'-' for none)")
+                        help=f"JSON report to write (default {DEFAULT_REPORT}; '-' for none)")
     parser.add_argument("--save-images", metavar="DIR", help="also write each scene's first frame and truth JSON")
     parser.add_argument("--list-levels", action="store_true", help="print the perturbation grid and stop")
     if not any(a.dest == "scheme" for a in parser._actions):
         parser.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
-    if not any(a.dest == "calibration" for a in parser._actions):
-        parser.add_argument("--calibration", metavar="FILE", help="camera calibration to read with")
 
 
-def run(args) -> int:
-    """``flure vision eval``: returns 0 when the set ran (targets are reported, not enforced)."""
+def run(args, calibration=None) -> int:
+    """``flure vision eval``: returns 0 when the set ran (targets are reported, not enforced).
+
+    ``calibration`` is a loaded one (or None): the command line reads the file."""
     if getattr(args, "list_levels", False):
         for lv in LEVELS:
             print(f"{lv.name:12} {lv.about}")
@@ -329,7 +331,13 @@ def run(args) -> int:
     per_level = 1 if getattr(args, "quick", False) else max(1, int(args.per_level))
     stable = max(1, int(getattr(args, "stable_frames", 3)))
     save_dir = Path(args.save_images) if getattr(args, "save_images", None) else None
-    calibration = getattr(args, "calibration", None)
+    report = getattr(args, "report", None)
+    path = None if report == "-" else Path(report) if report else DEFAULT_REPORT
+    if path is not None and not path.parent.is_dir():
+        # Refused before the set runs (minutes), and not created: a mistyped folder stays visible.
+        print(f"flure vision eval: the folder {path.parent} for the report does not exist "
+              "(create it, or give another --report FILE)", file=sys.stderr)
+        return 2
 
     print(f"vision eval: {len(levels)} levels x {per_level} images, {stable} frames each, seed {args.seed}")
     t0 = time.perf_counter()
@@ -342,9 +350,7 @@ def run(args) -> int:
     elapsed = time.perf_counter() - t0
     checks = check_targets(levels, results)
     _print_table(results, checks, elapsed)
-    report = getattr(args, "report", None)
-    if report != "-":
-        path = Path(report) if report else DEFAULT_REPORT
+    if path is not None:
         data = _report(levels, results, checks, args.seed, per_level, stable, scheme, elapsed)
         try:
             path.write_text(json.dumps(data, indent=1) + "\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -17,6 +18,27 @@ import numpy as np
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import Detections
 from .scheme import Scheme
+
+
+class LensCalibration(Protocol):
+    """What the reader needs of a camera calibration: the intrinsics measured at one frame size.
+
+    The reader takes the loaded object; reading the file is the caller's job
+    (``calibration.store.load_calibration`` gives one), so ``vision`` never imports
+    ``calibration`` (the import contracts in pyproject.toml).
+    """
+
+    camera_matrix: np.ndarray
+    dist_coeffs: np.ndarray
+    image_size: tuple[int, int]
+
+
+def lens_calibration(calibration) -> LensCalibration | None:
+    """``calibration`` checked at the reader's door: None or a loaded calibration, never a path."""
+    if calibration is None or all(hasattr(calibration, a) for a in ("camera_matrix", "dist_coeffs", "image_size")):
+        return calibration
+    raise TypeError(f"the reader takes a loaded calibration (calibration.store.load_calibration), "
+                    f"not {type(calibration).__name__} {calibration!r}")
 
 
 @dataclass

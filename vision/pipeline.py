@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 from .config import DEFAULT_CONFIG, ReaderConfig
-from .locate import BoardLocation
+from .locate import BoardLocation, LensCalibration, lens_calibration
 from .reader import read_frame
 from .reading import Reading, not_located
 from .scheme import Scheme, load_scheme
@@ -32,19 +32,17 @@ class _State:
 class TableCamera:
     """Polls a FrameSource, reads each frame, accepts stable readings.
 
-    ``source`` is anything with ``read() -> image | None`` (vision.sources).
+    ``source`` is anything with ``read() -> image | None`` (vision.sources).  ``calibration``
+    is a loaded one (or None): whoever builds the camera reads the file.
     """
 
-    def __init__(self, source, scheme: Scheme | str | None = None, calibration=None,
+    def __init__(self, source, scheme: Scheme | str | None = None, calibration: LensCalibration | None = None,
                  stable_frames: int = 3, config: ReaderConfig | None = None):
         if stable_frames < 1:
             raise ValueError("stable_frames must be at least 1")
         self.source = source
         self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
-        if calibration is not None and not hasattr(calibration, "camera_matrix"):
-            from calibration.store import load_calibration
-            calibration = load_calibration(calibration)
-        self.calibration = calibration
+        self.calibration = lens_calibration(calibration)
         self.stable_frames = stable_frames
         self.config = config or DEFAULT_CONFIG
         self.accepted: Reading | None = None
@@ -98,10 +96,6 @@ class TableCamera:
             self.accepted = reading
         self.last = reading
         return reading
-
-    @property
-    def stable_count(self) -> int:
-        return self._s.streak
 
     def status(self) -> dict:
         """For the web app: is the board seen, is anything wrong, what was accepted."""

@@ -22,24 +22,24 @@ from engine.position import BOARD, Pawn, Position, Teleporter
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
                      marker_centres, marker_cells, merge_detections)
-from .locate import BoardLocation, LocateResult, locate_board
+from .locate import BoardLocation, LensCalibration, LocateResult, lens_calibration, locate_board
 from .occlusion import card_zone_unclear, find_occlusion
 from .reading import Reading, SeenSticker, not_located, problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
 
 
-def read_image(image, scheme: Scheme | str | Path | None = None, calibration=None, *,
+def read_image(image, scheme: Scheme | str | Path | None = None, calibration: LensCalibration | None = None, *,
                config: ReaderConfig | None = None) -> Reading:
     """Read one frame (BGR, BGRA or gray numpy image).  Never raises on bad images."""
     return read_frame(image, scheme, calibration, config=config)[0]
 
 
-def read_frame(image, scheme=None, calibration=None, *, config: ReaderConfig | None = None,
+def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *, config: ReaderConfig | None = None,
                previous: BoardLocation | None = None) -> tuple[Reading, LocateResult | None]:
     """``read_image`` plus the board location, reusing ``previous`` when corners are hidden."""
     config = config or DEFAULT_CONFIG
     scheme = _scheme(scheme)
-    calibration = _calibration(calibration)
+    calibration = lens_calibration(calibration)
     gray, reason = check_frame(image)
     if gray is None:
         return not_located(f"board not located: {reason}"), None
@@ -200,13 +200,6 @@ def _scheme(scheme) -> Scheme:
     if isinstance(scheme, Scheme):
         return scheme
     return load_scheme(scheme)
-
-
-def _calibration(calibration):
-    if calibration is None or hasattr(calibration, "camera_matrix"):
-        return calibration
-    from calibration.store import load_calibration   # a path was given
-    return load_calibration(calibration)
 
 
 @dataclass

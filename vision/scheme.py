@@ -139,12 +139,6 @@ class Scheme:
         x, y, w, h = self.card_zone_mm
         return x <= x_mm <= x + w and y <= y_mm <= y + h
 
-    def board_marker(self, marker_id: int) -> BoardMarker | None:
-        for m in self.board_markers:
-            if m.id == marker_id:
-                return m
-        return None
-
     @property
     def board_marker_ids(self) -> frozenset[int]:
         return frozenset(m.id for m in self.board_markers)

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.geometry import SQUARES, parse_square, square_col, square_name, square_row
+from engine.geometry import SQUARES, square_name
 from engine.position import BOARD, Position
 from . import effects as fx
 from .board import TABLE, TEXTURE_ORIGIN_MM, board_texture
@@ -83,13 +83,6 @@ class Truth:
 
     def sticker(self, marker_id: int) -> StickerTruth:
         return next(s for s in self.stickers + self.board_markers if s.id == marker_id)
-
-    def square_px(self, square: str | int, height_mm: float = 0.0) -> tuple[float, float]:
-        """Pixel position of a square's centre, ``height_mm`` above the board."""
-        sq = parse_square(square) if isinstance(square, str) else square
-        q = self.square_mm
-        (u, v), = self.camera.project([((square_col(sq) + 0.5) * q, (square_row(sq) + 0.5) * q)], height_mm)
-        return float(u), float(v)
 
     def to_json(self) -> dict:
         return {"setup": self.position.to_setup(), "tile": self.tile, "seed": self.seed,
