@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vision.detect import check_frame, detect_markers
+from vision.locate import locate_board
+from vision.scheme import load_scheme
+
 MIN_STICKER_PX = 14.0      # the reader's accuracy target holds from here up
 MAX_MARKER_ERROR_MM = 3.0
 
@@ -38,10 +42,6 @@ class RegistrationReport:
 
 def check_registration(image, scheme=None, calibration=None) -> RegistrationReport:
     """Check one frame of the empty (or set-up) table against the marker scheme."""
-    from vision.detect import check_frame, detect_markers
-    from vision.locate import locate_board
-    from vision.scheme import load_scheme
-
     scheme = scheme if scheme is not None and not isinstance(scheme, str) else load_scheme(scheme)
     gray, reason = check_frame(image)
     if gray is None:

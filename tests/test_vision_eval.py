@@ -63,3 +63,25 @@ def test_quick_eval_runs_end_to_end_and_writes_its_report(tmp_path, capsys):
 def test_unknown_level_is_a_clear_error(capsys):
     assert main(["vision", "eval", "--levels", "nominal,sideways", "--report", "-"]) == 2
     assert "sideways" in capsys.readouterr().err
+
+
+def test_the_report_goes_outside_the_repository_unless_told(tmp_path, monkeypatch, capsys):
+    """Running the eval never rewrites the tracked vision/eval_report.json (the recorded run)."""
+    import tempfile
+    from pathlib import Path
+    recorded = Path(evaluate.__file__).with_name("eval_report.json")
+    before = recorded.read_bytes()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["vision", "eval", "--quick", "--levels", "nominal"]) == 0
+    written = tmp_path / "flure-vision-eval-report.json"
+    assert f"report: {written}" in capsys.readouterr().out
+    assert json.loads(written.read_text())["levels"]["nominal"]["images"] == 1
+    assert recorded.read_bytes() == before
+
+
+def test_a_report_folder_that_does_not_exist_is_refused_not_created(tmp_path, capsys):
+    missing = tmp_path / "no-such-folder" / "report.json"
+    assert main(["vision", "eval", "--quick", "--report", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"the folder {missing.parent} for the report does not exist" in err and "Traceback" not in err
+    assert not missing.parent.exists()

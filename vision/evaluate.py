@@ -12,7 +12,7 @@ wrong-accepted count (accepted but not the true position — must be zero everyw
 median per-frame reading time, and the smallest sticker's width in pixels.  The results
 are written, with the grid, the seed, the scheme file's hash and the reader
 configuration, to a JSON report: ``--report FILE``, or by default a file in the system's
-temporary folder (``DEFAULT_REPORT``, printed), so that running the eval never writes into the
+temporary folder (``default_report()``, printed), so that running the eval never writes into the
 repository (``vision/eval_report.json`` is the recorded full run the README quotes).
 """
 from __future__ import annotations
@@ -29,7 +29,10 @@ from pathlib import Path
 
 from engine.geometry import SQUARES, square_name
 
-DEFAULT_REPORT = Path(tempfile.gettempdir()) / "flure-vision-eval-report.json"
+def default_report() -> Path:
+    """Where a run writes its report unless told: the system's temporary folder, never the
+    repository (the tracked ``vision/eval_report.json`` is a recorded run the README quotes)."""
+    return Path(tempfile.gettempdir()) / "flure-vision-eval-report.json"
 MIN_STICKER_PX = 14.0   # the targets apply where stickers are at least this wide
 
 
@@ -298,7 +301,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--stable-frames", type=int, default=3, metavar="N",
                         help="frames per scene fed to the TableCamera (default 3, as the app)")
     parser.add_argument("--report", metavar="FILE",
-                        help=f"JSON report to write (default {DEFAULT_REPORT}; '-' for none)")
+                        help=f"JSON report to write (default {default_report()}; '-' for none)")
     parser.add_argument("--save-images", metavar="DIR", help="also write each scene's first frame and truth JSON")
     parser.add_argument("--list-levels", action="store_true", help="print the perturbation grid and stop")
     if not any(a.dest == "scheme" for a in parser._actions):
@@ -332,7 +335,7 @@ def run(args, calibration=None) -> int:
     stable = max(1, int(getattr(args, "stable_frames", 3)))
     save_dir = Path(args.save_images) if getattr(args, "save_images", None) else None
     report = getattr(args, "report", None)
-    path = None if report == "-" else Path(report) if report else DEFAULT_REPORT
+    path = None if report == "-" else Path(report) if report else default_report()
     if path is not None and not path.parent.is_dir():
         # Refused before the set runs (minutes), and not created: a mistyped folder stays visible.
         print(f"flure vision eval: the folder {path.parent} for the report does not exist "

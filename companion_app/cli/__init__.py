@@ -1,7 +1,10 @@
 """The ``flure`` command: one entry point, one sub-command per job.
 
-Each package adds its own sub-commands through a ``register(subparsers)``
-function in its ``cli`` module (``vision/cli.py``, ``hardware/cli.py``, …).
+Each command module adds its sub-commands through a ``register(subparsers)``
+function.  A package whose commands use only that package keeps them
+(``hardware/cli.py``, ``vision/stickers_cli.py``); commands that wire packages
+together (``flure vision`` and ``flure calibrate`` load calibration files for the
+reader) live here, since only ``companion_app`` may import them all.
 Those modules must be cheap to import: heavy libraries are imported inside
 the command functions.  A command function takes the parsed ``args`` and
 returns the exit status.
@@ -16,9 +19,9 @@ import sys
 COMMAND_MODULES = (
     "companion_app.cli.engine",
     "companion_app.cli.play",
-    "vision.cli",
+    "companion_app.cli.vision",
     "vision.stickers_cli",
-    "calibration.cli",
+    "companion_app.cli.calibrate",
     "hardware.cli",
 )
 

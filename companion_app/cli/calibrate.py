@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from vision.cli import exits_2_on_input_error, load_inputs
+from .inputs import exits_2_on_input_error, load_inputs
 
 
 def register(subparsers) -> None:

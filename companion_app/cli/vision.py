@@ -1,19 +1,24 @@
-"""``flure vision read|show|eval|watch``: the camera reader from the command line.
+"""``flure vision read|show|watch|render|eval``: the camera reader and the synthetic camera
+from the command line.
 
-Cheap to import: OpenCV and the reader are imported inside the command functions.
+The commands load the files named on the line (``--calibration``, ``--scheme``) and hand the
+loaded objects to ``vision``.  Cheap to import: OpenCV and the reader are imported inside the
+command functions.
 """
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import sys
 from pathlib import Path
 
+from .inputs import exits_2_on_input_error, load_calibration_file, load_inputs
+
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("vision", help="read the board from a camera image",
-                              description="Read the physical board from camera images (VISION.md).")
+    p = subparsers.add_parser("vision", help="read the board from a camera image, or render one",
+                              description="Read the physical board from camera images (VISION.md); "
+                                          "render test images with the synthetic camera.")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION", parser_class=_LazyParser)
 
     r = sub.add_parser("read", help="print the reading of an image as JSON (scenario setup format)")
@@ -35,7 +40,15 @@ def register(subparsers) -> None:
     _common(w)
     w.set_defaults(func=cmd_watch)
 
+    from vision.twin import cli as twin_cli   # argparse only: cheap
+    m = sub.add_parser("render", help="make a camera image of a position with the synthetic camera",
+                       description=twin_cli.DESCRIPTION, epilog=twin_cli.EXAMPLES,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    twin_cli.add_arguments(m)
+    m.set_defaults(func=twin_cli.run)
+
     e = sub.add_parser("eval", help="accuracy on a fixed-seed set of synthetic images")
+    _common(e)
     e.lazy_arguments = _eval_arguments   # vision.evaluate is only imported when eval runs
     e.set_defaults(func=cmd_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
@@ -55,54 +68,13 @@ class _LazyParser(argparse.ArgumentParser):
 
 
 def _eval_arguments(parser) -> None:
-    try:
-        from vision import evaluate
-    except ImportError:
-        return
-    if hasattr(evaluate, "add_arguments"):
-        evaluate.add_arguments(parser)
+    from vision import evaluate
+    evaluate.add_arguments(parser)
 
 
 def _common(p) -> None:
     p.add_argument("--calibration", metavar="FILE", help="camera calibration (flure calibrate camera)")
     p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
-
-
-class InputError(Exception):
-    """A file named on the command line that cannot be used (exit status 2)."""
-
-
-def exits_2_on_input_error(command):
-    """Decorator for a command function: an InputError becomes its message and status 2."""
-    @functools.wraps(command)
-    def run(args) -> int:
-        try:
-            return command(args)
-        except InputError as exc:
-            print(str(exc), file=sys.stderr)
-            return 2
-    return run
-
-
-def load_inputs(image_path: str | None, scheme_path: str | None, calibration_path: str | None):
-    """(image, scheme, calibration) named on a command line; InputError says what is wrong.
-
-    Shared by ``flure vision`` and ``flure calibrate check``.
-    """
-    from calibration.store import CalibrationError, load_calibration
-    from vision.scheme import SchemeError, load_scheme
-    from vision.sources import load_image_file
-    try:
-        scheme = load_scheme(scheme_path)
-        cal = load_calibration(calibration_path) if calibration_path else None
-    except (SchemeError, CalibrationError) as exc:
-        raise InputError(str(exc)) from None
-    image = None
-    if image_path is not None:
-        image, err = load_image_file(image_path)
-        if err:
-            raise InputError(err)
-    return image, scheme, cal
 
 
 @exits_2_on_input_error
@@ -155,12 +127,7 @@ def cmd_watch(args) -> int:
     return 1
 
 
+@exits_2_on_input_error
 def cmd_eval(args) -> int:
-    try:
-        from vision import evaluate
-    except ImportError:
-        evaluate = None
-    if evaluate is None or not hasattr(evaluate, "run"):
-        print("flure vision eval is not available yet (vision/evaluate.py is missing).", file=sys.stderr)
-        return 2
-    return int(evaluate.run(args) or 0)
+    from vision import evaluate
+    return int(evaluate.run(args, load_calibration_file(args.calibration)) or 0)

@@ -1,8 +1,9 @@
-"""Render a position with the synthetic camera from the command line.
+"""``flure vision render``: a position drawn by the synthetic camera, to feed ``flure vision read``.
 
-``python -m vision.twin.cli --setup scenario.json -o table.png --tilt 20 --hand`` writes the
-image and its ground truth (``table.json``).  ``add_arguments``/``run`` follow the same shape
-as ``vision.evaluate`` so a ``flure`` sub-command can call them.  Cheap to import.
+``flure vision render --setup scenario.json -o table.png --tilt 20 --hand`` writes the image and
+its ground truth (``table.json``: the setup on the board, the tile, the camera, every sticker's
+pixels).  ``add_arguments``/``run`` are what ``companion_app/cli/vision.py`` registers, the same
+shape as ``vision.evaluate``.  Cheap to import: the renderer is imported when it runs.
 """
 from __future__ import annotations
 
@@ -10,6 +11,20 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+DESCRIPTION = """\
+Draw the table as an overhead camera sees it (the synthetic camera: the board to scale, the
+pieces with their stickers from the marker scheme, a posed lens, the room's light and the
+sensor's noise) and write the image and its ground truth JSON.  The position is a scenario's
+setup (--setup), a seeded random one (--random) or the basic start.  The same arguments and
+--seed give the same image."""
+
+EXAMPLES = """\
+examples:
+  flure vision render --setup my-position.json --tile 8 -o table.png
+  flure vision read table.png                 # gives back the setup in table.json
+  flure vision render --random 7 --tilt 20 --hand --noise 4 --seed 3 -o hand.png
+  flure vision render --setup scenario.json --name-pawns --frames 3 -o still.png"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default="synthetic.png", help="image file (default synthetic.png)")
     p.add_argument("--truth", metavar="FILE", help="ground-truth JSON (default: beside the image)")
     p.add_argument("--frames", type=int, default=1, help="consecutive frames: OUT-0.png, OUT-1.png, …")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the light, glare, hand and noise (default 0)")
     p.add_argument("--width", type=int, default=1920)
     p.add_argument("--height", type=int, default=1080)
     p.add_argument("--height-mm", type=float, default=900.0, help="camera height above the board")
@@ -39,8 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--blur", type=float, default=0.0, help="defocus sigma in pixels")
     p.add_argument("--jpeg", type=int, metavar="QUALITY", help="JPEG-compress the frame")
     p.add_argument("--hand", action="store_true", help="a hand and forearm over the board")
-    if not any(a.dest == "scheme" for a in p._actions):
-        p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
 
 
 def run(args) -> int:
@@ -81,7 +95,8 @@ def run(args) -> int:
             colour_temp=args.colour_temp, glare=args.glare, noise=args.noise, blur=args.blur,
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
-        return _fail(str(exc))
+        unnamed = any(p.on_board and (p.color is None or p.kind is None) for p in position.pawns)
+        return _fail(str(exc) + ("; --name-pawns draws such pawns with free stickers" if unnamed else ""))
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
     for path, (img, _) in zip(paths, frames):
@@ -121,16 +136,5 @@ def _read_setup(path: Path):
 
 
 def _fail(message: str) -> int:
-    print(f"render: {message}", file=sys.stderr)
+    print(f"flure vision render: {message}", file=sys.stderr)
     return 2
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.twin.cli",
-                                description="Render a position as the table camera would see it.")
-    add_arguments(p)
-    return run(p.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

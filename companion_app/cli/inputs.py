@@ -1,0 +1,55 @@
+"""Files named on a ``flure`` command line, loaded at the edge: the image, the marker scheme
+and the camera calibration.
+
+Loading the calibration file here (not in the reader) is what lets ``vision`` stay free of
+``calibration`` (the import contracts in pyproject.toml): the reader and ``TableCamera`` take
+the loaded object.  Shared by ``flure vision`` and ``flure calibrate check``.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+
+
+class InputError(Exception):
+    """A file named on the command line that cannot be used (exit status 2)."""
+
+
+def exits_2_on_input_error(command):
+    """Decorator for a command function: an InputError becomes its message and status 2."""
+    @functools.wraps(command)
+    def run(args) -> int:
+        try:
+            return command(args)
+        except InputError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+    return run
+
+
+def load_calibration_file(path: str | None):
+    """The calibration at ``path`` (None: none); InputError names the file and the field."""
+    if not path:
+        return None
+    from calibration.store import CalibrationError, load_calibration
+    try:
+        return load_calibration(path)
+    except CalibrationError as exc:
+        raise InputError(str(exc)) from None
+
+
+def load_inputs(image_path: str | None, scheme_path: str | None, calibration_path: str | None):
+    """(image, scheme, calibration) named on a command line; InputError says what is wrong."""
+    from vision.scheme import SchemeError, load_scheme
+    from vision.sources import load_image_file
+    try:
+        scheme = load_scheme(scheme_path)
+    except SchemeError as exc:
+        raise InputError(str(exc)) from None
+    cal = load_calibration_file(calibration_path)
+    image = None
+    if image_path is not None:
+        image, err = load_image_file(image_path)
+        if err:
+            raise InputError(err)
+    return image, scheme, cal
