@@ -5,10 +5,11 @@ import json
 
 import pytest
 
+from companion_app.table.fakes import FakeCamera, FakeReading, StillFrames
+from companion_app.table.frames import KeepLastFrame
 from companion_app.web import api
 from companion_app.web.app import MAX_BODY
-
-from web_helpers import AUTH, TOKEN, FakeCamera, FakeReading, make_app, play_pawn_phase, session_with
+from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with
 
 REFEREE_POSTS = [("/api/game", {"players": ["red", "blue"]}), ("/api/action", {"type": "draw"}),
                  ("/api/undo", {}), ("/api/camera/fix", {"square": "g7", "piece": "empty"}),
@@ -482,7 +483,9 @@ def test_camera_frame_is_a_jpeg_once_the_camera_gave_one(camera_client):
     client, _, camera = camera_client
     r = client.get("/api/camera/frame.jpg", headers=AUTH)
     assert r.status_code == 404 and "not given a frame" in r.json["error"]
-    camera.source = type("Src", (), {"last_frame": np.full((1200, 1600, 3), 90, np.uint8)})()
+    camera.source = KeepLastFrame(StillFrames(np.full((1200, 1600, 3), 90, np.uint8)))
+    assert client.get("/api/camera/frame.jpg", headers=AUTH).status_code == 404   # not polled yet
+    client.get("/api/camera", headers=AUTH)                                      # a poll reads a frame
     r = client.get("/api/camera/frame.jpg", headers=AUTH)
     assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
     import cv2

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
-
-from web_helpers import OUTPUT, TOKEN, FakeCamera, FakeReading, WifiProxy, make_app, play_pawn_phase, session_with
+from web_helpers import OUTPUT, TOKEN, WifiProxy, make_app, play_pawn_phase, session_with
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -6,13 +6,14 @@ import time
 
 import pytest
 
-from companion_app.table.devices import open_buttons, open_camera, open_leds
+from companion_app.table.devices import Device, open_buttons, open_camera, open_leds
+from companion_app.table.fakes import FakeLeds
 from companion_app.table.narrate import plan_lines, step_line
-from companion_app.table.session import Device, TableSession
+from companion_app.table.session import TableSession
 from companion_app.table.store import Store
 from engine.errors import GameActionError
 
-from web_helpers import FakeLeds, play_pawn_phase, session_with
+from web_helpers import play_pawn_phase, session_with
 
 
 def test_a_restart_resumes_the_game_from_sqlite(tmp_path):
@@ -199,7 +200,7 @@ def test_step_lines_name_slides_pushes_and_eats_with_their_rules():
 
 
 def test_confirming_a_reading_with_the_drawn_tile_resolves_it(tmp_path):
-    from web_helpers import FakeCamera, FakeReading
+    from companion_app.table.fakes import FakeCamera, FakeReading
 
     camera = FakeCamera()
     s = session_with(tmp_path, camera=camera)
@@ -258,7 +259,7 @@ def test_a_seeded_game_played_through_the_api_with_undos_matches_the_engine(tmp_
 
 
 def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_state(tmp_path):
-    from web_helpers import FakeCamera, FakeReading
+    from companion_app.table.fakes import FakeCamera, FakeReading
 
     camera, leds = FakeCamera(), FakeLeds()
     s = session_with(tmp_path, camera=camera, leds=leds)

@@ -1,14 +1,16 @@
-"""Helpers for the web app tests: a fresh app per test, fakes with the real devices' interfaces."""
+"""Helpers for the web app tests: a fresh app per test, a session with scripted devices, live clients.
+
+The device fakes ship beside their interfaces: ``companion_app.table.fakes``."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion_app.web.app import create_app
-from companion_app.table.session import Device, TableSession
+from companion_app.table.devices import Device
+from companion_app.table.fakes import FakeCamera, FakeLeds
+from companion_app.table.session import TableSession
 from companion_app.table.store import Store
-from engine.position import Position
+from companion_app.web.app import create_app
 
 TOKEN = "test-token-7731"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -30,77 +32,7 @@ def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -
         session.act({"type": "move", "pawn": label, "moves": target["moves"]})
 
 
-@dataclass
-class FakeReading:
-    """Has the interface of vision.reading.Reading that the session uses."""
-
-    located: bool
-    setup: dict | None = None
-    tile: str | None = None
-    problems: list = field(default_factory=list)
-
-    @property
-    def position(self):
-        return Position.from_setup(self.setup, strict=False) if self.setup else None
-
-    def to_json(self) -> dict:
-        out = {"located": self.located, "tile": self.tile, "problems": list(self.problems)}
-        if self.setup is not None:
-            out["setup"] = json.loads(json.dumps(self.setup))
-        return out
-
-
-@dataclass
-class FakeCamera:
-    """Same interface as vision.pipeline.TableCamera: poll() -> Reading, status(), close()."""
-
-    reading: FakeReading | None = None
-    fail: Exception | None = None
-    polls: int = 0
-
-    def poll(self):
-        self.polls += 1
-        if self.fail is not None:
-            raise self.fail
-        return self.reading
-
-    def status(self) -> dict:
-        return {"located": bool(self.reading and self.reading.located), "frames": self.polls}
-
-    def close(self) -> None:
-        pass
-
-
-@dataclass
-class FakeLeds:
-    """Same interface as hardware.leds.LedGrid; records what it was asked to show."""
-
-    calls: list = field(default_factory=list)
-    fail: Exception | None = None
-
-    def show_plan(self, plan_json):
-        self._record("plan", plan_json)
-        return True
-
-    def show_idle(self, first_player=None, position_json=None):
-        self._record("idle", first_player)
-
-    def show_error(self):
-        self._record("error", None)
-
-    def status(self) -> dict:
-        return {"connected": self.fail is None, "frames_sent": len(self.calls)}
-
-    def close(self) -> None:
-        self.calls.append(("close", None))
-
-    def _record(self, kind, data):
-        if self.fail is not None:
-            raise self.fail
-        self.calls.append((kind, data))
-
-
-def session_with(tmp_path, camera=None, leds=None) -> TableSession:
+def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | None = None) -> TableSession:
     return TableSession(Store(tmp_path / "session.sqlite3"),
                         camera=Device("camera", camera, why="no camera in this test"),
                         leds=Device("LED grid", leds, why="no LEDs in this test"))

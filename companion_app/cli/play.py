@@ -55,13 +55,13 @@ def play(args) -> int:
     from engine.errors import FlureError
     from engine.position import basic_position
 
+    from ..table.devices import Device, open_buttons, open_camera, open_leds
+    from ..table.session import TableSession
+    from ..table.store import Store, default_path
     from ..web.app import create_app
-    from ..table.devices import open_buttons, open_camera, open_leds
     from ..web.qr import qr_terminal
     from ..web.security import new_pin
     from ..web.server import Server
-    from ..table.session import Device, TableSession
-    from ..table.store import Store, default_path
 
     db = Path(args.db) if args.db else default_path()
     try:

@@ -1,4 +1,4 @@
-"""Opening the table's devices for ``flure play``, each optional and each failing softly.
+"""The table's devices, each optional and each failing softly, and opening them for ``flure play``.
 
 A missing package, a camera that is not plugged in or a Pi-only GPIO library
 on a laptop all give a ``Device`` with ``obj=None`` and a sentence saying why,
@@ -6,29 +6,70 @@ which the referee view shows.  Nothing here raises.
 """
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from .session import Device, TableSession
+from .frames import KeepLastFrame
+from .interfaces import Buttons, Camera, Leds
 
+if TYPE_CHECKING:
+    from .session import TableSession
 
-class KeepLastFrame:
-    """A frame source wrapper that keeps the last frame, so the referee can see what the camera sees."""
-
-    def __init__(self, source):
-        self.source = source
-        self.last_frame = None
-
-    def read(self):
-        frame = self.source.read()
-        if frame is not None:
-            self.last_frame = frame
-        return frame
-
-    def close(self) -> None:
-        self.source.close()
+log = logging.getLogger(__name__)
+D = TypeVar("D")   # the device's interface: Camera, Leds or Buttons
+R = TypeVar("R")
 
 
-def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device:
+@dataclass
+class Device(Generic[D]):
+    """A device the session may use; ``obj`` None means absent, with ``why`` saying so.
+
+    ``obj`` is typed by its interface (``interfaces.py``), and the session calls it through
+    ``call(lambda leds: leds.show_error())``: a method name lives in code, where a rename shows.
+    """
+
+    name: str
+    obj: D | None = None
+    why: str = "not connected"
+    last_error: str | None = None
+    note: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def call(self, use: Callable[[D], R]) -> R | None:
+        """``use(obj)``; a failure is recorded for the referee, never raised (None then, or when absent)."""
+        if self.obj is None:
+            return None
+        try:
+            with self._lock:   # device objects are not thread-safe; requests come from many threads
+                result = use(self.obj)
+        except Exception as exc:  # noqa: BLE001 - any device failure must not stop the game
+            self.last_error = f"{self.name} failed: {exc}"
+            log.warning(self.last_error)
+            return None
+        self.last_error = None
+        return result
+
+    def status(self) -> dict:
+        out: dict = {"present": self.obj is not None}
+        if self.obj is None:
+            out["message"] = self.why
+            return out
+        try:
+            detail = self.obj.status()
+        except Exception as exc:  # noqa: BLE001
+            detail = {"error": str(exc)}
+        out["detail"] = detail
+        if self.note:
+            out["note"] = self.note
+        if self.last_error:
+            out["error"] = self.last_error
+        return out
+
+
+def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device[Camera]:
     """``spec`` None or "synthetic" gives the digital twin rendering the game's own position."""
     try:
         from vision.pipeline import TableCamera
@@ -43,7 +84,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device:
         return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
 
 
-def open_leds(url: str | None, config: str | None = None) -> Device:
+def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
     """``url`` None uses the config's serial URL (the built-in emulator by default)."""
     try:
         from hardware.leds import LedGrid
@@ -75,7 +116,7 @@ def _first_status(grid, wait_s: float = 1.0) -> dict:
         time.sleep(0.05)
 
 
-def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device:
+def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device[Buttons]:
     """The three table buttons (only on a Raspberry Pi, or with a test pin factory)."""
     import warnings
 

@@ -5,10 +5,12 @@ game logic in request globals).  The rules stay in ``engine``: this object only
 keeps the current immutable ``Game``, saves each accepted action in SQLite,
 tells the LED grid and the phones, and reports device trouble instead of
 raising it — a vanished camera or serial port must never stop the table.
+A refused action raises the engine's typed error (``engine.errors``); the web
+layer decides what HTTP status that is.  The state JSON is rendered in
+``state.py``, the camera picture in ``frames.py``.
 """
 from __future__ import annotations
 
-import logging
 import random
 import threading
 from dataclasses import dataclass, field
@@ -17,11 +19,14 @@ from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 
 from ..web.events import Broker, sse_message
-from .narrate import pawn_names, plan_lines, step_line
+from .devices import Device
+from .frames import jpeg, last_frame
+from .interfaces import Buttons, Camera, Leds
+from .narrate import pawn_names, step_line
 from .readings import check_fix, compare, confirm_action, fill_unseen, fix_setup, unseen_squares
+from .state import preview_json, public_state
 from .store import Store
 
-log = logging.getLogger(__name__)
 MONSTER_ACTIONS = ("draw", "tile")
 LOG_LENGTH = 40
 
@@ -34,57 +39,13 @@ class NoGameError(GameActionError):
 
 
 @dataclass
-class Device:
-    """A device the session may use; ``obj`` None means absent, with ``why`` saying so."""
-
-    name: str
-    obj: object | None = None
-    why: str = "not connected"
-    last_error: str | None = None
-    note: str = ""
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    def call(self, method: str, *args):
-        """Call ``obj.method(*args)``; a failure is recorded for the referee, never raised."""
-        if self.obj is None:
-            return None
-        try:
-            with self._lock:   # device objects are not thread-safe; requests come from many threads
-                result = getattr(self.obj, method)(*args)
-        except Exception as exc:  # noqa: BLE001 - any device failure must not stop the game
-            self.last_error = f"{self.name} {method} failed: {exc}"
-            log.warning(self.last_error)
-            return None
-        self.last_error = None
-        return result
-
-    def status(self) -> dict:
-        out: dict = {"present": self.obj is not None}
-        if self.obj is None:
-            out["message"] = self.why
-            return out
-        detail = None
-        if hasattr(self.obj, "status"):
-            try:
-                detail = self.obj.status()
-            except Exception as exc:  # noqa: BLE001
-                detail = {"error": str(exc)}
-        out["detail"] = detail
-        if self.note:
-            out["note"] = self.note
-        if self.last_error:
-            out["error"] = self.last_error
-        return out
-
-
-@dataclass
 class TableSession:
     """The composition root's live object, shared by every request thread."""
 
     store: Store
-    camera: Device = field(default_factory=lambda: Device("camera"))
-    leds: Device = field(default_factory=lambda: Device("LED grid"))
-    buttons: Device = field(default_factory=lambda: Device("buttons"))
+    camera: Device[Camera] = field(default_factory=lambda: Device("camera"))
+    leds: Device[Leds] = field(default_factory=lambda: Device("LED grid"))
+    buttons: Device[Buttons] = field(default_factory=lambda: Device("buttons"))
     rng: random.Random = field(default_factory=random.SystemRandom)
 
     def __post_init__(self):
@@ -161,13 +122,7 @@ class TableSession:
         """What each tile still in the deck would do (the referee's "what if")."""
         with self._lock:
             game = self._need_game()
-        names = pawn_names(game.position.to_setup())
-        out = {}
-        for tile, plan in game.preview().items():
-            data = plan.to_json()
-            out[tile] = {"path": data["path"], "eaten": [names.get(x, x) for x in data["eaten"]],
-                         "end": data["end"], "lines": plan_lines(data, names), "plan": data}
-        return out
+        return preview_json(game)
 
     def targets(self, label: str) -> list[dict]:
         with self._lock:
@@ -182,7 +137,7 @@ class TableSession:
         with self._lock:
             game = self.game
             fixes = dict(self.fixes)
-        reading = self.camera.call("poll")
+        reading = self.camera.call(lambda camera: camera.poll())
         out: dict = {"status": self.camera.status(), "fixes": fixes, "reading": None, "differences": [],
                      "unseen": []}
         if reading is None:
@@ -215,18 +170,9 @@ class TableSession:
             self.fixes[name] = fixed
         return self.camera_view()
 
-    def camera_jpeg(self, max_width: int = 960) -> bytes | None:
-        """The camera's last frame as JPEG (None before the first frame); ``TableCamera.source`` keeps it."""
-        frame = getattr(getattr(self.camera.obj, "source", None), "last_frame", None)
-        if frame is None:
-            return None
-        import cv2
-
-        if frame.shape[1] > max_width:
-            scale = max_width / frame.shape[1]
-            frame = cv2.resize(frame, (max_width, round(frame.shape[0] * scale)), interpolation=cv2.INTER_AREA)
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return data.tobytes() if ok else None
+    def camera_jpeg(self) -> bytes | None:
+        """The camera's last frame as JPEG (None before the first frame)."""
+        return jpeg(last_frame(self.camera.obj))
 
     def clear_fixes(self) -> None:
         with self._lock:
@@ -235,7 +181,7 @@ class TableSession:
 
     def signal_error(self) -> None:
         """The table did something the game refuses: the LED grid blinks until the next good state."""
-        self.leds.call("show_error")
+        self.leds.call(lambda leds: leds.show_error())
 
     def from_table(self, fn):
         """A callback for a physical button: on a refusal the grid blinks, and the error goes on up
@@ -277,27 +223,8 @@ class TableSession:
     def state(self) -> dict:
         """Everything the phones and the referee draw, as JSON (no secrets)."""
         with self._lock:
-            game = self.game
-            base = {"version": self.version, "seq": self.seq, "game_id": self.game_id,
-                    "log": self.log_lines[-LOG_LENGTH:]}
-            if game is None:
-                return {**base, "phase": "none", "summary": "Waiting for the referee to start a game."}
-            plan = game.last_plan
-            names = pawn_names(game.position.to_setup())
-            plan_json = plan.to_json() if plan is not None else None
-            return {
-                **base,
-                "phase": game.phase, "summary": game.summary(), "note": game.note,
-                "round": game.round, "turn": game.turn, "players": list(game.players),
-                "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
-                "unmoved": list(game.unmoved), "deck_left": game.deck_left,
-                "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
-                "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
-                "pieces_left": dict(game.pieces_left),
-                "position": game.position.to_setup(), "names": names,
-                "plan": plan_json, "plan_seq": self.plan_seq,
-                "plan_lines": plan_lines(plan_json, pawn_names(plan_json["before"])) if plan_json else [],
-            }
+            return public_state(self.game, version=self.version, seq=self.seq, game_id=self.game_id,
+                                log=self.log_lines[-LOG_LENGTH:], plan_seq=self.plan_seq)
 
     def message(self) -> str:
         return sse_message("state", self.state(), self.version)
@@ -309,7 +236,7 @@ class TableSession:
     def close(self) -> None:
         self.broker.close_all()
         for device in (self.leds, self.camera, self.buttons):
-            device.call("close")
+            device.call(lambda obj: obj.close())
 
     # -- internals -----------------------------------------------------------
     def _need_game(self) -> Game:
@@ -328,9 +255,11 @@ class TableSession:
         if game is None:
             return
         if self.plan_seq == self.seq and game.last_plan is not None:
-            self.leds.call("show_plan", game.last_plan.to_json())
+            plan = game.last_plan.to_json()
+            self.leds.call(lambda leds: leds.show_plan(plan))
         else:
-            self.leds.call("show_idle", game.first_player, game.position.to_setup())
+            first, position = game.first_player, game.position.to_setup()
+            self.leds.call(lambda leds: leds.show_idle(first, position))
 
     def _add_log(self, seq: int, action: dict, game: Game) -> None:
         self.log_lines.append({"seq": seq, "text": game.note})

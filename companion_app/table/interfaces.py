@@ -1,0 +1,63 @@
+"""What the table session asks of its devices, as typed interfaces (``typing.Protocol``).
+
+Why: the session used to call devices by method names in strings, and the tests'
+fakes were copied by hand, so renaming ``LedGrid.show_plan`` broke the table silently.
+Now the session calls these methods by name in code (a type checker sees them), the
+real devices (``vision.pipeline.TableCamera``, ``hardware.leds.LedGrid``,
+``hardware.buttons.TableButtons``) and the fakes in ``fakes.py`` both have to match
+them, and ``tests/test_table_interfaces.py`` checks both against the same Protocols
+(method names and parameters), as gpiozero ships ``MockFactory`` beside the real pins.
+
+Only what the session uses is declared: a device may do more (the LED grid's
+``show_squares`` is for ``flure leds test``).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from vision.sources import FrameSource
+
+
+@runtime_checkable
+class Reading(Protocol):
+    """One camera reading (``vision.reading.Reading``): the session only needs its JSON (VISION.md)."""
+
+    def to_json(self) -> dict: ...
+
+
+@runtime_checkable
+class Camera(Protocol):
+    """The table camera: ``poll()`` reads one frame from ``source`` and returns what it saw."""
+
+    source: FrameSource
+
+    def poll(self) -> Reading: ...
+
+    def status(self) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Leds(Protocol):
+    """The LED grid under the board: the monster's plan, the idle position, the error blink."""
+
+    def show_plan(self, plan_json: Mapping[str, Any]) -> bool: ...
+
+    def show_idle(self, first_player: str | None = None, position_json: Mapping[str, Any] | None = None) -> None: ...
+
+    def show_error(self) -> None: ...
+
+    def status(self) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Buttons(Protocol):
+    """The table's buttons: they call the session themselves; the session reports and closes them."""
+
+    def status(self) -> dict: ...
+
+    def close(self) -> None: ...

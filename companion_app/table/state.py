@@ -1,0 +1,47 @@
+"""The table's public state as JSON: what every phone and the referee draw (no secrets).
+
+Kept apart from the session, which owns the game's lifecycle: this module only
+renders a ``Game`` (and the session's counters) into the one JSON form the views
+read, and the referee's "what would each tile do" preview.
+"""
+from __future__ import annotations
+
+from engine.game import Game
+
+from .narrate import pawn_names, plan_lines
+
+WAITING_SUMMARY = "Waiting for the referee to start a game."
+
+
+def public_state(game: Game | None, *, version: int, seq: int, game_id: int | None, log: list[dict],
+                 plan_seq: int | None) -> dict:
+    """The state message: counters and log always; the game's phase, position and last plan once a game runs."""
+    base = {"version": version, "seq": seq, "game_id": game_id, "log": log}
+    if game is None:
+        return {**base, "phase": "none", "summary": WAITING_SUMMARY}
+    plan = game.last_plan
+    plan_json = plan.to_json() if plan is not None else None
+    return {
+        **base,
+        "phase": game.phase, "summary": game.summary(), "note": game.note,
+        "round": game.round, "turn": game.turn, "players": list(game.players),
+        "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
+        "unmoved": list(game.unmoved), "deck_left": game.deck_left,
+        "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
+        "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
+        "pieces_left": dict(game.pieces_left),
+        "position": game.position.to_setup(), "names": pawn_names(game.position.to_setup()),
+        "plan": plan_json, "plan_seq": plan_seq,
+        "plan_lines": plan_lines(plan_json, pawn_names(plan_json["before"])) if plan_json else [],
+    }
+
+
+def preview_json(game: Game) -> dict:
+    """What each tile still in the deck would do: its path, who is eaten, where it ends, in words."""
+    names = pawn_names(game.position.to_setup())
+    out = {}
+    for tile, plan in game.preview().items():
+        data = plan.to_json()
+        out[tile] = {"path": data["path"], "eaten": [names.get(x, x) for x in data["eaten"]],
+                     "end": data["end"], "lines": plan_lines(data, names), "plan": data}
+    return out
