@@ -8,6 +8,12 @@ reader) live here, since only ``companion_app`` may import them all.
 Those modules must be cheap to import: heavy libraries are imported inside
 the command functions.  A command function takes the parsed ``args`` and
 returns the exit status.
+
+Failing is done one way: input a command cannot use ends as one plain sentence
+``flure: …`` on stderr and exit status 2, never a traceback.  Commands here
+``return fail("…")``; any package's plain-language error (``engine.errors.FlureError``,
+which the reader's and calibration's errors derive from) that a command lets
+through is printed the same way by ``main``.
 """
 from __future__ import annotations
 
@@ -24,6 +30,12 @@ COMMAND_MODULES = (
     "companion_app.cli.calibrate",
     "hardware.cli",
 )
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Say what is wrong in one sentence on stderr; the status to return (2: input it cannot use)."""
+    print(f"flure: {message}", file=sys.stderr)
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from engine.errors import FlureError
+
     try:
         return int(args.func(args) or 0)
+    except FlureError as exc:
+        return fail(str(exc))
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
         return 130

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from . import fail
+
 DEMO_SETUP = {
     "monster": {"at": "j8", "facing": "E"},
     "stones": {"k8": "pivot-right", "m7": "pivot-about", "k5": "crystal"},
@@ -40,11 +42,6 @@ def register(sub) -> None:
 
     demo = sub.add_parser("demo", help="resolve the rulebook's advanced example and print the steps")
     demo.set_defaults(func=cmd_demo)
-
-
-def _fail(message: str, code: int = 2) -> int:
-    print(f"flure: {message}", file=sys.stderr)
-    return code
 
 
 class _DuplicateKey(ValueError):
@@ -108,10 +105,10 @@ def _run(scenario, path: str):
 def cmd_scenario_run(args) -> int:
     scenario, err = _load_scenario(args.file)
     if err:
-        return _fail(err)
+        return fail(err)
     outcome, err = _run(scenario, args.file)
     if err:
-        return _fail(err, 1)
+        return fail(err, 1)
     print(json.dumps(outcome, indent=2))
     return 0
 
@@ -149,13 +146,13 @@ def cmd_resolve(args) -> int:
     from engine.position import GONE, WAITING, Position
     data, err = _load_json(args.position)
     if err:
-        return _fail(err)
+        return fail(err)
     setup = data.get("setup", data) if isinstance(data, dict) else data
     try:
         position = Position.from_setup(setup, strict=True)
         plan = resolve(position, args.tile, eaten_place=WAITING if args.round == 1 else GONE)
     except InvalidSetupError as exc:
-        return _fail(f"{args.position}: {exc}")
+        return fail(f"{args.position}: {exc}")
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
