@@ -148,6 +148,8 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
     if reading.setup is not None:
         occupied.update(parse_square(n) for n in reading.setup["pools"])
     occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config))
+    reading.unseen.update([(sq, "occluded") for sq in occ.squares] + [(sq, "hidden-square") for sq in occ.hidden]
+                          + [(sq, "unread-square") for sq in occ.lone])
     if occ.groups:
         reading.occluded = True
         covered = occ.squares
@@ -213,6 +215,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     """Map every detected sticker to its square and build the Position."""
     meas = _measure(det, loc, scheme, config)
     problems: list[dict] = []
+    unseen: dict[int, str] = {}       # squares whose contents this frame cannot establish
     placed: list[_Placed] = []
     tiles: list[_Placed] = []
     others: list[SeenSticker] = []    # unknown markers, misplaced tiles: shown, not placed
@@ -276,6 +279,9 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         other = (_unsure_square(loc, meas.flat_mm[k], float(meas.heights[k]), sq, scheme, config)
                  if margin >= config.square_margin_mm else None)
         if other is not None:
+            unseen[sq] = "unsure-square"
+            if other != "off the board":
+                unseen[parse_square(other)] = "unsure-square"
             problems.append(problem("unsure-square", f"{st.describe()} ({st.height_mm:.0f} mm above the board) "
                                     f"could stand on {square_name(sq)} or {other}: from this camera its "
                                     "height shift cannot be judged exactly (calibrate the camera with "
@@ -287,6 +293,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
 
     problems.extend(_overlaps([p.seen for p in placed], scheme))
     outside = _out_of_view(loc, scheme, {p.seen.square for p in placed})
+    unseen.update((sq, "out-of-view") for sq in outside)
     if outside:
         names = " ".join(square_name(s) for s in outside[:8]) + (" …" if len(outside) > 8 else "")
         problems.append(problem("out-of-view", f"{len(outside)} square{'s' if len(outside) > 1 else ''} of the "
@@ -307,7 +314,7 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     problems.extend(more)
     stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others
     conf = min((s.confidence for s in stickers if s.piece != "unknown"), default=1.0)
-    return Reading(True, position, tile, problems, conf, stickers, setup, location=loc)
+    return Reading(True, position, tile, problems, conf, stickers, setup, location=loc, unseen=unseen)
 
 
 @dataclass

@@ -55,6 +55,9 @@ class Reading:
     occluded: bool = False
     bumped: bool = False
     location: object | None = field(default=None, repr=False, compare=False)
+    # Every square whose contents this frame could not establish, with the problem code that
+    # says why (the ``problems`` name only the first square of an occluded or out-of-view region).
+    unseen: dict[int, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

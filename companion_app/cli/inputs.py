@@ -1,5 +1,5 @@
-"""Files named on a ``flure`` command line, loaded at the edge: the image, the marker scheme
-and the camera calibration.
+"""Files named on a ``flure`` command line, loaded at the edge: the image, the marker scheme,
+the camera calibration and the position before a change.
 
 Loading the calibration file here (not in the reader) is what lets ``vision`` stay free of
 ``calibration`` (the import contracts in pyproject.toml): the reader and ``TableCamera`` take
@@ -53,3 +53,24 @@ def load_inputs(image_path: str | None, scheme_path: str | None, calibration_pat
         if err:
             raise InputError(err)
     return image, scheme, cal
+
+
+def load_before(path: str):
+    """The position before the change (``BEFORE.json``: a scenario setup object); InputError names the field."""
+    import json
+    from pathlib import Path
+
+    from engine.errors import InvalidSetupError
+    from engine.position import Position
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    try:
+        return Position.from_setup(data, where="BEFORE")
+    except InvalidSetupError as exc:
+        raise InputError(f"{path}: {exc}") from None

@@ -1,4 +1,4 @@
-"""``flure vision read|show|watch|render|eval``: the camera reader and the synthetic camera
+"""``flure vision read|explain|show|watch|render|eval``: the camera reader and the synthetic camera
 from the command line.
 
 The commands load the files named on the line (``--calibration``, ``--scheme``) and hand the
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import exits_2_on_input_error, load_calibration_file, load_inputs
+from .inputs import InputError, exits_2_on_input_error, load_before, load_calibration_file, load_inputs
 
 
 def register(subparsers) -> None:
@@ -31,6 +31,16 @@ def register(subparsers) -> None:
     s.add_argument("-o", "--output", help="output image (default: IMAGE-shown.png beside it)")
     _common(s)
     s.set_defaults(func=cmd_show)
+
+    x = sub.add_parser("explain", help="which legal change a picture shows, given the position before",
+                       description="Read one or more consecutive frames of one camera and say which legal "
+                                   "change of the game they show (VISION.md, 'Reading a change').")
+    x.add_argument("before", metavar="BEFORE.json", help="the position before the change (a scenario setup object)")
+    x.add_argument("images", metavar="IMAGE", nargs="+", help="consecutive frames of one camera")
+    x.add_argument("--player", metavar="COLOUR", help="the player to move (pawn phase); "
+                                                      "without it a move of any one pawn is allowed")
+    _common(x)
+    x.set_defaults(func=cmd_explain)
 
     w = sub.add_parser("watch", help="read a camera source until a stable position is accepted")
     w.add_argument("source", help="camera index (0), video file, stream URL, image folder, "
@@ -83,6 +93,28 @@ def cmd_read(args) -> int:
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
     print(json.dumps(reading.to_json(), indent=1))
+    return 0
+
+
+@exits_2_on_input_error
+def cmd_explain(args) -> int:
+    from engine.observation import ANY_PAWN
+    from engine.position import COLOURS
+    from vision.change import explain_readings
+    from vision.reader import read_image
+    from vision.sources import load_image_file
+    if args.player is not None and args.player not in COLOURS:
+        raise InputError(f"--player: unknown colour {args.player!r} (one of {', '.join(COLOURS)})")
+    before = load_before(args.before)
+    _none, scheme, cal = load_inputs(None, args.scheme, args.calibration)
+    readings = []
+    for path in args.images:
+        image, err = load_image_file(path)
+        if err:
+            raise InputError(err)
+        readings.append(read_image(image, scheme, cal))
+    result = explain_readings(before, readings, args.player or ANY_PAWN)
+    print(json.dumps(result.to_json(), indent=1))
     return 0
 
 

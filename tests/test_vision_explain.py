@@ -1,0 +1,171 @@
+"""``flure vision explain``: which legal change rendered pictures show (VISION.md "Reading a change").
+
+Pictures come from the synthetic camera (``vision.twin``, the position after the change)
+and from ``vision_outside_renderer``, which shares none of our code.  A hand over a square
+is painted with ``vision_helpers.draw_hand``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import cv2
+import pytest
+
+from companion_app.cli import main
+from engine.geometry import parse_square
+from engine.pawns import apply_moves
+from engine.position import Position
+from vision.reader import read_image
+from vision.twin.scene import render, render_burst
+
+import vision_outside_renderer as outside
+from vision_helpers import draw_hand
+
+STONES = {s: "stone" for s in "c3 m4 h5 i6 n6 g7 e8 m8 o9 f10 i10".split()}
+BEFORE = {"monster": {"at": "a1", "facing": "E"}, "stones": STONES,
+          "pools": "i3 j3 i4 j4 e9 f9 g9 h9".split(), "teleporters": {},
+          "pawns": {"red-3/4": {"at": "k5", "color": "red", "pawn": "3/4", "face": "black"},
+                    "red-2/5": {"at": "l10", "color": "red", "pawn": "2/5", "face": "white"},
+                    "blue-6/1": {"at": "d4", "color": "blue", "pawn": "6/1", "face": "white"},
+                    "blue-4/3": {"at": None, "color": "blue", "pawn": "4/3", "face": "white"}}}
+CAMERA = dict(width=1920, height=1080, height_mm=900, tilt_deg=4, noise=2.0, jpeg_quality=90)
+
+
+def played(label: str, moves: str) -> Position:
+    before = Position.from_setup(BEFORE)
+    after = apply_moves(before, label, moves)
+    return after.with_pawn(after.pawn(label).flipped())
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """BEFORE.json and a few pictures of the table after a change (written once)."""
+    d = tmp_path_factory.mktemp("explain")
+    (d / "before.json").write_text(json.dumps(BEFORE))
+    before = Position.from_setup(BEFORE)
+    moved = played("red-3/4", "NN")                       # k5 -> k3, flipped to white (P1)
+    stones = dict(before.stones)
+    stones[parse_square("g6")] = stones.pop(parse_square("g7"))
+    scenes = {"move": (moved, None), "none": (before, None), "tile": (before, "8"),
+              "stone": (replace(before, stones=stones), None)}
+    for name, (pos, tile) in scenes.items():
+        for k, (img, _truth) in enumerate(render_burst(pos, tile, frames=2, seed=7, **CAMERA)):
+            cv2.imwrite(str(d / f"{name}-{k}.png"), img)
+    img = cv2.imread(str(d / "move-0.png"))
+    cv2.imwrite(str(d / "move-hand.png"), draw_hand(img, read_image(img), over="k3"))
+    img = cv2.imread(str(d / "none-0.png"))
+    cv2.imwrite(str(d / "none-hand.png"), draw_hand(img, read_image(img), over="k5"))
+    return d
+
+
+def explain(capsys, *args) -> tuple[int, dict | str]:
+    code = main(["vision", "explain", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if code == 0 else captured.err)
+
+
+def accepted(answer: dict) -> bool:
+    return answer["change"] in ("none", "move", "tile") and not answer["problems"]
+
+
+def test_a_legal_move_is_read_from_two_frames(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "move-0.png", files / "move-1.png",
+                           "--player", "red")
+    assert code == 0 and accepted(answer), answer
+    assert answer["move"] == {"pawn": "red-3/4", "moves": "NN"}
+    assert answer["setup"] == played("red-3/4", "NN").to_setup()
+    assert answer["tile"] is None
+
+
+def test_a_hand_over_the_destination_is_refused(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "move-hand.png", "--player", "red")
+    assert code == 0 and not accepted(answer) and answer["change"] == "unexplained"
+    assert answer["setup"] is None and "k3" in answer["unseen"]
+    assert any("k3" in p["message"] for p in answer["problems"]), answer["problems"]
+
+
+def test_a_hand_over_a_pawn_that_may_have_stayed_is_ambiguous(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "none-hand.png", "--player", "red")
+    assert code == 0 and not accepted(answer)
+    assert answer["problems"][0]["code"] == "ambiguous"
+    message = answer["problems"][0]["message"]
+    assert "red 3/4" in message and "k5" in message and "uncover" in message
+
+
+def test_a_stone_moved_by_nobody_is_unexplained(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "stone-0.png", "--player", "red")
+    assert code == 0 and answer["change"] == "unexplained" and answer["setup"] is None
+    message = answer["problems"][0]["message"]
+    assert "g7" in message and "g6" in message and "P7" in message
+
+
+def test_a_tile_laid_in_the_card_zone(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "tile-0.png", files / "tile-1.png",
+                           "--player", "red")
+    assert code == 0 and accepted(answer)
+    assert answer["change"] == "tile" and answer["tile"] == "8"
+    assert answer["setup"] == Position.from_setup(BEFORE).to_setup()
+
+
+def test_nothing_changed(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "none-0.png")
+    assert code == 0 and accepted(answer) and answer["change"] == "none" and answer["move"] is None
+    assert answer["setup"] == Position.from_setup(BEFORE).to_setup()
+
+
+def test_frames_that_disagree_are_refused(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "none-0.png", files / "move-0.png",
+                           "--player", "red")
+    assert code == 0 and not accepted(answer)
+    assert answer["problems"][0]["code"] == "frames-disagree" and "k3" in answer["problems"][0]["message"]
+
+
+def test_bad_inputs_exit_2_naming_the_field(files, tmp_path, capsys):
+    bad = tmp_path / "before.json"
+    bad.write_text(json.dumps({**BEFORE, "monster": {"at": "z9", "facing": "E"}}))
+    code, err = explain(capsys, bad, files / "none-0.png")
+    assert code == 2 and "monster.at" in err
+    bad.write_text("{")
+    code, err = explain(capsys, bad, files / "none-0.png")
+    assert code == 2 and "not valid JSON" in err
+    code, err = explain(capsys, files / "before.json", tmp_path / "missing.png")
+    assert code == 2 and "missing.png" in err
+    code, err = explain(capsys, files / "before.json", files / "none-0.png", "--player", "pink")
+    assert code == 2 and "pink" in err
+
+
+def test_a_wrong_players_move_is_unexplained(files, capsys):
+    code, answer = explain(capsys, files / "before.json", files / "move-0.png", "--player", "blue")
+    assert code == 0 and answer["change"] == "unexplained"
+    assert "G3" in answer["problems"][0]["message"] and "red 3/4" in answer["problems"][0]["message"]
+
+
+# -- pictures drawn by the outside renderer (no product code) -----------------------------------
+
+def outside_setup(position: Position) -> dict:
+    setup = position.to_setup()
+    setup.pop("pools")
+    setup["pool_tiles"] = [("2x2", "i3", None), ("1x4", "e9", "horizontal")]
+    return setup
+
+
+@pytest.mark.parametrize("style", ["white-sheet-overhead", "green-felt-grid-tilt", "dim-warm-blur"])
+def test_outside_pictures_of_a_move_a_tile_and_an_illegal_change(style, tmp_path, capsys):
+    (tmp_path / "before.json").write_text(json.dumps(BEFORE))
+    looks = outside.STYLES[style]
+    before = Position.from_setup(BEFORE)
+    entered = apply_moves(before, "blue-4/3", "INW")   # enters onto p11 and walks to o10 (P2)
+    entered = entered.with_pawn(entered.pawn("blue-4/3").flipped())
+    two = apply_moves(entered, "blue-6/1", "N")
+    two = two.with_pawn(two.pawn("blue-6/1").flipped())
+    cases = {"move": (entered, None), "tile": (before, "prey-1"), "two": (two, None)}
+    for name, (pos, tile) in cases.items():
+        cv2.imwrite(str(tmp_path / f"{name}.png"), outside.render(outside_setup(pos), tile, looks))
+    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "move.png", "--player", "blue")
+    assert code == 0 and accepted(answer), answer
+    assert answer["move"]["pawn"] == "blue-4/3" and answer["setup"]["pawns"]["blue-4/3"]["at"] == "o10"
+    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "tile.png")
+    assert accepted(answer) and answer["change"] == "tile" and answer["tile"] == "prey-1"
+    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "two.png", "--player", "blue")
+    assert answer["change"] == "unexplained" and "G3" in answer["problems"][0]["message"]
