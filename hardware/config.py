@@ -9,6 +9,7 @@ back to it, so a user's file only holds what differs.
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,18 +87,24 @@ def _read_toml(path: Path) -> dict:
         raise HardwareConfigError(f"{path}: cannot read the hardware configuration ({exc.strerror or exc})")
     except tomllib.TOMLDecodeError as exc:
         raise HardwareConfigError(f"{path}: not valid TOML ({exc})")
+    except UnicodeDecodeError:
+        raise HardwareConfigError(f"{path}: not a TOML text file (it holds bytes that are not UTF-8 text)")
 
 
-def _number(section: str, key: str, value: Any, lo: float, hi: float | None = None) -> float:
+def check_number(section: str, key: str, value: Any, lo: float, hi: float) -> float:
+    """``value`` if it is a finite number within [lo, hi]; else an error naming ``[section] key``.
+
+    Every number has both bounds: TOML reads ``nan``, ``inf`` and ``1e300`` as numbers, and
+    none of them is a sensible baud rate or budget.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise HardwareConfigError(f"[{section}] {key} must be a number, not {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        bound = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
-        raise HardwareConfigError(f"[{section}] {key} = {value} must be {bound}")
+    if not math.isfinite(value) or not lo <= value <= hi:
+        raise HardwareConfigError(f"[{section}] {key} = {value} must be between {lo} and {hi}")
     return value
 
 
-def _only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
+def only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise HardwareConfigError(f"[{section}] has unknown key(s) {', '.join(unknown)}; "
@@ -105,46 +112,46 @@ def _only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
 
 
 def _serial(d: Mapping) -> SerialConfig:
-    _only_keys("serial", d, {"url", "protocol", "baud", "switch_from", "keepalive_s", "reconnect_s"})
+    only_keys("serial", d, {"url", "protocol", "baud", "switch_from", "keepalive_s", "reconnect_s"})
     url = d.get("url", "emulator")
     if not isinstance(url, str) or not url.strip():
         raise HardwareConfigError(f"[serial] url must be text like '/dev/ttyUSB0' or 'emulator', not {url!r}")
     protocol = str(d.get("protocol", "adalight")).lower()
     if protocol not in PROTOCOLS:
         raise HardwareConfigError(f"[serial] protocol {protocol!r} is not supported (use adalight or tpm2)")
-    baud = int(_number("serial", "baud", d.get("baud", 921600), 300))
+    baud = int(check_number("serial", "baud", d.get("baud", 921600), 300, 4_000_000))
     switch = d.get("switch_from")
     if switch in (0, "", False):
         switch = None
     if switch is not None:
         from hardware.protocol import BAUD_SWITCH
-        switch = int(_number("serial", "switch_from", switch, 300))
+        switch = int(check_number("serial", "switch_from", switch, 300, 4_000_000))
         if baud not in BAUD_SWITCH:
             raise HardwareConfigError(
                 f"[serial] baud = {baud} has no WLED baud-switch byte; with switch_from use one of "
                 + ", ".join(str(b) for b in sorted(BAUD_SWITCH)))
     return SerialConfig(url=url.strip(), protocol=protocol, baud=baud, switch_from=switch,
-                        keepalive_s=_number("serial", "keepalive_s", d.get("keepalive_s", 1.0), 0.05),
-                        reconnect_s=_number("serial", "reconnect_s", d.get("reconnect_s", 0.25), 0.01))
+                        keepalive_s=check_number("serial", "keepalive_s", d.get("keepalive_s", 1.0), 0.05, 60),
+                        reconnect_s=check_number("serial", "reconnect_s", d.get("reconnect_s", 0.25), 0.01, 60))
 
 
 def _power(d: Mapping) -> PowerConfig:
-    _only_keys("power", d, {"budget_ma", "ma_per_channel", "idle_ma_per_led", "brightness"})
-    return PowerConfig(budget_ma=_number("power", "budget_ma", d.get("budget_ma", 400.0), 1),
-                       ma_per_channel=_number("power", "ma_per_channel", d.get("ma_per_channel", 20.0), 0.01),
-                       idle_ma_per_led=_number("power", "idle_ma_per_led", d.get("idle_ma_per_led", 1.0), 0),
-                       brightness=_number("power", "brightness", d.get("brightness", 1.0), 0, 1))
+    only_keys("power", d, {"budget_ma", "ma_per_channel", "idle_ma_per_led", "brightness"})
+    return PowerConfig(budget_ma=check_number("power", "budget_ma", d.get("budget_ma", 400.0), 1, 100_000),
+                       ma_per_channel=check_number("power", "ma_per_channel", d.get("ma_per_channel", 20.0), 0.01, 1000),
+                       idle_ma_per_led=check_number("power", "idle_ma_per_led", d.get("idle_ma_per_led", 1.0), 0, 100),
+                       brightness=check_number("power", "brightness", d.get("brightness", 1.0), 0, 1))
 
 
 def _animation(d: Mapping) -> AnimationConfig:
-    _only_keys("animation", d, {"fps", "beat_ms", "hold_s"})
-    return AnimationConfig(fps=_number("animation", "fps", d.get("fps", 30.0), 1, 240),
-                           beat_ms=_number("animation", "beat_ms", d.get("beat_ms", 260.0), 10),
-                           hold_s=_number("animation", "hold_s", d.get("hold_s", 4.0), 0))
+    only_keys("animation", d, {"fps", "beat_ms", "hold_s"})
+    return AnimationConfig(fps=check_number("animation", "fps", d.get("fps", 30.0), 1, 240),
+                           beat_ms=check_number("animation", "beat_ms", d.get("beat_ms", 260.0), 10, 10_000),
+                           hold_s=check_number("animation", "hold_s", d.get("hold_s", 4.0), 0, 600))
 
 
 def _buttons(d: Mapping) -> ButtonConfig:
-    _only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only", "backend"})
+    only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only", "backend"})
     backend = d.get("backend", "auto")
     if backend not in BUTTON_BACKENDS:
         raise HardwareConfigError(f"[buttons] backend {backend!r} is not known (use {', '.join(BUTTON_BACKENDS)})")
@@ -173,8 +180,8 @@ def _buttons(d: Mapping) -> ButtonConfig:
     if not isinstance(pull_up, bool):
         raise HardwareConfigError(f"[buttons] pull_up must be true or false, not {pull_up!r}")
     return ButtonConfig(pins=clean, pull_up=pull_up,
-                        debounce_ms=_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
-                        long_press_ms=_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50),
+                        debounce_ms=check_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
+                        long_press_ms=check_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50, 10_000),
                         long_press_only=tuple(only), backend=backend)
 
 
@@ -197,7 +204,7 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
         data, label = _merge(base, source), "dict"
     else:
         data, label = _merge(base, _read_toml(Path(source))), str(source)
-    _only_keys("top level", data, {"layout", "serial", "power", "animation", "buttons"})
+    only_keys("top level", data, {"layout", "serial", "power", "animation", "buttons"})
     cfg = HardwareConfig(layout=dict(data.get("layout", {})), serial=_serial(data.get("serial", {})),
                          power=_power(data.get("power", {})), animation=_animation(data.get("animation", {})),
                          buttons=_buttons(data.get("buttons", {})), source=label)

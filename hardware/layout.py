@@ -65,8 +65,8 @@ class LedLayout:
             raise LayoutError(f"[layout] kind {kind!r} is not known (use 'chain' or 'explicit')")
         count = cfg.get("led_count")
         if count is not None:
-            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise LayoutError(f"[layout] led_count = {count!r} must be a positive whole number")
+            if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 65536:
+                raise LayoutError(f"[layout] led_count = {count!r} must be a whole number from 1 to 65536")
             for sq, idx in layout.leds.items():
                 if max(idx) >= count:
                     raise LayoutError(f"square {square_name(sq)} needs LED {max(idx)} but the strip has only "
