@@ -12,6 +12,7 @@ points the same path at it, like udev's ``/dev/serial/by-id/…`` link.
 """
 from __future__ import annotations
 
+import json
 import os
 import select
 import socket
@@ -28,7 +29,8 @@ from hardware.layout import LedLayout
 from hardware.protocol import TPM2_PONG, WledDecoder
 
 LINK_NAME = "ttyFLURE"
-VERSION_REPLY = b"WLED 0.15.0 (flure emulator)\r\n"
+VERSION = "0.15.0"
+VERSION_REPLY = f"WLED {VERSION} (flure emulator)\r\n".encode()
 
 
 def _lift(rgb: np.ndarray) -> np.ndarray:
@@ -67,6 +69,7 @@ class LedEmulator:
         self.bytes_received = 0
         self.baud_requests: list[int] = []
         self.commands: list[int] = []   # other WLED command bytes seen between frames (l, L, {, I, o, O)
+        self.json_requests: list[bytes] = []   # JSON API documents received ({"v":true} is answered)
         self.baud: int | None = None
         self.realtime = False       # WLED shows serial data only while frames keep coming
         self.timeouts = 0           # times the stream went silent longer than idle_timeout_s
@@ -222,7 +225,24 @@ class LedEmulator:
             self.commands += out.commands
             if out.frames or out.bauds:
                 self._changed.notify_all()
-        return bytes((TPM2_PONG,)) * out.pings + VERSION_REPLY * out.version_requests
+            self.json_requests += out.json
+        replies = [self._json_reply(doc) for doc in out.json]
+        return (bytes((TPM2_PONG,)) * out.pings + VERSION_REPLY * out.version_requests
+                + b"".join(r for r in replies if r))
+
+    def _json_reply(self, document: bytes) -> bytes:
+        """WLED's serial JSON API: ``{"v":true}`` is answered with the state and info objects
+        (kno.wled.ge/interfaces/serial); other documents change the state and get no answer."""
+        try:
+            request = json.loads(document)
+        except ValueError:
+            return b""
+        if not isinstance(request, dict) or request.get("v") is not True:
+            return b""
+        reply = {"state": {"on": True, "bri": 255, "live": self.realtime},
+                 "info": {"ver": VERSION, "name": "flure emulator", "brand": "WLED",
+                          "leds": {"count": int(self.layout.led_count), "rgbw": False}}}
+        return json.dumps(reply, separators=(",", ":")).encode()
 
     def _check_timeout(self) -> None:
         if self.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:

@@ -117,7 +117,11 @@ class Decoded:
     bauds: list[int] = field(default_factory=list)
     pings: int = 0
     version_requests: int = 0  # 'v' between frames: WLED answers "WLED <version>"
+    json: list[bytes] = field(default_factory=list)  # '{…}' JSON API requests, e.g. b'{"v":true}'
     commands: list[int] = field(default_factory=list)  # other command bytes (WLED_COMMANDS) WLED acted on
+
+
+JSON_MAX = 4096   # bytes of one JSON request (WLED's serial JSON buffer is of this order)
 
 
 class WledDecoder:
@@ -166,6 +170,11 @@ class WledDecoder:
                     out.version_requests += 1
                 elif b in WLED_COMMANDS:
                     out.commands.append(b)
+                    if b == 0x7B:  # '{': WLED reads a JSON document (its serial JSON API)
+                        self._json, self._depth, self._in_string, self._escaped = bytearray(b"{"), 1, False, False
+                        self._state = "json"
+            elif state == "json":
+                self._json_byte(b, out)
             elif state == "A":
                 # a broken header: like WLED, the byte that broke it is dropped, not re-read
                 self._state = "Ad" if b == 0x64 else "idle"
@@ -205,6 +214,32 @@ class WledDecoder:
                     self.errors += 1
                 self._state = "idle"
         return out
+
+    def _json_byte(self, b: int, out: Decoded) -> None:
+        """One byte of a JSON request; the document ends where its braces balance.  A byte no
+        JSON text holds (a control byte, as when frame data is misread as '{') or a document
+        too long ends it as an error, as WLED's parser gives up on it."""
+        if (b < 0x20 and b not in (0x09, 0x0A, 0x0D)) or len(self._json) >= JSON_MAX:
+            self.errors += 1
+            self._state = "idle"
+            return
+        self._json.append(b)
+        if self._in_string:
+            if self._escaped:
+                self._escaped = False
+            elif b == 0x5C:   # backslash
+                self._escaped = True
+            elif b == 0x22:
+                self._in_string = False
+        elif b == 0x22:
+            self._in_string = True
+        elif b == 0x7B:
+            self._depth += 1
+        elif b == 0x7D:
+            self._depth -= 1
+            if self._depth == 0:
+                out.json.append(bytes(self._json))
+                self._state = "idle"
 
     def _begin(self, proto: str, count: int) -> None:
         self._proto, self._need, self._buf = proto, 3 * count, bytearray()

@@ -25,6 +25,8 @@ import sys
 COMMAND_MODULES = (
     "companion_app.cli.engine",
     "companion_app.cli.play",
+    "companion_app.cli.config",
+    "companion_app.cli.doctor",
     "companion_app.cli.vision",
     "vision.stickers_cli",
     "companion_app.cli.calibrate",

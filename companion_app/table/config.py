@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,14 +108,12 @@ class WebConfig:
     pin_file: Path | None = None
 
     def database_path(self) -> Path:
-        """The journal: as configured, else systemd's StateDirectory, else the user's data folder."""
+        """The journal: as configured, else the session's default (systemd's StateDirectory or
+        the user's data folder)."""
         if self.database is not None:
             return self.database
-        state = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
-        if state:
-            return Path(state) / "session.sqlite3"
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-        return base / "flure" / "session.sqlite3"
+        from .store import default_path
+        return default_path()
 
     def read_pin(self) -> str:
         """The configured PIN ("" = make a random one); a pin_file that cannot be read is an error."""
@@ -188,7 +185,7 @@ def set_in_text(text: str, settings: Mapping[str, Any]) -> str:
             raise TableConfigError(f"no [{section}] section to set {key} in")
         end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
         pattern = re.compile(r"^(\s*)#?\s*" + re.escape(key) + r"\s*=\s*(\"[^\"]*\"|[^#]*?)(\s*#.*)?$")
-        new = f"{key} = {_toml_value(value)}"
+        new = f"{key} = {toml_value(value)}"
         for i in range(start + 1, end):
             m = pattern.match(lines[i])
             if m:
@@ -384,13 +381,14 @@ def _valid_pin(pin: str) -> bool:
     return 4 <= len(pin) <= 64 and pin.isascii() and pin.isalnum()
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """``value`` written as TOML (for `flure config show` and the installer's settings)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     import json
     return json.dumps(str(value))   # a TOML basic string is JSON's string syntax
 
@@ -441,14 +439,18 @@ def parse_setting(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def default_with(settings: list[str]) -> str:
+    """The documented defaults with ``section.key=value`` settings (``flure config default --set``)."""
+    return set_in_text(default_text(), dict(parse_setting(s) for s in settings))
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m companion_app.table.config [section.key=value ...]``: the documented defaults
-    with those settings, for deploy/install.sh (which runs before the app is installed)."""
+    """``python -m companion_app.table.config [section.key=value ...]``: what ``flure config default
+    --set …`` prints, for deploy/install.sh (which runs before the app is installed)."""
     import sys
 
     try:
-        print(set_in_text(default_text(), dict(parse_setting(a) for a in (argv if argv is not None else sys.argv[1:]))),
-              end="")
+        print(default_with(argv if argv is not None else sys.argv[1:]), end="")
     except TableConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

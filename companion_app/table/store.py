@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 def default_path() -> Path:
-    """Where the session database lives unless ``--db`` says otherwise (the XDG data folder)."""
+    """Where the session database lives unless ``--db`` or ``[web] database`` says otherwise:
+    systemd's ``StateDirectory=`` (``$STATE_DIRECTORY``, /var/lib/flure for the service), else
+    the XDG data folder."""
+    state = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if state:
+        return Path(state) / "session.sqlite3"
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "flure" / "session.sqlite3"
 

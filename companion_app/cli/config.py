@@ -1,0 +1,111 @@
+"""``flure config``: the table configuration file — what is in effect and where it came from.
+
+Also the options every table command shares (``--config`` and the command-line overrides),
+so ``flure play``, ``flure doctor`` and ``flure config show`` read a configuration the
+same way and ``show`` can say which value came from the command line.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+# option dest -> the configuration key it overrides
+OVERRIDES = {
+    "host": "web.host", "port": "web.port", "pin": "web.pin", "db": "web.database",
+    "camera": "camera.source", "leds": "serial.url",
+}
+
+
+def add_table_options(p: argparse.ArgumentParser, devices: bool = True) -> None:
+    """``--config`` and the options that override its values (each defaults to the file's)."""
+    p.add_argument("--config", metavar="TOML", default=None,
+                   help="table configuration file (flure config default prints a documented one)")
+    p.add_argument("--host", default=None, help="address to listen on ([web] host; default: every interface)")
+    p.add_argument("--port", type=int, default=None, help="port ([web] port; default 8000)")
+    p.add_argument("--pin", default=None, help="the referee's PIN or token ([web] pin; default: a new random PIN)")
+    p.add_argument("--db", default=None, help="session database ([web] database; default: "
+                                              "$STATE_DIRECTORY or ~/.local/share/flure/session.sqlite3)")
+    p.add_argument("--camera", metavar="SPEC", default=None,
+                   help="camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
+                        "a folder, 'synthetic' (default) or 'none'")
+    p.add_argument("--leds", metavar="URL", default=None,
+                   help="LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
+                        "socket://host:port (default: the simulated device)")
+    if devices:
+        p.add_argument("--no-camera", action="store_true", help="run without a camera (camera source 'none')")
+
+
+def overrides_from(args) -> dict:
+    out = {key: getattr(args, dest, None) for dest, key in OVERRIDES.items()}
+    if getattr(args, "no_camera", False):
+        out["camera.source"] = "none"
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def load_from_args(args):
+    """(TableConfig, None) or (None, the one-line error) for a command's ``--config`` and overrides."""
+    from ..table.config import TableConfigError, load_table_config
+
+    try:
+        return load_table_config(args.config, overrides_from(args)), None
+    except TableConfigError as exc:
+        return None, str(exc)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("config", help="the table configuration file: show, check, print the defaults",
+                              description="The table configuration (one TOML file: camera, table, web app, "
+                                          "LED grid and buttons). Command-line options override the file.")
+    sub = p.add_subparsers(dest="config_command", metavar="ACTION")
+    show = sub.add_parser("show", help="every value in effect and where it came from (default / file / command line)")
+    add_table_options(show)
+    show.set_defaults(func=cmd_show)
+    check = sub.add_parser("check", help="check a configuration file; exit status 1 if it is wrong")
+    add_table_options(check)
+    check.set_defaults(func=cmd_check)
+    default = sub.add_parser("default", help="print the documented defaults (a file to start your own from)")
+    default.add_argument("--set", metavar="SECTION.KEY=VALUE", action="append", default=[],
+                         help="set a value in the printed file, e.g. --set web.port=8080")
+    default.set_defaults(func=cmd_default)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def cmd_show(args) -> int:
+    from ..table.config import describe
+
+    config, error = load_from_args(args)
+    if config is None:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"# the table configuration in effect ({config.path or 'defaults only'})")
+    section = None
+    for key, value, origin in describe(config):
+        head, _, name = key.rpartition(".")
+        if head != section:
+            print(f"\n[{head}]")
+            section = head
+        print(f"{name} = {_show(value)}".ljust(44) + f"  # {origin}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    config, error = load_from_args(args)
+    if config is None:
+        print(error, file=sys.stderr)
+        return 1
+    print(f"ok: {config.path or 'the defaults'} is a valid table configuration")
+    return 0
+
+
+def cmd_default(args) -> int:
+    from ..table.config import main
+
+    return main(args.set)
+
+
+def _show(value) -> str:
+    from ..table.config import toml_value
+
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + " }"
+    return toml_value(value)
