@@ -9,6 +9,8 @@ import signal
 import socket
 from pathlib import Path
 
+from .config import add_table_options, load_from_args
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -17,20 +19,10 @@ def register(subparsers) -> None:
                     "opens /referee with the PIN. By default the camera is the digital twin (a synthetic "
                     "camera showing the game's own position) and the LEDs go to a simulated device. "
                     "The last game is resumed from the database.")
-    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--pin", help="the referee's PIN or token (default: a new random 6-digit PIN)")
-    p.add_argument("--db", default=None,
-                   help="session database (default: $XDG_DATA_HOME/flure/session.sqlite3, "
-                        "i.e. ~/.local/share/flure/session.sqlite3)")
-    p.add_argument("--camera", metavar="SPEC", default="synthetic",
-                   help="camera: a USB index like 0, 'picamera', a video file or URL, a folder, or 'synthetic'")
-    p.add_argument("--no-camera", action="store_true", help="run without a camera")
-    p.add_argument("--leds", metavar="URL", default=None,
-                   help="LED device: a pyserial URL like /dev/ttyUSB0 or socket://host:port "
-                        "(default: the hardware config's, i.e. the simulated device)")
+    add_table_options(p)
     p.add_argument("--no-leds", action="store_true", help="run without the LED grid")
-    p.add_argument("--hardware-config", metavar="TOML", default=None, help="LED and button configuration file")
+    p.add_argument("--hardware-config", metavar="TOML", default=None,
+                   help="a separate LED and button configuration file (instead of --config's sections)")
     p.add_argument("--new", action="store_true", help="do not resume the last game")
     p.set_defaults(func=play)
 
@@ -57,17 +49,30 @@ def play(args) -> int:
 
     from ..table.devices import Device, open_buttons, open_camera, open_leds
     from ..table.session import TableSession
-    from ..table.store import Store, default_path
+    from ..table.store import Store
     from ..web.app import create_app
     from ..web.qr import qr_terminal
     from ..web.security import new_pin
     from ..web.server import Server
+    from ..table.config import TableConfigError
+    from ..web import systemd
 
-    db = Path(args.db) if args.db else default_path()
+    config, error = load_from_args(args)
+    if config is None:
+        print(error)
+        return 1
+    try:
+        pin = config.web.read_pin() or new_pin()
+    except TableConfigError as exc:
+        print(exc)
+        return 1
+    hardware = args.hardware_config or config.hardware
+    db = config.web.database_path()
     try:
         session = TableSession(Store(db))
     except (sqlite3.Error, OSError) as exc:
-        print(f"Cannot use {db} as the session database ({exc}). Give another file with --db.")
+        print(f"Cannot use {db} as the session database ({exc}). Give another file with --db "
+              "or [web] database.")
         return 1
     try:
         resumed = False if args.new else session.resume()
@@ -79,18 +84,20 @@ def play(args) -> int:
         game = session.game
         return (game.position if game is not None else basic_position()), None
 
-    session.camera = Device("camera", why="switched off (--no-camera)") if args.no_camera \
-        else open_camera(args.camera, twin_state)
+    camera = config.camera
+    off = "--no-camera" if args.no_camera else '[camera] source = "none"'
+    session.camera = Device("camera", why=f"switched off ({off})") \
+        if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames)
     session.leds = Device("LED grid", why="switched off (--no-leds)") if args.no_leds \
-        else open_leds(args.leds, args.hardware_config)
-    session.buttons = open_buttons(session, args.hardware_config)
+        else open_leds(args.leds, hardware)
+    session.buttons = open_buttons(session, hardware)
 
-    pin = args.pin or new_pin()
-    host = lan_address() if args.host in ("0.0.0.0", "") else args.host
+    web = config.web
+    host = web.public_host or (lan_address() if web.host in ("0.0.0.0", "", "::") else web.host)
     try:
-        server = Server(None, args.host, args.port)  # app set below, once the URL is known
+        server = Server(None, web.host, web.port)  # app set below, once the URL is known
     except OSError as exc:
-        print(f"Cannot listen on {args.host}:{args.port}: {exc.strerror}. Try another --port.")
+        print(f"Cannot listen on {web.host}:{web.port}: {exc.strerror}. Try another --port or [web] port.")
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"
@@ -108,11 +115,16 @@ def play(args) -> int:
     print(qr_terminal(phone_url))
     print("Press Ctrl+C to stop.", flush=True)
     signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
+    watchdog = None
     try:
+        watchdog = systemd.announce(server, f"serving {phone_url}")   # Type=notify: ready now, then fed
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        systemd.stopping()
+        if watchdog is not None:
+            watchdog.stop()
         server.close()
         session.close()
         print("Stopped; the game is saved and resumes with the next flure play.")

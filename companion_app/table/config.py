@@ -343,7 +343,7 @@ def _web(d: Mapping, base: Path, origin_of) -> WebConfig:
     pin = _text("web", "pin", d.get("pin", ""))
     if pin and not _valid_pin(pin):
         raise HardwareConfigError("[web] pin must be 4 to 64 letters or digits")
-    return WebConfig(host=host, port=_whole("web", "port", d.get("port", 8000), 1, 65535), public_host=public,
+    return WebConfig(host=host, port=_whole("web", "port", d.get("port", 8000), 0, 65535), public_host=public,
                      database=_path("web", "database", d.get("database", ""), base, origin_of("web", "database")),
                      pin=pin, pin_file=_path("web", "pin_file", d.get("pin_file", ""), base,
                                              origin_of("web", "pin_file")))

@@ -69,16 +69,39 @@ class Device(Generic[D]):
         return out
 
 
-def open_camera(spec: str | None, get_state: Callable[[], tuple]) -> Device[Camera]:
-    """``spec`` None or "synthetic" gives the digital twin rendering the game's own position."""
+def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=None,
+                stable_frames: int = 3) -> Device[Camera]:
+    """``spec`` None or "synthetic" gives the digital twin rendering the game's own position.
+
+    ``camera_config`` (a table configuration's CameraConfig) brings the resolution, the lens
+    calibration, the marker scheme and the reader's thresholds; a calibration that cannot be
+    used leaves the camera off with the reason (a wrong lens model would misplace pieces).
+    """
     try:
         from vision.pipeline import TableCamera
         from vision.sources import open_source
 
         spec = spec or "synthetic"
         options = {"get_state": get_state} if spec == "synthetic" else {}
-        camera = TableCamera(KeepLastFrame(open_source(spec, **options)))
+        extra = {}
+        if camera_config is not None:
+            if spec != "synthetic":
+                options["width"], options["height"] = camera_config.resolution
+            calibration = None
+            if camera_config.calibration is not None:
+                from calibration.store import load_calibration
+                calibration = load_calibration(camera_config.calibration)
+                if tuple(calibration.image_size) != tuple(camera_config.resolution):
+                    (w, h), (cw, ch) = camera_config.resolution, calibration.image_size
+                    raise ValueError(f"the calibration {camera_config.calibration} was made at {cw}×{ch} but "
+                                     f"[camera] resolution is {w}×{h}; calibrate again at that size "
+                                     "(flure calibrate camera) or set the resolution back")
+            extra = {"scheme": None if camera_config.marker_scheme is None else str(camera_config.marker_scheme),
+                     "calibration": calibration, "config": camera_config.reader_config()}
+        camera = TableCamera(KeepLastFrame(open_source(spec, **options)), stable_frames=stable_frames, **extra)
         note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
+        if extra.get("calibration") is not None:
+            note += f", lens calibration {camera_config.calibration}"
         return Device("camera", camera, why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
         return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
