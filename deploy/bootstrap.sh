@@ -3,6 +3,7 @@
 #   bash deploy/bootstrap.sh         the program (simulated hardware works out of the box)
 #   bash deploy/bootstrap.sh --dev   plus the test tools and Debian's headless Chromium
 #   bash deploy/bootstrap.sh --pi    plus the Raspberry Pi camera and GPIO packages
+# (To run the table as a service on a Raspberry Pi: sudo bash deploy/install.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -35,13 +36,20 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".$extra"
-if [ "$extra" = "[dev]" ] && ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Installing Debian's chromium and chromium-driver for the browser tests..."
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
-  else
-    echo "Note: the browser tests need Chromium: sudo apt-get install chromium chromium-driver" >&2
+if [ "$extra" = "[dev]" ]; then
+  # Debian's headless Chromium for the browser tests, shellcheck for deploy/install.sh's test
+  dev_packages=""
+  command -v chromium >/dev/null 2>&1 || dev_packages="chromium chromium-driver"
+  command -v shellcheck >/dev/null 2>&1 || dev_packages="$dev_packages shellcheck"
+  if [ -n "$dev_packages" ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "Installing Debian's $dev_packages for the tests..."
+      apt-get update -qq
+      # shellcheck disable=SC2086  # a list of package names
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $dev_packages >/dev/null
+    else
+      echo "Note: the tests need: sudo apt-get install $dev_packages" >&2
+    fi
   fi
 fi
 echo "Installed. The command is .venv/bin/flure"
