@@ -11,15 +11,16 @@ import random
 from dataclasses import dataclass
 
 from .errors import GameActionError, InvalidSetupError
-from .monster import DECK
+from .monster import tile_rule
 
-TILES = DECK  # ("5", "7", "7", "8", "8", "10", "prey-1", "prey-2")
+TILES = ("5", "7", "7", "8", "8", "10", "prey-1", "prey-2")   # the eight tombstone tiles (G7)
 TILES_PLAYED_PER_ROUND = len(TILES) - 1  # G9: the last tile is never played
+_PREY_WORDS = {1: "one prey", 2: "two prey", 3: "three prey"}
 
 
 def is_prey(tile: str, *, prey3_variant: bool = False) -> bool:
-    """A prey tile (M1); with the G11 variant the "5" counts as three prey."""
-    return tile.startswith("prey-") or (prey3_variant and tile == "5")
+    """A prey tile (M1); with the G11 variant the "5" counts as three prey (tile_rule says so)."""
+    return tile_rule(tile, prey3_variant=prey3_variant)[1] is not None
 
 
 def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
@@ -31,21 +32,23 @@ def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
 
 def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
     """What the revealed tile makes the monster do, for the game log (M1, G11)."""
-    if tile == "5" and prey3_variant:
-        return "the 5 tile counts as three prey (G11): the monster hunts until it has eaten 3 pawns (M1)"
-    if tile.startswith("prey-"):
-        n = tile[5:]
-        return f"{tile_name(tile)}: the monster hunts until it has eaten {n} pawn{'s' if n != '1' else ''} (M1)"
-    return f"{tile_name(tile)}: the monster walks {tile} steps (M1)"
+    steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
+    if steps is not None:
+        return f"{tile_name(tile)}: the monster walks {steps} steps (M1)"
+    hunt = f"the monster hunts until it has eaten {prey} pawn{'s' if prey != 1 else ''} (M1)"
+    if not tile.startswith("prey-"):
+        return f"the {tile} tile counts as {_PREY_WORDS[prey]} (G11): {hunt}"
+    return f"{tile_name(tile)}: {hunt}"
 
 
 def tile_name(tile: str, *, prey3_variant: bool = False) -> str:
     """Plain-language tile name for messages: ``8 steps``, ``one prey``; the 5 under G11 is ``5 (three prey)``."""
+    steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
+    if steps is not None:
+        return f"{tile} steps"
     if tile.startswith("prey-"):
-        return {"prey-1": "one prey", "prey-2": "two prey", "prey-3": "three prey"}[tile]
-    if tile == "5" and prey3_variant:
-        return "5 (three prey, G11)"
-    return f"{tile} steps"
+        return _PREY_WORDS[prey]
+    return f"{tile} ({_PREY_WORDS[prey]}, G11)"
 
 
 def tiles_text(tiles, *, prey3_variant: bool = False) -> str:

@@ -117,7 +117,7 @@ class Game:
         if self.last_tile is None:
             return None
         return resolve(self.last_before, self.last_tile, eaten_place=self.last_eaten_place,
-                       five_is_prey_3=self.prey3_variant)
+                       prey3_variant=self.prey3_variant)
 
     def out_counts(self) -> dict[str, int]:
         counts = {c: 0 for c in self.players}
@@ -163,7 +163,7 @@ class Game:
         for tile in dict.fromkeys(sorted(self.deck, key=tiles.TILES.index)):
             if self.first_tile_of_game and tiles.is_prey(tile, prey3_variant=self.prey3_variant):
                 continue
-            plans[tile] = resolve(self.position, tile, eaten_place=eaten_place, five_is_prey_3=self.prey3_variant)
+            plans[tile] = resolve(self.position, tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
         return plans
 
     def summary(self) -> str:
@@ -393,7 +393,7 @@ class Game:
         else:
             drawn = tiles.take(self.deck, action.get("tile"), **common)
         eaten_place = self._eaten_place()
-        plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, five_is_prey_3=self.prey3_variant)
+        plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
         note = f"Tile {tiles.tile_effect(drawn.tile, prey3_variant=self.prey3_variant)}"
         if drawn.set_aside:
             set_aside = ", ".join(tiles.tile_name(t, prey3_variant=self.prey3_variant) for t in drawn.set_aside)

@@ -11,7 +11,8 @@ from collections import deque
 from dataclasses import replace
 
 from .errors import IllegalMoveError, InvalidSetupError
-from .geometry import CORNERS, DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
+from .geometry import DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
+from .pools import KEPT, pushed_to
 from .position import BOARD, OUT, WAITING, Position
 
 MOVE_LETTERS = "NESWIX"
@@ -56,24 +57,12 @@ def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
         raise _Illegal("P7", f"the {what} on {here} cannot be pushed onto the monster on {square_name(beyond)}")
     new = dict(stones)
     del new[s]
-    if beyond in ctx.tele or beyond in CORNERS:
-        return new  # destroyed on a teleporter (T3) or removed on a corner square (P7)
-    if beyond in ctx.pools:
-        cur = beyond
-        while True:  # B2
-            n = NEIGHBOUR[cur * 4 + d]
-            if n is None or n in new or n in ctx.others or n == ctx.monster:
-                break
-            if n in ctx.pools:
-                cur = n
-                continue
-            if n in ctx.tele or n in CORNERS:
-                return new
-            cur = n
-            break
-        new[cur] = kind
-        return new
-    new[beyond] = kind
+    others, monster = ctx.others, ctx.monster
+    path, fate = pushed_to(beyond, d, ctx.pools, ctx.tele, lambda n: n in new or n in others or n == monster,
+                           stone=True)
+    if fate == KEPT:
+        new[path[-1]] = kind
+    # otherwise destroyed on a teleporter (T3) or removed on a corner square (P7, B2)
     return new
 
 

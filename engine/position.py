@@ -111,6 +111,13 @@ class Position:
         pair = self.teleporters[sq].pair
         return next((t for t, tp in self.teleporters.items() if tp.pair == pair and t != sq), None)
 
+    def crowded(self) -> list[str]:
+        """P4: a message for each square holding two pieces (cheap when there are none, as in play)."""
+        squares = [self.monster, *self.stones, *(p.square for p in self.pawns if p.place == BOARD)]
+        if len(set(squares)) == len(squares):
+            return []
+        return [p["message"] for p in self.status() if p["code"] == "two-pieces"]
+
     def with_pawn(self, pawn: Pawn) -> "Position":
         return replace(self, pawns=tuple(pawn if p.label == pawn.label else p for p in self.pawns))
 
@@ -135,7 +142,7 @@ class Position:
                 occupants.setdefault(p.square, []).append(f"pawn {p.name}")
         for sq, who in sorted(occupants.items()):
             if len(who) > 1:
-                add("two-pieces", f"{' and '.join(who)} are both on {square_name(sq)}", sq)
+                add("two-pieces", both_on(sq, who), sq)
         for sq in sorted(self.teleporters):
             for who in occupants.get(sq, []):
                 if who != "the monster":
@@ -279,13 +286,13 @@ class Position:
         seen: dict[int, str] = {self.monster: f"{where}.monster"}
         for sq in self.stones:
             if sq in seen:
-                raise InvalidSetupError(f"{square_name(sq)} already holds {_what(seen[sq])}", f"{where}.stones.{square_name(sq)}")
+                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), "a stone"]), f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
             if p.place == BOARD:
                 f = f"{where}.pawns.{p.label}.at"
                 if p.square in seen:
-                    raise InvalidSetupError(f"{square_name(p.square)} already holds {_what(seen[p.square])}", f)
+                    raise InvalidSetupError(both_on(p.square, [_what(seen[p.square]), f"pawn {p.label}"]), f)
                 seen[p.square] = f
         for sq, tp in self.teleporters.items():
             f = f"{where}.teleporters.{square_name(sq)}"
@@ -336,6 +343,11 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_setup({self.to_setup()!r})"
+
+
+def both_on(sq: int, who: list[str]) -> str:
+    """The one wording of two pieces on one square (P4): ``the monster and a stone are both on g7``."""
+    return f"{' and '.join(who)} are both on {square_name(sq)}"
 
 
 def basic_position(pawns: Iterable[Pawn] = ()) -> Position:

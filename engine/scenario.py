@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import IllegalMoveError, InvalidSetupError
-from .monster import CARDS, PREY_STEP_CAP, resolve
+from .monster import PREY_STEP_CAP, TILE_KINDS, resolve
 from .pawns import MOVE_LETTERS, apply_moves, reachable
 from .position import BOARD, Position
 
@@ -104,8 +104,8 @@ def _check_action(action, position: Position) -> dict:
     kind = kinds[0]
     if kind == "card":
         _only(action, {"card"})
-        if action["card"] not in CARDS:
-            raise InvalidSetupError(f"unknown tombstone tile {action['card']!r} (one of {', '.join(CARDS)})",
+        if action["card"] not in TILE_KINDS:
+            raise InvalidSetupError(f"unknown tombstone tile {action['card']!r} (one of {', '.join(TILE_KINDS)})",
                                     "action.card")
         return action
     if kind == "steps":

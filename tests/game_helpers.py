@@ -11,6 +11,7 @@ from engine.errors import GameActionError
 from engine.game import Game
 from engine.geometry import SQUARES, parse_square, square_col, square_name as _name, square_row
 from engine.pawns import apply_moves
+from engine.plan import Push
 from engine.position import BOARD, GONE, OUT, WAITING
 
 COLOURS_BY_COUNT = {
@@ -133,8 +134,7 @@ def check_invariants(before: Game, action: dict, after: Game) -> None:
     # A monster move removes exactly the stones its plan says, and sends exactly its eaten pawns away (G9).
     if action["type"] in ("draw", "tile"):
         plan = after.last_plan
-        removed = [e for st in plan.steps for e in st.events
-                   if e["kind"] == "push" and e["piece"]["type"] == "stone" and e.get("to") is None]
+        removed = [e for st in plan.steps for e in st.events if type(e) is Push and e.stone and e.to is None]
         assert len(old.stones) - len(pos.stones) == len(removed)
         fate = WAITING if before.round == 1 else GONE
         for p, q in zip(old.pawns, pos.pawns):

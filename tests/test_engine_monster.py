@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine.errors import InvalidSetupError
-from engine.monster import CARDS, resolve
+from engine.monster import TILE_KINDS, resolve
+from engine.plan import Eat, Enter, Pivot, Push, Stop, Teleport
 from engine.position import BOARD, GONE, Position
 from tests.engine_strategies import positions
 
-cards = st.sampled_from(CARDS)
+cards = st.sampled_from(TILE_KINDS)
 
 
 @given(positions(), cards)
@@ -18,12 +19,11 @@ cards = st.sampled_from(CARDS)
 def test_pieces_are_conserved_except_by_the_rules_that_remove_them(pos, card):
     plan = resolve(pos, card)
     events = [e for s in plan.steps for e in s.events]
-    removed_stones = Counter(e["piece"]["kind"] for e in events
-                             if e["kind"] == "push" and e["piece"]["type"] == "stone" and e["to"] is None)
+    removed_stones = Counter(e.stone for e in events if type(e) is Push and e.stone and e.to is None)
     before, after = Counter(pos.stones.values()), Counter(plan.result.stones.values())
     assert before - after == removed_stones and after - before == Counter()
-    eaten_by_events = [e["pawn"] for e in events if e["kind"] == "eat"] + \
-        [e["piece"]["label"] for e in events if e["kind"] == "push" and e["piece"]["type"] == "pawn" and e["to"] is None]
+    eaten_by_events = [e.pawn for e in events if type(e) is Eat] + \
+        [e.pawn for e in events if type(e) is Push and e.eaten]
     assert sorted(eaten_by_events) == sorted(plan.eaten)
     on_before = {p.label for p in pos.pawns if p.place == BOARD}
     on_after = {p.label for p in plan.result.pawns if p.place == BOARD}
@@ -43,11 +43,11 @@ def test_each_step_is_one_look_and_one_move(pos, card):
     at = pos.monster
     for step in plan.steps:
         assert step.start == at and step.look.at == at
-        enters = [e for e in step.events if e["kind"] == "enter"]
-        assert enters, "M11: every step moves the monster"
-        assert sum(1 for e in enters if not e["slide"]) == 1, "exactly one step onto a new square, the rest slides"
-        assert sum(1 for e in step.events if e["kind"] == "teleport") <= 1
-        assert sum(1 for e in step.events if e["kind"] == "pivot") <= 4
+        kinds = [type(e) for e in step.events]
+        assert Enter in kinds, "M11: every step moves the monster"
+        assert kinds.count(Enter) == 1, "exactly one step onto a new square, the rest slides"
+        assert kinds.count(Teleport) <= 1
+        assert kinds.count(Pivot) <= 4
         at = step.end
     assert plan.result.monster == at and plan.final_look.at == at
     steps, prey = (None, int(card[-1])) if card.startswith("prey") else (int(card), None)
@@ -85,7 +85,7 @@ def test_round_two_eaten_pawns_are_gone():
 
 def test_prey_3_variant_for_the_five_tile():
     pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}})
-    assert len(resolve(pos, "5", five_is_prey_3=True).steps) == 20
+    assert len(resolve(pos, "5", prey3_variant=True).steps) == 20
     assert len(resolve(pos, "5").steps) == 5
 
 
@@ -121,7 +121,7 @@ def test_a_slide_round_the_board_through_the_walls_stops_instead_of_hanging():
     plan = resolve(pos, "8")
     first = plan.steps[0]
     assert plan.eaten == ("A",)  # eaten on the way round (M5), then the board no longer changes
-    assert first.events[-1]["kind"] == "stop" and first.events[-1]["rule"] == "M8"
+    assert type(first.events[-1]) is Stop and first.events[-1].rule == "M8"
     assert len(plan.steps) == 8
 
 

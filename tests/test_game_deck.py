@@ -36,7 +36,7 @@ def test_g7_draw_reveals_the_top_tile_and_moves_the_monster():
     top = g.deck[0]
     after = g.apply({"type": "draw"})
     assert after.tiles_played == (top,) and after.deck == g.deck[1:]
-    assert after.last_plan.card == top and after.last_plan.start == g.position
+    assert after.last_plan.tile == top and after.last_plan.start == g.position
     assert after.position.monster == after.last_plan.result.monster
     assert after.last_plan.to_json() == resolve(g.position, top).to_json()
 
@@ -182,7 +182,7 @@ def test_preview_plans_every_distinct_tile_still_in_the_deck():
     previews = g.preview()
     assert set(previews) == {"5", "7", "8", "10", "prey-1", "prey-2"}
     for tile, plan in previews.items():
-        assert plan.card == tile and plan.start == g.position
+        assert plan.tile == tile and plan.start == g.position
         assert plan.to_json() == resolve(g.position, tile).to_json()
     assert len(previews["prey-1"].eaten) == 1 and len(previews["prey-2"].eaten) == 2
     assert g.preview() == previews and g.position == previews["8"].start   # nothing changed

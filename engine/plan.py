@@ -1,0 +1,608 @@
+"""The monster's move as typed values: the plan, its steps, looks and events (M1–M11, T2, T3, B2).
+
+``engine.monster.resolve`` builds a :class:`Plan`; everything else only reads one.  Its JSON
+form (``flure-plan/1``) is what the LEDs, the phones and outside tools read, so
+``Plan.to_json()`` and ``Plan.from_json()`` are an exact pair: ``from_json(p.to_json()) == p``,
+and a malformed plan is refused naming the path at fault (``steps[3].events[1].square``).
+
+Each event kind is its own type carrying its rule id.  The words for every event, look and
+stop reason live here and nowhere else: :meth:`Plan.lines` is what the CLI prints, the phones
+and the referee log show.  They are built only when asked for (resolving a tile for the
+preview or a property test never formats a sentence).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping
+
+from .errors import InvalidSetupError
+from .geometry import direction_name, parse_direction, parse_square, square_name
+from .position import STONE_KINDS, Position
+
+FORMAT = "flure-plan/1"
+SIDES = ("ahead", "left", "right")
+DECISIONS = ("nearest", "tie", "nothing seen")          # M4
+TURNS = ("none", "left", "right")
+STOP_REASONS = {                                          # M1: why the move ended
+    "steps": "all steps taken", "prey": "enough prey eaten", "cap": "20-step cap reached",
+}
+STOP_RULE = "M1"
+PUSH_RESULTS = ("moved", "slid", "removed", "crushed", "destroyed")
+
+Names = Mapping[str, str]   # pawn label -> the name players read ("red 3/4")
+_NO_NAMES: Names = MappingProxyType({})
+
+
+def _sq(sq: int | None) -> str | None:
+    return None if sq is None else square_name(sq)
+
+
+# -- the look (M3, M4) -------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """What the monster sees in one direction: the first pawn, or what stopped its sight."""
+
+    side: str                # ahead / left / right
+    direction: int
+    pawn: str | None         # label of the first pawn seen, if any
+    square: int | None       # where that pawn, or the sight-stopper, is
+    distance: int | None
+    stopped_by: str | None   # "wall X", "stone", "pivot-right", ... when no pawn was seen
+
+    def to_json(self) -> dict:
+        return {"side": self.side, "direction": direction_name(self.direction), "pawn": self.pawn,
+                "square": _sq(self.square), "distance": self.distance, "stopped_by": self.stopped_by}
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """M3 + M4: the three sightings from ``at`` and the heading decided."""
+
+    at: int
+    facing: int              # heading before the look
+    sightings: tuple[Sighting, ...]
+    case: str                # "nearest" | "tie" | "nothing seen"
+    turn: str                # "none" | "left" | "right"
+    new_facing: int
+    names: Names = field(compare=False, repr=False)
+
+    @property
+    def rule(self) -> str:
+        return f"M4 {self.case}"
+
+    @property
+    def saw_pawn(self) -> bool:
+        return self.case != "nothing seen"
+
+    @property
+    def text(self) -> str:
+        names = self.names
+        where = f"from {square_name(self.at)} facing {direction_name(self.facing)}"
+        if self.case == "nothing seen":
+            return f"{where} it sees no pawn and keeps facing {direction_name(self.facing)} (M4 nothing seen)"
+        seen = [f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})"
+                for s in self.sightings if s.pawn is not None]
+        if self.case == "tie":
+            return (f"{where} it sees {' and '.join(seen)}: equally near, so it keeps facing "
+                    f"{direction_name(self.facing)} (M4 tie)")
+        target = next(s for s in self.sightings if s.pawn is not None and s.direction == self.new_facing)
+        what = f"{names.get(target.pawn, target.pawn)} on {square_name(target.square)}"
+        others = [x for x in seen if not x.startswith(f"{names.get(target.pawn, target.pawn)} on")]
+        also = f"; it also sees {', '.join(others)}" if others else ""
+        new = direction_name(self.new_facing)
+        if self.turn == "none":
+            return f"{where} it sees {what}, {target.distance} ahead, the nearest, and keeps facing {new} (M4 nearest{also})"
+        return (f"{where} it sees {what}, {target.distance} to its {self.turn}, the nearest, and turns {self.turn} "
+                f"to face {new} (M4 nearest{also})")
+
+    def to_json(self) -> dict:
+        return {"at": square_name(self.at), "facing": direction_name(self.facing),
+                "sightings": [s.to_json() for s in self.sightings], "rule": self.rule,
+                "decision": self.case, "turn": self.turn, "new_facing": direction_name(self.new_facing),
+                "text": self.text}
+
+
+# -- events: one type per kind, each with its rule ------------------------------------
+@dataclass(frozen=True, slots=True)
+class Enter:
+    """The monster steps onto ``square`` (M2)."""
+
+    square: int
+    kind: ClassVar[str] = "enter"
+    rule: ClassVar[str] = "M2"
+    slide: ClassVar[bool] = False
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return f"enters {square_name(self.square)}"
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "enter", "rule": self.rule, "square": square_name(self.square), "slide": self.slide,
+                "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Slide:
+    """The monster slides on onto ``square`` across a pool, in the same step (M8)."""
+
+    square: int
+    kind: ClassVar[str] = "enter"
+    rule: ClassVar[str] = "M8"
+    slide: ClassVar[bool] = True
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return f"slides onto {square_name(self.square)}"
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "enter", "rule": self.rule, "square": square_name(self.square), "slide": self.slide,
+                "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Wrap:
+    """The monster walks through wall ``wall`` from ``start`` and re-enters on ``to`` (M7)."""
+
+    start: int
+    to: int
+    wall: str
+    kind: ClassVar[str] = "wrap"
+    rule: ClassVar[str] = "M7"
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return f"walks through wall {self.wall} from {square_name(self.start)} to {square_name(self.to)} (M7)"
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "wrap", "rule": self.rule, "from": square_name(self.start), "to": square_name(self.to),
+                "wall": self.wall, "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Teleport:
+    """The monster steps on a teleporter on ``start`` and jumps to its partner ``to`` (T2)."""
+
+    start: int
+    to: int
+    facing: int
+    kind: ClassVar[str] = "teleport"
+    rule: ClassVar[str] = "T2"
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return (f"steps on the teleporter on {square_name(self.start)} and jumps to {square_name(self.to)}, "
+                f"facing {direction_name(self.facing)} (T2)")
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "teleport", "rule": self.rule, "from": square_name(self.start), "to": square_name(self.to),
+                "facing": direction_name(self.facing), "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Pivot:
+    """A pivot stone on ``square`` turns the monster standing on ``at`` instead of being pushed (M9)."""
+
+    at: int
+    square: int
+    stone: str               # pivot-right | pivot-about
+    from_facing: int
+    facing: int
+    kind: ClassVar[str] = "pivot"
+    rule: ClassVar[str] = "M9"
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        how = "right" if self.stone == "pivot-right" else "about"
+        return (f"the {self.stone} stone on {square_name(self.square)} turns it {how} to face "
+                f"{direction_name(self.facing)} (M9)")
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "pivot", "rule": self.rule, "at": square_name(self.at), "square": square_name(self.square),
+                "stone": self.stone, "from_facing": direction_name(self.from_facing),
+                "facing": direction_name(self.facing), "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Eat:
+    """The monster enters ``square`` and eats the pawn there (M5)."""
+
+    pawn: str
+    square: int
+    kind: ClassVar[str] = "eat"
+    rule: ClassVar[str] = "M5"
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return f"eats {names.get(self.pawn, self.pawn)} on {square_name(self.square)} (M5)"
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "eat", "rule": self.rule, "pawn": self.pawn, "square": square_name(self.square),
+                "how": "eaten", "text": self.text(names)}
+
+
+@dataclass(frozen=True, slots=True)
+class Push:
+    """The monster pushes one piece of the line in front of it (M6), which may slide (B2).
+
+    ``stone`` is the stone's kind, or ``pawn`` the pawn's label.  ``result``: ``moved`` one
+    square, ``slid`` across a pool to ``to``; ``removed`` (a stone through a wall ``wall`` or
+    onto a corner square), ``crushed`` (a pawn through a wall), ``destroyed`` on a teleporter
+    (T3).  ``path`` is every square it crossed (None when it went straight through a wall).
+    """
+
+    start: int
+    result: str
+    to: int | None = None
+    path: tuple[int, ...] | None = None
+    wall: str | None = None
+    stone: str | None = None
+    pawn: str | None = None
+    kind: ClassVar[str] = "push"
+
+    @property
+    def rule(self) -> str:
+        return {"destroyed": "T3", "slid": "M6 B2"}.get(self.result, "M6")
+
+    @property
+    def eaten(self) -> bool:
+        """A pushed pawn crushed or destroyed counts as eaten (M6, T3)."""
+        return self.pawn is not None and self.to is None
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        if self.pawn is not None:
+            what = names.get(self.pawn, self.pawn)
+        else:
+            what = "the stone" if self.stone == "stone" else f"the {self.stone}"
+        start = square_name(self.start)
+        if self.wall is not None:
+            return f"pushes {what} from {start} off the board through wall {self.wall}: {self.result} (M6)"
+        if self.result == "destroyed":
+            return f"pushes {what} from {start} onto the teleporter on {square_name(self.path[-1])}: destroyed (T3)"
+        if self.result == "removed":
+            return f"pushes {what} from {start} onto the corner {square_name(self.path[-1])}: removed (M6)"
+        if self.result == "slid":
+            return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2)"
+        return f"pushes {what} from {start} to {square_name(self.to)} (M6)"
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        piece = {"type": "stone", "kind": self.stone} if self.pawn is None else {"type": "pawn", "label": self.pawn}
+        out: dict[str, Any] = {"kind": "push", "rule": self.rule, "piece": piece, "from": square_name(self.start)}
+        if self.path is not None:
+            out["path"] = [square_name(x) for x in self.path]
+        out["to"] = _sq(self.to)
+        if self.wall is not None:
+            out["wall"] = self.wall
+        out["result"] = self.result
+        if self.eaten:
+            out["eaten"] = True
+        out["text"] = self.text(names)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Pools all the way round through the walls would make the slide endless: it stops on ``square`` (M8)."""
+
+    square: int
+    kind: ClassVar[str] = "stop"
+    rule: ClassVar[str] = "M8"
+
+    def text(self, names: Names = _NO_NAMES) -> str:
+        return (f"the pools run all the way round through the walls, so the slide would never end: it stops on "
+                f"{square_name(self.square)} (M8)")
+
+    def to_json(self, names: Names = _NO_NAMES) -> dict:
+        return {"kind": "stop", "rule": self.rule, "square": square_name(self.square), "text": self.text(names)}
+
+
+Event = Enter | Slide | Wrap | Teleport | Pivot | Eat | Push | Stop
+
+
+# -- steps and the plan ------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One monster step (M2): the look, then every event of the move, ending on ``end``."""
+
+    number: int
+    start: int
+    look: Look
+    events: tuple[Event, ...]
+    end: int
+    facing: int
+    eaten: tuple[str, ...]
+    names: Names = field(compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        parts = [f"moves to {square_name(e.square)}" if type(e) is Enter else e.text(self.names)
+                 for e in self.events]
+        return f"Step {self.number}: {self.look.text}; {'; '.join(parts)}; ends on {square_name(self.end)}."
+
+    def to_json(self) -> dict:
+        return {"number": self.number, "from": square_name(self.start), "look": self.look.to_json(),
+                "events": [e.to_json(self.names) for e in self.events], "to": square_name(self.end),
+                "facing": direction_name(self.facing), "eaten": list(self.eaten), "text": self.text}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A whole monster move: from ``start`` through ``steps`` to ``result`` (the position after).
+
+    ``tile`` is the tombstone tile (None when resolved for a number of steps); ``stop`` why the
+    move ended (a key of STOP_REASONS) under ``stop_rule``.
+    """
+
+    tile: str | None
+    start: Position
+    steps: tuple[Step, ...]
+    final_look: Look
+    result: Position
+    eaten: tuple[str, ...]
+    stop: str
+    stop_rule: str = STOP_RULE
+
+    @property
+    def path(self) -> list[str]:
+        return [square_name(s.end) for s in self.steps]
+
+    @property
+    def names(self) -> Names:
+        return self.final_look.names
+
+    @property
+    def stop_text(self) -> str:
+        """The one wording of why the move ended (M1)."""
+        return f"the move ends: {STOP_REASONS[self.stop]} ({self.stop_rule})"
+
+    def lines(self) -> list[str]:
+        """The move in the words players read at the table: one line per step, the final look and
+        how the move ended.  The CLI, the phones and the referee log all show exactly these."""
+        eaten = ", ".join(self.names.get(x, x) for x in self.eaten) or "nobody"
+        return [s.text for s in self.steps] + [
+            f"Final look: {self.final_look.text}.",
+            f"{self.stop_text[0].upper()}{self.stop_text[1:]}; eaten: {eaten}.",
+        ]
+
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "card": self.tile,
+            "start": {"at": square_name(self.start.monster), "facing": direction_name(self.start.facing)},
+            "steps": [s.to_json() for s in self.steps],
+            "final_look": self.final_look.to_json(),
+            "end": {"at": square_name(self.result.monster), "facing": direction_name(self.result.facing)},
+            "path": self.path,
+            "eaten": list(self.eaten),
+            "stop": {"reason": self.stop, "rule": self.stop_rule},
+            "before": self.start.to_setup(),
+            "position": self.result.to_setup(),
+        }
+
+    @classmethod
+    def from_json(cls, data) -> "Plan":
+        """Read a plan written by :meth:`to_json`; anything malformed raises InvalidSetupError naming
+        the path at fault (``steps[3].events[1].square``).  The ``text`` fields are the engine's
+        wording of the other fields and are not read back."""
+        return _read_plan(data)
+
+
+def pawn_names(position: Position) -> dict[str, str]:
+    """Label -> the name players read, for every pawn of ``position``."""
+    return {p.label: p.name for p in position.pawns}
+
+
+class LazyNames(Mapping):
+    """A position's pawn names, worked out only when a text is first asked for."""
+
+    __slots__ = ("_position", "_names")
+
+    def __init__(self, position: Position):
+        self._position = position
+        self._names: dict[str, str] | None = None
+
+    def _get(self) -> dict[str, str]:
+        if self._names is None:
+            self._names = pawn_names(self._position)
+        return self._names
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._get())
+
+    def get(self, key, default=None):
+        return self._get().get(key, default)
+
+
+# -- reading the JSON back ------------------------------------------------------------
+def _fail(path: str, message: str):
+    raise InvalidSetupError(message, path)
+
+
+def _obj(value, path: str) -> dict:
+    if not isinstance(value, dict):
+        _fail(path, f"must be an object, not {value!r:.60}")
+    return value
+
+
+def _need(obj: dict, key: str, path: str):
+    if key not in obj:
+        _fail(f"{path}.{key}" if path else key, "missing")
+    return obj[key]
+
+
+def _key(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _square(obj: dict, key: str, path: str, *, optional: bool = False) -> int | None:
+    value = _need(obj, key, path)
+    if value is None and optional:
+        return None
+    return _square_name(value, _key(path, key))
+
+
+def _square_name(value, path: str) -> int:
+    """Exactly a square name as the engine writes it (``g7``)."""
+    try:
+        sq = parse_square(value)
+    except ValueError as exc:
+        _fail(path, str(exc))
+    if value != square_name(sq):
+        _fail(path, f"must be a square name written like {square_name(sq)!r}, not {value!r:.40}")
+    return sq
+
+
+def _direction(obj: dict, key: str, path: str) -> int:
+    value = _need(obj, key, path)
+    if value not in ("N", "E", "S", "W"):
+        _fail(_key(path, key), f"must be N, E, S or W, not {value!r:.40}")
+    return parse_direction(value)
+
+
+def _choice(obj: dict, key: str, path: str, options) -> Any:
+    value = _need(obj, key, path)
+    if not isinstance(value, str) or value not in options:
+        _fail(_key(path, key), f"must be one of {', '.join(options)}, not {value!r:.40}")
+    return value
+
+
+def _whole(obj: dict, key: str, path: str, *, optional: bool = False) -> int | None:
+    value = _need(obj, key, path)
+    if value is None and optional:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        _fail(_key(path, key), f"must be a whole number, not {value!r:.40}")
+    return value
+
+
+def _text(obj: dict, key: str, path: str, *, optional: bool = False) -> str | None:
+    value = _need(obj, key, path)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        _fail(_key(path, key), f"must be text, not {value!r:.40}")
+    return value
+
+
+def _list(obj: dict, key: str, path: str) -> list:
+    value = _need(obj, key, path)
+    if not isinstance(value, list):
+        _fail(_key(path, key), f"must be a list, not {value!r:.40}")
+    return value
+
+
+def _labels(obj: dict, key: str, path: str) -> tuple[str, ...]:
+    value = _list(obj, key, path)
+    for i, x in enumerate(value):
+        if not isinstance(x, str):
+            _fail(f"{_key(path, key)}[{i}]", f"must be a pawn label, not {x!r:.40}")
+    return tuple(value)
+
+
+def _check_rule(obj: dict, path: str, rule: str) -> None:
+    got = _need(obj, "rule", path)
+    if got != rule:
+        _fail(_key(path, "rule"), f"must be {rule!r} for this event, not {got!r:.40}")
+
+
+def _read_sighting(value, path: str) -> Sighting:
+    obj = _obj(value, path)
+    return Sighting(_choice(obj, "side", path, SIDES), _direction(obj, "direction", path),
+                    _text(obj, "pawn", path, optional=True), _square(obj, "square", path, optional=True),
+                    _whole(obj, "distance", path, optional=True), _text(obj, "stopped_by", path, optional=True))
+
+
+def _read_look(value, path: str, names: Names) -> Look:
+    obj = _obj(value, path)
+    sightings = tuple(_read_sighting(s, f"{path}.sightings[{i}]")
+                      for i, s in enumerate(_list(obj, "sightings", path)))
+    look = Look(_square(obj, "at", path), _direction(obj, "facing", path), sightings,
+                _choice(obj, "decision", path, DECISIONS), _choice(obj, "turn", path, TURNS),
+                _direction(obj, "new_facing", path), names)
+    if _need(obj, "rule", path) != look.rule:
+        _fail(_key(path, "rule"), f"must be {look.rule!r} for the decision {look.case!r}")
+    return look
+
+
+def _read_event(value, path: str) -> Event:
+    obj = _obj(value, path)
+    kind = _choice(obj, "kind", path, ("enter", "wrap", "teleport", "pivot", "eat", "push", "stop"))
+    if kind == "enter":
+        slide = _need(obj, "slide", path)
+        if not isinstance(slide, bool):
+            _fail(_key(path, "slide"), f"must be true or false, not {slide!r:.40}")
+        event = (Slide if slide else Enter)(_square(obj, "square", path))
+    elif kind == "wrap":
+        wall = _text(obj, "wall", path)
+        event = Wrap(_square(obj, "from", path), _square(obj, "to", path), wall)
+    elif kind == "teleport":
+        event = Teleport(_square(obj, "from", path), _square(obj, "to", path), _direction(obj, "facing", path))
+    elif kind == "pivot":
+        event = Pivot(_square(obj, "at", path), _square(obj, "square", path),
+                      _choice(obj, "stone", path, ("pivot-right", "pivot-about")),
+                      _direction(obj, "from_facing", path), _direction(obj, "facing", path))
+    elif kind == "eat":
+        event = Eat(_text(obj, "pawn", path), _square(obj, "square", path))
+    elif kind == "stop":
+        event = Stop(_square(obj, "square", path))
+    else:
+        event = _read_push(obj, path)
+    _check_rule(obj, path, event.rule)
+    return event
+
+
+def _read_push(obj: dict, path: str) -> Push:
+    piece = _obj(_need(obj, "piece", path), _key(path, "piece"))
+    ptype = _choice(piece, "type", _key(path, "piece"), ("stone", "pawn"))
+    stone = _choice(piece, "kind", _key(path, "piece"), STONE_KINDS) if ptype == "stone" else None
+    pawn = _text(piece, "label", _key(path, "piece")) if ptype == "pawn" else None
+    result = _choice(obj, "result", path, PUSH_RESULTS)
+    crossed = None
+    if "path" in obj:
+        squares = _list(obj, "path", path)
+        if not squares:
+            _fail(_key(path, "path"), "must name at least one square")
+        crossed = tuple(_square_name(s, f"{_key(path, 'path')}[{i}]") for i, s in enumerate(squares))
+    wall = _text(obj, "wall", path) if "wall" in obj else None
+    to = _square(obj, "to", path, optional=True)
+    if (to is None) != (result in ("removed", "crushed", "destroyed")):
+        _fail(_key(path, "to"), f"must be {'null' if to is not None else 'a square'} for the result {result!r}")
+    if (wall is None) == (crossed is None):
+        _fail(_key(path, "path"), "a push gives either the squares crossed (path) or the wall it went through")
+    if (result == "crushed") != (pawn is not None and wall is not None):
+        _fail(_key(path, "result"), f"{result!r} does not fit a {ptype} pushed "
+                                    f"{'through a wall' if wall else 'on the board'}")
+    eaten = obj.get("eaten", False)
+    if eaten is not (pawn is not None and to is None):
+        _fail(_key(path, "eaten"), "must be true exactly when a pushed pawn is crushed or destroyed")
+    return Push(_square(obj, "from", path), result, to, crossed, wall, stone, pawn)
+
+
+def _read_step(value, path: str, names: Names) -> Step:
+    obj = _obj(value, path)
+    events = tuple(_read_event(e, f"{path}.events[{i}]") for i, e in enumerate(_list(obj, "events", path)))
+    return Step(_whole(obj, "number", path), _square(obj, "from", path),
+                _read_look(_need(obj, "look", path), _key(path, "look"), names), events,
+                _square(obj, "to", path), _direction(obj, "facing", path), _labels(obj, "eaten", path), names)
+
+
+def _read_plan(data) -> Plan:
+    obj = _obj(data, "plan")
+    if obj.get("format") != FORMAT:
+        _fail("format", f"must be {FORMAT!r} (the output of `flure resolve … --json`), not {obj.get('format')!r:.40}")
+    tile = _text(obj, "card", "", optional=True)
+    start = Position.from_setup(_need(obj, "before", ""), strict=False, where="before")
+    result = Position.from_setup(_need(obj, "position", ""), strict=False, where="position")
+    names = LazyNames(start)
+    steps = tuple(_read_step(s, f"steps[{i}]", names) for i, s in enumerate(_list(obj, "steps", "")))
+    final = _read_look(_need(obj, "final_look", ""), "final_look", names)
+    stop = _obj(_need(obj, "stop", ""), "stop")
+    plan = Plan(tile, start, steps, final, result, _labels(obj, "eaten", ""),
+                _choice(stop, "reason", "stop", tuple(STOP_REASONS)), _text(stop, "rule", "stop"))
+    # The remaining fields repeat what is read above; a plan where they disagree is not ours.
+    for key, want in (("start", {"at": square_name(start.monster), "facing": direction_name(start.facing)}),
+                      ("end", {"at": square_name(result.monster), "facing": direction_name(result.facing)}),
+                      ("path", plan.path)):
+        if _need(obj, key, "") != want:
+            _fail(key, f"must be {want!r} to fit the rest of the plan, not {obj[key]!r:.60}")
+    return plan

@@ -1,0 +1,57 @@
+"""Blood pools (A1, B1, B2): their shapes, and where a pushed piece slides to.
+
+The pawn pushing a stone (P7) and the monster pushing its line (M6) both end in
+:func:`pushed_to`, so B2 and the corner rule hold the same for both.
+"""
+from __future__ import annotations
+
+from typing import Callable, Container
+
+from .geometry import CORNERS, NEIGHBOUR, on_board, square, square_col, square_row
+
+# A1: the two pool tiles, by the squares they cover from their north-west square.
+POOL_SHAPES = ("2x2", "1x4")
+ORIENTATIONS = ("horizontal", "vertical")
+
+KEPT, TELEPORTER, CORNER = "kept", "teleporter", "corner"
+
+
+def pool_squares(anchor: int, shape: str, orientation: str = "horizontal") -> tuple[int, ...] | None:
+    """The squares a ``shape`` pool covers from its north-west square ``anchor`` (a 1×4 pool lies
+    ``horizontal`` or ``vertical``); None when part of it would lie off the board."""
+    c, r = square_col(anchor), square_row(anchor)
+    if shape == "2x2":
+        cells = [(c + dc, r + dr) for dr in (0, 1) for dc in (0, 1)]
+    elif orientation == "vertical":
+        cells = [(c, r + i) for i in range(4)]
+    else:
+        cells = [(c + i, r) for i in range(4)]
+    if not all(on_board(cc, rr) for cc, rr in cells):
+        return None
+    return tuple(square(cc, rr) for cc, rr in cells)
+
+
+def pushed_to(first: int, d: int, pools: Container[int], teleporters: Container[int],
+              occupied: Callable[[int], bool], stone: bool) -> tuple[list[int], str]:
+    """Where a piece pushed onto the free square ``first``, heading ``d``, comes to rest.
+
+    Returns ``(path, fate)``: every square it reached, ``path[-1]`` the last; ``fate`` is
+    ``"kept"`` (it lies on ``path[-1]``), ``"teleporter"`` (destroyed there, T3) or
+    ``"corner"`` (a stone reaching a corner square is removed, P7, M6, B2 — also when that
+    corner is itself a pool square).  On a pool it slides straight on (B2) until a square
+    beyond the pool, or stops on the last pool square before a wall or an ``occupied`` square.
+    """
+    path = [first]
+    cur = first
+    while True:
+        if cur in teleporters:
+            return path, TELEPORTER
+        if stone and cur in CORNERS:
+            return path, CORNER
+        if cur not in pools:
+            return path, KEPT
+        n = NEIGHBOUR[cur * 4 + d]
+        if n is None or occupied(n):
+            return path, KEPT
+        path.append(n)
+        cur = n
