@@ -164,14 +164,6 @@ def around(sq: int) -> set[int]:
     return {square(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1) if on_board(c + dc, r + dr)}
 
 
-def distance_line(sq: int, d: int):
-    """Squares seen from ``sq`` heading ``d`` (never wraps, M3), nearest first."""
-    t = NEIGHBOUR[sq * 4 + d]
-    while t is not None:
-        yield t
-        t = NEIGHBOUR[t * 4 + d]
-
-
 # Basic-game setup (BOARD.md).
 BASIC_MONSTER = (EXIT, E)
 BASIC_STONES = tuple(parse_square(n) for n in "c3 m4 h5 i6 n6 g7 e8 m8 o9 f10 i10".split())

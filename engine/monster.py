@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .errors import InvalidSetupError
-from .geometry import NEIGHBOUR, monster_next, turn_about, turn_left, turn_right, wall_letter
+from .geometry import NEIGHBOUR, SQUARES, monster_next, turn_about, turn_right, wall_letter
 from .plan import (
     Eat, Enter, LazyNames, Look, Pivot, Plan, Push, Sighting, Slide, Step, Stop, Teleport, Wrap,
 )
@@ -53,44 +53,56 @@ class _Work:
         self.names = names
 
 
+def _sight_lines() -> list:
+    """For each square and heading (``sq * 4 + d``): the squares a look passes, nearest first,
+    and the wall it ends at (M3: sight never wraps)."""
+    table: list = [None] * len(NEIGHBOUR)
+    for sq in SQUARES:
+        for d in range(4):
+            line, prev, t = [], sq, NEIGHBOUR[sq * 4 + d]
+            while t is not None:
+                line.append(t)
+                prev, t = t, NEIGHBOUR[t * 4 + d]
+            table[sq * 4 + d] = (tuple(line), f"wall {wall_letter(prev, d)}")
+    return table
+
+
+_SIGHT = _sight_lines()
+
+
 def look(work: _Work, at: int, facing: int) -> Look:
     """M3 + M4: look ahead, left and right, and decide the heading."""
-    sightings = []
     stones, pawns = work.stones, work.pawns
-    for side, d in (("ahead", facing), ("left", turn_left(facing)), ("right", turn_right(facing))):
-        prev, t, dist = at, NEIGHBOUR[at * 4 + d], 0
-        while True:
-            if t is None:
-                seen = Sighting(side, d, None, None, None, f"wall {wall_letter(prev, d)}")
-                break
+    sightings = []
+    best = 99
+    nearest = None
+    tie = False
+    for side, d in (("ahead", facing), ("left", (facing + 3) % 4), ("right", (facing + 1) % 4)):
+        line, wall = _SIGHT[at * 4 + d]
+        dist = 0
+        for t in line:
             dist += 1
             label = pawns.get(t)
             if label is not None:
                 seen = Sighting(side, d, label, t, dist, None)
+                if dist < best:
+                    best, nearest, tie = dist, seen, False
+                elif dist == best:
+                    tie = True
                 break
             kind = stones.get(t)
             if kind is not None and kind != "crystal":
                 seen = Sighting(side, d, None, t, dist, kind)
                 break
-            prev, t = t, NEIGHBOUR[t * 4 + d]
+        else:
+            seen = Sighting(side, d, None, None, None, wall)
         sightings.append(seen)
-    best = None
-    nearest = []
-    for s in sightings:
-        if s.pawn is None:
-            continue
-        if best is None or s.distance < best:
-            best, nearest = s.distance, [s]
-        elif s.distance == best:
-            nearest.append(s)
-    if not nearest:
-        case, turn, new = "nothing seen", "none", facing
-    elif len(nearest) == 1:
-        side = nearest[0].side
-        case, turn, new = "nearest", "none" if side == "ahead" else side, nearest[0].direction
-    else:
-        case, turn, new = "tie", "none", facing
-    return Look(at, facing, tuple(sightings), case, turn, new, work.names)
+    if nearest is None:
+        return Look(at, facing, tuple(sightings), "nothing seen", "none", facing, work.names)
+    if tie:
+        return Look(at, facing, tuple(sightings), "tie", "none", facing, work.names)
+    turn = "none" if nearest.side == "ahead" else nearest.side
+    return Look(at, facing, tuple(sightings), "nearest", turn, nearest.direction, work.names)
 
 
 class _Mover:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, NamedTuple
 
 from .errors import InvalidSetupError
 from .geometry import direction_name, parse_direction, parse_square, square_name
@@ -39,9 +39,10 @@ def _sq(sq: int | None) -> str | None:
 
 
 # -- the look (M3, M4) -------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Sighting:
-    """What the monster sees in one direction: the first pawn, or what stopped its sight."""
+class Sighting(NamedTuple):
+    """What the monster sees in one direction: the first pawn, or what stopped its sight.
+
+    A named tuple: a look makes three of them, and resolving is the engine's hot path."""
 
     side: str                # ahead / left / right
     direction: int
