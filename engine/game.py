@@ -20,7 +20,7 @@ from .monster import Plan, resolve
 from .pawns import apply_moves, explain, reachable
 from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
 from .position import (
-    BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position,
+    BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position, pawn_label,
 )
 
 FORMAT = "flure-game/1"
@@ -34,10 +34,6 @@ ACTION_TYPES = ("move", "pawn-at", "draw", "tile", "place")
 
 def pawn_set(n_players: int) -> tuple[str, ...]:
     return FOUR_PAWN_SET if n_players <= 4 else THREE_PAWN_SET
-
-
-def pawn_label(colour: str, kind: str) -> str:
-    return f"{colour}-{kind}"
 
 
 @dataclass(frozen=True)

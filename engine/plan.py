@@ -382,11 +382,6 @@ class Plan:
         return _read_plan(data)
 
 
-def pawn_names(position: Position) -> dict[str, str]:
-    """Label -> the name players read, for every pawn of ``position``."""
-    return {p.label: p.name for p in position.pawns}
-
-
 class LazyNames(Mapping):
     """A position's pawn names, worked out only when a text is first asked for."""
 
@@ -398,7 +393,7 @@ class LazyNames(Mapping):
 
     def _get(self) -> dict[str, str]:
         if self._names is None:
-            self._names = pawn_names(self._position)
+            self._names = self._position.pawn_names()
         return self._names
 
     def __getitem__(self, key):

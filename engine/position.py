@@ -74,6 +74,11 @@ class Pawn:
         return square_name(self.square) if self.place == BOARD else self.place
 
 
+def pawn_label(colour: str, kind: str) -> str:
+    """A game's label for a pawn (``red-3/4``); players read its :attr:`Pawn.name` (``red 3/4``)."""
+    return f"{colour}-{kind}"
+
+
 @dataclass(frozen=True)
 class Position:
     monster: int
@@ -102,6 +107,10 @@ class Position:
             if p.place == BOARD and p.square == sq:
                 return p
         return None
+
+    def pawn_names(self) -> dict[str, str]:
+        """Label -> the name players read (``red-3/4`` -> ``red 3/4``), for every pawn."""
+        return {p.label: p.name for p in self.pawns}
 
     def board_pawns(self) -> dict[int, str]:
         return {p.square: p.label for p in self.pawns if p.place == BOARD}

@@ -1,6 +1,7 @@
 """What the LED grid shows: a monster plan as a timed animation, and the idle patterns.
 
-The plan (``Plan.to_json()``) is read, never re-derived: each event of each step becomes
+The plan is read through the engine's own ``Plan.from_json`` (which checks it), never
+re-derived: each event of each step becomes
 one *beat* (the monster enters a square, pushes, eats, wraps, teleports, is turned by a
 pivot stone), so the LEDs show exactly what the phone log says.  A show is a pure function
 of time — ``frame_at(t)`` returns a canvas, one RGB row per board cell — which keeps it
@@ -14,7 +15,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.errors import InvalidSetupError
 from engine.geometry import SQUARES, neighbour, parse_direction, parse_square, square_col, square_row
+from engine.plan import Eat, Enter, Pivot, Plan, Push, Slide, Teleport, Wrap
 from hardware.config import AnimationConfig
 from hardware.layout import CANVAS_SIZE
 
@@ -81,126 +84,71 @@ class Beat:
 
 
 class PlanError(ValueError):
-    """The plan JSON cannot be shown; names the step, event and field."""
+    """The plan JSON cannot be shown; names the path at fault (``steps[3].events[1].square``)."""
 
 
-class _Bad(Exception):
-    """A field of the plan is unusable; ``str`` is the plain reason."""
-
-
-def _get(obj: Any, key: str) -> Any:
-    if not isinstance(obj, Mapping):
-        raise _Bad(f"expected an object with {key!r}, not {obj!r}")
-    if key not in obj or obj[key] is None:
-        raise _Bad(f"{key!r} is missing")
-    return obj[key]
-
-
-def _square_at(obj: Any, key: str) -> int:
-    try:
-        return parse_square(_get(obj, key))
-    except ValueError as exc:
-        raise _Bad(f"{key}: {exc}") from None
-
-
-def _facing_at(obj: Any, key: str, default: int | None = None) -> int:
-    if default is not None and (not isinstance(obj, Mapping) or obj.get(key) is None):
-        return default
-    try:
-        return parse_direction(_get(obj, key))
-    except ValueError as exc:
-        raise _Bad(f"{key}: {exc}") from None
-
-
-def _event_beat(ev: Any, at: int, facing: int, number: int, trail: list, eaten: list) -> tuple | None:
+def _event_beat(ev, at: int, facing: int, number: int, trail: list, eaten: list) -> tuple | None:
     """One event → (kind, monster square, facing, marks); None for a kind not drawn.
     Updates ``trail`` and ``eaten`` in place."""
-    kind = _get(ev, "kind")
     marks: list[tuple[int, str]] = []
-    if kind == "enter":
-        at = _square_at(ev, "square")
+    kind = type(ev)
+    if kind in (Enter, Slide):
+        at = ev.square
         trail.append((at, number))
-        if ev.get("slide"):
+        if kind is Slide:
             marks.append((at, "slide"))
-    elif kind == "push":
-        path = ev.get("path") or []
-        if not isinstance(path, list):
-            raise _Bad(f"path must be a list of squares, not {path!r}")
-        origin = _square_at(ev, "from")
-        marks += [(origin, "push")] + [(sq, "push") for sq in map(_square_or_none, path) if sq is not None]
-        if ev.get("eaten"):  # a pawn crushed through a wall or destroyed on a teleporter: it goes too
-            eaten.append(origin)
-    elif kind == "eat":
-        eaten.append(_square_at(ev, "square"))
-    elif kind == "wrap":
-        marks += [(_square_at(ev, "from"), "wrap"), (_square_at(ev, "to"), "wrap")]
-    elif kind == "teleport":
-        src, at = _square_at(ev, "from"), _square_at(ev, "to")
-        facing = _facing_at(ev, "facing", facing)
-        marks += [(src, "teleport"), (at, "teleport")]
+    elif kind is Push:
+        marks += [(ev.start, "push")] + [(sq, "push") for sq in ev.path or ()]
+        if ev.eaten:  # a pawn crushed through a wall or destroyed on a teleporter: it goes too
+            eaten.append(ev.start)
+    elif kind is Eat:
+        eaten.append(ev.square)
+    elif kind is Wrap:
+        marks += [(ev.start, "wrap"), (ev.to, "wrap")]
+    elif kind is Teleport:
+        at, facing = ev.to, ev.facing
+        marks += [(ev.start, "teleport"), (at, "teleport")]
         trail.append((at, number))
-    elif kind == "pivot":
-        marks.append((_square_at(ev, "square"), "pivot"))
-        facing = _facing_at(ev, "facing")
+    elif kind is Pivot:
+        marks.append((ev.square, "pivot"))
+        facing = ev.facing
     else:
-        return None  # an event kind this renderer does not draw
-    return kind, at, facing, tuple(marks)
+        return None  # an event kind this renderer does not draw (the endless-slide stop)
+    return ev.kind, at, facing, tuple(marks)
 
 
-def plan_beats(plan: Mapping[str, Any]) -> list[Beat]:
-    """Turn a plan JSON into beats, one per event (plus the start and each look).
-
-    Raises PlanError naming the step, the event and the field at fault.
-    """
-    if not isinstance(plan, Mapping):
-        raise PlanError("the plan is not a JSON object (expected the output of `flure resolve … --json`)")
+def read_plan(plan: Plan | Mapping[str, Any]) -> Plan:
+    """The engine's plan from its JSON form (the engine checks it); PlanError if it is unusable."""
+    if isinstance(plan, Plan):
+        return plan
     try:
-        start = _get(plan, "start")
-        at, facing = _square_at(start, "at"), _facing_at(start, "facing")
-    except _Bad as exc:
-        raise PlanError(f"the plan's start is unusable ({exc}); expected start: {{at: 'a1', facing: 'E'}}") from None
-    steps = plan.get("steps", [])
-    if not isinstance(steps, list):
-        raise PlanError(f"the plan's steps must be a list, not {steps!r:.40}")
+        return Plan.from_json(plan)
+    except InvalidSetupError as exc:
+        raise PlanError(f"the plan is unusable: {exc} (expected the output of `flure resolve … --json`)") from None
+
+
+def plan_beats(plan: Plan | Mapping[str, Any]) -> list[Beat]:
+    """Turn a plan into beats, one per event (plus the start and each look).
+
+    Raises PlanError naming the path at fault when given JSON that is not a plan.
+    """
+    plan = read_plan(plan)
+    at, facing = plan.start.monster, plan.start.facing
     beats = [Beat(0, at, facing, "start")]
     trail: list[tuple[int, int]] = []
     eaten: list[int] = []
     number = 0
-    for i, step in enumerate(steps, 1):
-        where = f"step {i}"
-        try:
-            number = _get(step, "number")
-            if isinstance(number, bool) or not isinstance(number, int):
-                raise _Bad(f"number must be a whole number, not {number!r}")
-            where = f"step {number}"
-            look = step.get("look") or {}
-            facing = _facing_at(look, "new_facing", facing)
-            beats.append(Beat(number, at, facing, "look", (), tuple(trail), tuple(eaten)))
-            events = step.get("events") or []
-            if not isinstance(events, list):
-                raise _Bad(f"events must be a list, not {events!r}")
-            for j, ev in enumerate(events, 1):
-                try:
-                    drawn = _event_beat(ev, at, facing, number, trail, eaten)
-                except _Bad as exc:
-                    kind = ev.get("kind") if isinstance(ev, Mapping) else None
-                    raise _Bad(f"event {j}{f' ({kind})' if isinstance(kind, str) else ''}: {exc}") from None
-                if drawn is not None:
-                    kind, at, facing, marks = drawn
-                    beats.append(Beat(number, at, facing, kind, marks, tuple(trail), tuple(eaten)))
-            if step.get("to") is not None:
-                at = _square_at(step, "to")
-            facing = _facing_at(step, "facing", facing)
-        except _Bad as exc:
-            raise PlanError(f"{where} of the plan is unusable: {exc}") from None
-    try:
-        end = plan.get("end") or {}
-        if isinstance(end, Mapping) and end.get("at") is not None:
-            at = _square_at(end, "at")
-        facing = _facing_at(end, "facing", facing)
-    except _Bad as exc:
-        raise PlanError(f"the plan's end is unusable: {exc}") from None
-    beats.append(Beat(number, at, facing, "end", (), tuple(trail), tuple(eaten)))
+    for step in plan.steps:
+        number = step.number
+        facing = step.look.new_facing
+        beats.append(Beat(number, at, facing, "look", (), tuple(trail), tuple(eaten)))
+        for ev in step.events:
+            drawn = _event_beat(ev, at, facing, number, trail, eaten)
+            if drawn is not None:
+                kind, at, facing, marks = drawn
+                beats.append(Beat(number, at, facing, kind, marks, tuple(trail), tuple(eaten)))
+        at, facing = step.end, step.facing
+    beats.append(Beat(number, plan.result.monster, plan.result.facing, "end", (), tuple(trail), tuple(eaten)))
     return beats
 
 
@@ -230,11 +178,12 @@ class PlanShow(Show):
     config: AnimationConfig = field(default_factory=AnimationConfig)
 
     def __post_init__(self) -> None:
-        self.beats = plan_beats(self.plan)
+        typed = read_plan(self.plan)
+        self.beats = plan_beats(typed)
         self.fps = self.config.fps
         self.beat_s = self.config.beat_ms / 1000.0
         self.total_steps = max(1, self.beats[-1].step)
-        self.base = board_canvas(self.plan.get("before"))
+        self.base = board_canvas(typed.start.to_setup())
         self.duration = self.beat_s * (len(self.beats) - 1) + self.config.hold_s
 
     def beat_at(self, t: float) -> Beat:

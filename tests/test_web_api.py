@@ -314,7 +314,7 @@ def test_draw_resolves_the_monster_and_returns_the_plan(started, app_session):
     assert r.status_code == 200
     s = r.json
     assert s["plan"]["format"] == "flure-plan/1" and s["plan_seq"] == s["seq"]
-    assert s["plan_lines"][0].startswith("step 1:")
+    assert s["plan_lines"][0].startswith("Step 1:")
     assert s["tiles_played"] == [s["plan"]["card"]] and s["deck_left"] == 7
     assert s["plan"]["end"]["at"] == s["position"]["monster"]["at"]
 
@@ -332,7 +332,7 @@ def test_preview_lists_each_possible_tile(started, app_session):
     p = started.get("/api/preview", headers=AUTH).json
     assert list(p) == ["5", "7", "8", "10"]                            # no prey tile first (G8)
     assert p["10"]["plan"]["card"] == "10" and len(p["10"]["path"]) == 10
-    assert p["5"]["lines"][0].startswith("step 1:")
+    assert p["5"]["lines"][0].startswith("Step 1:")
 
 
 def test_undo_goes_back_and_says_when_there_is_nothing(started):

@@ -81,7 +81,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     assert phone.locator("#summary").inner_text().startswith("The monster moves: ")
     assert phone.locator("#turnline .pill.monster-turn").count() == 1 and phone.locator("#turnline .pill.turn").count() == 0
     now = phone.locator("#now")
-    assert now.is_visible() and now.inner_text().startswith("step ")
+    assert now.is_visible() and now.inner_text().startswith("Step ")
     assert now.bounding_box()["y"] < 780                                  # on screen without scrolling
     phone.screenshot(path=str(OUTPUT / "phone-animating.png"), full_page=True)
     phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
@@ -97,7 +97,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     badges = phone.locator("svg.board .step-badge").count()
     assert badges == len(plan["steps"])
     lines = phone.locator("#steps li").all_inner_texts()
-    assert lines[0].startswith("step 1:") and len(lines) == len(session.state()["plan_lines"])
+    assert lines[0].startswith("Step 1:") and len(lines) == len(session.state()["plan_lines"])
     assert sum("eats" in line for line in lines) == 2 and any("through wall" in line for line in lines)
     for label in plan["eaten"]:                                   # eaten pawns are off the board
         assert phone.locator(f"svg.board .pawn[data-pawn='{label}']").count() == 0

@@ -8,7 +8,6 @@ import pytest
 
 from companion_app.table.devices import Device, open_buttons, open_camera, open_leds
 from companion_app.table.fakes import FakeLeds
-from companion_app.table.narrate import plan_lines, step_line
 from companion_app.table.session import TableSession
 from companion_app.table.store import Store
 from engine.errors import GameActionError
@@ -181,22 +180,20 @@ def test_table_buttons_on_gpiozero_mock_pins_drive_the_session(tmp_path):
         s.close()
 
 
-def test_step_lines_name_slides_pushes_and_eats_with_their_rules():
-    step = {"number": 3, "look": {"turn": "left", "new_facing": "N", "rule": "M4 nearest", "sightings": [
-                {"pawn": "red-3/4", "distance": 2}]},
-            "events": [{"kind": "enter", "rule": "M2", "slide": False, "text": "enters e9"},
-                       {"kind": "enter", "rule": "M8", "slide": True, "text": "slides onto f9"},
-                       {"kind": "eat", "rule": "M5", "text": "eats red 3/4 on f9 (M5)"}], "to": "f9"}
-    line = step_line(step, {"red-3/4": "red 3/4"})
-    assert line == ("step 3: turns left to face N towards red 3/4 (M4 nearest), enters e9, "
-                    "slides onto f9 (M8), eats red 3/4 on f9 (M5)")
-    wrap = {"number": 4, "look": {"turn": "none"}, "to": "e11", "events": [
-        {"kind": "wrap", "rule": "M7", "from": "l1", "to": "e11", "text": "walks through wall M from l1 to e11 (M7)"},
-        {"kind": "enter", "rule": "M2", "slide": False, "square": "e11", "text": "enters e11"}]}
-    assert step_line(wrap) == "step 4: walks through wall M from l1 to e11 (M7)"
-    lines = plan_lines({"steps": [step], "stop": {"reason": "steps", "rule": "M1"},
-                        "end": {"at": "f9", "facing": "N"}, "final_look": {"rule": "M4 nothing seen"}})
-    assert lines[1] == "the move ends: steps (M1)"
+def test_the_phones_and_the_log_show_the_plans_own_lines(tmp_path):
+    """One wording (engine Plan.lines): the move panel, the preview and the log show it, unchanged."""
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue"], "red", seed=3)
+    play_pawn_phase(s)
+    state = s.act({"type": "draw"})
+    lines = s.game.last_plan.lines()
+    assert state["plan_lines"] == lines and lines[0].startswith("Step 1: from ")
+    assert lines[-1].startswith("The move ends: ") and "(M1)" in lines[-1]
+    assert [e["text"] for e in state["log"] if e.get("plan")] == lines
+    assert not any(e.get("plan") for e in state["log"][:-len(lines)])   # the notes stay in the short log
+    play_pawn_phase(s)
+    preview = s.preview()
+    assert all(p["lines"] == s.game.preview()[t].lines() for t, p in preview.items())
 
 
 def test_confirming_a_reading_with_the_drawn_tile_resolves_it(tmp_path):

@@ -161,15 +161,17 @@ def cmd_resolve(args) -> int:
 
 
 def print_plan(plan) -> None:
-    print(f"Tombstone tile {plan.card}: the monster starts on {plan.to_json()['start']['at']} "
-          f"facing {plan.to_json()['start']['facing']}.")
-    print(plan.start)
+    """The board before, the plan's own lines (the words the phones and the referee log show too),
+    and the board after."""
+    from engine.geometry import direction_name, square_name
+    start = plan.start
+    print(f"Tombstone tile {plan.tile}: the monster starts on {square_name(start.monster)} "
+          f"facing {direction_name(start.facing)}.")
+    print(start)
     print()
-    for line in plan.text_lines():
+    for line in plan.lines():
         print(line)
-    eaten = ", ".join(plan.start.pawn(lab).name for lab in plan.eaten) or "nobody"
-    why = {"steps": "all steps taken", "prey": "enough prey eaten", "cap": "20-step cap reached"}[plan.stop]
-    print(f"\nEaten: {eaten}.  The move ended: {why} ({plan.stop_rule}).")
+    print()
     print(plan.result)
 
 

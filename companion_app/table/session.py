@@ -22,7 +22,6 @@ from ..web.events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds
-from .narrate import pawn_names, step_line
 from .readings import check_fix, compare, confirm_action, fill_unseen, fix_setup, unseen_squares
 from .state import preview_json, public_state
 from .store import Store
@@ -264,9 +263,8 @@ class TableSession:
     def _add_log(self, seq: int, action: dict, game: Game) -> None:
         self.log_lines.append({"seq": seq, "text": game.note})
         if action.get("type") in MONSTER_ACTIONS and game.last_plan is not None:
-            data = game.last_plan.to_json()
-            names = pawn_names(data["before"])
-            self.log_lines.extend({"seq": seq, "text": step_line(s, names)} for s in data["steps"])
+            # the plan's own lines, marked so the phones can keep them out of the short game log
+            self.log_lines.extend({"seq": seq, "text": line, "plan": True} for line in game.last_plan.lines())
 
     def _rebuild_log(self, steps) -> None:
         self.log_lines, self.plan_seq = [], None

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from engine.game import Game
 
-from .narrate import pawn_names, plan_lines
-
 WAITING_SUMMARY = "Waiting for the referee to start a game."
 
 
@@ -30,18 +28,18 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
         "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
         "pieces_left": dict(game.pieces_left),
-        "position": game.position.to_setup(), "names": pawn_names(game.position.to_setup()),
+        "position": game.position.to_setup(), "names": game.position.pawn_names(),
         "plan": plan_json, "plan_seq": plan_seq,
-        "plan_lines": plan_lines(plan_json, pawn_names(plan_json["before"])) if plan_json else [],
+        "plan_lines": plan.lines() if plan is not None else [],   # the engine's one wording of the move
     }
 
 
 def preview_json(game: Game) -> dict:
     """What each tile still in the deck would do: its path, who is eaten, where it ends, in words."""
-    names = pawn_names(game.position.to_setup())
+    names = game.position.pawn_names()
     out = {}
     for tile, plan in game.preview().items():
         data = plan.to_json()
         out[tile] = {"path": data["path"], "eaten": [names.get(x, x) for x in data["eaten"]],
-                     "end": data["end"], "lines": plan_lines(data, names), "plan": data}
+                     "end": data["end"], "lines": plan.lines(), "plan": data}
     return out

@@ -430,9 +430,9 @@ function renderSteps(state, upTo) {
   });
 }
 
-/* The game log (#log), newest first, without the per-step lines the move panel already shows. */
+/* The game log (#log), newest first, without the monster's lines the move panel already shows. */
 function renderLog(state) {
-  const items = state.log.slice().reverse().filter((e) => !/^step \d+:/.test(e.text)).slice(0, 12);
+  const items = state.log.slice().reverse().filter((e) => !e.plan).slice(0, 12);
   document.getElementById("log").replaceChildren(...items.map((e) => h("li", { "data-seq": e.seq }, e.text)));
 }
 
