@@ -113,9 +113,10 @@ class Enter:
     kind: ClassVar[str] = "enter"
     rule: ClassVar[str] = "M2"
     slide: ClassVar[bool] = False
+    verb: ClassVar[str] = "enters"
 
     def text(self, names: Names = _NO_NAMES) -> str:
-        return f"enters {square_name(self.square)}"
+        return f"{self.verb} {square_name(self.square)}"
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "enter", "rule": self.rule, "square": square_name(self.square), "slide": self.slide,
@@ -123,20 +124,13 @@ class Enter:
 
 
 @dataclass(frozen=True, slots=True)
-class Slide:
-    """The monster slides on onto ``square`` across a pool, in the same step (M8)."""
+class Slide(Enter):
+    """The monster slides on onto ``square`` across a pool, in the same step (M8).  In the JSON an
+    ``enter`` with ``"slide": true``; never equal to an :class:`Enter` of the same square."""
 
-    square: int
-    kind: ClassVar[str] = "enter"
     rule: ClassVar[str] = "M8"
     slide: ClassVar[bool] = True
-
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return f"slides onto {square_name(self.square)}"
-
-    def to_json(self, names: Names = _NO_NAMES) -> dict:
-        return {"kind": "enter", "rule": self.rule, "square": square_name(self.square), "slide": self.slide,
-                "text": self.text(names)}
+    verb: ClassVar[str] = "slides onto"
 
 
 @dataclass(frozen=True, slots=True)

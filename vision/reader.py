@@ -16,7 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.geometry import COLS, SQUARES, on_board, parse_direction, parse_square, square, square_name
+from engine.geometry import COLS, SQUARES, parse_direction, parse_square, square_name
+from engine.pools import pool_squares
 from engine.position import BOARD, Pawn, Position, Teleporter
 
 from .config import DEFAULT_CONFIG, ReaderConfig
@@ -439,7 +440,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
         st, sq = p.sticker, p.seen.square
         heading = scheme.rotation_name(p.seen.rotation, st.piece)
         if st.piece == "pool":
-            covered = _pool_squares(sq, st.shape, heading)
+            covered = pool_squares(sq, st.shape, heading)
             if covered is None:
                 problems.append(problem("off-grid", f"the {st.describe()} anchored on {square_name(sq)} "
                                         "would reach off the board", sq))
@@ -478,18 +479,3 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
             continue
         problems.append(p)
     return position, setup, problems
-
-
-def _pool_squares(anchor: int, shape: str, orientation: str | None) -> set[int] | None:
-    c, r = anchor % COLS, anchor // COLS
-    if shape == "2x2":
-        cells = [(c + dc, r + dr) for dr in (0, 1) for dc in (0, 1)]
-    elif orientation == "vertical":
-        cells = [(c, r + i) for i in range(4)]
-    else:
-        cells = [(c + i, r) for i in range(4)]
-    if not all(on_board(cc, rr) for cc, rr in cells):
-        return None
-    return {square(cc, rr) for cc, rr in cells}
-
-
