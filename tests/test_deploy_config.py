@@ -216,3 +216,37 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
     (tmp_path / "lens.json").write_text(json.dumps({"format": "flure-calibration/1"}))
     device = open_camera("synthetic", lambda: (basic_position(), None), load_table_config(path).camera)
     assert device.obj is None and "image_size" in device.why
+
+
+def test_flure_play_takes_its_settings_from_the_file_and_prints_the_local_name(tmp_path):
+    import os
+    import signal
+    import time
+
+    (tmp_path / "pin").write_text("135790\n")
+    path = write(tmp_path, '[camera]\nsource = "none"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+                           'public_host = "flure.local"\npin_file = "pin"\ndatabase = "journal.sqlite3"\n')
+    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "play", "--config", str(path), "--no-leds"],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines, deadline = [], time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "Press Ctrl+C" in line:
+                break
+        out = "".join(lines)
+        assert "Players: open http://flure.local:" in out        # the name the QR code carries too
+        assert "enter the PIN 135790" in out and f"Saved in {tmp_path / 'journal.sqlite3'}" in out
+        assert 'Camera: switched off ([camera] source = "none")' in out
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=15)
+    assert (tmp_path / "journal.sqlite3").exists()
+    bad = write(tmp_path, "[table]\nstable_frames = 1e300\n", "bad.toml")
+    done = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--config", str(bad)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout.strip() == f"{bad}: [table] stable_frames = 1e+300 must be between 1 and 100"

@@ -352,8 +352,10 @@ def _web(d: Mapping, base: Path, origin_of) -> WebConfig:
 # --- helpers -------------------------------------------------------------------------------
 
 def _whole(section: str, key: str, value: Any, lo: float, hi: float) -> int:
-    if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2 ** 53:
         value = int(value)
+    if isinstance(value, float):
+        check_number(section, key, value, lo, hi)     # nan, inf, 1e300: out of range, said so first
     if isinstance(value, bool) or not isinstance(value, int):
         raise HardwareConfigError(f"[{section}] {key} must be a whole number, not {value!r}")
     return int(check_number(section, key, value, lo, hi))
