@@ -1,8 +1,8 @@
 """The synthetic camera (the digital twin): draws what an overhead camera sees of a position.
 
 It is the demo's default camera, the test-data generator and the ground truth of the reader's
-accuracy figures.  The reader (the rest of ``vision``) never imports it; it imports the reader's
-marker scheme so both follow one data file.
+accuracy figures.  It follows the reader's marker scheme so both use one data file; the
+reading stages never import it (only the ``synthetic`` frame source and the eval do).
 
 | module | what it holds |
 | --- | --- |
@@ -13,6 +13,7 @@ marker scheme so both follow one data file.
 | ``effects`` | the room and the sensor: light, colour temperature, glare, blur, noise, JPEG |
 | ``positions`` | random positions made of the game's real pieces (seeded) |
 | ``draw`` | millimetre drawing canvas shared by the board and piece textures |
+| ``table`` | the simulated table: physical pieces apart from the game, filmed as frames |
 | ``cli`` | ``flure vision render`` |
 
 Kept as a package of its own so a module import stays cheap: import the module you need.
