@@ -85,3 +85,5 @@ def test_a_report_folder_that_does_not_exist_is_refused_not_created(tmp_path, ca
     err = capsys.readouterr().err
     assert f"the folder {missing.parent} for the report does not exist" in err and "Traceback" not in err
     assert not missing.parent.exists()
+    assert main(["vision", "eval", "--quick", "--report", str(tmp_path)]) == 2
+    assert "is a folder; name the report file in it" in capsys.readouterr().err

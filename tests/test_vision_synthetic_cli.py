@@ -79,8 +79,11 @@ def test_bad_input_is_a_plain_message(tmp_path, capsys):
     assert main(["vision", "render", "--offset", "7", "-o", str(tmp_path / "y.png")]) == 2
     assert main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL]) == 2
     assert main(["vision", "render", "-o", str(tmp_path / "no-such-folder" / "w.png"), *SMALL]) == 2
+    assert main(["vision", "render", "-o", str(tmp_path / "v.png"), "--truth", str(tmp_path / "nope" / "v.json"),
+                 *SMALL]) == 2
     err = capsys.readouterr().err
     assert "--offset" in err and "tilt 85" in err and "cannot write the image" in err and "Traceback" not in err
+    assert "cannot write the ground truth" in err
 
 
 def test_render_is_in_the_help(capsys):

@@ -104,7 +104,10 @@ def run(args) -> int:
             return _fail(f"cannot write the image {path}")
         print(path)
     truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
-    truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
+    try:
+        truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
+    except OSError as exc:
+        return _fail(f"cannot write the ground truth {truth_path}: {exc.strerror or exc}")
     print(truth_path)
     return 0
 
