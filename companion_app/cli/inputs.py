@@ -8,7 +8,8 @@ the loaded object.  Shared by ``flure vision`` and ``flure calibrate check``.
 from __future__ import annotations
 
 import functools
-import sys
+
+from . import fail
 
 
 class InputError(Exception):
@@ -16,14 +17,14 @@ class InputError(Exception):
 
 
 def exits_2_on_input_error(command):
-    """Decorator for a command function: an InputError becomes its message and status 2."""
+    """Decorator for a command function: an InputError becomes the CLI's one way to fail
+    (its sentence, status 2)."""
     @functools.wraps(command)
     def run(args) -> int:
         try:
             return command(args)
         except InputError as exc:
-            print(str(exc), file=sys.stderr)
-            return 2
+            return fail(str(exc))
     return run
 
 
