@@ -286,4 +286,4 @@ def test_flure_doctor_prints_a_line_each_and_exits_1_when_something_needs_fixing
     bad = tmp_path / "bad.toml"
     bad.write_text("[web]\nport = nan\n")
     assert flure(["doctor", "--config", str(bad)]) == 1
-    assert capsys.readouterr().out.startswith(f"FIX  configuration: {bad}: [web] port must be a whole number")
+    assert capsys.readouterr().out.startswith(f"FIX  configuration: {bad}: [web] port = nan must be between 0 and 65535")
