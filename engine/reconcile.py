@@ -28,7 +28,7 @@ from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
-           "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "refused"]
+           "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
 
 # -- the answer ---------------------------------------------------------------------------------
 
@@ -122,8 +122,11 @@ def refused(before: Position, *problems: Problem, unseen: Iterable[int] = ()) ->
 
 # -- the legal changes --------------------------------------------------------------------------
 
-def legal_changes(before: Position, mover: str = ANY_PAWN) -> list[Change]:
+def legal_changes(before: Position, mover: str = ANY_PAWN, only: Iterable[str] | None = None) -> list[Change]:
     """Every distinct legal change for ``mover`` (a colour, ``ANY_PAWN`` or ``MONSTER_PHASE``).
+
+    ``only``: the labels of the pawns that may still move (G3: those not yet moved this
+    pawn phase); None for every pawn of the mover.
 
     ``none`` and ``tile`` (the board unchanged, G7) first, then every pawn outcome with
     the pawn flipped (P1, G3).  A pawn beside the board that only flips shows no change
@@ -132,8 +135,11 @@ def legal_changes(before: Position, mover: str = ANY_PAWN) -> list[Change]:
     changes = [Change("none", before), Change("tile", before)]
     if mover == MONSTER_PHASE:
         return changes
+    allowed = None if only is None else frozenset(only)
     for pawn in before.pawns:
         if pawn.place not in (BOARD, WAITING) or pawn.value is None:
+            continue
+        if allowed is not None and pawn.label not in allowed:
             continue
         if mover != ANY_PAWN and pawn.color != mover:
             continue
@@ -159,14 +165,30 @@ def _fits(change: Change, obs: Observation, before_looks: dict[int, Look], diffe
     return True
 
 
-def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN) -> Reconciliation:
-    """The one legal change that explains everything seen, or why there is none or several."""
+def reconcile_game(game, observation: Observation) -> Reconciliation:
+    """``reconcile`` with the game's own prior: in the pawn phase the player to move and their
+    pawns not yet moved (G3), in the monster phase only a tile (G7); no change otherwise."""
+    if game.phase == "pawns":
+        return reconcile(game.position, observation, game.to_move, only=game.unmoved)
+    if game.phase == "monster":
+        return reconcile(game.position, observation, MONSTER_PHASE)
+    return refused(game.position, Problem("no-change-expected",
+                                          f"the game is in its {game.phase} phase: no pawn move or tile is "
+                                          "read from the camera now"), unseen=observation.unknown)
+
+
+def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
+              only: Iterable[str] | None = None) -> Reconciliation:
+    """The one legal change that explains everything seen, or why there is none or several.
+
+    ``mover`` and ``only`` as in ``legal_changes``.
+    """
     before_looks = looks(before)
     differs = {sq for sq, look in observation.seen.items() if look != before_looks.get(sq, EMPTY)}
-    fitting = [c for c in legal_changes(before, mover) if _fits(c, observation, before_looks, differs)]
+    fitting = [c for c in legal_changes(before, mover, only) if _fits(c, observation, before_looks, differs)]
     unseen = tuple(sorted(observation.unknown))
     if not fitting:
-        square, message = unexplained(before, observation, mover, differs)
+        square, message = unexplained(before, observation, mover, differs, only)
         return Reconciliation("unexplained", before, unseen=unseen,
                               problems=(Problem("unexplained", message, square),))
     if len(fitting) > 1:

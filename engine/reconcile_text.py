@@ -15,7 +15,7 @@ from .position import BOARD, WAITING, Position
 MAX_LISTED = 4
 
 
-def unexplained(before: Position, obs, mover: str, differs: set[int]) -> tuple[int | None, str]:
+def unexplained(before: Position, obs, mover: str, differs: set[int], only=None) -> tuple[int | None, str]:
     """(first differing square, message) for a reading no legal change of ``mover`` explains."""
     shown = looks(before)
     order = sorted(differs)
@@ -41,7 +41,7 @@ def unexplained(before: Position, obs, mover: str, differs: set[int]) -> tuple[i
     elif len(changed) > 1:
         reasons.append(f"more than one pawn changed ({_names(changed)}): a player moves one pawn at a time (G3)")
     elif changed:
-        reasons.append(_one_pawn(before, obs, changed[0], mover))
+        reasons.append(_one_pawn(before, obs, changed[0], mover, only))
     elif stones_moved:
         reasons.append(f"a stone moved but no pawn{whose} could have pushed it: a stone moves only when a "
                        "pawn enters its square (P7)")
@@ -71,7 +71,7 @@ def _names(keys) -> str:
     return ", ".join(f"{c} {k}" for c, k in keys)
 
 
-def _one_pawn(before: Position, obs, who: tuple, mover: str) -> str:
+def _one_pawn(before: Position, obs, who: tuple, mover: str, only=None) -> str:
     """Why the one pawn that changed cannot have made this change."""
     pawn = next((p for p in before.pawns if (p.color, p.kind) == who), None)
     name = f"{who[0]} {who[1]}"
@@ -79,6 +79,8 @@ def _one_pawn(before: Position, obs, who: tuple, mover: str) -> str:
         return f"{name} is not a pawn of this game"
     if mover != ANY_PAWN and pawn.color != mover:
         return f"{name} changed but it is {mover}'s turn: only {mover}'s pawns move now (G3)"
+    if only is not None and pawn.label not in only:
+        return f"{name} has already moved in this pawn phase: each pawn moves once (G3)"
     if pawn.place not in (BOARD, WAITING):
         return f"{name} has left the game ({pawn.place}) and cannot come back (P3, G9)"
     at = [sq for sq, look in obs.seen.items() if look.pawn is not None and (look.pawn.color, look.pawn.kind) == who]

@@ -2,22 +2,18 @@
 
 The physical model is checked through the real reader (rendered frames with known ground
 truth); the players are checked against the engine: with ``err_rate`` 0 every change they
-make on the table is one legal pawn move (explain_change), a drawn tile is the game's own top
+make on the table is one legal pawn move (engine.reconcile), a drawn tile is the game's own top
 tile, and an induced illegal move or wrong follow-up is refused and then put right.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 import companion_app.table.simulated as simulated
-from companion_app.table.readings import seen_position
 from companion_app.table.simulated import SimulatedPlayers, Watch
 from engine.game import Game
 from engine.geometry import parse_square
-from engine.pawns import explain_change
-from engine.position import OUT, WAITING
+from engine.reconcile import Observation, reconcile_game
 from vision.pipeline import TableCamera
 from vision.twin.table import SLOPPY_MM, PhysicalTable, SimulatedCamera
 
@@ -120,14 +116,11 @@ class EngineReferee:
             return
         if not self.table.differences(g.position):
             return
-        after = seen_position(g.position, view.position().to_setup())
-        label, moves, message = explain_change(g.position, after)
-        if label and not moves and after.pawn(label).place == WAITING:
-            label, moves, message = explain_change(g.position, after.with_pawn(replace(after.pawn(label), place=OUT)))
-        if label and moves:
-            self.apply({"type": "move", "pawn": label, "moves": moves[0]})
+        result = reconcile_game(g, Observation.of(view.position()))   # every square seen
+        if result.accepted and result.change == "move":
+            self.apply({"type": "move", "pawn": result.pawn, "moves": result.moves})
         else:
-            self.complaint = message
+            self.complaint = result.problems[0].message if result.problems else "nothing moved"
 
 
 def play(seed: int, err_rate: float, steps: int = 4000):

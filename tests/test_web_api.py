@@ -375,9 +375,9 @@ def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     # The referee corrects it: the pawn really stands on p11.
     v = client.post("/api/camera/fix", json={"square": "p10", "piece": "empty"}, headers=AUTH).json
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "pawn", "color": "red", "pawn": "6/1",
-                                             "face": "white"}, headers=AUTH).json
+                                             "face": "black"}, headers=AUTH).json    # flipped after its move (P1)
     assert v["fixes"]["p11"]["color"] == "red"
-    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (white)"}]
+    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and "red 6/1" in r.json["confirmed"]
@@ -389,7 +389,7 @@ def test_confirm_refuses_when_the_table_changed_since_the_screen_showed_it(camer
     """The referee confirms what the screen proposed; a player who moved on meanwhile is not played."""
     client, session, camera = camera_client
     seen = session.game.position.to_setup()
-    seen["pawns"]["red-2/5"] = {"at": "p11", "color": "red", "pawn": "2/5", "face": "white"}
+    seen["pawns"]["red-2/5"] = {"at": "p11", "color": "red", "pawn": "2/5", "face": "black"}
     camera.reading = FakeReading(True, seen)
     shown = client.get("/api/camera", headers=AUTH).json["proposal"]["action"]
     assert shown == {"type": "move", "pawn": "red-2/5", "moves": "I"}
@@ -414,12 +414,12 @@ def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_clie
     client.post("/api/action", json={"type": "move", "pawn": "red-2/5", "moves": "IN"}, headers=AUTH)
     seen = session.game.position.to_setup()
     del seen["pawns"]["red-2/5"]                                              # on p10, hidden
-    seen["pawns"]["blue-6/1"] = {"at": "p11", "color": "blue", "pawn": "6/1", "face": "white"}   # blue entered
+    seen["pawns"]["blue-6/1"] = {"at": "p11", "color": "blue", "pawn": "6/1", "face": "black"}   # blue entered
     camera.reading = FakeReading(True, seen, problems=[
         {"code": "hidden-square", "square": "p10", "message": "p10 is hidden behind a piece from this camera angle"}])
     v = client.get("/api/camera", headers=AUTH).json
     assert v["unseen"] == ["p10"]
-    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (white)"}]
+    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "blue-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and r.json["position"]["pawns"]["blue-6/1"]["at"] == "p11"
@@ -457,10 +457,10 @@ def test_camera_fix_bad_input_and_clear(camera_client):
 def test_confirm_refuses_a_reading_that_is_no_legal_move(camera_client):
     client, session, camera = camera_client
     seen = session.game.position.to_setup()
-    seen["pawns"] = {"P1": {"at": "k5", "color": "red", "pawn": "6/1", "face": "white"}}
+    seen["pawns"] = {"P1": {"at": "k5", "color": "red", "pawn": "6/1", "face": "black"}}
     camera.reading = FakeReading(True, seen)
     proposal = client.get("/api/camera", headers=AUTH).json["proposal"]
-    assert proposal["action"] is None and "no legal move takes red 6/1" in proposal["message"]
+    assert proposal["action"] is None and "red 6/1 cannot get from beside the board to k5" in proposal["message"].lower()
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 409 and "not one legal pawn move" in r.json["error"]
     assert session.game.position.pawn("red-6/1").place == "waiting"      # last good state kept

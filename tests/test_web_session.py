@@ -275,25 +275,30 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
     assert leds.calls[-1] == ("error", None)
 
 
-def test_unseen_squares_keep_what_the_reading_shows_and_never_double_a_pawn():
-    from companion_app.table.readings import fill_unseen, unseen_squares
+def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
+    """A square the camera cannot see is unknown, never empty (engine.reconcile): the hidden pawn
+    is taken from the game only because one legal move explains everything seen."""
+    from engine.game import Game
+    from companion_app.table.readings import compare, confirm_action, unseen_squares
 
-    game = {"monster": {"at": "g7", "facing": "N"}, "stones": {"h7": "stone", "c3": "crystal"},
-            "teleporters": {"j5": {"pair": 1, "arrow": "E"}},
-            "pawns": {"red-3/4": {"at": "g8", "color": "red", "pawn": "3/4", "face": "black"},
-                      "blue-6/1": {"at": "g9", "color": "blue", "pawn": "6/1", "face": "white"},
-                      "blue-2/5": {"at": None, "color": "blue", "pawn": "2/5", "face": "white"}}}
-    reading = {"problems": [{"code": "hidden-square", "square": sq, "message": "…"} for sq in
-                            ("g8", "g9", "h7", "j5", "c3")] + [{"code": "occluded", "square": "a2", "message": "…"}],
-               "setup": {"monster": {"at": "g7", "facing": "N"}, "stones": {"c3": "stone"}, "teleporters": {},
-                         "pawns": {"blue-6/1": {"at": "k5", "color": "blue", "pawn": "6/1", "face": "black"}}}}
-    assert unseen_squares(reading) == ["c3", "j5", "h7", "g8", "g9"]            # board order, hidden ones only
-    out = fill_unseen(reading["setup"], game, unseen_squares(reading))
-    assert out["pawns"]["red-3/4"] == game["pawns"]["red-3/4"]                  # hidden: as the game has it
-    assert out["pawns"]["blue-6/1"]["at"] == "k5" and len(out["pawns"]) == 2    # seen elsewhere: not doubled
-    assert out["stones"] == {"c3": "stone", "h7": "stone"}                      # what the reading saw stays
-    assert out["teleporters"] == {"j5": {"pair": 1, "arrow": "E"}}
-    assert reading["setup"]["stones"] == {"c3": "stone"}                        # the reading itself is untouched
+    game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
+    seen = game.position.to_setup()
+    del seen["pawns"]["red-6/1"]                                                 # hidden on p11
+    seen["pawns"]["blue-2/5"] = {"at": "o11", "color": "blue", "pawn": "2/5", "face": "black"}
+    reading = {"located": True, "tile": None, "setup": seen,
+               "problems": [{"code": "hidden-square", "square": "p11", "message": "…"},
+                            {"code": "occluded", "square": "a2", "message": "…"}],
+               "unseen": {"a3": "occluded"}}
+    assert unseen_squares(reading) == ["a2", "a3", "p11"]                      # board order
+    assert compare(game.position.to_setup(), seen, unknown=["p11"]) == [
+        {"square": "o11", "expected": "empty", "seen": "blue 2/5 (black)"}]
+    # blue 2/5 came in over p11 (where red 6/1 still stands, P4) to o11: the one legal move
+    assert confirm_action(game, reading) == ({"type": "move", "pawn": "blue-2/5", "moves": "IW"},
+                                             "blue 2/5 went from beside the board to o11 (IW)")
+    reading["problems"].append({"code": "unread-square", "square": "o11", "message": "…"})
+    action, message = confirm_action(game, reading)                              # its own square unseen
+    assert action is None and "o11" in message
+    assert confirm_action(game, reading, fixes={"o11": {}})[0] is not None      # the referee fixed o11
 
 
 def test_the_shipped_rule_texts_match_the_spec(shared_dir):

@@ -12,6 +12,8 @@ two frames, or a frame that is not located, refuses the answer.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from engine.geometry import SQUARES, parse_direction, parse_square, square_name
 from engine.observation import ANY_PAWN, EMPTY, UNKNOWN, Look, Observation, PawnLook
 from engine.position import Position, Teleporter
@@ -24,27 +26,34 @@ CARD_ZONE_CODES = ("card-zone-hidden", "card-zone-unclear", "two-tiles")
 HARMLESS_CODES = ("no-monster",)
 
 
-def observe(reading) -> tuple[Observation | None, list[Problem]]:
-    """(Observation, blocking problems) of one vision ``Reading``.
+def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, list[Problem]]:
+    """(Observation, blocking problems) of one reading: a vision ``Reading`` or its JSON form.
 
-    Not located ⇒ (None, [why]).  A problem naming a square makes that square unknown;
-    a problem naming none (an unknown marker, a sticker off the grid) cannot be pinned
-    to a square and blocks the answer.
+    Not located ⇒ (None, [why]).  A problem naming a square makes that square unknown, as
+    does every square in the reading's ``unseen`` (the JSON form may carry it as
+    ``{"unseen": {square name: code}}``); a problem naming none (an unknown marker, a
+    sticker off the grid) cannot be pinned to a square and blocks the answer.  ``fixed``:
+    squares a person has set by hand in the reading's setup — seen, whatever the camera said.
     """
-    if not reading.located or reading.setup is None:
-        return None, [Problem(p["code"], p["message"]) for p in reading.problems] or [
+    data = reading.to_json() if hasattr(reading, "to_json") else reading
+    problems = data.get("problems") or []
+    if not data.get("located") or data.get("setup") is None:
+        return None, [Problem(p.get("code", "not-located"), p.get("message", "")) for p in problems] or [
             Problem("not-located", "the board is not located")]
-    why = dict(getattr(reading, "unseen", {}) or {})
+    why = dict(getattr(reading, "unseen", None) or {})
+    why.update((parse_square(name), code) for name, code in (data.get("unseen") or {}).items())
     blocking: list[Problem] = []
-    tile = reading.tile
-    for p in reading.problems:
+    tile = data.get("tile")
+    for p in problems:
         if isinstance(p.get("square"), str):
-            why.setdefault(parse_square(p["square"]), p["code"])
-        elif p["code"] in CARD_ZONE_CODES:
+            why.setdefault(parse_square(p["square"]), p.get("code", "doubtful"))
+        elif p.get("code") in CARD_ZONE_CODES:
             tile = UNKNOWN
-        elif p["code"] not in HARMLESS_CODES:
-            blocking.append(Problem(p["code"], p["message"]))
-    shown = setup_looks(reading.setup)
+        elif p.get("code") not in HARMLESS_CODES:
+            blocking.append(Problem(p.get("code", "problem"), p.get("message", "")))
+    for name in fixed:
+        why.pop(parse_square(name), None)
+    shown = setup_looks(data["setup"])
     seen = {sq: shown.get(sq, EMPTY) for sq in SQUARES if sq not in why}
     return Observation(seen, tile, why), blocking
 

@@ -1,8 +1,9 @@
 """Camera readings against the game: differences, the referee's fixes, and what a confirmation means.
 
-All three work on the setup JSON (SCENARIOS.md) that both the engine and the
-camera speak.  Whether a change is a legal pawn move is decided by
-``engine.pawns.explain_change``; this module only lines the two up.
+The differences and fixes work on the setup JSON (SCENARIOS.md) that both the engine
+and the camera speak.  Which legal change a reading shows — with the squares the camera
+could not see taken as unknown, never empty — is decided by ``engine.reconcile`` (through
+``vision.change.observe``); this module only turns its answer into a game action.
 """
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import copy
 
 from engine.errors import InvalidSetupError
 from engine.geometry import parse_direction, parse_square, square_name
-from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, Position
+from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS
+from engine.reconcile import Reconciliation, reconcile_game, refused
+from vision.change import observe
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
 
@@ -32,52 +35,22 @@ def square_contents(setup: dict) -> dict[str, str]:
     return out
 
 
-def compare(expected: dict, seen: dict) -> list[dict]:
-    """Every square whose contents differ between the game and the reading, in board order."""
+def compare(expected: dict, seen: dict, unknown=()) -> list[dict]:
+    """Every square whose contents differ between the game and the reading, in board order.
+
+    Squares in ``unknown`` (the camera could not see them) are never a difference.
+    """
     a, b = square_contents(expected), square_contents(seen)
-    squares = sorted(set(a) | set(b), key=parse_square)
+    squares = sorted((set(a) | set(b)) - set(unknown), key=parse_square)
     return [{"square": sq, "expected": a.get(sq, "empty"), "seen": b.get(sq, "empty")}
             for sq in squares if a.get(sq) != b.get(sq)]
 
 
-UNSEEN_CODES = ("hidden-square",)   # reading problems that mean "this square could not be seen at all"
-
-
-def unseen_squares(reading: dict) -> list[str]:
-    """Squares the camera reports it could not see (hidden behind a taller piece), in board order."""
-    found = {p["square"] for p in reading.get("problems") or []
-             if p.get("code") in UNSEEN_CODES and isinstance(p.get("square"), str)}
-    return sorted(found, key=parse_square)
-
-
-def fill_unseen(seen: dict, expected: dict, squares) -> dict:
-    """The reading's setup with each square the camera could not see taken as the game has it.
-
-    A hidden square is unknown, not empty: without this a pawn standing behind the
-    monster would count as gone and no reading could ever be confirmed.  A square
-    the reading does show something on, and a pawn the reading sees elsewhere, are
-    left as seen.
-    """
-    out = copy.deepcopy(seen)
-    for key in ("stones", "pawns", "teleporters"):
-        if not isinstance(out.get(key), dict):
-            out[key] = {}
-    squares = set(squares) - set(square_contents(out))
-    seen_pawns = {(p.get("color"), p.get("pawn")) for p in out["pawns"].values() if p.get("at")}
-    for sq, kind in (expected.get("stones") or {}).items():
-        if sq in squares:
-            out["stones"][sq] = kind
-    for sq, tele in (expected.get("teleporters") or {}).items():
-        if sq in squares:
-            out["teleporters"][sq] = dict(tele)
-    for label, p in (expected.get("pawns") or {}).items():
-        if p.get("at") in squares and (p.get("color"), p.get("pawn")) not in seen_pawns:
-            out["pawns"][label] = {"at": p["at"], "color": p.get("color"), "pawn": p.get("pawn"),
-                                   "face": p.get("face", "white")}
-    monster = expected.get("monster") or {}
-    if monster.get("at") in squares and not (out.get("monster") or {}).get("at"):
-        out["monster"] = dict(monster)
-    return out
+def unseen_squares(reading, fixes=()) -> list[str]:
+    """Squares the camera could not read (hidden, unread, occluded, out of view …), minus the
+    referee's fixes, in board order."""
+    observation, _blocking = observe(reading, fixed=fixes)
+    return [square_name(sq) for sq in sorted(observation.unknown)] if observation is not None else []
 
 
 def check_fix(square, piece) -> tuple[str, dict]:
@@ -131,44 +104,34 @@ def fix_setup(setup: dict, fixes: dict[str, dict]) -> dict:
     return out
 
 
-def seen_position(game_position: Position, seen: dict) -> Position:
-    """The game's pawns placed where the camera saw them (pawns are matched by colour and kind).
+def reconcile_reading(game, reading, fixes=()) -> Reconciliation:
+    """Which legal change of the game the (fixed) reading shows (``engine.reconcile``).
 
-    A pawn the camera does not see stays off the board: out if it had just
-    stood on the exit (P3), otherwise beside the entrance.
+    ``reading`` is a vision Reading or its JSON; ``fixes`` the squares the referee set by
+    hand (seen, whatever the camera said).
     """
-    setup = game_position.to_setup()
-    where = {(p.get("color"), p.get("pawn")): p for p in (seen.get("pawns") or {}).values() if p.get("at")}
-    for label, pawn in setup["pawns"].items():
-        found = where.get((pawn.get("color"), pawn.get("pawn")))
-        if found is not None:
-            pawn["at"], pawn["face"] = found["at"], found.get("face", pawn["face"])
-            pawn.pop("place", None)
-        elif pawn["at"] is not None:
-            if pawn["at"] == "a1":
-                pawn["place"] = "out"
-            pawn["at"] = None
-    setup["stones"] = dict(seen.get("stones") or {})
-    if seen.get("monster"):
-        setup["monster"] = seen["monster"]
-    return Position.from_setup(setup, strict=False, where="reading")
+    observation, blocking = observe(reading, fixed=fixes)
+    if observation is None or blocking:
+        return refused(game.position, *blocking, unseen=observation.unknown if observation else ())
+    return reconcile_game(game, observation)
 
 
-def confirm_action(game, reading: dict) -> tuple[dict | None, str]:
+def confirm_action(game, reading, fixes=()) -> tuple[dict | None, str]:
     """The game action a confirmed reading stands for, or None and the reason in plain words."""
-    from engine.pawns import explain_change
+    return action_for(game, reconcile_reading(game, reading, fixes))
 
+
+def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
+    """The game action an answer of ``engine.reconcile`` stands for, or None and why."""
+    if result.accepted and result.change == "tile":
+        return {"type": "tile", "tile": result.tile}, f"the camera read the tile {result.tile}"
+    if result.accepted and result.change == "move":
+        change = result.candidates[0]
+        how = f" ({result.moves})" if result.moves else ""
+        return {"type": "move", "pawn": result.pawn, "moves": result.moves}, change.describe(game.position) + how
+    why = result.problems[0].message if result.problems else "the camera sees no change"
     if game.phase == "monster":
-        if reading.get("tile"):
-            return {"type": "tile", "tile": reading["tile"]}, f"the camera read the tile {reading['tile']}"
-        return None, "It is the monster's turn: show the drawn tile to the camera, or enter it (G7)"
-    if game.phase != "pawns":
-        return None, f"Readings are confirmed during the pawn phase, not during {game.phase}"
-    seen = reading.get("setup")
-    if not reading.get("located") or seen is None:
-        return None, "The camera has not located the board; nothing to confirm"
-    after = seen_position(game.position, seen)
-    label, moves, message = explain_change(game.position, after)
-    if label is None or not moves:
-        return None, f"The reading is not one legal pawn move: {message}"
-    return {"type": "move", "pawn": label, "moves": moves[0]}, message
+        return None, f"It is the monster's turn: show the drawn tile to the camera, or enter it (G7); {why}"
+    if any(p.code == "not-located" for p in result.problems):
+        return None, f"The camera has not located the board; nothing to confirm ({why})"
+    return None, f"The reading is not one legal pawn move: {why}"

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
+from engine.geometry import square_name
 
 from ..web.events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds
-from .readings import check_fix, compare, confirm_action, fill_unseen, fix_setup, unseen_squares
+from .readings import action_for, check_fix, compare, confirm_action, fix_setup, reconcile_reading, unseen_squares
 from .state import preview_json, public_state
 from .store import Store
 
@@ -142,22 +143,25 @@ class TableSession:
         if reading is None:
             return out
         data = reading.to_json()
+        unseen = getattr(reading, "unseen", None) or {}
+        if unseen:   # every square the frame could not establish, not only those its problems name
+            data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
         setup = data.get("setup")
-        if setup is not None and game is not None:
-            # squares the camera could not see are taken as the game has them (unless the referee fixed them)
-            out["unseen"] = [sq for sq in unseen_squares(data) if sq not in fixes]
-            if out["unseen"]:
-                setup = fill_unseen(setup, game.position.to_setup(), out["unseen"])
-                data["setup"] = setup
         if setup is not None and fixes:
             setup = fix_setup(setup, fixes)
             data["setup"] = setup
         out["reading"] = data
         if game is not None and setup is not None:
-            out["differences"] = compare(game.position.to_setup(), setup)
-        if game is not None and game.phase in ("pawns", "monster") and (out["differences"] or data.get("tile")):
-            action, message = confirm_action(game, data)     # what "Confirm reading" would do now
-            out["proposal"] = {"action": action, "message": message}
+            # squares the camera could not see are unknown (unless the referee fixed them): never a
+            # difference, and filled from the one legal change that explains the rest (engine.reconcile)
+            result = reconcile_reading(game, data, fixes)
+            out["unseen"] = unseen_squares(data, fixes)
+            if result.accepted and result.after is not None:
+                data["setup"] = setup = result.to_json()["setup"]
+            out["differences"] = compare(game.position.to_setup(), setup, unknown=out["unseen"])
+            if game.phase in ("pawns", "monster") and (out["differences"] or data.get("tile")):
+                action, message = action_for(game, result)     # what "Confirm reading" would do now
+                out["proposal"] = {"action": action, "message": message}
         with self._lock:
             self.last_reading = data
         return out
@@ -206,7 +210,7 @@ class TableSession:
                                   view["status"].get("message", view["status"].get("error", "camera not ready")))
         with self._lock:
             game = self._need_game()
-            action, message = confirm_action(game, reading)
+            action, message = confirm_action(game, reading, view["fixes"])
             if expect is not None and action != expect:
                 raise GameActionError("The table changed since your screen showed the reading; nothing was "
                                       f"played. The camera now sees: {message}. Look again, then confirm.")
