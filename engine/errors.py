@@ -30,3 +30,10 @@ class GameActionError(FlureError):
     def __init__(self, message: str, rule: str | None = None):
         self.rule = rule
         super().__init__(f"{message} ({rule})" if rule else message)
+
+
+class InvalidActionError(InvalidSetupError):
+    """Input that is not a well-formed action (engine/actions.py); ``field`` names where.
+
+    Kept apart from the rule errors: an action that is well formed but not allowed now raises
+    GameActionError or IllegalMoveError instead."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from . import deck as tiles
+from .actions import Action, Draw, Move, PawnAt, Place, Tile, parse_action
 from .errors import GameActionError, InvalidSetupError
 from .geometry import E, EXIT, parse_square, square_name
 from .monster import Plan, resolve
@@ -29,7 +30,6 @@ SETUPS = ("basic", "advanced")
 FOUR_PAWN_SET = ("6/1", "4/3", "3/4", "2/5")   # G1, 2–4 players
 THREE_PAWN_SET = ("6/1", "3/4", "2/5")         # G1, 5–7 players
 FIRST_TURN_ENTRIES = 2                         # G4
-ACTION_TYPES = ("move", "pawn-at", "draw", "tile", "place")
 
 
 def pawn_set(n_players: int) -> tuple[str, ...]:
@@ -211,11 +211,11 @@ class Game:
         return game
 
     # -- transitions -------------------------------------------------------
-    def apply(self, action: dict) -> "Game":
+    def apply(self, action: Action | dict) -> "Game":
         """The game after ``action``; raises (GameActionError, IllegalMoveError, InvalidSetupError) and
         leaves this game as it was when the action does not fit.
 
-        Actions (JSON objects):
+        ``action`` is one of engine.actions' types, or its JSON form (read by ``parse_action``):
           {"type": "move", "pawn": "red-6/1", "moves": "IWWN"}      unit moves N E S W, I enter, X leave (P1–P8)
           {"type": "pawn-at", "pawn": "red-6/1", "square": "k5"}    a pawn seen on a square, "out" or null
                 (beside the board); optional "stones": {square: kind} as seen after the move decides
@@ -225,40 +225,30 @@ class Game:
           {"type": "place", "piece": "teleporter", "square": "g7", "arrow": "N", "pair": 1}
                 advanced setup (A2); pools name their north-west square, "pool-1x4" takes
                 "orientation": "horizontal" (default) or "vertical"; "pair" defaults to the first with room
+        A pawn is named by its label ("red-6/1") or the name players read ("red 6/1").
         """
-        if not isinstance(action, dict):
-            raise InvalidSetupError("an action must be a JSON object with a \"type\"", "action")
-        kind = action.get("type")
-        if kind not in ACTION_TYPES:
-            raise InvalidSetupError(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})", "type")
+        action = parse_action(action)
         if self.phase == "over":
             raise GameActionError(f"The game is over. {self._result_text()}")
-        if kind == "place":
+        if type(action) is Place:
             return self._place(action)
         if self.phase == "placement":
             raise GameActionError(f"The advanced setup is not finished: {self.placer} places the next piece",
                                   rule="A2")
-        if kind in ("move", "pawn-at"):
-            return self._pawn_action(kind, action)
-        return self._monster_action(kind, action)
+        if type(action) in (Move, PawnAt):
+            return self._pawn_action(action)
+        return self._monster_action(action)
 
     # pawn phase ............................................................
-    def _pawn_action(self, kind: str, action: dict) -> "Game":
-        label = action.get("pawn")
-        if isinstance(label, str):   # the label "red-6/1" or the name players read, "red 6/1"
-            label = next((p.label for p in self.position.pawns if label in (p.label, p.name)), label)
-        if not isinstance(label, str) or not any(p.label == label for p in self.position.pawns):
+    def _pawn_action(self, action: Move | PawnAt) -> "Game":
+        label = action.pawn   # the label "red-6/1" or the name players read, "red 6/1"
+        label = next((p.label for p in self.position.pawns if label in (p.label, p.name)), label)
+        if not any(p.label == label for p in self.position.pawns):
             known = ", ".join(p.label for p in self.position.pawns)
             raise InvalidSetupError(f"there is no pawn {label!r} in this game (pawns: {known})", "pawn")
         pawn = self.position.pawn(label)
         self._check_may_move(pawn)
-        if kind == "move":
-            moves = action.get("moves", "")
-            if not isinstance(moves, str):
-                raise InvalidSetupError("moves must be text such as 'IWWN'", "moves")
-        else:
-            moves = self._explain(pawn, action)
-        moves = moves.upper()
+        moves = action.moves if type(action) is Move else self._explain(pawn, action)
         if pawn.place == WAITING and moves and self._entries_exhausted(pawn.color):
             brought = " and ".join(p.name for p in self.pawns_of(pawn.color) if p.place == BOARD)
             raise GameActionError(f"In the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
@@ -297,21 +287,12 @@ class Game:
             raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.color} moves "
                                   f"{' or '.join(mine)}", rule="G3")
 
-    def _explain(self, pawn: Pawn, action: dict) -> str:
+    def _explain(self, pawn: Pawn, action: PawnAt) -> str:
         """Find the legal move behind a pawn seen on ``square`` (a physical event)."""
-        if "square" not in action:
-            raise InvalidSetupError("give the square the pawn was put on (or \"out\", or null)", "square")
-        target = action["square"]
-        if isinstance(target, str) and target.strip().lower() == "out":
-            target = "out"
-        elif target is not None:
-            try:
-                target = _square_name(target)
-            except ValueError as exc:
-                raise InvalidSetupError(str(exc), "square") from None
+        target = action.square
         after = None
-        if action.get("stones") is not None:
-            after = _with_stones(self.position, action["stones"])
+        if action.stones is not None:
+            after = replace(self.position, stones={parse_square(sq): kind for sq, kind in action.stones})
         found = explain(self.position, pawn.label, target, after)
         where = {None: "beside the board", "out": "out of the fortress"}.get(target, f"on {target}")
         if not found:
@@ -373,7 +354,7 @@ class Game:
         return replace(game, to_move=game._next_mover(None, unmoved))
 
     # monster phase .........................................................
-    def _monster_action(self, kind: str, action: dict) -> "Game":
+    def _monster_action(self, action: Draw | Tile) -> "Game":
         if self.phase != "monster":
             mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == self.to_move]
             raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
@@ -384,10 +365,10 @@ class Game:
             raise GameActionError("The monster cannot move until the board is corrected: "
                                   + "; ".join(p["message"] for p in problems), rule=cite.get(problems[0]["code"]))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
-        if kind == "draw":
+        if type(action) is Draw:
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)
         else:
-            drawn = tiles.take(self.deck, action.get("tile"), **common)
+            drawn = tiles.take(self.deck, action.tile, **common)
         eaten_place = self._eaten_place()
         plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
         note = f"Tile {tiles.tile_effect(drawn.tile, prey3_variant=self.prey3_variant)}"
@@ -399,7 +380,7 @@ class Game:
             names = [self.position.pawn(x).name for x in plan.eaten]
             fate = "back beside the entrance (G9)" if eaten_place == WAITING else "out of the game (G9)"
             note += f"; it eats {', '.join(names)}: {fate}"
-        if kind == "tile" and self.first_tile_of_game:
+        if type(action) is Tile and self.first_tile_of_game:
             note += (". If prey tiles were revealed before it, shuffle all the other tiles into a new "
                      "face-down deck (G8)")
         game = replace(self, position=plan.result, deck=drawn.deck, tiles_played=self.tiles_played + (drawn.tile,),
@@ -461,7 +442,7 @@ class Game:
         return text + "."
 
     # advanced setup ........................................................
-    def _place(self, action: dict) -> "Game":
+    def _place(self, action: Place) -> "Game":
         if self.phase != "placement":
             raise GameActionError("The board pieces are all placed; the game has started", rule="A2")
         left = dict(self.pieces_left)
@@ -635,10 +616,6 @@ def _tie_break(counts: dict[str, int], out_log: tuple[str, ...]) -> str:
     return next(c for c, n in counts.items() if n == best)  # only if out_log was lost: player order
 
 
-def _square_name(name) -> str:
-    return square_name(parse_square(name))
-
-
 def _where(pawn: Pawn) -> str:
     return f"on {pawn.where()}" if pawn.place == BOARD else "beside the board"
 
@@ -651,11 +628,3 @@ def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5")
     if before.place == BOARD and before.square == after.square:
         return f"stays on {after.where()}"
     return f"moves to {after.where()} ({moves})"
-
-
-def _with_stones(position: Position, stones) -> Position:
-    if not isinstance(stones, dict):
-        raise InvalidSetupError("must be an object square -> stone kind, as seen after the move", "stones")
-    setup = position.to_setup()
-    setup["stones"] = stones
-    return Position.from_setup(setup, strict=False, where="action")

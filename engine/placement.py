@@ -7,11 +7,15 @@ piece; whose turn it is belongs to the game (engine/game.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from .errors import GameActionError, InvalidSetupError
-from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square, \
-    square_col, square_name, square_row, on_board
+from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square_name
+from .pools import pool_squares
 from .position import STONE_KINDS, Position, Teleporter
+
+if TYPE_CHECKING:
+    from .actions import Place
 
 # A1: the stone tiles on their marked faces, two pools, two teleporter pairs.
 PIECES: dict[str, int] = {
@@ -24,7 +28,6 @@ PIECE_NAMES = {
     "teleporter": "teleporter",
 }
 TELEPORTER_PAIRS = (1, 2)
-ORIENTATIONS = ("horizontal", "vertical")
 
 
 @dataclass(frozen=True)
@@ -51,51 +54,26 @@ def pieces_text(left: dict[str, int]) -> str:
     return ", ".join(parts) if parts else "none"
 
 
-def parse_placement(action: dict, position: Position) -> Placement:
-    """Read a ``place`` action into squares; bad input raises InvalidSetupError naming the field."""
-    piece = action.get("piece")
-    if not isinstance(piece, str) or piece not in PIECES:
-        raise InvalidSetupError(f"unknown piece {piece!r} (one of {', '.join(PIECES)})", "piece")
-    try:
-        corner = parse_square(action.get("square"))
-    except ValueError as exc:
-        raise InvalidSetupError(str(exc), "square") from None
-    if piece == "pool-2x2":
-        return Placement(piece, _block(corner, 2, 2))
-    if piece == "pool-1x4":
-        orientation = action.get("orientation") or "horizontal"
-        if isinstance(orientation, str):
-            orientation = orientation.strip().lower()
-        if orientation not in ORIENTATIONS:
-            raise InvalidSetupError(f"orientation must be horizontal or vertical, not {orientation!r}",
-                                    "orientation")
-        return Placement(piece, _block(corner, 4, 1) if orientation == "horizontal" else _block(corner, 1, 4))
+def parse_placement(action: "Place", position: Position) -> Placement:
+    """The squares a well-formed ``place`` action (engine.actions.Place) covers; a teleporter with no
+    pair named takes the first pair with room.  A pool sticking out of the board raises GameActionError."""
+    piece = action.piece
+    corner = parse_square(action.square)
+    if piece in ("pool-2x2", "pool-1x4"):
+        cells = pool_squares(corner, piece[5:], action.orientation or "horizontal")
+        if cells is None:
+            raise GameActionError(f"A {PIECE_NAMES[piece]} starting at {action.square} would stick out of the board",
+                                  rule="A2")
+        return Placement(piece, cells)
     if piece == "teleporter":
-        try:
-            arrow = parse_direction(action.get("arrow"))
-        except ValueError as exc:
-            raise InvalidSetupError(f"a teleporter needs its arrow: {exc}", "arrow") from None
-        pair = action.get("pair")
+        if action.arrow is None:
+            raise InvalidSetupError("a teleporter needs its arrow: N, E, S or W", "arrow")
+        pair = action.pair
         if pair is None:
             counts = _pair_counts(position)
             pair = next((p for p in TELEPORTER_PAIRS if counts.get(p, 0) < 2), TELEPORTER_PAIRS[-1])
-        # A whole number only: 1.0 or True would be saved as such and not load again.
-        if not isinstance(pair, int) or isinstance(pair, bool) or pair not in TELEPORTER_PAIRS:
-            raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", "pair")
-        return Placement(piece, (corner,), arrow, pair)
+        return Placement(piece, (corner,), parse_direction(action.arrow), pair)
     return Placement(piece, (corner,))
-
-
-def _block(corner: int, width: int, height: int) -> tuple[int, ...]:
-    c0, r0 = square_col(corner), square_row(corner)
-    cells = []
-    for r in range(r0, r0 + height):
-        for c in range(c0, c0 + width):
-            if not on_board(c, r):
-                raise GameActionError(f"A {width}×{height} pool starting at {square_name(corner)} "
-                                      "would stick out of the board", rule="A2")
-            cells.append(square(c, r))
-    return tuple(cells)
 
 
 def _pair_counts(position: Position) -> dict[int, int]:

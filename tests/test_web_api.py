@@ -524,3 +524,15 @@ def test_every_api_route_is_exercised_by_this_file():
     for route in api.ROUTES:
         path = route.path.replace("<rule_id>", "")
         assert path.rstrip("/") in source, f"no test mentions {route.path}"
+
+
+def test_the_action_schema_is_built_from_the_engines_action_types():
+    """One source: each type's fields in the request schema are the engine's (engine/actions.py)."""
+    from companion_app.web import schemas
+    from engine.actions import ACTION_TYPES, EXAMPLES, parse_action
+    assert schemas.ACTION["properties"]["type"]["enum"] == list(ACTION_TYPES)
+    for kind, cls in ACTION_TYPES.items():
+        assert schemas.ACTION_FIELDS[kind] == set(cls.REQUIRED) | set(cls.OPTIONAL)
+        body = EXAMPLES[kind].to_json()
+        assert parse_action(schemas.validate_action(body)) == EXAMPLES[kind]
+        assert json.loads(schemas.ACTION_EXAMPLES[kind].split(" (")[0]) == body

@@ -8,8 +8,12 @@ referee can act on.
 """
 from __future__ import annotations
 
+import json
+
+from engine.actions import ACTION_TYPES, EXAMPLES, MAX_MOVES
 from engine.deck import TILES
 from engine.placement import PIECES
+from engine.pools import ORIENTATIONS
 from engine.position import COLOURS, FACES, PAWN_KINDS
 
 from ..table.readings import FIX_PIECES
@@ -33,38 +37,38 @@ NEW_GAME = {
     },
 }
 
+# The fields each action type takes come from the engine's action types (engine/actions.py);
+# only what each field may hold, and its limits, is said here.
+ACTION_PROPERTIES = {
+    "pawn": PAWN_LABEL,
+    "moves": {"type": "string", "pattern": "^[NESWIXnesix]*$", "maxLength": MAX_MOVES,
+              "description": "unit moves N E S W, I to enter on p11, X to leave from a1 (P1–P3)"},
+    "square": {"type": ["string", "null"], "maxLength": 3,
+               "description": "where a pawn was put (a square, \"out\" or null), or where a piece is placed"},
+    "stones": {"type": "object", "maxProperties": 20, "description": "stones as seen after the move"},
+    "tile": {"type": "string", "enum": sorted(set(TILES))},
+    "piece": {"type": "string", "enum": list(PIECES)},
+    "arrow": DIRECTION,
+    "pair": {"type": "integer", "enum": [1, 2]},
+    "orientation": {"type": "string", "enum": list(ORIENTATIONS)},
+}
+ACTION_FIELDS = {kind: set(cls.REQUIRED + cls.OPTIONAL) for kind, cls in ACTION_TYPES.items()}
+# What each type cannot do without: a move with no "moves" would silently become "stays beside the board".
+ACTION_REQUIRED = {kind: cls.REQUIRED for kind, cls in ACTION_TYPES.items()}
+ACTION_EXAMPLES = {kind: json.dumps(example.to_json()) for kind, example in EXAMPLES.items()}
+ACTION_EXAMPLES["move"] += ' ("moves": "" = stays beside the board)'
+if set().union(*ACTION_FIELDS.values()) != set(ACTION_PROPERTIES):   # an engine action gained or lost a field
+    raise ImportError(f"the action schema does not fit engine.actions: fields "
+                      f"{sorted(set().union(*ACTION_FIELDS.values()) ^ set(ACTION_PROPERTIES))}")
 ACTION = {
     "type": "object", "required": ["type"], "additionalProperties": False,
-    "description": "one engine action (game-api.md); which fields apply depends on type",
-    "properties": {
-        "type": {"type": "string", "enum": ["move", "pawn-at", "draw", "tile", "place"]},
-        "pawn": PAWN_LABEL,
-        "moves": {"type": "string", "pattern": "^[NESWIXnesix]*$", "maxLength": 20,
-                  "description": "unit moves N E S W, I to enter on p11, X to leave from a1 (P1–P3)"},
-        "square": {"type": ["string", "null"], "maxLength": 3,
-                   "description": "where a pawn was put (a square, \"out\" or null), or where a piece is placed"},
-        "stones": {"type": "object", "maxProperties": 20, "description": "stones as seen after the move"},
-        "tile": {"type": "string", "enum": sorted(set(TILES))},
-        "piece": {"type": "string", "enum": list(PIECES)},
-        "arrow": DIRECTION,
-        "pair": {"type": "integer", "enum": [1, 2]},
-        "orientation": {"type": "string", "enum": ["horizontal", "vertical"]},
-    },
+    "properties": {"type": {"type": "string", "enum": list(ACTION_TYPES)}, **ACTION_PROPERTIES},
+    "description": "one engine action; by type: " + "; ".join(
+        f"{kind} needs {' and '.join(ACTION_REQUIRED[kind]) or 'nothing else'}"
+        + (f" (may add {', '.join(sorted(fields - set(ACTION_REQUIRED[kind])))})"
+           if fields - set(ACTION_REQUIRED[kind]) else "")
+        for kind, fields in ACTION_FIELDS.items()),
 }
-ACTION_FIELDS = {"move": {"pawn", "moves"}, "pawn-at": {"pawn", "square", "stones"}, "draw": set(),
-                 "tile": {"tile"}, "place": {"piece", "square", "arrow", "pair", "orientation"}}
-# What each type cannot do without: a move with no "moves" would silently become "stays beside the board".
-ACTION_REQUIRED = {"move": ("pawn", "moves"), "pawn-at": ("pawn", "square"), "draw": (), "tile": ("tile",),
-                   "place": ("piece", "square")}
-ACTION_EXAMPLES = {"move": '{"type": "move", "pawn": "red-6/1", "moves": "IWWN"} ("moves": "" = stays beside the board)',
-                   "pawn-at": '{"type": "pawn-at", "pawn": "red-6/1", "square": "k5"}',
-                   "tile": '{"type": "tile", "tile": "7"}',
-                   "place": '{"type": "place", "piece": "stone", "square": "g7"}'}
-ACTION["description"] = "one engine action; by type: " + "; ".join(
-    f"{kind} needs {' and '.join(ACTION_REQUIRED[kind]) or 'nothing else'}"
-    + (f" (may add {', '.join(sorted(set(fields) - set(ACTION_REQUIRED[kind])))})"
-       if set(fields) - set(ACTION_REQUIRED[kind]) else "")
-    for kind, fields in ACTION_FIELDS.items())
 
 LOGIN = {"type": "object", "additionalProperties": False, "required": ["pin"],
          "properties": {"pin": {"type": "string", "maxLength": 64}}}
