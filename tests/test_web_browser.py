@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Ch
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright drives Chromium")
+    from playwright import sync_api   # a dev dependency: missing means a broken install, so fail, not skip
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
