@@ -287,3 +287,50 @@ def test_flure_doctor_prints_a_line_each_and_exits_1_when_something_needs_fixing
     bad.write_text("[web]\nport = nan\n")
     assert flure(["doctor", "--config", str(bad)]) == 1
     assert capsys.readouterr().out.startswith(f"FIX  configuration: {bad}: [web] port = nan must be between 0 and 65535")
+
+
+# --- exposure ------------------------------------------------------------------------------------
+
+class PicameraDouble:
+    """The part of Picamera2's interface PicameraSource uses (there is no camera module here)."""
+
+    def __init__(self):
+        self.controls = {}
+
+    def set_controls(self, controls):
+        self.controls.update(controls)
+
+    def capture_array(self):
+        return np.zeros((1080, 1920, 3), np.uint8)
+
+    def stop(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_the_pi_camera_gets_the_locked_exposure_as_picamera2_controls():
+    from vision.sources import PicameraSource
+    cam = PicameraDouble()
+    source = PicameraSource(camera=cam, exposure={"exposure_us": 10000, "analogue_gain": 2.0,
+                                                  "colour_gains": (1.8, 1.5)})
+    assert cam.controls == {"AeEnable": False, "ExposureTime": 10000, "AnalogueGain": 2.0,
+                            "AwbEnable": False, "ColourGains": (1.8, 1.5)}
+    assert source.exposure_note.startswith("exposure locked: AeEnable=False, ExposureTime=10000")
+    assert PicameraSource(camera=PicameraDouble()).exposure_note == ""       # automatic: nothing set
+
+
+def test_a_camera_that_ignores_the_exposure_settings_is_flagged(tmp_path, views):
+    video = tmp_path / "table.avi"
+    image = cv2.imread(str(sorted(views["good"].iterdir())[0]))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (image.shape[1], image.shape[0]))
+    for _ in range(6):
+        writer.write(image)
+    writer.release()
+    cfg = config(tmp_path, f'[camera]\nsource = "{video}"\nfps = 0.5\n[camera.exposure]\nexposure_us = 8000\n'
+                           'colour_gains = [1.8, 1.5]\n')
+    found = doctor.check_camera(cfg)
+    exposure = one(found, "exposure")
+    assert not exposure.ok and "not honoured by this camera" in exposure.text and "colour gains" in exposure.text
+    assert one(found, "board").ok      # the picture itself is fine

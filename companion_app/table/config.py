@@ -86,6 +86,16 @@ class CameraConfig:
     def enabled(self) -> bool:
         return self.source != "none"
 
+    def source_options(self) -> dict:
+        """What ``vision.sources.open_source`` takes from this section: the size and, when
+        locked, the exposure."""
+        options: dict[str, Any] = {"width": self.resolution[0], "height": self.resolution[1]}
+        if self.exposure.locked:
+            options["exposure"] = {"exposure_us": self.exposure.exposure_us,
+                                   "analogue_gain": self.exposure.analogue_gain,
+                                   "colour_gains": self.exposure.colour_gains}
+        return options
+
     def reader_config(self):
         """The camera reader's thresholds: ReaderConfig's defaults with this file's overrides."""
         from vision.config import DEFAULT_CONFIG

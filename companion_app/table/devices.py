@@ -85,8 +85,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         options = {"get_state": get_state} if spec == "synthetic" else {}
         extra = {}
         if camera_config is not None:
-            if spec != "synthetic":
-                options["width"], options["height"] = camera_config.resolution
+            options.update(camera_config.source_options())
             calibration = None
             if camera_config.calibration is not None:
                 from calibration.store import load_calibration
@@ -98,8 +97,11 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                                      "(flure calibrate camera) or set the resolution back")
             extra = {"scheme": None if camera_config.marker_scheme is None else str(camera_config.marker_scheme),
                      "calibration": calibration, "config": camera_config.reader_config()}
-        camera = TableCamera(KeepLastFrame(open_source(spec, **options)), stable_frames=stable_frames, **extra)
+        source = open_source(spec, **options)
+        camera = TableCamera(KeepLastFrame(source), stable_frames=stable_frames, **extra)
         note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
+        if getattr(source, "exposure_note", ""):
+            note += f", {source.exposure_note}"
         if extra.get("calibration") is not None:
             note += f", lens calibration {camera_config.calibration}"
         return Device("camera", camera, why="", note=note)

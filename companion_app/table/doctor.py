@@ -110,10 +110,17 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S) -> list[Finding]:
 
     width, height = cam.resolution
     try:
-        source = open_source(cam.source, width=width, height=height)
+        source = open_source(cam.source, **cam.source_options())
     except SourceError as exc:
         return [Finding("camera", False, f"{exc}; set [camera] source (a USB index like \"0\", \"picamera\", "
                                          "or \"synthetic\")")]
+    exposure = []
+    if cam.exposure.locked:
+        note = getattr(source, "exposure_note", "") or "this source has no exposure controls"
+        honoured = note.startswith("exposure locked") and "not honoured" not in note
+        exposure = [Finding("exposure", honoured, note if honoured else
+                            f"{note}: remove what it ignores from [camera.exposure], or set it in the camera's "
+                            "own tool (v4l2-ctl for a USB camera)")]
     try:
         frame, fps = _first_frames(source, timeout)
     finally:
@@ -135,7 +142,7 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S) -> list[Finding]:
                                                     f"[camera] fps = {cam.fps:g}: lower fps or the resolution"))
         else:
             out.append(Finding("frame rate", True, f"{fps:.1f} frames a second (the session reads {cam.fps:g})"))
-    out += check_board(frame, config)
+    out += exposure + check_board(frame, config)
     return out
 
 
