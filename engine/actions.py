@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .deck import TILES
-from .errors import InvalidActionError
+from .errors import InvalidActionError, InvalidSetupError
 from .geometry import direction_name, parse_direction, parse_square, square_name
 from .pawns import MOVE_LETTERS
 from .placement import PIECES
 from .pools import ORIENTATIONS
-from .position import STONE_KINDS
+from .position import STONE_KINDS, Position
 
 MAX_MOVES = 20   # no pawn has more points than 6; a longer string is a typing accident
 
@@ -108,11 +108,25 @@ class Place:
         return out
 
 
-Action = Move | PawnAt | Draw | Tile | Place
-ACTION_TYPES: dict[str, type] = {t.TYPE: t for t in (Move, PawnAt, Draw, Tile, Place)}
+@dataclass(frozen=True)
+class Correct:
+    """The referee puts the board right: the whole ``position`` as it should be (a referee's fix of
+    a misread or knocked board; the table session logs it and can undo it like any action)."""
+
+    position: Position
+    TYPE: ClassVar[str] = "correct"
+    REQUIRED: ClassVar[tuple[str, ...]] = ("position",)
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
+
+    def to_json(self) -> dict:
+        return {"type": self.TYPE, "position": self.position.to_setup()}
+
+
+Action = Move | PawnAt | Draw | Tile | Place | Correct
+ACTION_TYPES: dict[str, type] = {t.TYPE: t for t in (Move, PawnAt, Draw, Tile, Place, Correct)}
 EXAMPLES: dict[str, Action] = {   # one of each, for messages and the API document
     "move": Move("red-6/1", "IWWN"), "pawn-at": PawnAt("red-6/1", "k5"), "draw": Draw(), "tile": Tile("7"),
-    "place": Place("stone", "g7"),
+    "place": Place("stone", "g7"), "correct": Correct(Position(0, 1)),
 }
 
 
@@ -125,7 +139,7 @@ def parse_action(data) -> Action:
     """Read an action's JSON form; input that is not a well-formed action raises InvalidActionError
     naming the field (``type``, ``square``, ``stones.g7`` …).  Squares are written back as the
     engine writes them (``G7`` -> ``g7``), move letters in capitals."""
-    if isinstance(data, (Move, PawnAt, Draw, Tile, Place)):
+    if isinstance(data, tuple(ACTION_TYPES.values())):
         return data
     if not isinstance(data, dict):
         raise InvalidActionError("an action must be a JSON object with a \"type\"", "action")
@@ -150,8 +164,19 @@ def parse_action(data) -> Action:
         return Draw()
     if cls is Tile:
         return Tile(_tile(data["tile"]))
-    return Place(_piece(data["piece"]), _square(data["square"], "square"), _arrow(data.get("arrow")),
-                 _pair(data.get("pair")), _orientation(data.get("orientation")))
+    if cls is Place:
+        return Place(_piece(data["piece"]), _square(data["square"], "square"), _arrow(data.get("arrow")),
+                     _pair(data.get("pair")), _orientation(data.get("orientation")))
+    return Correct(_position(data["position"]))
+
+
+def _position(value) -> Position:
+    try:
+        return Position.from_setup(value, strict=False, where="position")
+    except InvalidActionError:
+        raise
+    except InvalidSetupError as exc:
+        raise InvalidActionError(str(exc).removeprefix(f"{exc.field}: "), exc.field) from None
 
 
 def _pawn(value) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from . import deck as tiles
-from .actions import Action, Draw, Move, PawnAt, Place, Tile, parse_action
+from .actions import Action, Correct, Draw, Move, PawnAt, Place, Tile, parse_action
 from .errors import GameActionError, InvalidSetupError
 from .geometry import E, EXIT, parse_square, square_name
 from .monster import Plan, resolve
@@ -30,6 +30,7 @@ SETUPS = ("basic", "advanced")
 FOUR_PAWN_SET = ("6/1", "4/3", "3/4", "2/5")   # G1, 2–4 players
 THREE_PAWN_SET = ("6/1", "3/4", "2/5")         # G1, 5–7 players
 FIRST_TURN_ENTRIES = 2                         # G4
+CORRECTED = "The referee corrected the position."
 
 
 def pawn_set(n_players: int) -> tuple[str, ...]:
@@ -178,14 +179,15 @@ class Game:
                 if self.position.pawn(lab).color == self.to_move]
         return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
 
-    def with_position(self, position: Position, note: str = "The referee corrected the position.") -> "Game":
-        """The same game with a corrected ``position`` (a referee fix or a confirmed camera reading).
+    # -- transitions -------------------------------------------------------
+    def _correct(self, action: Correct) -> "Game":
+        """The referee's "correct the board": the same game on ``action.position`` (logged and undone
+        like any action by the table session).
 
         The pawns must be the game's own.  Pawns no longer in play drop out of
         this phase's order; a pawn put out counts for G2 and the G10 tie-break.
         """
-        if not isinstance(position, Position):
-            raise InvalidSetupError("must be an engine Position", "position")
+        position = action.position
         same = [(p.label, p.color, p.kind) for p in position.pawns]
         if same != [(p.label, p.color, p.kind) for p in self.position.pawns]:
             raise InvalidSetupError("the corrected position must hold exactly this game's pawns, with their "
@@ -198,7 +200,7 @@ class Game:
                 del out_log[len(out_log) - 1 - out_log[::-1].index(old.color)]
         in_play = {p.label for p in position.pawns if p.in_play}
         unmoved = tuple(x for x in self.unmoved if x in in_play)
-        game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), note=note)
+        game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), note=CORRECTED)
         if self.phase not in ("pawns", "monster"):
             return game
         ended = game._check_end()
@@ -210,7 +212,6 @@ class Game:
             return replace(game, to_move=nxt, phase="pawns" if nxt else "monster")
         return game
 
-    # -- transitions -------------------------------------------------------
     def apply(self, action: Action | dict) -> "Game":
         """The game after ``action``; raises (GameActionError, IllegalMoveError, InvalidSetupError) and
         leaves this game as it was when the action does not fit.
@@ -225,11 +226,15 @@ class Game:
           {"type": "place", "piece": "teleporter", "square": "g7", "arrow": "N", "pair": 1}
                 advanced setup (A2); pools name their north-west square, "pool-1x4" takes
                 "orientation": "horizontal" (default) or "vertical"; "pair" defaults to the first with room
+          {"type": "correct", "position": {setup}}                  the referee puts the board right (any phase
+                but the end); the pawns stay the game's own
         A pawn is named by its label ("red-6/1") or the name players read ("red 6/1").
         """
         action = parse_action(action)
         if self.phase == "over":
             raise GameActionError(f"The game is over. {self._result_text()}")
+        if type(action) is Correct:
+            return self._correct(action)
         if type(action) is Place:
             return self._place(action)
         if self.phase == "placement":
@@ -504,9 +509,9 @@ class Game:
         players = need("players")
         if not isinstance(players, list):
             raise InvalidSetupError("must be a list of colours", "players")
-        prey3 = need("prey3_variant")
-        if not isinstance(prey3, bool):
-            raise InvalidSetupError(f"must be true or false, not {prey3!r}", "prey3_variant")
+        prey3_variant = need("prey3_variant")
+        if not isinstance(prey3_variant, bool):
+            raise InvalidSetupError(f"must be true or false, not {prey3_variant!r}", "prey3_variant")
         pieces = data.get("pieces_left") or {}
         if not isinstance(pieces, dict):
             raise InvalidSetupError("must be an object piece -> number left", "pieces_left")
@@ -515,7 +520,7 @@ class Game:
             raise InvalidSetupError("must be null or an object with tile, before and eaten_place", "last")
         game = cls(
             players=tuple(players), first_player=need("first_player"), setup=need("setup"),
-            prey3_variant=prey3, seed=whole("seed", need("seed")), phase=need("phase"),
+            prey3_variant=prey3_variant, seed=whole("seed", need("seed")), phase=need("phase"),
             position=Position.from_setup(need("position"), strict=False, where="position"),
             round=whole("round", need("round")), turn=whole("turn", need("turn")),
             deck=texts("deck", need("deck")), tiles_played=texts("tiles_played", need("tiles_played")),

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
+from engine.actions import Correct
 from engine.deck import TILES, TILES_PLAYED_PER_ROUND, is_prey
 from engine.errors import GameActionError
 from engine.game import Game
@@ -34,7 +35,7 @@ def put(game: Game, where: dict[str, str], monster: str | None = None) -> Game:
     position = replace(game.position, pawns=tuple(pawns))
     if monster is not None:
         position = replace(position, monster=parse_square(monster))
-    return game.with_position(position, note="test setup")
+    return game.apply(Correct(position))   # the referee's "correct the board"
 
 
 def stay_all(game: Game) -> Game:

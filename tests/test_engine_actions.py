@@ -4,13 +4,14 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.actions import ACTION_TYPES, Draw, Move, PawnAt, Place, Tile, format_action, parse_action
+from engine.actions import ACTION_TYPES, Correct, Draw, Move, PawnAt, Place, Tile, format_action, parse_action
 from engine.deck import TILES
 from engine.errors import GameActionError, InvalidActionError, InvalidSetupError
 from engine.game import Game
 from engine.geometry import SQUARES, square_name
 from engine.placement import PIECES
 from engine.position import STONE_KINDS
+from tests.engine_strategies import positions
 
 squares = st.sampled_from(SQUARES).map(square_name)
 pawns = st.one_of(st.sampled_from(["red-6/1", "blue 2/5", "A"]),
@@ -24,6 +25,7 @@ actions = st.one_of(
     st.builds(Tile, st.sampled_from(TILES)),
     st.builds(Place, st.sampled_from(list(PIECES)), squares, st.one_of(st.none(), st.sampled_from("NESW")),
               st.sampled_from([None, 1, 2]), st.sampled_from([None, "horizontal", "vertical"])),
+    st.builds(Correct, positions()),
 )
 
 
@@ -36,7 +38,7 @@ def test_parse_reads_back_exactly_what_format_wrote(action):
 
 
 def test_every_type_has_its_field_lists():
-    assert list(ACTION_TYPES) == ["move", "pawn-at", "draw", "tile", "place"]
+    assert list(ACTION_TYPES) == ["move", "pawn-at", "draw", "tile", "place", "correct"]
     for cls in ACTION_TYPES.values():
         assert not set(cls.REQUIRED) & set(cls.OPTIONAL)
 
@@ -71,6 +73,8 @@ def test_parse_writes_squares_letters_and_tiles_as_the_engine_does():
     ({"type": "place", "piece": "teleporter", "square": "g7", "arrow": "up"}, "arrow"),
     ({"type": "place", "piece": "teleporter", "square": "g7", "arrow": "N", "pair": True}, "pair"),
     ({"type": "place", "piece": "pool-1x4", "square": "g7", "orientation": "diagonal"}, "orientation"),
+    ({"type": "correct"}, "position"),
+    ({"type": "correct", "position": {"monster": {"at": "a1", "facing": "up"}}}, "position.monster.facing"),
 ])
 def test_bad_input_is_refused_naming_the_field(data, field):
     with pytest.raises(InvalidActionError) as err:

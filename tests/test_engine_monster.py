@@ -83,7 +83,7 @@ def test_round_two_eaten_pawns_are_gone():
     assert resolve(pos, "prey-1").result.pawn("A").place == "waiting"
 
 
-def test_prey_3_variant_for_the_five_tile():
+def test_prey3_variant_makes_the_five_tile_three_prey():
     pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}})
     assert len(resolve(pos, "5", prey3_variant=True).steps) == 20
     assert len(resolve(pos, "5").steps) == 5

@@ -4,8 +4,9 @@ from dataclasses import replace
 
 import pytest
 
+from engine.actions import Correct
 from engine.errors import GameActionError, IllegalMoveError, InvalidSetupError
-from engine.game import Game
+from engine.game import CORRECTED, Game
 from engine.geometry import parse_square, square_name
 from engine.position import BOARD, WAITING
 from tests.game_helpers import COLOURS_BY_COUNT, put, stay_all
@@ -269,7 +270,7 @@ def red_25_black_on(square):
     """Red to move, red 2/5 on ``square`` showing its black 2."""
     g = new(2)
     pawn = replace(g.position.pawn("red-2/5"), place=BOARD, square=parse_square(square), face="black")
-    return g.with_position(g.position.with_pawn(pawn))
+    return g.apply(Correct(g.position.with_pawn(pawn)))
 
 
 def test_pawn_at_prefers_the_move_that_leaves_the_stones_alone():
@@ -294,14 +295,14 @@ def test_pawn_at_ambiguous_pushes_ask_for_the_move():
 
 
 # -- referee corrections --------------------------------------------------------
-def test_with_position_corrects_the_board_and_keeps_the_turn():
+def test_correct_corrects_the_board_and_keeps_the_turn():
     g = new(2).apply({"type": "move", "pawn": "red-2/5", "moves": "IWWWW"})
     fixed = put(g, {"red-2/5": "k10"})
     assert fixed.position.pawn("red-2/5").where() == "k10"
-    assert fixed.to_move == "blue" and fixed.unmoved == g.unmoved and fixed.note == "test setup"
+    assert fixed.to_move == "blue" and fixed.unmoved == g.unmoved and fixed.note == CORRECTED
 
 
-def test_with_position_pawn_put_out_counts_and_can_win():
+def test_correct_pawn_put_out_counts_and_can_win():
     g = new(2)
     g = put(g, {"blue-6/1": "out", "blue-4/3": "out"})
     assert g.out_log == ("blue", "blue") and "blue-6/1" not in g.unmoved
@@ -311,7 +312,7 @@ def test_with_position_pawn_put_out_counts_and_can_win():
     assert g.phase == "over" and g.winner == "blue" and g.end_rule == "G2"
 
 
-def test_with_position_removing_the_last_unmoved_pawns_hands_over_to_the_monster():
+def test_correct_removing_the_last_unmoved_pawns_hands_over_to_the_monster():
     g = new(2)
     for label in ("red-6/1", "blue-6/1", "red-4/3", "blue-4/3", "red-3/4", "blue-3/4", "red-2/5"):
         g = g.apply({"type": "move", "pawn": label, "moves": ""})
@@ -320,20 +321,29 @@ def test_with_position_removing_the_last_unmoved_pawns_hands_over_to_the_monster
     assert g.phase == "monster" and g.to_move is None
 
 
-def test_with_position_must_hold_the_games_pawns():
+def test_correct_is_an_action_of_its_own_with_a_json_form():
+    g = new(2)
+    fixed = put(g, {"red-2/5": "k10"})
+    assert g.apply({"type": "correct", "position": fixed.position.to_setup()}) == fixed
+    with pytest.raises(InvalidSetupError) as err:
+        g.apply({"type": "correct", "position": {"monster": {"at": "z1", "facing": "E"}}})
+    assert err.value.field == "position.monster.at"
+
+
+def test_correct_must_hold_the_games_pawns():
     g = new(2)
     other = new(3).position
     with pytest.raises(InvalidSetupError, match="this game's pawns"):
-        g.with_position(other)
+        g.apply(Correct(other))
 
 
 # -- audit regressions ------------------------------------------------------------
-def test_with_position_refuses_a_pawn_with_another_colour_or_number():
+def test_correct_refuses_a_pawn_with_another_colour_or_number():
     g = new(2)
     for change in ({"color": "green"}, {"kind": "4/3"}):
         pawn = replace(g.position.pawn("red-6/1"), **change)
         with pytest.raises(InvalidSetupError, match="this game's pawns"):
-            g.with_position(g.position.with_pawn(pawn))
+            g.apply(Correct(g.position.with_pawn(pawn)))
 
 
 def test_g3_no_pawn_left_in_play_goes_straight_to_the_monster():
@@ -392,7 +402,7 @@ def test_pawn_at_with_stones_seen_wrongly_says_the_stones_not_the_square():
 def test_pawn_at_a_forbidden_square_says_why(where, square, reason, rule):
     g = new(2)
     pawn = replace(g.position.pawn("red-2/5"), face="black")
-    g = put(g.with_position(g.position.with_pawn(pawn)), where, monster="k4")
+    g = put(g.apply(Correct(g.position.with_pawn(pawn))), where, monster="k4")
     with pytest.raises(GameActionError, match=reason) as err:
         g.apply({"type": "pawn-at", "pawn": "red-2/5", "square": square})
     assert err.value.rule == rule and "red 2/5 cannot legally end its move" in str(err.value)

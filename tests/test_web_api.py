@@ -108,7 +108,7 @@ def test_openapi_documents_every_api_route(started, app_session):
     documented = {(path, method) for path, ops in doc["paths"].items() for method in ops}
     assert served == documented
     assert doc["paths"]["/api/action"]["post"]["requestBody"]["content"]["application/json"]["schema"][
-        "properties"]["type"]["enum"] == ["move", "pawn-at", "draw", "tile", "place"]
+        "properties"]["type"]["enum"] == ["move", "pawn-at", "draw", "tile", "place", "correct"]
     assert "security" in doc["paths"]["/api/game"]["post"] and "security" not in doc["paths"]["/api/state"]["get"]
     assert doc["paths"]["/api/game"]["post"]["requestBody"]["required"] is True      # players are required
     assert doc["paths"]["/api/undo"]["post"]["requestBody"]["required"] is False     # {} or no body at all
@@ -536,3 +536,17 @@ def test_the_action_schema_is_built_from_the_engines_action_types():
         body = EXAMPLES[kind].to_json()
         assert parse_action(schemas.validate_action(body)) == EXAMPLES[kind]
         assert json.loads(schemas.ACTION_EXAMPLES[kind].split(" (")[0]) == body
+
+
+def test_the_referees_correction_is_an_action_logged_and_undone_like_any(started, app_session):
+    session = app_session[1]
+    setup = session.state()["position"]
+    setup["pawns"]["red-6/1"]["at"] = "k10"
+    r = started.post("/api/action", json={"type": "correct", "position": setup}, headers=AUTH)
+    assert r.status_code == 200 and r.json["position"]["pawns"]["red-6/1"]["at"] == "k10"
+    assert r.json["log"][-1]["text"] == "The referee corrected the position."
+    r = started.post("/api/undo", json={}, headers=AUTH)
+    assert r.status_code == 200 and r.json["position"]["pawns"]["red-6/1"]["at"] is None
+    bad = dict(setup, monster={"at": "z9", "facing": "E"})
+    r = started.post("/api/action", json={"type": "correct", "position": bad}, headers=AUTH)
+    assert r.status_code == 400 and "position.monster.at" in r.json["error"]

@@ -51,6 +51,9 @@ ACTION_PROPERTIES = {
     "arrow": DIRECTION,
     "pair": {"type": "integer", "enum": [1, 2]},
     "orientation": {"type": "string", "enum": list(ORIENTATIONS)},
+    "position": {"type": "object", "maxProperties": 5,
+                 "description": "the whole board as it should be, a setup object (SCENARIOS.md): the referee's "
+                                "correction, logged and undoable"},
 }
 ACTION_FIELDS = {kind: set(cls.REQUIRED + cls.OPTIONAL) for kind, cls in ACTION_TYPES.items()}
 # What each type cannot do without: a move with no "moves" would silently become "stays beside the board".
