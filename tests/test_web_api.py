@@ -180,6 +180,21 @@ def test_wrong_bearer_tokens_lock_that_address_out_like_wrong_pins(client):
     assert r.status_code == 429
 
 
+def test_wrong_bearer_guesses_on_whoami_lock_that_address_out_like_wrong_pins(client):
+    """/api/whoami answers anyone, but a header token there is a guess like any other (issue 13)."""
+    script = {"REMOTE_ADDR": "192.168.1.63"}
+    for guess in range(5):
+        r = client.get("/api/whoami", headers={"Authorization": f"Bearer 00000{guess}"}, environ_base=script)
+        assert r.status_code == 200 and r.json["referee"] is False
+    for headers in (AUTH, {"X-Referee-Token": TOKEN}):
+        r = client.get("/api/whoami", headers=headers, environ_base=script)   # the right PIN waits too
+        assert r.status_code == 429 and "try again" in r.json["error"]
+    r = client.post("/api/login", json={"pin": TOKEN}, environ_base=script)
+    assert r.status_code == 429
+    other = {"REMOTE_ADDR": "192.168.1.64"}
+    assert client.get("/api/whoami", headers=AUTH, environ_base=other).json["referee"] is True
+
+
 def test_a_right_token_resets_the_count_of_wrong_ones(client):
     me = {"REMOTE_ADDR": "192.168.1.62"}
     for _ in range(4):
@@ -209,6 +224,24 @@ def test_oversized_and_malformed_bodies(started):
     assert r.status_code == 400 and "not valid JSON" in r.json["error"]
     r = started.post("/api/action", json=["draw"], headers=AUTH)
     assert r.status_code == 400 and "JSON object" in r.json["error"]
+
+
+@pytest.mark.parametrize("path,payload", [("/api/login", {"pin": "1"}), ("/api/action", {"type": "draw"}),
+                                          ("/api/game", {"players": ["red", "blue"]}), ("/api/logout", {})])
+def test_json_nested_too_deep_is_refused_with_400_on_every_post(started, path, payload):
+    """~1,000 nested lists used to end in a RecursionError (500) before any check ran."""
+    before = started.get("/api/state").json
+    for deep in ("[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000, "[" * 5000):
+        r = started.post(path, data=deep, headers=AUTH, content_type="application/json")
+        assert r.status_code == 400 and "nested" in r.json["error"], (path, r.json)
+    assert started.get("/api/state").json == before
+    assert started.post(path, json=payload, headers=AUTH).status_code < 500
+
+
+@pytest.mark.parametrize("kind", [["draw"], {"a": 1}, 7, None, True, 1.5])
+def test_an_action_type_that_is_not_text_is_refused_with_400(started, kind):
+    r = started.post("/api/action", json={"type": kind}, headers=AUTH)
+    assert r.status_code == 400 and "type must be" in r.json["error"], r.json
 
 
 # -- game actions ------------------------------------------------------------------

@@ -146,7 +146,7 @@ def validate(value, schema: dict, where: str = "body") -> None:
 
 def validate_action(value) -> dict:
     """An action body: the schema, then the fields that belong to its type."""
-    if isinstance(value, dict) and value.get("type") in ACTION_FIELDS:
+    if isinstance(value, dict) and isinstance(value.get("type"), str) and value["type"] in ACTION_FIELDS:
         allowed = ACTION_FIELDS[value["type"]]
     else:
         validate(value, ACTION)

@@ -55,7 +55,7 @@ class LoginGuard:
                 self._locked_until[who] = self._clock() + LOCKOUT_SECONDS
 
 
-def token_matches(given: str | None) -> bool:
+def _token_matches(given: str | None) -> bool:
     expected = current_app.config["REFEREE_TOKEN"]
     return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
 
@@ -68,7 +68,7 @@ def guarded_match(given: str, what: str) -> bool:
     wait = guard.seconds_locked(who)
     if wait:
         abort(429, f"Too many wrong {what}s: try again in {wait:.0f} s")
-    ok = token_matches(given)
+    ok = _token_matches(given)
     guard.record(who, ok)
     return ok
 
@@ -81,10 +81,14 @@ def _header_token() -> str | None:
 
 
 def is_referee() -> bool:
-    """True for a valid header token, or a logged-in tablet whose request carries the CSRF token."""
+    """True for a valid header token, or a logged-in tablet whose request carries the CSRF token.
+
+    A header token is checked by ``guarded_match`` like every other credential: a wrong one
+    counts towards the lockout, so no endpoint (``/api/whoami`` included) lets a script guess
+    the PIN faster than the login form does."""
     given = _header_token()
     if given is not None:
-        return token_matches(given)
+        return guarded_match(given, "referee token")
     if not session.get("referee"):
         return False
     if request.method in ("GET", "HEAD"):

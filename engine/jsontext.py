@@ -1,0 +1,74 @@
+"""JSON text handed to us by a person or another program, parsed with limits.
+
+Python's ``json`` module ends in a ``RecursionError`` on text nested about a
+thousand deep, and in a ``ValueError`` on a whole number with more than 4,300
+digits; our own code (schemas, the engine's readers) would recurse on deep data
+too.  Every file the program reads and every request body goes through
+``loads`` here, so each of these is one plain sentence instead of a traceback.
+Pure: text in, data out, no I/O.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+from .errors import FlureError
+
+MAX_DEPTH = 64      # our deepest real document (a calibration, a plan) is under 10 levels
+MAX_DIGITS = 40     # whole numbers we read are seeds, counts and pixel sizes
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class JsonTextError(FlureError, ValueError):
+    """Text that is not JSON we can use; the message says what is wrong and where (no file name:
+    the caller adds it)."""
+
+
+def nesting_depth(text: str) -> int:
+    """How deeply lists and objects nest in ``text`` (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise JsonTextError(f"a whole number with {len(text.lstrip('-'))} digits is too long "
+                            f"(at most {MAX_DIGITS})")
+    return int(text)
+
+
+def _real(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise JsonTextError(f"the number {text[:20]} is too large")
+    return value
+
+
+def _constant(name: str):
+    raise JsonTextError(f"{name} is not a number JSON allows")
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
+    """The data in ``text``; JsonTextError for text that is not UTF-8, not JSON, nested deeper
+    than ``max_depth``, or holding numbers too long or not finite.  Extra keyword arguments
+    (``object_pairs_hook``) go to ``json.loads``."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JsonTextError(f"not UTF-8 text (byte {exc.start})") from None
+    deepest = nesting_depth(text)
+    if deepest > max_depth:
+        raise JsonTextError(f"lists and objects are nested {deepest} deep (at most {max_depth})")
+    try:
+        return json.loads(text, parse_int=_whole, parse_float=_real, parse_constant=_constant, **kwargs)
+    except json.JSONDecodeError as exc:
+        raise JsonTextError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:   # a lower recursion limit than usual: still one sentence
+        raise JsonTextError("lists and objects are nested too deep") from None
