@@ -101,7 +101,7 @@ def play(args) -> int:
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"
-    app = create_app(session, token=pin, public_url=phone_url)
+    app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host])
     server.set_app(app)
 
     print("Finstere Flure table session")

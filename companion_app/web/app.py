@@ -13,7 +13,7 @@ from flask import Flask, jsonify, request
 from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
-from .security import LoginGuard, check_request, new_pin, secure_headers
+from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from .server import STREAM_LIMIT
 from ..table.session import TableSession
 from ..table.store import Store, default_path
@@ -23,13 +23,16 @@ MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well u
 
 
 def create_app(session: TableSession | None = None, *, token: str | None = None, db: str | None = None,
-               public_url: str | None = None, test_config: dict | None = None) -> Flask:
+               public_url: str | None = None, hosts=(), test_config: dict | None = None) -> Flask:
+    """``hosts``: names the table is reached by besides localhost, this machine's (mDNS) name
+    and ``public_url``'s; any other Host header is refused (security.check_request)."""
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=secrets.token_hex(32),
         REFEREE_TOKEN=token or new_pin(),
         MAX_CONTENT_LENGTH=MAX_BODY,
         PUBLIC_URL=public_url,
+        TABLE_HOSTS=table_names(public_url, hosts),
         SSE_HEARTBEAT=15.0,
         SSE_MAX_CLIENTS=STREAM_LIMIT,
         SESSION_COOKIE_HTTPONLY=True,

@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 
-from flask import abort, current_app, request, session
+from flask import Response, abort, current_app, request, session
 
 LOCKOUT_AFTER = 5          # wrong PINs in a row …
 LOCKOUT_SECONDS = 30.0     # … lock the login for this long
@@ -127,8 +127,50 @@ def log_in() -> str:
     return session["csrf"]
 
 
+def table_names(public_url: str | None, extra=()) -> frozenset[str]:
+    """The host names this table answers to: localhost, this machine's name and its mDNS
+    ``NAME.local``, the public address's name (``[web] public_host``, e.g. flure.local) and
+    ``extra``.  Addresses written as numbers are accepted separately (see ``host_is_ours``)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    names = {"localhost", socket.gethostname(), socket.gethostname() + ".local", *extra}
+    if public_url:
+        names.add(urlsplit(public_url).hostname or "")
+    return frozenset(n.lower().rstrip(".") for n in names if n)
+
+
+def host_is_ours(host: str, names: frozenset[str]) -> bool:
+    """Whether a Host header names this table.
+
+    A page on another name that an attacker makes resolve to the table (DNS rebinding)
+    sends that name as its Host: refused.  An address written as numbers (``192.168.1.20``,
+    ``[::1]``) cannot be rebound (only the machine at that address serves pages with that
+    origin), so every IP literal is accepted: a phone may use any of the table's addresses.
+    """
+    import ipaddress
+
+    name = host.strip().lower()
+    if name.startswith("["):                       # [v6]:port
+        name = name[1:name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:                     # name:port
+        name = name.rsplit(":", 1)[0]
+    name = name.rstrip(".")
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return name in names
+
+
 def check_request() -> None:
-    """Before every request: refuse cross-site state changes and non-JSON bodies."""
+    """Before every request: refuse other host names (DNS rebinding), cross-site state changes
+    and non-JSON bodies."""
+    host = request.headers.get("Host")
+    if host is not None and not host_is_ours(host, current_app.config["TABLE_HOSTS"]):
+        # Plain text, no links: the page is seen under a name that is not ours.
+        abort(Response("This table does not answer to that name: open the address flure play prints.\n",
+                       400, mimetype="text/plain"))
     if request.method not in ("POST", "PUT", "PATCH", "DELETE"):
         return
     origin = request.headers.get("Origin")
@@ -138,12 +180,17 @@ def check_request() -> None:
         abort(415, "Send the body as JSON (Content-Type: application/json)")
 
 
+# On every response, the app's own and the WSGI server's errors alike (server.SafeErrorTask).
+SAFE_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                               "connect-src 'self'; frame-ancestors 'none'; form-action 'self'",
+}
+
+
 def secure_headers(response):
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        "connect-src 'self'; frame-ancestors 'none'; form-action 'self'")
+    for name, value in SAFE_HEADERS.items():
+        response.headers.setdefault(name, value)
     return response

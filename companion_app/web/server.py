@@ -11,6 +11,33 @@ import time
 
 THREADS = 64               # ≥ 40 concurrent streams plus normal requests
 STREAM_LIMIT = THREADS - 16  # live streams allowed at once; the rest of the pool serves the referee
+# waitress reads a body up to this size before the app sees it (its default is 1 GB, spooled to a
+# temporary file); above it waitress itself answers 413 without reading.  The app's own limit
+# (app.MAX_BODY, 16 KB) answers 413 in JSON for bodies between the two.
+SERVER_MAX_BODY = 1024 * 1024
+
+
+def _safe_channel():
+    """A waitress channel whose own error answers (400 for a garbage request line, 413 for a huge
+    Content-Length, 431, 500 before the app wrote) carry the same security headers as the app's.
+
+    waitress builds those responses in ``ErrorTask`` without calling the WSGI app, so no
+    middleware can add headers to them; its channel names the task class to use, so ours does.
+    """
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    from .security import SAFE_HEADERS
+
+    class SafeErrorTask(ErrorTask):
+        def execute(self):
+            self.response_headers.extend(SAFE_HEADERS.items())
+            super().execute()
+
+    class SafeChannel(HTTPChannel):
+        error_task_class = SafeErrorTask
+
+    return SafeChannel
 
 
 class Server:
@@ -21,7 +48,14 @@ class Server:
 
         self.app = app
         self._server = create_server(self._wsgi, host=host, port=port, threads=threads,
-                                     channel_timeout=120, connection_limit=200, ident="flure")
+                                     channel_timeout=120, connection_limit=200, ident="flure",
+                                     max_request_body_size=SERVER_MAX_BODY)
+        from waitress.server import MultiSocketServer
+
+        channel = _safe_channel()
+        listeners = self._server.map.values() if isinstance(self._server, MultiSocketServer) else [self._server]
+        for listener in listeners:
+            listener.channel_class = channel
         self.host = host
         self.port = self._server.effective_port
         self._thread: threading.Thread | None = None
