@@ -33,6 +33,7 @@ class Occlusion:
     groups: list[list[int]]      # connected foreign squares, largest first
     lone: list[int]              # squares that look like an undecoded sticker
     hidden: list[int] = field(default_factory=list)   # squares read pieces hide entirely
+    stray: list[int] = field(default_factory=list)    # covered-looking, not empty board (pool print, …)
 
     @property
     def squares(self) -> list[int]:
@@ -81,12 +82,16 @@ def card_zone_unclear(image, loc: BoardLocation, scheme: Scheme, config: ReaderC
 
 
 def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, config: ReaderConfig,
-                   occupied: set[int], covers: list[np.ndarray] = ()) -> Occlusion:
-    """Foreign-looking squares among those where no piece (or pool) was read.
+                   occupied: set[int], covers: list[np.ndarray] = (), pools=frozenset()) -> Occlusion:
+    """Foreign-looking squares among those where no piece was read.
 
     ``covers`` are board-frame polygons (mm, as seen on the board plane) of what the read
     pieces hide in the image — a tall piece leans over its neighbours; those pixels are
-    left out of every square's statistics.
+    left out of every square's statistics.  ``pools`` are the squares of the pools that
+    were read: they are judged like any other square (a piece standing on a pool whose
+    sticker is hidden must not vanish), against the pools' own look rather than the
+    board's.  Board squares that look like pool print where no pool was read are
+    ``stray``: a pool tile whose sticker is covered is not "no pool".
     """
     if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] >= 3:
         lab = board_cells(np.ascontiguousarray(image[:, :, :3]), loc, scheme)
@@ -106,26 +111,34 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     cells = whole[:, :, m:p - m, m:p - m, :].reshape(ROWS, COLS, -1, 3)      # inner part
     whole = whole.reshape(ROWS, COLS, -1, 3)
     seen_frac = np.mean(~np.isnan(cells[..., 0]), axis=2)
+    at = lambda arr, sq: arr[sq // COLS, sq % COLS]  # noqa: E731
     # Squares a read piece hides from this camera (the monster leaning over a neighbour):
-    # whatever stands there cannot be seen at all.
-    hidden_squares = sorted(sq for sq in SQUARES if sq not in occupied
-                            and seen_frac[sq // COLS, sq % COLS] < config.min_visible_fraction)
-    empty = [sq for sq in SQUARES if sq not in occupied
-             and seen_frac[sq // COLS, sq % COLS] >= config.min_visible_fraction]
+    # whatever stands there cannot be seen at all — on a pool square as anywhere else.
+    free = [sq for sq in SQUARES if sq not in occupied]
+    hidden_squares = sorted(sq for sq in free if at(seen_frac, sq) < config.min_visible_fraction)
+    judged = [sq for sq in free if at(seen_frac, sq) >= config.min_visible_fraction]
+    empty = [sq for sq in judged if sq not in pools]
+    on_pool = [sq for sq in judged if sq in pools]
     if len(empty) < 10:
         return Occlusion([], [], hidden_squares)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN squares: judged below
         med = np.nanmedian(cells, axis=2)                               # (R, C, 3)
-        ref = np.median(np.array([med[sq // COLS, sq % COLS] for sq in empty]), axis=0)
-        diff = cells - ref
+        ref = np.median(np.array([at(med, sq) for sq in empty]), axis=0)
+        refs = np.broadcast_to(ref, med.shape).copy()
+        # The pools' own look: the median over their squares, so one piece standing on a
+        # pool (or two on both pools) does not shift it.
+        pool_ref = np.median(np.array([at(med, sq) for sq in on_pool]), axis=0) if on_pool else None
+        for sq in on_pool:
+            refs[sq // COLS, sq % COLS] = pool_ref
+        diff = cells - refs[:, :, None, :]
         dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
                        + diff[..., 2] ** 2)
         frac = np.nanmean(np.where(np.isnan(dist), np.nan, dist > config.occlusion_colour_distance), axis=2)
         # A sticker that was not decoded still shows its white paper: much brighter
-        # than the board and nearly colourless.  (The exit and entrance art has none.)
+        # than the board (or pool) and nearly colourless.  (The exit and entrance art has none.)
         w = whole
-        white_px = ((w[..., 0] > ref[0] + config.sticker_white_lightness)
+        white_px = ((w[..., 0] > refs[..., 0:1] + config.sticker_white_lightness)
                     & (np.abs(w[..., 1]) < config.sticker_white_chroma)
                     & (np.abs(w[..., 2]) < config.sticker_white_chroma))
         white = np.nanmean(np.where(np.isnan(w[..., 0]), np.nan, white_px), axis=2)
@@ -133,21 +146,47 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         # even when blurred beyond decoding.  Relative to the board's own texture,
         # so a stone-textured print is no sticker; printed art gets a higher bar.
         std = _texture(cells[..., 0], p - 2 * m)
-    foreign = {sq for sq in empty if frac[sq // COLS, sq % COLS] >= config.occlusion_cell_fraction}
+    foreign = {sq for sq in judged if at(frac, sq) >= config.occlusion_cell_fraction}
     groups = sorted(_groups(foreign), key=len, reverse=True)
     big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
     in_groups = {sq for g in big for sq in g}
-    base = max(float(np.median([std[sq // COLS, sq % COLS] for sq in empty])), 0.5)
+    base = max(float(np.median([at(std, sq) for sq in empty])), 0.5)
+    # A pool's print may carry more texture than the board: its own median, never less than the board's.
+    pool_base = max(base, float(np.median([at(std, sq) for sq in on_pool]))) if on_pool else base
     decorated = {parse_square(n) for n in config.decorated_squares}
     lone = []
-    for sq in empty:
+    for sq in judged:
         if sq in in_groups:
             continue
-        ratio = std[sq // COLS, sq % COLS] / base
+        ratio = at(std, sq) / (pool_base if sq in pools else base)
         limit = config.unread_texture_ratio * (config.decorated_factor if sq in decorated else 1.0)
-        if white[sq // COLS, sq % COLS] >= config.sticker_white_fraction or ratio >= limit:
+        if at(white, sq) >= config.sticker_white_fraction or ratio >= limit:
             lone.append(sq)
-    return Occlusion(big, sorted(lone), hidden_squares)
+    stray = _stray(foreign - in_groups - set(lone), empty, med, ref, pool_ref, config)
+    return Occlusion(big, sorted(lone), hidden_squares, stray)
+
+
+def _stray(foreign: set[int], empty: list[int], med: np.ndarray, ref: np.ndarray, pool_ref, config) -> list[int]:
+    """Covered-looking squares too few to be a hand that still cannot be empty board:
+    two or more touching (corners count: a pool tile's squares beside a piece that covers
+    its sticker), or a board square with the read pools' colour."""
+    out = set()
+    for g in _groups(foreign, diagonal=True):
+        if len(g) >= 2:
+            out |= g
+    if pool_ref is not None:
+        far = _lab_distance(pool_ref - ref, config)
+        if far > config.occlusion_colour_distance:
+            for sq in empty:
+                d = _lab_distance(med[sq // COLS, sq % COLS] - pool_ref, config)
+                if d < 0.5 * far:
+                    out.add(sq)
+    return sorted(out)
+
+
+def _lab_distance(d, config) -> float:
+    d = np.nan_to_num(np.asarray(d, dtype=np.float64), nan=1e9)
+    return float(np.sqrt((d[0] * config.occlusion_luma_weight) ** 2 + d[1] ** 2 + d[2] ** 2))
 
 
 def _texture(light: np.ndarray, side: int) -> np.ndarray:
@@ -184,15 +223,18 @@ def _texture(light: np.ndarray, side: int) -> np.ndarray:
     return np.where(np.isnan(flat), plain, flat)
 
 
-def _groups(cells: set[int]) -> list[set[int]]:
-    """4-connected groups of squares."""
+def _groups(cells: set[int], diagonal: bool = False) -> list[set[int]]:
+    """4-connected (or, with ``diagonal``, 8-connected) groups of squares."""
     left, out = set(cells), []
     while left:
         stack, group = [left.pop()], set()
         while stack:
             s = stack.pop()
             group.add(s)
-            for n in (s - 1, s + 1, s - COLS, s + COLS):
+            near = (s - 1, s + 1, s - COLS, s + COLS)
+            if diagonal:
+                near += (s - COLS - 1, s - COLS + 1, s + COLS - 1, s + COLS + 1)
+            for n in near:
                 if n in left and abs((n % COLS) - (s % COLS)) <= 1:
                     left.remove(n)
                     stack.append(n)

@@ -145,12 +145,14 @@ def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[i
 
 def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: Scheme,
                      config: ReaderConfig):
+    # Squares where a sticker was read (a pool's only on its sticker square): every other
+    # square, pool or not, must show that nothing unread stands on it (VISION.md).
     occupied = {s.square for s in reading.stickers if s.square is not None}
-    if reading.setup is not None:
-        occupied.update(parse_square(n) for n in reading.setup["pools"])
-    occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config))
+    pools = {parse_square(n) for n in reading.setup["pools"]} if reading.setup is not None else set()
+    occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config),
+                         pools)
     reading.unseen.update([(sq, "occluded") for sq in occ.squares] + [(sq, "hidden-square") for sq in occ.hidden]
-                          + [(sq, "unread-square") for sq in occ.lone])
+                          + [(sq, "unread-square") for sq in occ.lone + occ.stray])
     if occ.groups:
         reading.occluded = True
         covered = occ.squares
@@ -174,6 +176,10 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
             reading.problems.append(problem(
                 "unread-square", f"{square_name(sq)} does not look empty but no sticker was read there "
                                  "(a piece with a hidden, dirty or glaring sticker?)", sq))
+    for sq in occ.stray:
+        reading.problems.append(problem(
+            "unread-square", f"{square_name(sq)} looks covered but no sticker was read there "
+                             "(a pool tile or a piece whose sticker is hidden?)", sq))
     return occ
 
 
