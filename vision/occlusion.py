@@ -162,24 +162,26 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         limit = config.unread_texture_ratio * (config.decorated_factor if sq in decorated else 1.0)
         if at(white, sq) >= config.sticker_white_fraction or ratio >= limit:
             lone.append(sq)
-    stray = _stray(foreign - in_groups - set(lone), empty, med, ref, pool_ref, config)
+    stray = _stray(foreign - in_groups - set(lone), empty, med, ref, pool_ref, config, decorated)
     return Occlusion(big, sorted(lone), hidden_squares, stray)
 
 
-def _stray(foreign: set[int], empty: list[int], med: np.ndarray, ref: np.ndarray, pool_ref, config) -> list[int]:
-    """Covered-looking squares too few to be a hand that still cannot be empty board:
-    two or more touching (corners count: a pool tile's squares beside a piece that covers
-    its sticker), or a board square with the read pools' colour."""
+def _stray(foreign: set[int], empty: list[int], med: np.ndarray, ref: np.ndarray, pool_ref, config,
+           decorated=frozenset()) -> list[int]:
+    """Covered-looking squares too few to be a hand that still are not empty board: a piece
+    whose sticker is missing or hidden, a pool tile whose sticker is covered (its squares
+    touch at a corner beside the piece on it).  A square with printed art (``decorated``)
+    counts only beside another such square.  Board squares with the read pools' colour
+    are pool print where no pool was read."""
     out = set()
     for g in _groups(foreign, diagonal=True):
-        if len(g) >= 2:
+        if len(g) > 1 or not g <= decorated:
             out |= g
     if pool_ref is not None:
         far = _lab_distance(pool_ref - ref, config)
         if far > config.occlusion_colour_distance:
             for sq in empty:
-                d = _lab_distance(med[sq // COLS, sq % COLS] - pool_ref, config)
-                if d < 0.5 * far:
+                if _lab_distance(med[sq // COLS, sq % COLS] - pool_ref, config) < 0.5 * far:
                     out.add(sq)
     return sorted(out)
 
