@@ -38,6 +38,11 @@ class ReaderConfig:
     # Assumed horizontal field of view when no calibration exists and the
     # view is too close to overhead for the focal length to be measured.
     default_hfov_deg: float = 60.0
+    # A focal length measured from a tilted view is used only if corner noise of
+    # corner_sigma_px (or the corner markers' fit error, if larger) moves it by less than
+    # this relative standard deviation; near overhead it cannot be measured at all.
+    corner_sigma_px: float = 0.3
+    max_focal_rel_sigma: float = 0.1
     # Without a calibration, estimate the lens's radial distortion (k1) from the flat
     # stickers' sizes: searched over ±max_k1 in k1_step, used only if it lowers the
     # size spread to distortion_gain of no distortion, with enough stickers seen.

@@ -41,6 +41,22 @@ def lens_calibration(calibration) -> LensCalibration | None:
                     f"not {type(calibration).__name__} {calibration!r}")
 
 
+def transform_points(pts, hmat: np.ndarray) -> np.ndarray:
+    """``cv2.perspectiveTransform`` for (n, 2) points, n may be 0 (OpenCV returns None then)."""
+    pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    if len(pts) == 0:
+        return np.zeros((0, 2))
+    return cv2.perspectiveTransform(pts.reshape(-1, 1, 2), hmat).reshape(-1, 2)
+
+
+def undistort_points(pts, k: np.ndarray, dist) -> np.ndarray:
+    """``cv2.undistortPoints`` (back to pixels) for (n, 2) points, n may be 0."""
+    pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    if len(pts) == 0:
+        return np.zeros((0, 2))
+    return cv2.undistortPoints(pts.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
+
+
 @dataclass
 class BoardLocation:
     """Board plane → image mapping for one frame.
@@ -63,8 +79,10 @@ class BoardLocation:
     image_size: tuple[int, int] = (0, 0)
     # Camera matrix the distortion was estimated with (no calibration); else camera_matrix.
     lens_matrix: np.ndarray | None = None
-    # Without a calibration: the focal length was measured from a tilted view (else assumed).
+    # Without a calibration: the focal length was measured from a tilted view (else assumed),
+    # and the relative standard deviation that the corners' noise gives that measurement.
     focal_measured: bool = False
+    focal_rel_sigma: float = 0.0
     # How far a lifted sticker appears displaced: the camera's inverse height (1/mm) as
     # measured from a tall sticker's apparent size (``reader.with_parallax``), and its
     # standard deviation.  None: from the pose (1 / camera_height_mm).
@@ -110,9 +128,7 @@ class BoardLocation:
         pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
         if self.dist_coeffs is None or not np.any(self.dist_coeffs):
             return pts
-        k = self.lens
-        out = cv2.undistortPoints(pts.reshape(-1, 1, 2), k, self.dist_coeffs, P=k)
-        return out.reshape(-1, 2)
+        return undistort_points(pts, self.lens, self.dist_coeffs)
 
     def to_board(self, pts_px: np.ndarray, height_mm: float = 0.0) -> np.ndarray:
         """Undistorted pixels → board-frame mm of points ``height_mm`` above the board.
@@ -121,7 +137,7 @@ class BoardLocation:
         correction from the pose: where the pixel's ray meets z = -h rather than z = 0.
         """
         pts = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
-        flat = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.inv_homography).reshape(-1, 2)
+        flat = transform_points(pts, self.inv_homography)
         h = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (len(pts),))
         if not np.any(h):
             return flat
@@ -164,13 +180,12 @@ class BoardLocation:
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Board mm (z = 0) → undistorted pixels."""
-        pts = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        return transform_points(pts_mm, self.homography)
 
     def to_raw_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Board mm (z = 0) → raw (distorted) pixels, for drawing on the frame."""
         pts = self.to_image(pts_mm)
-        if self.dist_coeffs is None or not np.any(self.dist_coeffs):
+        if self.dist_coeffs is None or not np.any(self.dist_coeffs) or len(pts) == 0:
             return pts
         k = self.lens
         norm = np.column_stack([(pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1],
@@ -242,7 +257,7 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
         p = np.asarray(p, dtype=np.float64).reshape(-1, 2)
         if dist is None:
             return p
-        return cv2.undistortPoints(p.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
+        return undistort_points(p, k, dist)
 
     obj, img, seen = board_correspondences(det, scheme, undistort)
     raw = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))[1]
@@ -288,18 +303,18 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
     h, _ = cv2.findHomography(obj[mask], img[mask], 0)
     if h is None or not np.all(np.isfinite(h)):
         return LocateResult(None, "board not located: the corner markers give no usable fit", bumped, shift)
-    proj = cv2.perspectiveTransform(obj[mask].reshape(-1, 1, 2), h).reshape(-1, 2)
+    proj = transform_points(obj[mask], h)
     err = float(np.mean(np.linalg.norm(proj - img[mask], axis=1)))
     if err > config.max_reprojection_px:
         return LocateResult(None, f"board not located: the corner markers fit the scheme badly "
                                   f"({err:.1f} px off on average)", bumped, shift)
-    measured = False
+    measured, focal_rel = False, math.inf
     if assumed:
-        k = _estimate_camera(h, image_size, config)
-        measured = k[0, 0] != _default_k(*image_size, config)[0, 0]
+        k, focal_rel = _estimate_camera(h, image_size, config, obj[mask], img[mask], err)
+        measured = math.isfinite(focal_rel)
     rot, centre = _pose(h, k)
     loc = BoardLocation(h, k, dist, rot, centre, tuple(seen), missing, err, assumed, image_size=tuple(image_size),
-                        lens_matrix=lens, focal_measured=measured)
+                        lens_matrix=lens, focal_measured=measured, focal_rel_sigma=focal_rel if measured else 0.0)
     return LocateResult(loc, None, bumped, shift)
 
 
@@ -372,7 +387,7 @@ def _copy(prev: BoardLocation, seen, missing) -> BoardLocation:
     loc = BoardLocation(prev.homography, prev.camera_matrix, prev.dist_coeffs, prev.rotation, prev.centre,
                         tuple(seen), tuple(missing), prev.reprojection_px, prev.assumed_focal, kept=True,
                         image_size=prev.image_size, lens_matrix=prev.lens_matrix,
-                        focal_measured=prev.focal_measured)
+                        focal_measured=prev.focal_measured, focal_rel_sigma=prev.focal_rel_sigma)
     return loc
 
 
@@ -396,36 +411,92 @@ def _default_k(w: int, h: int, config: ReaderConfig) -> np.ndarray:
     return np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
 
 
-def _estimate_camera(hmat: np.ndarray, image_size, config: ReaderConfig) -> np.ndarray:
-    """Focal length from the homography (square pixels, centred principal point).
+def _estimate_camera(hmat: np.ndarray, image_size, config: ReaderConfig, obj: np.ndarray | None = None,
+                     img: np.ndarray | None = None, sigma_px: float = 0.0) -> tuple[np.ndarray, float]:
+    """Focal length from the homography (square pixels, centred principal point), and its
+    relative standard deviation.
 
     From the two constraints on the rotation's first columns (orthogonal, equal
-    length).  Close to overhead they carry no information; then the configured
-    field of view is assumed.  Only the height correction depends on this.
+    length).  Close to overhead they carry almost no information: a fraction of a pixel
+    of corner noise moves the estimate by a factor of four (2769 px for a true 727 was
+    seen).  So the estimate is trusted only when the view is tilted enough *and* the
+    corners (``obj`` board mm, ``img`` pixels, ``sigma_px`` noise per coordinate) pin it
+    down: its spread over that noise must stay within ``config.max_focal_rel_sigma``.
+    Otherwise the configured field of view is assumed (relative sigma ``inf``: unknown).
+    Only the height correction depends on this.
     """
     w, h = image_size
     k0 = _default_k(w, h, config)
-    t = np.array([[1, 0, -w / 2.0], [0, 1, -h / 2.0], [0, 0, 1]])
-    hp = t @ hmat
-    hp = hp / np.linalg.norm(hp[:, :2])
-    (a1, b1, c1), (a2, b2, c2) = hp[:, 0], hp[:, 1]
-    rows = np.array([[a1 * a2 + b1 * b2, c1 * c2], [a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2, c1 * c1 - c2 * c2]])
-    coef, const = rows[:, 0], rows[:, 1]
-    denom = float(coef @ coef)
-    if denom <= 0:
-        return k0
-    inv_f2 = -float(coef @ const) / denom
-    if inv_f2 <= 0:
-        return k0
+    inv_f2 = float(_inv_f2(hmat[None], w, h)[0])
+    if not math.isfinite(inv_f2) or inv_f2 <= 0:
+        return k0, math.inf
     f = 1.0 / math.sqrt(inv_f2)
     if not (0.3 * w <= f <= 5.0 * w):
-        return k0
+        return k0, math.inf
     k = np.array([[f, 0, w / 2.0], [0, f, h / 2.0], [0, 0, 1.0]])
     # Only trust the estimate when the view is tilted enough for it to be measurable.
     rot, _ = _pose(hmat, k)
     if math.degrees(math.acos(min(1.0, abs(rot[2, 2])))) < 8.0:
-        return k0
-    return k
+        return k0, math.inf
+    if obj is None or img is None:
+        return k, 0.0
+    rel = _focal_rel_sigma(obj, img, w, h, inv_f2, max(sigma_px, config.corner_sigma_px))
+    if rel > config.max_focal_rel_sigma:
+        return k0, math.inf
+    return k, rel
+
+
+def _inv_f2(hmats: np.ndarray, w: float, h: float) -> np.ndarray:
+    """1 / f² from homographies (b, 3, 3): least squares on the two rotation constraints."""
+    t = np.array([[1, 0, -w / 2.0], [0, 1, -h / 2.0], [0, 0, 1]])
+    hp = t @ hmats
+    hp = hp / np.linalg.norm(hp[:, :, :2], axis=(1, 2))[:, None, None]
+    a1, b1, c1 = hp[:, 0, 0], hp[:, 1, 0], hp[:, 2, 0]
+    a2, b2, c2 = hp[:, 0, 1], hp[:, 1, 1], hp[:, 2, 1]
+    coef = np.stack([a1 * a2 + b1 * b2, a1 * a1 + b1 * b1 - a2 * a2 - b2 * b2], axis=1)
+    const = np.stack([c1 * c2, c1 * c1 - c2 * c2], axis=1)
+    denom = np.sum(coef * coef, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denom > 0, -np.sum(coef * const, axis=1) / denom, np.nan)
+
+
+def _focal_rel_sigma(obj: np.ndarray, img: np.ndarray, w: float, h: float, inv_f2: float, sigma_px: float) -> float:
+    """Relative standard deviation of the focal length that ``sigma_px`` of noise on each
+    corner coordinate gives, to first order; ``inf`` when two standard deviations allow any
+    focal length (1/f² reaching zero).
+
+    The homography is the DLT null vector h of A (Hartley-normalised points): moving one
+    image coordinate changes one row of A, and h by (AᵀA)⁺ (that row) (its depth), so
+    the Jacobian of h over all corners costs one small SVD.
+    """
+    (x, tx), (u, tu) = _normalised(obj), _normalised(img)
+    n = len(x)
+    xh = np.column_stack([x, np.ones(n)])
+    a = np.zeros((2 * n, 9))
+    a[0::2, 0:3], a[0::2, 6:9] = xh, -u[:, 0:1] * xh
+    a[1::2, 3:6], a[1::2, 6:9] = xh, -u[:, 1:2] * xh
+    _, sv, vt = np.linalg.svd(a, full_matrices=False)
+    hn = vt[-1]
+    pinv = vt[:-1].T @ np.diag(1.0 / np.maximum(sv[:-1], 1e-12) ** 2) @ vt[:-1]    # (AᵀA)⁺ without h
+    depth = np.repeat(xh @ hn[6:9], 2)
+    dhn = pinv @ (a.T * depth) * tu[0, 0]                # d hn / d pixel coordinate, (9, 2n)
+    lift = np.kron(np.linalg.inv(tu), tx.T)              # vec(Tu⁻¹ Hn Tx) = lift @ vec(Hn)
+    hmat, dh = (lift @ hn).reshape(3, 3), lift @ dhn
+    step = 0.01         # px: 1/f² is far from linear in the perspective terms, so move along dh
+    vals = _inv_f2(np.concatenate([hmat[None], hmat[None] + step * dh.T.reshape(-1, 3, 3)]), w, h)
+    grad = (vals[1:] - vals[0]) / step
+    sig = sigma_px * float(np.sqrt(np.sum(grad * grad)))
+    if not math.isfinite(sig) or inv_f2 - 2.0 * sig <= 0:
+        return math.inf
+    f_lo, f_hi = 1.0 / math.sqrt(inv_f2 + 2.0 * sig), 1.0 / math.sqrt(inv_f2 - 2.0 * sig)
+    return (f_hi - f_lo) / 4.0 * math.sqrt(inv_f2)
+
+
+def _normalised(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points (n, 2) moved to their centroid and scaled to mean distance √2, and that map (3×3)."""
+    c = p.mean(axis=0)
+    s = math.sqrt(2.0) / max(float(np.linalg.norm(p - c, axis=1).mean()), 1e-12)
+    return (p - c) * s, np.array([[s, 0, -s * c[0]], [0, s, -s * c[1]], [0, 0, 1.0]])
 
 
 def _pose(hmat: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -2,13 +2,15 @@
 
 ``read_image`` never raises on a bad frame: an unusable image or an unlocatable board
 comes back as a Reading with ``located=False`` and a "board not located: reason"
-problem.  Vision only reports what it sees; legality is the engine's business, but a
+problem.  An exception inside the reader is a bug, not an answer: only OpenCV's own
+refusals are turned into "not located", and those are logged.  Vision only reports what it sees; legality is the engine's business, but a
 physically impossible reading (two pieces on one square, …) is flagged so that it is
 never accepted as the game's position.
 """
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,8 @@ from .locate import BoardLocation, LensCalibration, LocateResult, lens_calibrati
 from .occlusion import card_zone_unclear, find_occlusion
 from .reading import Reading, SeenSticker, not_located, problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
+
+log = logging.getLogger(__name__)
 
 
 def read_image(image, scheme: Scheme | str | Path | None = None, calibration: LensCalibration | None = None, *,
@@ -65,8 +69,13 @@ def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *
         if reading.problems:
             reading.confidence = min(reading.confidence, 0.5)
         return reading, loc
-    except Exception as exc:  # noqa: BLE001 — a frame must never crash the caller
-        return not_located(f"board not located: the frame could not be processed ({exc})"), None
+    except (cv2.error, np.linalg.LinAlgError) as exc:
+        # OpenCV refusing a frame, or a degenerate board geometry: not an answer about the
+        # table but a fault to fix, so it is logged with its traceback; the caller still
+        # gets a reading.  Any other exception is a bug and is not hidden.
+        log.exception("vision: reading a frame failed")
+        return not_located(f"board not located: the frame could not be processed ({type(exc).__name__}: "
+                           f"{exc}); this is a fault in the reader, please report it"), None
 
 
 def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
@@ -86,8 +95,10 @@ def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
     if not tall:
         return loc
     prior = loc.pose_parallax
+    # The camera height scales with the focal length: a measured one brings its own spread.
     rel = (config.parallax_prior_calibrated if not loc.assumed_focal
-           else config.parallax_prior_measured if loc.focal_measured else config.parallax_prior_assumed)
+           else max(config.parallax_prior_measured, loc.focal_rel_sigma) if loc.focal_measured
+           else config.parallax_prior_assumed)
     weights, values = [], []
     cells = marker_cells(scheme.dictionary)
     for k, st in tall:
