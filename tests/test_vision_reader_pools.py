@@ -15,7 +15,7 @@ import numpy as np
 
 from engine.position import Position
 from vision.reader import read_image
-from vision.synthetic import render
+from vision.twin.scene import render
 
 import vision_outside_renderer as out
 

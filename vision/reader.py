@@ -3,9 +3,10 @@
 ``read_image`` never raises on a bad frame: an unusable image or an unlocatable board
 comes back as a Reading with ``located=False`` and a "board not located: reason"
 problem.  An exception inside the reader is a bug, not an answer: only OpenCV's own
-refusals are turned into "not located", and those are logged.  Vision only reports what it sees; legality is the engine's business, but a
-physically impossible reading (two pieces on one square, …) is flagged so that it is
-never accepted as the game's position.
+refusals are turned into "not located", and those are logged.  Vision only reports
+what it sees; legality is the engine's business, but a physically impossible reading
+(two pieces on one square, …) is flagged so that it is never accepted as the game's
+position.
 """
 from __future__ import annotations
 
