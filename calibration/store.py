@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import jsontext
 from engine.errors import FlureError
 
 FORMAT = "flure-calibration/1"
@@ -77,12 +78,13 @@ def load_calibration(path: str | Path) -> Calibration:
         data = _read_npz(p)
     else:
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CalibrationError(f"cannot be read ({exc})", p) from None
-        except json.JSONDecodeError as exc:
-            raise CalibrationError(f"is not valid JSON (line {exc.lineno}: {exc.msg}); "
-                                   "run `flure calibrate camera` again", p) from None
+            data = jsontext.loads(p.read_bytes())
+        except OSError as exc:
+            raise CalibrationError(f"cannot be read ({exc.strerror or exc})", p) from None
+        except jsontext.JsonTextError as exc:   # not UTF-8, not JSON, nested too deep, huge numbers
+            raise CalibrationError(f"is {exc}; run `flure calibrate camera` again"
+                                   if str(exc).startswith("not ") else
+                                   f"cannot be used ({exc}); run `flure calibrate camera` again", p) from None
     return parse_calibration(data, p)
 
 
@@ -97,8 +99,8 @@ def _read_npz(p: Path) -> dict:
         out[k] = v.tolist() if v.ndim else v.item()
     if isinstance(out.get("registration"), str):
         try:
-            out["registration"] = json.loads(out["registration"])
-        except json.JSONDecodeError:
+            out["registration"] = jsontext.loads(out["registration"])
+        except jsontext.JsonTextError:
             raise CalibrationError("is not valid JSON", p, "registration") from None
     if isinstance(out.get("rms_px"), float) and math.isnan(out["rms_px"]):
         out["rms_px"] = None

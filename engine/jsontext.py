@@ -65,10 +65,10 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
             raise JsonTextError(f"not UTF-8 text (byte {exc.start})") from None
     deepest = nesting_depth(text)
     if deepest > max_depth:
-        raise JsonTextError(f"lists and objects are nested {deepest} deep (at most {max_depth})")
+        raise JsonTextError(f"lists and objects are nested too deeply ({deepest} levels, at most {max_depth})")
     try:
         return json.loads(text, parse_int=_whole, parse_float=_real, parse_constant=_constant, **kwargs)
     except json.JSONDecodeError as exc:
         raise JsonTextError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:   # a lower recursion limit than usual: still one sentence
-        raise JsonTextError("lists and objects are nested too deep") from None
+        raise JsonTextError("lists and objects are nested too deeply") from None

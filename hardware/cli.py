@@ -10,7 +10,6 @@ Cheap to import: numpy, pyserial and Pillow are imported inside the commands.
 from __future__ import annotations
 
 import functools
-import json
 import signal
 import sys
 import time
@@ -75,11 +74,17 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _with_config(command):
-    """Load ``--config`` first; a bad file is one plain line and exit status 2."""
+    """Check ``--png`` and load ``--config`` first; a bad path or file is one plain line and exit
+    status 2, before anything is started or animated."""
     @functools.wraps(command)
     def run(args) -> int:
         from hardware.config import HardwareConfigError, load_config
         from hardware.layout import LayoutError
+        if getattr(args, "png", None):
+            # flure's one output-path check (companion_app.cli.inputs), handed over in args
+            _path, problem = args.check_output(args.png, (".png",), "image")
+            if problem:
+                return _fail(problem)
         try:
             cfg = load_config(args.config)
         except (HardwareConfigError, LayoutError) as exc:
@@ -165,13 +170,13 @@ def cmd_test(args, cfg) -> int:
 
 @_with_config
 def cmd_show(args, cfg) -> int:
+    from engine.jsontext import JsonTextError, loads
     try:
-        text = sys.stdin.read() if args.plan == "-" else Path(args.plan).read_text(encoding="utf-8")
-        plan = json.loads(text)
+        plan = loads(sys.stdin.buffer.read() if args.plan == "-" else Path(args.plan).read_bytes())
     except OSError as exc:
         return _fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
-    except json.JSONDecodeError as exc:
-        return _fail(f"{args.plan}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+    except JsonTextError as exc:
+        return _fail(f"{args.plan}: {exc}")
     if not isinstance(plan, dict) or "steps" not in plan:
         return _fail(f"{args.plan}: not a monster plan (expected the output of `flure resolve … --json`)")
     grid = _grid(cfg, args.url)

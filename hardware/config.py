@@ -205,6 +205,9 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
     else:
         data, label = _merge(base, _read_toml(Path(source))), str(source)
     only_keys("top level", data, {"layout", "serial", "power", "animation", "buttons"})
+    for section in ("layout", "serial", "power", "animation", "buttons"):   # `serial = 5`: one plain line
+        if not isinstance(data.get(section, {}), Mapping):
+            raise HardwareConfigError(f"{section} must be a section [{section}], not {data[section]!r}")
     cfg = HardwareConfig(layout=dict(data.get("layout", {})), serial=_serial(data.get("serial", {})),
                          power=_power(data.get("power", {})), animation=_animation(data.get("animation", {})),
                          buttons=_buttons(data.get("buttons", {})), source=label)

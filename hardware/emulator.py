@@ -301,8 +301,7 @@ class LedEmulator:
                 draw.rectangle((x + 1, y + 1, x + pitch - 2, y + pitch - 2), fill=rgb, outline=(90, 80, 70))
                 ink = (0, 0, 0) if sum(rgb) > 380 else (150, 140, 130)
                 draw.text((x + 3, y + 2), square_name(sq), fill=ink)
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = Path(path)   # its folder is not created: `flure leds --png` checked the path first
         img.save(out)
         return out
 

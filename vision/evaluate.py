@@ -336,15 +336,7 @@ def run(args, calibration=None) -> int:
     save_dir = Path(args.save_images) if getattr(args, "save_images", None) else None
     report = getattr(args, "report", None)
     path = None if report == "-" else Path(report) if report else default_report()
-    # Refused before the set runs (minutes), and not created: a mistyped folder stays visible.
-    if path is not None and not path.parent.is_dir():
-        print(f"flure vision eval: the folder {path.parent} for the report does not exist "
-              "(create it, or give another --report FILE)", file=sys.stderr)
-        return 2
-    if path is not None and path.is_dir():
-        print(f"flure vision eval: --report {path} is a folder; name the report file in it "
-              f"(like {path / 'report.json'})", file=sys.stderr)
-        return 2
+    # The report path was checked before the set runs by `flure vision eval` (cli.inputs.output_path).
 
     print(f"vision eval: {len(levels)} levels x {per_level} images, {stable} frames each, seed {args.seed}")
     t0 = time.perf_counter()

@@ -10,12 +10,12 @@ x towards column ``p``, y towards row 11.  Heights are above the board surface.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine import jsontext
 from engine.errors import FlureError
 from engine.geometry import COLS, ROWS, on_board, parse_direction, square
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS
@@ -208,11 +208,11 @@ def load_scheme(path: str | Path | None = None) -> Scheme:
     if cached is not None and cached.raw.get("_mtime") == mtime:
         return cached
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = jsontext.loads(p.read_bytes())
     except OSError as exc:
         raise SchemeError(f"cannot read the file ({exc.strerror})", path=str(p)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SchemeError(f"not valid JSON ({exc})", path=str(p)) from None
+    except jsontext.JsonTextError as exc:   # not UTF-8, not JSON, nested too deep, huge numbers
+        raise SchemeError(str(exc), path=str(p)) from None
     scheme = parse_scheme(data, path=str(p))
     scheme.raw["_mtime"] = mtime
     _cache[key] = scheme

@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flure",
         description="Finstere Flure Companion: plays the monster for your table.",
     )
+    from .inputs import check_output
+    # The one output-path check, handed to every command: hardware.cli may not import this package.
+    parser.set_defaults(check_output=check_output)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import exits_2_on_input_error, load_inputs
+from .inputs import IMAGE_SUFFIXES, exits_2_on_input_error, load_calibration_file, load_inputs, output_path
 
 
 def register(subparsers) -> None:
@@ -57,8 +57,10 @@ def _spec(args):
     return CharucoSpec((cols, rows), args.square_mm, args.marker_mm)
 
 
+@exits_2_on_input_error
 def cmd_board(args) -> int:
     import cv2
+    output_path(args.output, IMAGE_SUFFIXES, "image")
     spec = _spec(args)
     if not cv2.imwrite(args.output, spec.image(args.dpi)):
         print(f"{args.output}: cannot write the image", file=sys.stderr)
@@ -68,10 +70,12 @@ def cmd_board(args) -> int:
     return 0
 
 
+@exits_2_on_input_error
 def cmd_camera(args) -> int:
     from calibration.intrinsics import NotEnoughViews, Views, calibrate
     from calibration.store import save_calibration
     from vision.sources import SourceError, open_source
+    output_path(args.output, (".json", ".npz"), "calibration")   # before the frames are read
     views = Views(_spec(args))
     try:
         source = open_source(args.source)
@@ -113,12 +117,8 @@ def cmd_check(args) -> int:
     return 0 if report.ok else 1
 
 
+@exits_2_on_input_error
 def cmd_show(args) -> int:
-    from calibration.store import CalibrationError, load_calibration
-    try:
-        cal = load_calibration(args.file)
-    except CalibrationError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+    cal = load_calibration_file(args.file)
     print(json.dumps(cal.to_json(), indent=1))
     return 0

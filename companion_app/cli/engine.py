@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from engine import jsontext
+
 from . import fail
 
 DEMO_SETUP = {
@@ -67,13 +69,11 @@ def _load_json(path: str):
     except UnicodeDecodeError as exc:
         return None, f"{path}: not a text file in UTF-8 (byte {exc.start + 1})"
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates), None
-    except json.JSONDecodeError as exc:
-        return None, f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        return jsontext.loads(text, object_pairs_hook=_no_duplicates), None
+    except jsontext.JsonTextError as exc:   # not JSON, nested too deep, a 5,000-digit number, …
+        return None, f"{path}: {exc}"
     except _DuplicateKey as exc:
         return None, f"{path}: not valid: the key {exc.args[0]!r} appears twice in one object"
-    except RecursionError:
-        return None, f"{path}: not valid: the JSON is nested too deeply"
 
 
 def _load_scenario(path: str):

@@ -1,5 +1,6 @@
 """Files named on a ``flure`` command line, loaded at the edge: the image, the marker scheme,
-the camera calibration and the position before a change.
+the camera calibration and the position before a change; and the one check of a file a
+command is told to write (``output_path``).
 
 Loading the calibration file here (not in the reader) is what lets ``vision`` stay free of
 ``calibration`` (the import contracts in pyproject.toml): the reader and ``TableCamera`` take
@@ -10,6 +11,9 @@ from __future__ import annotations
 import functools
 
 from . import fail
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")   # what the image-writing commands are asked for
 
 
 class InputError(Exception):
@@ -58,9 +62,9 @@ def load_inputs(image_path: str | None, scheme_path: str | None, calibration_pat
 
 def load_before(path: str):
     """The position before the change (``BEFORE.json``: a scenario setup object); InputError names the field."""
-    import json
     from pathlib import Path
 
+    from engine import jsontext
     from engine.errors import InvalidSetupError
     from engine.position import Position
     try:
@@ -68,10 +72,38 @@ def load_before(path: str):
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        data = jsontext.loads(text)
+    except jsontext.JsonTextError as exc:
+        raise InputError(f"{path}: {exc}") from None
     try:
         return Position.from_setup(data, where="BEFORE")
     except InvalidSetupError as exc:
         raise InputError(f"{path}: {exc}") from None
+
+
+def output_path(path: str, suffixes: tuple[str, ...], what: str = "file"):
+    """The file a command is told to write, checked before any work is done: its folder must
+    exist (never created: a mistyped folder stays visible), it must not be a folder, and its
+    extension must be one the command writes (``suffixes``, e.g. (".png",)).  InputError says
+    which, in one sentence.  Every ``flure`` command that writes a file checks it here; the
+    ``leds`` commands (which may not import this package) get it as ``args.check_output``."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path} is a folder; name the {what} file in it (like {p / (what + suffixes[0])})")
+    if p.suffix.lower() not in suffixes:
+        raise InputError(f"{path}: the {what} must end in {' or '.join(suffixes)}"
+                         + (f", not {p.suffix}" if p.suffix else ""))
+    if not p.parent.is_dir():
+        raise InputError(f"{path}: the folder {p.parent} for the {what} does not exist "
+                         "(create it, or give another path)")
+    return p
+
+
+def check_output(path: str, suffixes: tuple[str, ...], what: str = "file"):
+    """``output_path`` for commands outside this package: (Path, None) or (None, the sentence)."""
+    try:
+        return output_path(path, suffixes, what), None
+    except InputError as exc:
+        return None, str(exc)

@@ -12,7 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from .inputs import InputError, exits_2_on_input_error, load_before, load_calibration_file, load_inputs
+from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
+                     load_inputs, output_path)
 
 
 def register(subparsers) -> None:
@@ -123,9 +124,10 @@ def cmd_show(args) -> int:
     import cv2
     from vision.draw import draw_reading
     from vision.reader import read_image
+    out = output_path(args.output or str(Path(args.image).with_name(Path(args.image).stem + "-shown.png")),
+                      IMAGE_SUFFIXES, "image")
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
-    out = Path(args.output) if args.output else Path(args.image).with_name(Path(args.image).stem + "-shown.png")
     if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
         print(f"{out}: cannot write the image", file=sys.stderr)
         return 2
@@ -162,4 +164,6 @@ def cmd_watch(args) -> int:
 @exits_2_on_input_error
 def cmd_eval(args) -> int:
     from vision import evaluate
+    if args.report not in (None, "-"):
+        output_path(args.report, (".json",), "report")   # before the set runs (minutes)
     return int(evaluate.run(args, load_calibration_file(args.calibration)) or 0)

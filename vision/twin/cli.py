@@ -59,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from engine.errors import InvalidSetupError
+    from engine.jsontext import JsonTextError
     from engine.position import basic_position
     from ..scheme import SchemeError
 
@@ -78,7 +79,7 @@ def run(args) -> int:
             tile = args.tile or tile
         else:
             position, tile = basic_position(), args.tile
-    except (OSError, json.JSONDecodeError, InvalidSetupError) as exc:
+    except (OSError, JsonTextError, InvalidSetupError) as exc:
         return _fail(f"cannot read the setup {args.setup}: {exc}")
     if args.name_pawns:
         position, named = name_pawns(position)
@@ -133,7 +134,8 @@ def name_pawns(position):
 
 def _read_setup(path: Path):
     from engine.position import Position
-    data = json.loads(path.read_text(encoding="utf-8"))
+    from engine.jsontext import loads
+    data = loads(path.read_bytes())   # JsonTextError: not UTF-8, not JSON, too deep, huge numbers
     setup = data.get("setup", data) if isinstance(data, dict) else data
     return Position.from_setup(setup, strict=False, where=f"{path.name}: setup")
 
