@@ -81,8 +81,9 @@ def _grain(cv: Canvas, rng, cell_mm: tuple[float, float], amplitude: float) -> N
     fade = int(40 * cv.px_per_mm)
     wx = np.clip(np.minimum(np.arange(w), np.arange(w)[::-1]) / fade, 0, 1).astype(np.float32)
     wy = np.clip(np.minimum(np.arange(h), np.arange(h)[::-1]) / fade, 0, 1).astype(np.float32)
-    field *= wy[:, None] * wx[None, :]
-    cv.image[:] = np.clip(cv.image + field[..., None], 0, 255).astype(np.uint8)
+    field *= wy[:, None]
+    field *= wx[None, :]
+    _add_field(cv.image, field)
 
 
 def _mottle(cv: Canvas, rng, scheme: Scheme) -> None:
@@ -93,8 +94,17 @@ def _mottle(cv: Canvas, rng, scheme: Scheme) -> None:
     h, w = y1 - y0, x1 - x0
     noise = rng.normal(0, 6, (max(2, h // int(4 * cv.px_per_mm)), max(2, w // int(4 * cv.px_per_mm))))
     field = cv2.resize(noise.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
-    roi = cv.image[y0:y1, x0:x1]
-    roi[:] = np.clip(roi + field[..., None], 0, 255).astype(np.uint8)
+    _add_field(cv.image[y0:y1, x0:x1], field)
+
+
+def _add_field(image: np.ndarray, field: np.ndarray) -> None:
+    """``image += field`` (clipped), one channel at a time: a float copy of the whole texture
+    at 3 px/mm is 54 MB, and the table session's resident memory must stay small."""
+    tmp = np.empty(field.shape, np.float32)
+    for k in range(image.shape[2]):
+        np.add(image[..., k], field, out=tmp)
+        np.clip(tmp, 0, 255, out=tmp)
+        image[..., k] = tmp
 
 
 def pillar_points() -> list[tuple[int, int]]:
