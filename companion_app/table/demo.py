@@ -1,0 +1,135 @@
+"""The simulated table wired to a session: ``flure play`` without a camera, and ``flure play --demo``.
+
+``SimulatedRig`` owns the physical table, the camera that films it and the simulated players.
+The session gets the camera like any other (a frame source for its camera worker) and never
+the table itself; the players get a read-only ``Watch`` of the session: the game, the journal
+step, the camera loop's refusal and whether it waits for a follow-up (TABLE.md).
+
+``run_until_end`` is the headless demo: it waits for the game to end, watching for a stall,
+and gives the numbers of the ``demo finished: …`` line from the session's journal.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from engine.position import basic_position
+from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
+
+from .simulated import SimulatedPlayers, Watch
+
+DEMO_PLAYERS = ("red", "blue")
+DEMO_SEED = 4          # a seed whose game ends in about 60 pawn moves
+STALL_S = 90.0         # no journal step for this long (at speed 1): the demo is stuck
+
+
+class SimulatedRig:
+    """The physical table, its camera and the players, for one session."""
+
+    def __init__(self, session, *, seed: int = DEMO_SEED, speed: float = 1.0, err_rate: float = 0.0,
+                 size: tuple[int, int] = DEMO_SIZE):
+        self.session = session
+        game = session.game
+        self.table = PhysicalTable(game.position if game is not None else basic_position(), seed=seed)
+        self.seed, self.size = seed, size
+        self.source: SimulatedCamera | None = None
+        self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
+                                        frames=self.frames, hand_frames=1 if speed > 4 else 2)
+        self.follow_ups = 0
+        self._following = False
+
+    # -- the camera side (what the session's camera worker opens) -----------------------------
+    def open_source(self) -> SimulatedCamera:
+        """A camera on the table; reopening after a fault films the same table."""
+        self.source = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1])
+        return self.source
+
+    def frames(self) -> int:
+        return self.source.frames if self.source is not None else 0
+
+    # -- the players' view of the session ---------------------------------------------------------
+    def watch(self) -> Watch:
+        session = self.session
+        loop = getattr(session, "loop", None)
+        view = (getattr(loop, "view", None) or {}) if loop is not None else {}
+        change = view.get("change") or {}
+        complaint = change.get("message") if change.get("kind") == "refused" else None
+        following = loop is not None and getattr(loop, "follow", None) is not None
+        if self._following and not following:
+            self.follow_ups += 1
+        self._following = following
+        if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
+            complaint = complaint or view.get("why_not")
+        return Watch(session.game, session.seq, complaint, following)
+
+    # -- the referee's hands on the simulated table -------------------------------------------------
+    def pause(self, paused: bool) -> dict:
+        self.players.pause(paused)
+        return self.status()
+
+    def move_piece(self, frm: str, to: str | None) -> dict:
+        """The referee moves a piece on the simulated table; ValueError names what is wrong."""
+        moved = self.table.move_piece(frm, to)
+        return {**self.status(), "moved": moved}
+
+    def status(self) -> dict:
+        return {"players": self.players.status(), "frames": self.frames(),
+                "table": self.table.position().to_setup(), "tile": self.table.view().tile}
+
+    def start(self) -> "SimulatedRig":
+        self.players.start()
+        return self
+
+    def close(self) -> None:
+        self.players.stop()
+
+
+@dataclass
+class DemoResult:
+    winner: str | None
+    text: str
+    moves: int
+    monster: int
+    follow_ups: int
+    referee: int
+
+    def line(self) -> str:
+        return (f"demo finished: {self.text}; {self.moves} moves read by the camera, {self.monster} monster moves, "
+                f"{self.follow_ups} follow-ups checked, {self.referee} referee actions")
+
+
+def journal_counts(store, game_id: int) -> tuple[int, int, int]:
+    """(pawn moves by the camera, monster moves, actions that did not come through the camera),
+    from the session's journal (undone steps left out)."""
+    moves = monster = referee = 0
+    for step in store.history(game_id)[1:]:
+        action = step.action
+        if not str(action.get("by", "referee")).startswith("camera"):
+            referee += 1
+        elif action.get("type") in ("move", "pawn-at"):
+            moves += 1
+        if action.get("type") in ("tile", "draw"):
+            monster += 1
+    return moves, monster, referee
+
+
+def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, say=print) -> tuple[int, str]:
+    """Wait for the demo game to end; (exit status, last line).  A stall ends it with the reason."""
+    stall = max(20.0, STALL_S / max(speed, 1.0))
+    last_seq, last_change = session.seq, time.monotonic()
+    while True:
+        game = session.game
+        if game is not None and game.phase == "over":
+            rig.watch()   # count the last follow-up
+            moves, monster, referee = journal_counts(session.store, session.game_id)
+            result = DemoResult(game.winner, game.summary().rstrip("."), moves, monster, rig.follow_ups, referee)
+            return 0, result.line()
+        rig.watch()
+        if session.seq != last_seq:
+            last_seq, last_change = session.seq, time.monotonic()
+        elif time.monotonic() - last_change > stall:
+            view = getattr(getattr(session, "loop", None), "view", None) or {}
+            why = view.get("why_not") or (session.camera.status().get("message") if session.camera else "")
+            return 1, (f"demo stopped: no progress for {stall:.0f} s at step {session.seq} — "
+                       f"{why or 'nothing reads the table'}; the players last did: {rig.players.log[-1:] or 'nothing'}")
+        time.sleep(0.1)
