@@ -11,6 +11,7 @@ import pytest
 
 import companion_app.table.simulated as simulated
 from companion_app.table.simulated import SimulatedPlayers, Watch
+from engine.errors import FlureError
 from engine.game import Game
 from engine.geometry import parse_square
 from engine.reconcile import Observation, reconcile_game
@@ -118,7 +119,10 @@ class EngineReferee:
             return
         result = reconcile_game(g, Observation.of(view.position()))   # every square seen
         if result.accepted and result.change == "move":
-            self.apply({"type": "move", "pawn": result.pawn, "moves": result.moves})
+            try:
+                self.apply({"type": "move", "pawn": result.pawn, "moves": result.moves})
+            except FlureError as exc:
+                self.complaint = str(exc)
         else:
             self.complaint = result.problems[0].message if result.problems else "nothing moved"
 

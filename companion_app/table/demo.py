@@ -19,8 +19,10 @@ from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 from .simulated import SimulatedPlayers, Watch
 
 DEMO_PLAYERS = ("red", "blue")
-DEMO_SEED = 4          # a seed whose game ends in about 60 pawn moves
+DEMO_SEED = 28         # a seed whose game ends after about 60 pawn moves (G10)
 STALL_S = 90.0         # no journal step for this long (at speed 1): the demo is stuck
+NO_CAMERA_S = 6.0      # without a camera: how long to watch the players act in vain before saying so
+END_GRACE_S = 1.5      # the end stays served this long, so the phones and the LEDs show it
 
 
 class SimulatedRig:
@@ -113,23 +115,28 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
     return moves, monster, referee
 
 
-def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, say=print) -> tuple[int, str]:
-    """Wait for the demo game to end; (exit status, last line).  A stall ends it with the reason."""
-    stall = max(20.0, STALL_S / max(speed, 1.0))
+def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str]:
+    """Wait for the demo game to end; (exit status, last line).  A stall ends it with the reason;
+    without a camera that is certain (the players act only on the table), so it is said sooner."""
+    stall = max(20.0, STALL_S / max(speed, 1.0)) if camera else NO_CAMERA_S
     last_seq, last_change = session.seq, time.monotonic()
     while True:
         game = session.game
+        rig.watch()   # counts the follow-ups as they are checked
         if game is not None and game.phase == "over":
-            rig.watch()   # count the last follow-up
             moves, monster, referee = journal_counts(session.store, session.game_id)
             result = DemoResult(game.winner, game.summary().rstrip("."), moves, monster, rig.follow_ups, referee)
             return 0, result.line()
-        rig.watch()
         if session.seq != last_seq:
             last_seq, last_change = session.seq, time.monotonic()
         elif time.monotonic() - last_change > stall:
+            done = rig.players.log[-1] if rig.players.log else "nothing yet"
+            if not camera:
+                return 1, (f"demo cannot progress: there is no camera (--no-camera), and the game learns what "
+                           f"the simulated players do only through it. They did: {done}; the game is still at "
+                           f"step {session.seq}: {session.state()['summary']}")
             view = getattr(getattr(session, "loop", None), "view", None) or {}
-            why = view.get("why_not") or (session.camera.status().get("message") if session.camera else "")
-            return 1, (f"demo stopped: no progress for {stall:.0f} s at step {session.seq} — "
-                       f"{why or 'nothing reads the table'}; the players last did: {rig.players.log[-1:] or 'nothing'}")
+            why = view.get("why_not") or session.camera.status().get("message", "")
+            return 1, (f"demo stopped: no progress for {stall:.0f} s at step {session.seq}: "
+                       f"{why or 'nothing reads the table'}. The players last did: {done}")
         time.sleep(0.1)

@@ -28,7 +28,9 @@ from engine.geometry import SQUARES, parse_square, square_col, square_name, squa
 from engine.position import BOARD
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
-PATIENCE = 12         # decisions a player waits for the camera before doing something about it
+WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
+PATIENCE = 12         # camera frames (decisions, without a camera) a player waits before doing something
+                      # about a slip nobody complained of; four times that before taking back a move not taken
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,9 @@ class Pending:
     seq: int                  # the journal step when it was done
     what: str
     undo: Callable[[], None] | None = None
-    waited: int = 0
+    frame: int = 0            # the camera's frame count when it was done
+    choice: tuple | None = None   # (pawn, square) of a move
+    waited: int = 0           # decisions since, when there is no frame count
 
 
 @dataclass
@@ -67,6 +71,8 @@ class SimulatedPlayers:
     def __post_init__(self):
         self.rng = random.Random(self.seed)
         self.pending: Pending | None = None
+        self.avoid: set[tuple] = set()      # moves the camera did not take at this step of the game
+        self._avoid_seq = None
         self.paused = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -130,6 +136,10 @@ class SimulatedPlayers:
             return self._draw(w)
         return self._move(w)
 
+    def _expect(self, kind: str, seq: int, what: str, undo=None, choice=None) -> None:
+        self.pending = Pending(kind, seq, what, undo=undo, frame=self.frames() if self.frames else 0,
+                               choice=choice)
+
     def _check_pending(self, w: Watch) -> str | None:
         p = self.pending
         if w.seq != p.seq:
@@ -142,22 +152,28 @@ class SimulatedPlayers:
             self.pending = None
             return None
         p.waited += 1
+        waited = self.frames() - p.frame if self.frames else p.waited
         complained = bool(w.complaint) or (p.kind == "wrong-follow-up" and w.follow_up)
-        if p.kind in ("illegal", "wrong-follow-up") and (complained or p.waited >= PATIENCE):
+        if p.kind in ("illegal", "wrong-follow-up") and (complained or waited >= PATIENCE):
             self.pending = None
             if p.undo is not None:
                 self._with_hand(None, p.undo)
             return self._say(f"put it right after the session complained ({w.complaint or 'no reading'}): {p.what}")
-        if p.kind in ("move", "tile") and p.waited >= 4 * PATIENCE and p.undo is not None:
-            # Not taken for long: put the piece down again, squarely (a real player would, too).
+        if p.kind in ("move", "tile") and waited >= 2 * PATIENCE and p.undo is not None:
+            # Not taken for long (a pawn that stays behind the monster's figure flips where the camera
+            # cannot see it): take it back and choose another move, as a player told so would.
             self.pending = None
             p.undo()
+            if p.choice is not None:
+                self.avoid.add(p.choice)
             return self._say(f"took back {p.what}: the camera did not take it")
         return f"waiting for the camera to take {p.what}"
 
     # -- actions on the table ------------------------------------------------------
     def _move(self, w: Watch) -> str:
         game = w.game
+        if self._avoid_seq != w.seq:
+            self.avoid, self._avoid_seq = set(), w.seq
         label, target = self._choose(game)
         if label is None:
             return f"{game.to_move} has no pawn that can move where the camera sees it"
@@ -170,7 +186,7 @@ class SimulatedPlayers:
                 self._with_hand(wrong, lambda: self.table.move_pawn(label, wrong))
                 self.counts["illegal"] += 1
                 what = f"{pawn.name} to {square_name(wrong)} (no legal move goes there)"
-                self.pending = Pending("illegal", w.seq, what,
+                self._expect("illegal", w.seq, what,
                                        undo=lambda: self.table.move_pawn(label, start, face))
                 return self._say(f"{game.to_move} moved {what}")
         after = game.apply({"type": "move", "pawn": label, "moves": target["moves"]}).position
@@ -183,7 +199,8 @@ class SimulatedPlayers:
         self.counts["moves"] += 1
         where = target["square"] if target["square"] != "out" else "out through the exit"
         what = f"{pawn.name} to {where}"
-        self.pending = Pending("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False))
+        self._expect("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False),
+                     choice=(label, target["square"]))
         return self._say(f"{game.to_move} moved {what}")
 
     def _draw(self, w: Watch) -> str:
@@ -193,7 +210,7 @@ class SimulatedPlayers:
         self.table.lay_tile(drawn.tile)
         self.counts["tiles"] += 1
         name = tiles.tile_name(drawn.tile, prey3_variant=game.prey3_variant)
-        self.pending = Pending("tile", w.seq, f"the tile {name}", undo=lambda: self.table.lay_tile(drawn.tile))
+        self._expect("tile", w.seq, f"the tile {name}", undo=lambda: self.table.lay_tile(drawn.tile))
         return self._say(f"drew the tile {name} and laid it in the card zone")
 
     def _follow_up(self, w: Watch) -> str:
@@ -208,12 +225,12 @@ class SimulatedPlayers:
             self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(partial))
             if self.table.differences(target):
                 self.counts["wrong-follow-ups"] += 1
-                self.pending = Pending("wrong-follow-up", w.seq, f"the follow-up on {keep}",
+                self._expect("wrong-follow-up", w.seq, f"the follow-up on {keep}",
                                        undo=lambda: self.table.arrange(target))
                 return self._say(f"did the follow-up but left {keep} as it was")
         self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(target))
         self.counts["follow-ups"] += 1
-        self.pending = Pending("follow-up", w.seq, "the follow-up")
+        self._expect("follow-up", w.seq, "the follow-up")
         return self._say(f"did the follow-up: {', '.join(diffs)}")
 
     # -- the policy -------------------------------------------------------------------
@@ -226,18 +243,18 @@ class SimulatedPlayers:
             for t in game.targets(label):
                 if t["square"] is None:
                     continue   # staying beside the board: the camera cannot see a flip there
-                if t["square"] != "out" and game.position.pawn(label).where() == t["square"] \
-                        and not t["moves"]:
-                    continue
-                options.append((label, t))
+                if (label, t["square"]) not in self.avoid:
+                    options.append((label, t))   # staying on its square flips it (P1): the camera sees that
         if not options:
             return None, None
         out = [o for o in options if o[1]["square"] == "out"]
         if out:
             return out[0]
-        if self.rng.random() < 0.25:
+        if self.rng.random() < WANDER:
             return self.rng.choice(options)
-        return min(options, key=lambda o: (_to_exit(o[1]["square"]), o[0], o[1]["moves"]))
+        def stays(o):
+            return game.position.pawn(o[0]).where() == o[1]["square"]
+        return min(options, key=lambda o: (stays(o), _to_exit(o[1]["square"]), o[0], o[1]["moves"]))
 
     def _illegal_square(self, game: Game, label: str) -> int | None:
         """An empty floor square no legal move of ``label`` reaches (the player miscounted)."""
@@ -252,16 +269,19 @@ class SimulatedPlayers:
 
     # -- hands and time ------------------------------------------------------------------
     def _with_hand(self, square, action: Callable[[], None]) -> None:
-        """The hand comes over ``square``, the piece is put down, the hand stays a moment, leaves."""
+        """The hand comes over ``square`` (the camera sees it for ``hand_frames`` frames), the piece
+        is put down, the hand stays a moment (at a watchable pace) and leaves."""
         self.table.hand_over(square)
         self._wait(PACE_S / 4, self.hand_frames)
         action()
-        self._wait(PACE_S / 4, self.hand_frames)
+        self._wait(PACE_S / 4, self.hand_frames if self.speed <= 4 else 0)
         self.table.hand_over(None)
 
     def _hand(self, square) -> None:
-        self.table.hand_over(square)
-        self._wait(PACE_S / 4, self.hand_frames)
+        """The hand picks a piece up from ``square`` (seen only at a watchable pace)."""
+        if self.speed <= 4:
+            self.table.hand_over(square)
+            self._wait(PACE_S / 4, self.hand_frames)
 
     def _wait(self, seconds: float, frames: int = 0) -> None:
         """``seconds`` at speed 1 (shorter when faster), and until the camera took ``frames`` frames."""
