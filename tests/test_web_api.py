@@ -551,6 +551,15 @@ def test_unexpected_server_error_is_one_plain_sentence(client, app_session, monk
     assert "game state is unchanged" in r.json["error"]
 
 
+def test_a_game_record_goes_out_and_comes_back_in(started, tmp_path):
+    """/api/game/export and /api/game/import (the full cases are in test_web_journal.py)."""
+    record = started.get("/api/game/export", headers=AUTH).json
+    assert record["format"] == "flure-game/1" and record["players"] == ["red", "blue"]
+    assert started.get("/api/game/export").status_code in (401, 403)
+    r = started.post("/api/game/import", json=record, headers=AUTH)
+    assert r.status_code == 200 and r.json["seq"] == 0 and r.json["game_id"] == 2
+
+
 def test_every_api_route_is_exercised_by_this_file():
     """Guards the issue's 'tests for every endpoint': a new route must get a test here."""
     source = open(__file__, encoding="utf-8").read()

@@ -397,3 +397,35 @@ def test_the_animation_replays_the_plan_events_to_the_engine_result(browser, liv
     assert got["stones"] == sorted(end["stones"])
     assert got["pawns"] == {k: p["at"] for k, p in end["pawns"].items() if p["at"]}
     page.context.close()
+
+
+def test_the_referee_tablet_sends_its_state_version_and_a_request_key_and_shows_a_stale_refusal(browser, live):
+    """Retries and the journal (issue 13): the draw the tablet sends is recorded with its key; a
+    request made against a state the table left (another screen acted) is refused, not played."""
+    import sqlite3
+    import time
+
+    server, session, _ = live
+    play_pawn_phase(session, longest)
+    referee = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    errors = []
+    referee.on("pageerror", lambda e: errors.append(str(e)))
+    login(referee, server.url)
+    referee.wait_for_selector("#draw:not([disabled])")
+    referee.click("#draw")
+    referee.wait_for_function("document.querySelector('#toast') !== null")
+    deadline = time.monotonic() + 10
+    while not session.game.tiles_played and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with sqlite3.connect(session.store.path) as db:
+        keys = [row[0] for row in db.execute("SELECT key FROM answers")]
+    assert len(session.game.tiles_played) == 1 and any(k.startswith("key ") and len(k) == 36 for k in keys), keys
+    # Another screen moves on; this tablet's page still shows the older state when it undoes.
+    status = referee.evaluate("""async () => {
+        const who = await (await fetch('/api/whoami')).json();
+        const r = await fetch('/api/undo', {method: 'POST', headers: {'Content-Type': 'application/json',
+          'X-CSRF-Token': who.csrf, 'Flure-State-Version': '1'}, body: '{}'});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert status[0] == 409 and status[1].startswith("The table moved on")
+    assert len(session.game.tiles_played) == 1 and not errors

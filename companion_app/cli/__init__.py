@@ -24,6 +24,7 @@ import sys
 # Modules that contribute sub-commands, in --help order.
 COMMAND_MODULES = (
     "companion_app.cli.engine",
+    "companion_app.cli.replay",
     "companion_app.cli.play",
     "companion_app.cli.config",
     "companion_app.cli.doctor",

@@ -110,6 +110,8 @@ def play(args) -> int:
     print(f"           (API clients send the header  Authorization: Bearer {pin}).")
     print(f"  Game:    {'resumed: ' + session.state()['summary'] if resumed else 'none yet; start one from the referee view.'}")
     print(f"  Saved in {db}")
+    for note in session.journal_notes:
+        print(f"  Journal: {note}")
     for device in (session.camera, session.leds, session.buttons):
         print(f"  {device.name[0].upper() + device.name[1:]}: {device.note or ('ready' if device.obj is not None else device.why)}")
     print(qr_terminal(phone_url))

@@ -25,6 +25,7 @@ from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds
 from .readings import action_for, check_fix, compare, confirm_action, fix_setup, reconcile_reading, unseen_squares
 from .state import preview_json, public_state
+from .journal import JournalMixin
 from .store import Store
 
 MONSTER_ACTIONS = ("draw", "tile")
@@ -39,7 +40,7 @@ class NoGameError(GameActionError):
 
 
 @dataclass
-class TableSession:
+class TableSession(JournalMixin):
     """The composition root's live object, shared by every request thread."""
 
     store: Store
@@ -59,6 +60,9 @@ class TableSession:
         self.log_lines: list[dict] = []
         self.fixes: dict[str, dict] = {}
         self.last_reading: dict | None = None
+        self._request: str | None = None           # the key of the state-changing request being served
+        self.journal_problem: str | None = None    # a write that failed (disk full …), until one succeeds
+        self.journal_notes: list[str] = [self.store.notice] if self.store.notice else []
 
     # -- lifecycle ---------------------------------------------------------
     def resume(self) -> bool:
@@ -67,11 +71,14 @@ class TableSession:
             game_id = self.store.last_game()
             if game_id is None:
                 return False
-            steps = self.store.history(game_id)
+            steps, last = self._readable(game_id, self.store.history(game_id))
+            if last is None:
+                return False
             self.game_id = game_id
-            self.game = Game.from_json(steps[-1].state)
-            self.seq = steps[-1].seq
+            self.game = Game.from_json(last.state)
+            self.seq = last.seq
             self._rebuild_log(steps)
+            self.version = self.store.version() - 1   # _changed bumps it back to the saved version
             self._changed()
             return True
 
@@ -82,7 +89,7 @@ class TableSession:
         settings = {"players": list(game.players), "first_player": game.first_player, "setup": setup,
                     "prey3_variant": prey3_variant, "seed": seed}
         with self._lock:
-            self.game_id = self.store.new_game(settings, game.to_json())
+            self.game_id = self.store.new_game(settings, game.to_json(), **self._journal())
             self.game, self.seq, self.plan_seq = game, 0, None
             self.log_lines = [{"seq": 0, "text": game.note}]
             self.fixes = {}
@@ -95,7 +102,7 @@ class TableSession:
         with self._lock:
             game = self._need_game()
             after = game.apply(action)
-            self.seq = self.store.push(self.game_id, action, after.to_json())
+            self.seq = self.store.push(self.game_id, action, after.to_json(), seq=self.seq + 1, **self._journal())
             self.game = after
             if action.get("type") in MONSTER_ACTIONS:
                 self.plan_seq = self.seq
@@ -107,7 +114,7 @@ class TableSession:
     def undo(self) -> dict:
         with self._lock:
             self._need_game()
-            step = self.store.undo(self.game_id)
+            step = self.store.undo(self.game_id, to_seq=self._undo_target(), **self._journal())
             if step is None:
                 raise GameActionError("Nothing to undo: this is the start of the game")
             self.game = Game.from_json(step.state)
@@ -234,7 +241,7 @@ class TableSession:
 
     def device_status(self) -> dict:
         return {"camera": self.camera.status(), "leds": self.leds.status(), "buttons": self.buttons.status(),
-                "phones": self.broker.clients}
+                "journal": self.journal_status(), "phones": self.broker.clients}
 
     def close(self) -> None:
         self.broker.close_all()
@@ -273,6 +280,10 @@ class TableSession:
     def _rebuild_log(self, steps) -> None:
         self.log_lines, self.plan_seq = [], None
         for step in steps:
+            if step.problem:
+                self.log_lines.append({"seq": step.seq, "text": f"Step {step.seq} could not be read from the "
+                                                                 "journal and was skipped."})
+                continue
             game = Game.from_json(step.state)
             if step.seq == 0:
                 self.log_lines.append({"seq": 0, "text": game.note})

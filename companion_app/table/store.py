@@ -5,15 +5,42 @@ in the middle of a write (a Raspberry Pi under a board game gets unplugged), and
 SQLite commits are atomic.  Every accepted action stores the whole game JSON
 after it, so resuming never replays rules and an undo is "drop the last row".
 One connection per call keeps it safe across waitress's worker threads.
+
+What goes wrong with a real disk is said, not raised as a crash: a damaged
+database file is kept beside the new one (``…sqlite3.damaged-<time>``) and a
+fresh journal starts (``notice`` says so); a full disk raises ``DiskFullError``
+(the game state is unchanged); an unreadable step row is returned with its
+``problem`` so the session resumes from the last good step.  Each write also
+records the state version it produced and, for a request that carried one, the
+request's key (``answers``) in the same transaction: a retried request is
+recognised even after a ``kill -9`` between the commit and the answer.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+ANSWERS_KEPT = 500        # remembered request answers (a retry comes seconds later, not hundreds of actions)
+SQLITE_FULL = 13          # "database or disk is full"
+SQLITE_DAMAGED = {11, 26}  # SQLITE_CORRUPT "database disk image is malformed", SQLITE_NOTADB "file is not a database"
+
+
+class JournalError(Exception):
+    """The journal cannot be written; the message is meant for the referee (the game state is unchanged)."""
+
+
+class DiskFullError(JournalError):
+    """SQLite or the file system reported a full disk (SQLITE_FULL or ENOSPC)."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        super().__init__(f"the disk is full: free space on {folder} (game state unchanged)")
 
 def default_path() -> Path:
     """Where the session database lives unless ``--db`` or ``[web] database`` says otherwise:
@@ -41,6 +68,18 @@ CREATE TABLE IF NOT EXISTS steps (
     undone INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (game_id, seq)
 );
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    game_id INTEGER,
+    seq INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    answer TEXT,
+    created REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS readings (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -54,84 +93,207 @@ CREATE TABLE IF NOT EXISTS readings (
 
 @dataclass(frozen=True)
 class Step:
-    """One accepted action and the game state it produced (seq 0 is the new game)."""
+    """One accepted action and the game state it produced (seq 0 is the new game).
+
+    A row that cannot be read has ``problem`` set (and ``action``/``state`` empty)."""
 
     seq: int
     action: dict
     state: dict
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a state-changing request produced: the version after it and, once stored, its JSON answer."""
+
+    game_id: int | None
+    seq: int
+    version: int
+    answer: dict | None
+
+
+def is_damaged(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in SQLITE_DAMAGED or "malformed" in str(exc) \
+        or "not a database" in str(exc)
 
 
 class Store:
-    """The session database at ``path`` (``":memory:"`` is not supported: threads need one file)."""
+    """The session database at ``path`` (``":memory:"`` is not supported: threads need one file).
 
-    def __init__(self, path: str | Path):
+    ``max_pages`` caps the file (SQLite's ``max_page_count``): a full disk, for real, in tests.
+    """
+
+    def __init__(self, path: str | Path, *, max_pages: int | None = None):
         self.path = str(path)
+        self.max_pages = max_pages
+        self.notice: str | None = None      # set when a damaged file was set aside at start
+        self.problem: str | None = None     # the last write's failure (a full disk), until a write succeeds
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
+        try:
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):
+                raise
+            self._set_aside(str(exc))
+
+    def _create(self) -> None:
+        with self._db() as db:
             db.executescript(SCHEMA)
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"database disk image is malformed ({check})")
+            self.history(self.last_game() or 0)   # a page the quick check passed may still be torn
+
+    def _set_aside(self, why: str) -> None:
+        """Keep the damaged file (and its WAL) beside a fresh journal, and say so."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        copy = f"{self.path}.damaged-{stamp}"
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self.path + suffix):
+                os.replace(self.path + suffix, copy + suffix)
+        self._create()
+        self.notice = (f"The game journal {self.path} was damaged ({why}); it was kept as {copy} and a "
+                       "fresh journal started, so the earlier game was not resumed.")
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA foreign_keys=ON")
+        if self.max_pages is not None:
+            db.execute(f"PRAGMA max_page_count={int(self.max_pages)}")
         return db
 
-    def new_game(self, settings: dict, state: dict) -> int:
-        with self._connect() as db:
+    @contextmanager
+    def _db(self):
+        """One connection and one transaction; a full disk becomes DiskFullError."""
+        try:
+            db = self._connect()
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_FULL or "disk is full" in str(exc):
+                raise self._full() from exc
+            raise
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise self._full() from exc
+            raise
+
+    def _full(self) -> DiskFullError:
+        error = DiskFullError(os.path.dirname(os.path.abspath(self.path)))
+        self.problem = str(error)
+        return error
+
+    # -- writes: each in one transaction with the version it produced and the request that asked -------
+    def new_game(self, settings: dict, state: dict, *, version: int = 0, request: str | None = None,
+                 steps: list[tuple[dict, dict]] = ()) -> int:
+        """A new game from ``state``; ``steps`` (action, state after) are saved with it in one transaction
+        (an imported record: a kill in the middle leaves no half game)."""
+        with self._db() as db:
             cur = db.execute("INSERT INTO games (created, settings) VALUES (?, ?)",
                              (time.time(), json.dumps(settings)))
             game_id = cur.lastrowid
-            db.execute("INSERT INTO steps (game_id, seq, action, state, created) VALUES (?, 0, ?, ?, ?)",
-                       (game_id, json.dumps({"type": "new", **settings}), json.dumps(state), time.time()))
+            rows = [({"type": "new", **settings}, state), *steps]
+            db.executemany("INSERT INTO steps (game_id, seq, action, state, created) VALUES (?, ?, ?, ?, ?)",
+                           [(game_id, seq, json.dumps(a), json.dumps(s), time.time())
+                            for seq, (a, s) in enumerate(rows)])
+            self._record(db, game_id, len(rows) - 1, version, request)
         return game_id
 
-    def push(self, game_id: int, action: dict, state: dict) -> int:
-        """Record an accepted action; returns its sequence number."""
-        with self._connect() as db:
-            seq = self._top(db, game_id) + 1
-            # An undone row with this seq is replaced: the redo branch is gone.
+    def push(self, game_id: int, action: dict, state: dict, *, seq: int | None = None, version: int = 0,
+             request: str | None = None) -> int:
+        """Record an accepted action as step ``seq`` (default: after the last live one); returns its seq."""
+        with self._db() as db:
+            if seq is None:
+                seq = self._top(db, game_id) + 1
+            # An undone (or unreadable, skipped) row with this seq or later is replaced: that branch is gone.
             db.execute("DELETE FROM steps WHERE game_id = ? AND seq >= ?", (game_id, seq))
             db.execute("INSERT INTO steps (game_id, seq, action, state, created) VALUES (?, ?, ?, ?, ?)",
                        (game_id, seq, json.dumps(action), json.dumps(state), time.time()))
+            self._record(db, game_id, seq, version, request)
         return seq
 
-    def undo(self, game_id: int) -> Step | None:
-        """Mark the last action undone and return the step now current (None if nothing to undo)."""
-        with self._connect() as db:
+    def undo(self, game_id: int, *, to_seq: int | None = None, version: int = 0,
+             request: str | None = None) -> Step | None:
+        """Mark the live steps after ``to_seq`` (default: the last one) undone and return the step now
+        current (None if nothing to undo)."""
+        with self._db() as db:
             top = self._top(db, game_id)
-            if top <= 0:
+            if to_seq is None:
+                to_seq = top - 1
+            if top <= 0 or to_seq < 0:
                 return None
-            db.execute("UPDATE steps SET undone = 1 WHERE game_id = ? AND seq = ?", (game_id, top))
-            return self._step(db, game_id, top - 1)
+            db.execute("UPDATE steps SET undone = 1 WHERE game_id = ? AND seq > ?", (game_id, to_seq))
+            self._record(db, game_id, to_seq, version, request)
+            return self._step(db, game_id, to_seq)
 
+    def _record(self, db: sqlite3.Connection, game_id: int, seq: int, version: int, request: str | None) -> None:
+        self.problem = None   # set again by _full() should this transaction still fail
+        db.execute("INSERT INTO meta (name, value) VALUES ('version', ?) "
+                   "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (version,))
+        if request is not None:
+            db.execute("INSERT OR REPLACE INTO answers (key, game_id, seq, version, created) VALUES (?, ?, ?, ?, ?)",
+                       (request, game_id, seq, version, time.time()))
+            db.execute("DELETE FROM answers WHERE created < (SELECT created FROM answers ORDER BY created DESC "
+                       "LIMIT 1 OFFSET ?)", (ANSWERS_KEPT,))
+
+    def keep_answer(self, request: str, answer: dict) -> None:
+        """Store the JSON answer of the request whose step was just committed."""
+        with self._db() as db:
+            db.execute("UPDATE answers SET answer = ? WHERE key = ?", (json.dumps(answer), request))
+
+    def answer(self, request: str) -> Answer | None:
+        with self._db() as db:
+            row = db.execute("SELECT game_id, seq, version, answer FROM answers WHERE key = ?",
+                             (request,)).fetchone()
+        if row is None:
+            return None
+        try:
+            answer = json.loads(row[3]) if row[3] is not None else None
+        except ValueError:
+            answer = None
+        return Answer(row[0], row[1], row[2], answer)
+
+    def version(self) -> int:
+        """The state version the last write produced (0 for a new journal)."""
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE name = 'version'").fetchone()
+        return 0 if row is None else int(row[0])
+
+    # -- reads ---------------------------------------------------------------
     def current(self, game_id: int) -> Step | None:
-        with self._connect() as db:
+        with self._db() as db:
             top = self._top(db, game_id)
             return None if top < 0 else self._step(db, game_id, top)
 
     def history(self, game_id: int) -> list[Step]:
-        with self._connect() as db:
+        """The live steps in order; a row that cannot be read comes back with its ``problem``."""
+        with self._db() as db:
             rows = db.execute("SELECT seq, action, state FROM steps WHERE game_id = ? AND undone = 0 ORDER BY seq",
                               (game_id,)).fetchall()
-        return [Step(seq, json.loads(a), json.loads(s)) for seq, a, s in rows]
+        return [_parse(seq, a, s) for seq, a, s in rows]
 
     def last_game(self) -> int | None:
-        with self._connect() as db:
+        with self._db() as db:
             row = db.execute("SELECT max(id) FROM games").fetchone()
         return row[0]
 
     def settings(self, game_id: int) -> dict:
-        with self._connect() as db:
+        with self._db() as db:
             row = db.execute("SELECT settings FROM games WHERE id = ?", (game_id,)).fetchone()
         return json.loads(row[0]) if row else {}
 
     def add_reading(self, game_id: int, seq: int, reading: dict, outcome: str) -> None:
-        with self._connect() as db:
+        with self._db() as db:
             db.execute("INSERT INTO readings (game_id, seq, reading, outcome, created) VALUES (?, ?, ?, ?, ?)",
                        (game_id, seq, json.dumps(reading), outcome, time.time()))
 
     def readings(self, game_id: int) -> list[dict]:
-        with self._connect() as db:
+        with self._db() as db:
             rows = db.execute("SELECT seq, reading, outcome FROM readings WHERE game_id = ? ORDER BY id",
                               (game_id,)).fetchall()
         return [{"seq": seq, "reading": json.loads(r), "outcome": o} for seq, r, o in rows]
@@ -145,4 +307,15 @@ class Store:
     def _step(db: sqlite3.Connection, game_id: int, seq: int) -> Step:
         action, state = db.execute("SELECT action, state FROM steps WHERE game_id = ? AND seq = ?",
                                    (game_id, seq)).fetchone()
-        return Step(seq, json.loads(action), json.loads(state))
+        return _parse(seq, action, state)
+
+
+def _parse(seq: int, action, state) -> Step:
+    """A step row as a Step; a row whose JSON cannot be read says so instead of raising."""
+    try:
+        a, s = json.loads(action), json.loads(state)
+    except (TypeError, ValueError) as exc:
+        return Step(seq, {}, {}, f"step {seq} cannot be read ({exc})")
+    if not isinstance(a, dict) or not isinstance(s, dict):
+        return Step(seq, {}, {}, f"step {seq} cannot be read (not a JSON object)")
+    return Step(seq, a, s)

@@ -17,9 +17,11 @@ from engine.errors import FlureError, InvalidSetupError
 from . import schemas
 from .rules import load_rules
 from .security import guarded_match, is_referee, log_in, referee_required
+from ..table.journal import request_key
 from ..table.session import TableSession
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+RECORD_MAX_BODY = 512 * 1024   # a game record: ~100 bytes an action, a long game a few hundred actions
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,28 @@ def engine_call(fn, *args, **kwargs):
         response = jsonify(error=str(exc), rule=getattr(exc, "rule", None), field=getattr(exc, "field", None))
         response.status_code = engine_error_status(exc)
         abort(response)
+
+
+VERSION_HEADER = "Flure-State-Version"   # the state version a state-changing request was made against
+KEY_HEADER = "Idempotency-Key"           # or a key of the client's choosing, the same on every retry
+
+
+def once(fn, *args):
+    """Run a state-changing session call once per request: a retry (same Idempotency-Key, or the same
+    request against the same state version) gets the first answer, a request against an older state a 409."""
+    version = request.headers.get(VERSION_HEADER)
+    if version is not None and not (version.isascii() and version.isdigit() and len(version) <= 12):
+        abort(400, f"The {VERSION_HEADER} header must be the state's version number, as /api/state gives it")
+    key = request.headers.get(KEY_HEADER)
+    if key is not None and not (0 < len(key) <= 128 and key.isascii() and key.isprintable()):
+        abort(400, f"The {KEY_HEADER} header must be 1 to 128 printable characters")
+    retry = request_key(key, None if version is None else int(version), request.path,
+                        request.get_data(cache=True))
+    answer, repeated = engine_call(table().once, retry, None if version is None else int(version), fn, *args)
+    response = jsonify(answer)
+    if repeated:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
 
 
 # -- public (phones) -----------------------------------------------------------
@@ -171,19 +195,19 @@ def whoami():
        body=schemas.NEW_GAME, referee=True)
 def new_game():
     data = body(schemas.NEW_GAME)
-    return jsonify(engine_call(table().new_game, **data))
+    return once(lambda: table().new_game(**data))
 
 
 @route("/action", "POST", "Apply one engine action (move, pawn-at, draw, tile, place)",
        body=schemas.ACTION, referee=True)
 def action():
-    return jsonify(engine_call(table().act, body(schemas.ACTION)))
+    return once(table().act, body(schemas.ACTION))
 
 
 @route("/undo", "POST", "Undo the last action", body=schemas.EMPTY, referee=True)
 def undo():
     body(schemas.EMPTY)
-    return jsonify(engine_call(table().undo))
+    return once(table().undo)
 
 
 @route("/preview", "GET", "What each tile still in the deck would make the monster do", referee=True)
@@ -243,7 +267,26 @@ def camera_clear():
        body=schemas.CONFIRM, referee=True)
 def camera_confirm():
     data = body(schemas.CONFIRM)
-    return jsonify(engine_call(table().confirm_reading, (data or {}).get("expect")))
+    return once(table().confirm_reading, (data or {}).get("expect"))
+
+
+@route("/game/export", "GET", "The running game as a record (JSON, format flure-game/1): setup, seed, every "
+       "action; `flure replay FILE` plays it again", referee=True)
+def game_export():
+    record = engine_call(table().export_record)
+    response = jsonify(record)
+    response.headers["Content-Disposition"] = 'attachment; filename="flure-game.json"'
+    return response
+
+
+@route("/game/import", "POST", "Start the game a record (flure-game/1) describes, played up to its last action",
+       body={"type": "object", "description": "a flure-game/1 record, as /api/game/export gives it"}, referee=True)
+def game_import():
+    request.max_content_length = RECORD_MAX_BODY
+    data = request.get_json(silent=True)
+    if data is None:
+        abort(400, "The body is not valid JSON: send a flure-game/1 record, as /api/game/export gives it")
+    return once(table().import_record, data)
 
 
 @route("/openapi.json", "GET", "This API described as OpenAPI 3.1")

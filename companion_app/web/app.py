@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 
 from flask import Flask, jsonify, request
 from markupsafe import escape
@@ -16,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from .server import STREAM_LIMIT
 from ..table.session import TableSession
-from ..table.store import Store, default_path
+from ..table.store import DiskFullError, JournalError, Store, default_path
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well under 1 KB
@@ -83,6 +84,19 @@ def _error_handlers(app: Flask) -> None:
         if exc.code == 404:
             message = f"There is no page {request.path} here."
         return _error_page(exc.code, message), exc.code
+
+    @app.errorhandler(JournalError)
+    @app.errorhandler(sqlite3.Error)
+    def journal_error(exc: Exception):
+        """The journal could not be written: the game state is unchanged, and the referee is told why
+        (507 for a full disk, 503 otherwise; the Devices card shows the same line)."""
+        log.error("journal write failed on %s: %s", request.path, exc)
+        full = isinstance(exc, DiskFullError)
+        message = (f"Nothing was saved: {exc}." if full else
+                   f"Nothing was saved: the game journal cannot be written ({exc}); the game state is unchanged.")
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 507 if full else 503
+        return _error_page(503, message), 503
 
     @app.errorhandler(Exception)
     def crash(exc: Exception):

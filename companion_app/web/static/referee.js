@@ -12,6 +12,11 @@
   let previewSeq = null, previewGame = null;   // the state the "what would each tile do" list was made for
 
   // -- API -------------------------------------------------------------------
+  let knownVersion = null;   // the newest state version this screen has seen (live stream or an answer)
+  function requestKey() {    // crypto.randomUUID needs https; getRandomValues works on the table's plain http
+    return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   async function api(method, path, body) {
     const opts = { method, headers: {}, credentials: "same-origin" };
     if (csrf) opts.headers["X-CSRF-Token"] = csrf;
@@ -19,14 +24,35 @@
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
     }
+    const changes = method === "POST" && path !== "/api/logout" && !path.startsWith("/api/camera/fix")
+      && path !== "/api/camera/clear";
+    if (changes) {
+      // Retries are safe: the same key (and the state version this screen acted on) make the server
+      // answer a repeat with its first answer, and refuse with 409 when the table moved on meanwhile.
+      opts.headers["Idempotency-Key"] = requestKey();
+      if (knownVersion !== null) opts.headers["Flure-State-Version"] = String(knownVersion);
+    }
     let res;
-    try {
-      res = await fetch(path, opts);
-    } catch (e) {
-      toast("The server does not answer: is the Wi-Fi up?");
-      throw e;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await fetch(path, opts);
+        break;
+      } catch (e) {
+        if (changes && attempt < 3) {   // flaky Wi-Fi: the request may or may not have arrived; ask again
+          await new Promise((r) => setTimeout(r, 800 * (attempt + 1)));
+          continue;
+        }
+        toast("The server does not answer: is the Wi-Fi up?");
+        throw e;
+      }
     }
     const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    if (res.ok && data && typeof data.version === "number" && (knownVersion === null || data.version > knownVersion)) {
+      knownVersion = data.version;
+    }
+    if (res.status === 409 && data.error && data.error.startsWith("The table moved on")) {
+      fetch("/api/state").then((r) => r.json()).then(onState).catch(() => {});
+    }
     if (res.status === 401) showLogin();
     if (!res.ok) {
       toast(data.error || `HTTP ${res.status}`);
@@ -187,6 +213,7 @@
 
   async function onState(state) {
     latest = state;
+    if (typeof state.version === "number") knownVersion = state.version;
     if (board === null || board.animating) return;
     if (state.game_id !== shownGame) { selectedPawn = null; targets = []; lastRound = state.round; lastPhase = state.phase; }
     const fresh = isNewPlan(state, shownPlan, shownGame);
@@ -365,6 +392,26 @@
     toast("New game started.", true);
   });
 
+  // -- game records: download the running game, load one (flure-game/1) ------------
+  $("record-download").addEventListener("click", async () => {
+    const record = await api("GET", "/api/game/export");
+    const link = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" })),
+      download: `flure-game-${new Date().toISOString().slice(0, 16).replace(/[:T]/g, "-")}.json` });
+    link.click();
+    URL.revokeObjectURL(link.href);
+  });
+  $("record-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (!file) return;
+    let record;
+    try { record = JSON.parse(await file.text()); } catch (err) { toast(`${file.name} is not a game record (not JSON).`); return; }
+    const running = latest && !["none", "over"].includes(latest.phase);
+    if (running && !window.confirm("A game is running. Load this one instead? (The running game stays saved in the database.)")) return;
+    await api("POST", "/api/game/import", record);
+    toast(`Loaded ${file.name}.`, true);
+  });
+
   // -- rules, join, devices --------------------------------------------------------
   $("rule-form").addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -405,7 +452,8 @@
     if (!csrf) return;
     try {
       const st = await api("GET", "/api/status");
-      $("devices").replaceChildren(deviceLine("Camera", st.camera), deviceLine("LED grid", st.leds), deviceLine("Buttons", st.buttons));
+      $("devices").replaceChildren(deviceLine("Camera", st.camera), deviceLine("LED grid", st.leds), deviceLine("Buttons", st.buttons),
+        ...(st.journal ? [deviceLine("Journal", st.journal)] : []));
       $("phones").textContent = `${st.phones} screen${st.phones === 1 ? "" : "s"} connected`;
     } catch (e) { /* shown */ }
   }

@@ -1,0 +1,144 @@
+"""The session's side of the journal: retried requests, unreadable steps, a full disk, game records.
+
+Why here and not in the views: the answer to "was this request already played?"
+must be decided under the session's lock, together with the write it guards, and
+the write records the request in the same SQLite transaction as the step
+(``store.py``).  A request is known by its ``Idempotency-Key`` header or, without
+one, by the state version it was made against plus what it asked; a repeat gets
+the answer the first one got, and a request made against an older state than the
+table's is refused: the table moved on.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from engine.errors import GameActionError, InvalidSetupError
+from engine.game import Game
+from engine.record import GameRecord
+
+from .store import JournalError, Step
+
+
+class StaleRequestError(GameActionError):
+    """A state-changing request made against a state the table has left (HTTP 409)."""
+
+    def __init__(self, seen: int, now: int):
+        self.seen, self.now = seen, now
+        super().__init__(f"The table moved on: this request was made against state {seen}, the table is now at "
+                         f"state {now} (another screen acted, or this is a late retry). Nothing was done; look "
+                         "at the board again.")
+
+
+def request_key(idempotency_key: str | None, version: int | None, what: str, body: bytes) -> str | None:
+    """How a state-changing request is recognised when it comes again (None: not at all)."""
+    if idempotency_key:
+        return "key " + idempotency_key
+    if version is None:
+        return None
+    return f"v{version} {what} {hashlib.sha256(body).hexdigest()}"
+
+
+class JournalMixin:
+    """Methods of ``TableSession`` that deal with the journal's failures and records (see the module)."""
+
+    # -- retried requests ------------------------------------------------------------
+    def once(self, key: str | None, version: int | None, fn, *args, **kwargs) -> tuple[dict, bool]:
+        """Run the state-changing call ``fn`` unless the request ``key`` was already played.
+
+        Returns (answer, repeated).  ``version`` is the state version the request was made against:
+        another one raises StaleRequestError (unless the request is a repeat, which is answered)."""
+        with self._lock:
+            if key is not None:
+                done = self.store.answer(key)
+                if done is not None:
+                    answer = done.answer
+                    if answer is None:   # killed between the commit and storing the answer: the state now
+                        answer = {**self.state(), "repeated": True}
+                    return answer, True
+            if version is not None and version != self.version:
+                raise StaleRequestError(version, self.version)
+            self._request = key
+            try:
+                answer = fn(*args, **kwargs)
+            finally:
+                self._request = None
+            if key is not None:
+                try:
+                    self.store.keep_answer(key, answer)
+                except (JournalError, OSError, Exception):   # noqa: BLE001 - the step itself is saved
+                    pass
+            return answer, False
+
+    def _journal(self) -> dict:
+        """What each write records beside its step: the version it produces and the request that asked."""
+        return {"version": self.version + 1, "request": self._request}
+
+    # -- unreadable steps --------------------------------------------------------------
+    def _readable(self, game_id: int, steps: list[Step]) -> tuple[list[Step], Step | None]:
+        """The steps with every unreadable one marked, and the last good one (None: nothing to resume).
+
+        One bad row does not lose the game: each step holds the whole state after it, so the game goes
+        on from the last step that reads; what was skipped is said in the journal's status."""
+        out, last, skipped = [], None, []
+        for step in steps:
+            if step.problem is None:
+                try:
+                    Game.from_json(step.state)
+                except (InvalidSetupError, ValueError, KeyError, TypeError) as exc:
+                    step = Step(step.seq, {}, {}, f"step {step.seq} cannot be read ({exc})")
+            if step.problem is None:
+                last = step
+            else:
+                skipped.append(step.problem)
+            out.append(step)
+        if last is None:
+            self.journal_notes.append(f"Game {game_id} in the journal has no readable step"
+                                      f"{' (' + '; '.join(skipped) + ')' if skipped else ''}; "
+                                      "starting without a game.")
+        elif skipped:
+            self.journal_notes.append(f"Resumed game {game_id} at step {last.seq}; skipped what could not be "
+                                      f"read: {'; '.join(skipped)}.")
+        return out, last
+
+    def _undo_target(self) -> int:
+        """The last readable step before the current one (-1: none, nothing to undo)."""
+        good = [s.seq for s in self.store.history(self.game_id) if s.problem is None and s.seq < self.seq]
+        return good[-1] if good else -1
+
+    def journal_status(self) -> dict:
+        """The journal as a device line for the referee: where it is, and what went wrong."""
+        out: dict = {"present": True, "detail": {"message": f"saved in {self.store.path}"}}
+        if self.journal_notes:
+            out["detail"]["error"] = " ".join(self.journal_notes)
+        if self.store.problem:
+            out["error"] = self.store.problem
+        return out
+
+    # -- game records ----------------------------------------------------------------
+    def export_record(self) -> dict:
+        """The running game as a ``flure-game/1`` record: its setup, seed and every action."""
+        with self._lock:
+            self._need_game()
+            steps = self.store.history(self.game_id)
+        bad = [s.seq for s in steps if s.problem]
+        if bad:
+            raise GameActionError(f"Step {bad[0]} of this game could not be read from the journal, so the "
+                                  "game cannot be written as a record.")
+        first = Game.from_json(steps[0].state)
+        actions = [{k: v for k, v in s.action.items() if k != "by"} for s in steps[1:]]
+        return GameRecord.of(first, actions).to_json()
+
+    def import_record(self, data) -> dict:
+        """Start the game a record describes, played up to its last action (each step saved)."""
+        record = GameRecord.from_json(data)
+        played = list(record.replay())
+        settings = {"players": list(record.players), "first_player": record.first_player, "setup": record.setup,
+                    "prey3_variant": record.prey3_variant, "seed": record.seed}
+        with self._lock:
+            steps = [(action.to_json(), game.to_json()) for action, game in played[1:]]
+            game_id = self.store.new_game(settings, played[0][1].to_json(), steps=steps, **self._journal())
+            self.game_id, self.game, self.seq = game_id, played[-1][1], len(played) - 1
+            self._rebuild_log(self.store.history(game_id))
+            self.fixes = {}
+            self._changed()
+            return self.state()
