@@ -20,7 +20,7 @@ def commands(parser) -> list[str]:
 
 
 def test_every_command_module_registers_its_commands():
-    assert commands(cli.build_parser()) == ["scenario", "resolve", "demo", "play", "config", "doctor",
+    assert commands(cli.build_parser()) == ["scenario", "resolve", "demo", "replay", "play", "config", "doctor",
                                             "vision", "stickers", "calibrate", "leds"]
 
 

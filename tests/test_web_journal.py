@@ -238,7 +238,7 @@ def test_a_damaged_database_file_is_kept_aside_and_a_fresh_journal_starts(tmp_pa
 
 
 def test_flure_play_on_a_damaged_journal_starts_and_says_so(tmp_path):
-    (tmp_path / "table.db").write_bytes(b"this is not a database at all" * 200)
+    (tmp_path / "table.db").write_bytes(b"SQLite format 3\0" + os.urandom(8000))   # a torn header
     proc, out = start(tmp_path)
     try:
         assert "Journal: The game journal" in out and "was damaged" in out

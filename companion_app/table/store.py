@@ -17,6 +17,7 @@ recognised even after a ``kill -9`` between the commit and the answer.
 """
 from __future__ import annotations
 
+import codecs
 import errno
 import json
 import os
@@ -133,8 +134,8 @@ class Store:
         try:
             self._create()
         except sqlite3.DatabaseError as exc:
-            if not is_damaged(exc):
-                raise
+            if not is_damaged(exc) or _is_text(self.path):
+                raise   # a text file named by mistake (--db notes.txt) is someone's file: refuse, keep it
             self._set_aside(str(exc))
 
     def _create(self) -> None:
@@ -308,6 +309,19 @@ class Store:
         action, state = db.execute("SELECT action, state FROM steps WHERE game_id = ? AND seq = ?",
                                    (game_id, seq)).fetchone()
         return _parse(seq, action, state)
+
+
+def _is_text(path: str) -> bool:
+    """A file that is plain text and no SQLite file at all (damaged journals are binary)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith(b"SQLite format 3\0") or b"\0" in head:
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)   # a character cut at 4096 is fine
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _parse(seq: int, action, state) -> Step:
