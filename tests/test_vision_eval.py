@@ -13,7 +13,7 @@ def test_default_set_has_at_least_500_fixed_seed_images():
     p = argparse.ArgumentParser()
     evaluate.add_arguments(p)
     args = p.parse_args([])
-    assert args.per_level * len(LEVELS) >= 500
+    assert args.per_level is None and evaluate.DEFAULT_PER_LEVEL * len(LEVELS) >= 500
     assert level_params(LEVELS[2], 2, 2024, 7) == level_params(LEVELS[2], 2, 2024, 7)
     assert level_params(LEVELS[2], 2, 2024, 7) != level_params(LEVELS[2], 2, 2024, 8)
     assert 27 <= level_params(LEVELS[2], 2, 2024, 7)["tilt_deg"] <= 30
@@ -87,3 +87,35 @@ def test_a_report_folder_that_does_not_exist_is_refused_not_created(tmp_path, ca
     assert not missing.parent.exists()
     assert main(["vision", "eval", "--quick", "--report", str(tmp_path)]) == 2
     assert "is a folder; name the report file in it" in capsys.readouterr().err
+
+
+def test_moves_eval_runs_end_to_end_and_writes_its_report(tmp_path, capsys):
+    report = tmp_path / "moves.json"
+    assert main(["vision", "eval", "--moves", "--levels", "nominal,hand", "--per-level", "2",
+                 "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "illegal" in out and "near-nominal" in out and "tilt" in out
+    data = json.loads(report.read_text())
+    assert set(data["levels"]) == {"nominal", "hand"} and data["per_level"] == 2
+    total = data["all"]
+    assert total["legal"] + total["illegal"] + total["skipped"] == 4
+    assert total["wrong"] == 0 and total["illegal_accepted"] == 0
+    assert data["targets"][0]["met"]
+
+
+def test_move_scenes_are_seeded_and_illegal_ones_are_not_legal():
+    import numpy as np
+
+    from engine.reconcile import legal_changes
+    from vision.evaluate_moves import ILLEGAL_KINDS, make_scene
+
+    kinds = set()
+    for k in range(40):
+        a, b = make_scene(np.random.default_rng([5, k])), make_scene(np.random.default_rng([5, k]))
+        if a is None:
+            continue
+        assert a.after == b.after and a.kind == b.kind
+        kinds.add(a.kind)
+        legal = {c.after for c in legal_changes(a.before, a.mover)}
+        assert (a.after in legal) == a.legal or a.kind == "tile"
+    assert "move" in kinds and "tile" in kinds and kinds & set(ILLEGAL_KINDS)

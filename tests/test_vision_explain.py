@@ -169,3 +169,46 @@ def test_outside_pictures_of_a_move_a_tile_and_an_illegal_change(style, tmp_path
     assert accepted(answer) and answer["change"] == "tile" and answer["tile"] == "prey-1"
     code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "two.png", "--player", "blue")
     assert answer["change"] == "unexplained" and "G3" in answer["problems"][0]["message"]
+
+
+def outside_move_scene(seed: int):
+    """A random outside position and style, one legal move of a random player, the photo after."""
+    import numpy as np
+
+    from engine.reconcile import legal_changes
+
+    rng = np.random.default_rng(3000 + seed)
+    setup, _tile = outside.random_setup(rng, SCHEME)
+    style = outside.random_fitted_style(rng, SCHEME, flat_share=0.2, max_size=(1920, 1440), slack=(1.15, 1.4))
+    before = Position.from_setup(outside.expected_setup(setup), strict=False)
+    colours = sorted({p.color for p in before.pawns})
+    if not colours:
+        return None
+    mover = colours[int(rng.integers(len(colours)))]
+    moves = [c for c in legal_changes(before, mover) if c.kind == "move"]
+    if not moves:
+        return None
+    change = moves[int(rng.integers(len(moves)))]
+    after = change.after.to_setup()
+    after.pop("pools")
+    after["pool_tiles"] = setup["pool_tiles"]
+    return before, mover, change.after, outside.render(after, None, style, SCHEME)
+
+
+SCHEME = outside.load()
+
+
+def test_outside_random_moves_are_read_or_refused_never_wrong():
+    """Random positions and camera styles drawn by the outside renderer; one legal move each."""
+    from vision.change import explain_readings
+
+    read = 0
+    for seed in range(6):
+        scene = outside_move_scene(seed)
+        if scene is None:
+            continue
+        before, mover, after, image = scene
+        result = explain_readings(before, [read_image(image)], mover)
+        assert not result.accepted or result.after == after, (seed, result.to_json())
+        read += result.accepted
+    assert read >= 3

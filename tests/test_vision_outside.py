@@ -83,11 +83,7 @@ def test_random_outside_scenes_are_read_or_refused_never_wrong():
     for seed in range(14):
         rng = np.random.default_rng(1000 + seed)
         setup, tile = out.random_setup(rng, SCHEME)
-        style = out.random_style(rng, flat_share=0.25)
-        style = out.fit_camera(style.__class__(**{**style.__dict__, "monster_top_mm": 27.0,
-                                                  "width": min(style.width, 2592),
-                                                  "height": min(style.height, 1944)}),
-                               SCHEME, float(rng.uniform(1.15, 1.5)))
+        style = out.random_fitted_style(rng, SCHEME, flat_share=0.25, max_size=(2592, 1944), slack=(1.15, 1.5))
         r, right = reads(out.render(setup, tile, style, SCHEME, jitter_mm=float(rng.uniform(0, 3))), setup, tile)
         assert right or r["problems"], (seed, style, r)
         ok += right and not r["problems"]

@@ -547,6 +547,16 @@ def random_style(rng, flat_share: float = 0.15) -> Style:
                  jpeg=int(rng.integers(60, 96)) if rng.random() < 0.5 else 0, seed=int(rng.integers(1 << 30)))
 
 
+def random_fitted_style(rng, scheme: dict, *, flat_share: float, max_size: tuple[int, int],
+                        slack: tuple[float, float]) -> Style:
+    """``random_style`` at most ``max_size`` pixels, its camera fitted to the board with a
+    random ``slack``, the monster's head 27 mm wide."""
+    style = random_style(rng, flat_share=flat_share)
+    style = replace(style, monster_top_mm=27.0, width=min(style.width, max_size[0]),
+                    height=min(style.height, max_size[1]))
+    return fit_camera(style, scheme, float(rng.uniform(*slack)))
+
+
 def fit_camera(style: Style, scheme: dict | None = None, slack: float = 1.0) -> Style:
     """The lowest camera (or the largest scan scale) that shows the corner markers and the
     card zone with a margin, then ``slack`` times higher (or smaller)."""

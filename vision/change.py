@@ -21,9 +21,9 @@ from engine.reconcile import Problem, Reconciliation, reconcile, refused
 
 # Problems that only say the card zone cannot be read: the tile is unknown, the board still counts.
 CARD_ZONE_CODES = ("card-zone-hidden", "card-zone-unclear", "two-tiles")
-# Square-less problems that do not make the board doubtful: the squares decide
-# (a monster nobody sees is simply not seen on its square).
-HARMLESS_CODES = ("no-monster",)
+# Square-less problems that do not make the board doubtful: the squares decide (a monster or
+# a teleporter nobody sees is simply not seen on its square, which is unknown or refused).
+HARMLESS_CODES = ("no-monster", "teleporter-pair")
 
 
 def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, list[Problem]]:

@@ -9,7 +9,8 @@ still scene filmed for ``--stable-frames`` frames (only the sensor noise changes
 Per level it reports: single-frame per-square accuracy (all 156 squares, frame 0),
 fully-correct-board rate (every square and the tombstone tile), accepted rate,
 wrong-accepted count (accepted but not the true position — must be zero everywhere),
-median per-frame reading time, and the smallest sticker's width in pixels.  The results
+median per-frame reading time, and the smallest sticker's width in pixels.  ``--moves`` runs
+the change-reading set instead (``vision/evaluate_moves.py``).  The results
 are written, with the grid, the seed, the scheme file's hash and the reader
 configuration, to a JSON report: ``--report FILE``, or by default a file in the system's
 temporary folder (``default_report()``, printed), so that running the eval never writes into the
@@ -34,6 +35,7 @@ def default_report() -> Path:
     repository (the tracked ``vision/eval_report.json`` is a recorded run the README quotes)."""
     return Path(tempfile.gettempdir()) / "flure-vision-eval-report.json"
 MIN_STICKER_PX = 14.0   # the targets apply where stickers are at least this wide
+DEFAULT_PER_LEVEL = 30  # images per level: 17 levels, 510 images
 
 
 @dataclass(frozen=True)
@@ -293,13 +295,17 @@ def check_targets(levels, results: list[LevelResult]) -> list[dict]:
 
 def add_arguments(parser) -> None:
     """Options of ``flure vision eval``."""
-    parser.add_argument("--per-level", type=int, default=30, metavar="N",
-                        help="images per perturbation level (default 30: 17 levels, 510 images)")
+    parser.add_argument("--moves", action="store_true",
+                        help="evaluate reading changes with the game as prior (flure vision explain) instead "
+                             "of single readings: legal moves read, refused, wrong; illegal changes refused")
+    parser.add_argument("--per-level", type=int, default=None, metavar="N",
+                        help="images per perturbation level (default 30: 17 levels, 510 images; "
+                             "with --moves 12 scenes: 9 levels, 108 scenes)")
     parser.add_argument("--quick", action="store_true", help="one image per level (a smoke test)")
     parser.add_argument("--levels", metavar="NAMES", help="comma-separated level names (default: all)")
     parser.add_argument("--seed", type=int, default=2024, help="base seed of the set (default 2024)")
-    parser.add_argument("--stable-frames", type=int, default=3, metavar="N",
-                        help="frames per scene fed to the TableCamera (default 3, as the app)")
+    parser.add_argument("--stable-frames", type=int, default=None, metavar="N",
+                        help="frames per scene fed to the TableCamera (default 3, as the app; 2 with --moves)")
     parser.add_argument("--report", metavar="FILE",
                         help=f"JSON report to write (default {default_report()}; '-' for none)")
     parser.add_argument("--save-images", metavar="DIR", help="also write each scene's first frame and truth JSON")
@@ -312,31 +318,26 @@ def run(args, calibration=None) -> int:
     """``flure vision eval``: returns 0 when the set ran (targets are reported, not enforced).
 
     ``calibration`` is a loaded one (or None): the command line reads the file."""
+    from vision import evaluate_moves   # imports this module: imported here, not at the top
+    moves = getattr(args, "moves", False)
+    grid = evaluate_moves.MOVE_LEVELS if moves else LEVELS
     if getattr(args, "list_levels", False):
-        for lv in LEVELS:
+        for lv in grid:
             print(f"{lv.name:12} {lv.about}")
         return 0
     from vision.scheme import SchemeError, load_scheme
     try:
         scheme = load_scheme(getattr(args, "scheme", None))
-    except SchemeError as exc:
+        levels = chosen_levels(getattr(args, "levels", None), grid)
+    except (SchemeError, UsageError) as exc:
         print(f"flure vision eval: {exc}", file=sys.stderr)
         return 2
-    levels = list(enumerate(LEVELS))
-    if getattr(args, "levels", None):
-        names = [n.strip() for n in args.levels.split(",") if n.strip()]
-        unknown = [n for n in names if n not in {lv.name for lv in LEVELS}]
-        if unknown:
-            print(f"flure vision eval: unknown level(s) {', '.join(unknown)}; "
-                  f"known: {', '.join(lv.name for lv in LEVELS)}", file=sys.stderr)
-            return 2
-        levels = [(i, lv) for i, lv in levels if lv.name in names]
-    per_level = 1 if getattr(args, "quick", False) else max(1, int(args.per_level))
-    stable = max(1, int(getattr(args, "stable_frames", 3)))
+    path = report_path(getattr(args, "report", None), evaluate_moves.default_report() if moves else default_report())
+    if moves:
+        return evaluate_moves.run(args, levels, path, scheme, calibration)
+    per_level = 1 if getattr(args, "quick", False) else max(1, int(args.per_level or DEFAULT_PER_LEVEL))
+    stable = max(1, int(getattr(args, "stable_frames", None) or 3))
     save_dir = Path(args.save_images) if getattr(args, "save_images", None) else None
-    report = getattr(args, "report", None)
-    path = None if report == "-" else Path(report) if report else default_report()
-    # The report path was checked before the set runs by `flure vision eval` (cli.inputs.output_path).
 
     print(f"vision eval: {len(levels)} levels x {per_level} images, {stable} frames each, seed {args.seed}")
     t0 = time.perf_counter()
@@ -358,6 +359,28 @@ def run(args, calibration=None) -> int:
             return 1
         print(f"report: {path}")
     return 0
+
+
+class UsageError(Exception):
+    """A ``flure vision eval`` option that cannot be used; the message says why (status 2)."""
+
+
+def chosen_levels(names: str | None, grid) -> list[tuple[int, Level]]:
+    """(index, level) of the levels named in ``--levels`` (all of ``grid`` by default)."""
+    levels = list(enumerate(grid))
+    if not names:
+        return levels
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in {lv.name for lv in grid}]
+    if unknown:
+        raise UsageError(f"unknown level(s) {', '.join(unknown)}; known: {', '.join(lv.name for lv in grid)}")
+    return [(i, lv) for i, lv in levels if lv.name in wanted]
+
+
+def report_path(report: str | None, default: Path) -> Path | None:
+    """The report file: None for ``-``, ``default`` when none is named.  The command line has
+    checked a named one before the set runs (``cli.inputs.output_path``)."""
+    return None if report == "-" else Path(report) if report else default
 
 
 def _print_table(results: list[LevelResult], checks: list[dict], elapsed: float) -> None:
