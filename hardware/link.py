@@ -12,10 +12,21 @@ no frame, while a line slower than the animation never runs more than 0.25 s beh
 that the oldest waiting frame goes, and whenever the device is known to be away (an open or
 a write failed) only the newest frame is kept.  pyserial picks
 the transport from the URL, so a real device, a pseudo-terminal, ``socket://`` and
-``loop://`` all go through the same code.
+``loop://`` all go through the same code; whatever the device sends back is read and dropped
+after each write (``loop://`` hands every written byte back and stops taking more once 4 KB
+wait unread; a WLED answers some requests).
+
+Status tells the truth: ``connected`` is true only while the port is open and no write has
+failed since the last one that got through (a device that opens but reads nothing, a "hung"
+controller, is not "connected" after its first timed-out write, though the port reopens).  The
+sender never dies of a device's failure: anything a write or an open raises is a plain
+``last_error``; should the sender thread end all the same, ``status()`` says so and starts it
+again (``sender_restarts``).
 """
 from __future__ import annotations
 
+import logging
+import queue
 import threading
 import time
 from collections import deque
@@ -24,6 +35,7 @@ from dataclasses import dataclass
 from hardware.protocol import Encoder, baud_switch_byte
 
 QUEUE_SECONDS = 0.25  # the most the LEDs may run behind the animation on a slow line
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -34,6 +46,7 @@ class LinkCounters:
     keepalives: int = 0
     reconnects: int = 0
     write_errors: int = 0
+    sender_restarts: int = 0   # the sender thread ended unexpectedly and was started again
 
 
 def plain_error(url: str, exc: BaseException, baud: int | None = None) -> str:
@@ -50,7 +63,7 @@ def plain_error(url: str, exc: BaseException, baud: int | None = None) -> str:
         return f"LED device {url} is in use by another program (a serial monitor?); close it"
     if "Connection refused" in text:
         return f"LED device {url}: connection refused; is the emulator or serial bridge running?"
-    if type(exc).__name__ == "SerialTimeoutException" or "Write timeout" in text:
+    if type(exc).__name__ == "SerialTimeoutException" or "Write timeout" in text or isinstance(exc, queue.Full):
         at = f" at {baud} baud" if baud else ""
         return f"LED device {url} takes no data (the write timed out): is it running WLED, set to serial{at}?"
     if any(k in text for k in ("Input/output error", "Errno 5", "No such device", "Errno 19", "Errno 6",
@@ -88,11 +101,17 @@ class SerialLink:
         self._writing = False                 # a frame is taken from the queue and being written
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
         self._ever_connected = False
+        self._failing = False                 # a write failed and none got through since
         self._closed = False
         self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name=f"led-link {url}", daemon=True)
+        self._thread = self._new_thread()
+        self._started = False
+
+    def _new_thread(self) -> threading.Thread:
+        return threading.Thread(target=self._run, name=f"led-link {self.url}", daemon=True)
 
     def start(self) -> "SerialLink":
+        self._started = True
         self._thread.start()
         return self
 
@@ -121,11 +140,25 @@ class SerialLink:
         return True
 
     def status(self) -> dict:
+        self._revive()
         c = self.counters
-        return {"connected": self.connected, "port": self.url, "protocol": self.encoder.name,
+        return {"connected": self.connected and not self._failing, "port": self.url, "protocol": self.encoder.name,
                 "baud": self.baud, "leds": self.encoder.count, "frames_sent": c.sent,
                 "frames_replaced": c.replaced, "keepalives": c.keepalives, "reconnects": c.reconnects,
+                "write_errors": c.write_errors, "sender_restarts": c.sender_restarts,
                 "last_error": self.last_error}
+
+    def _revive(self) -> None:
+        """A sender thread that ended while the link is open is reported and started again."""
+        with self._cond:
+            if not self._started or self._closed or self._thread.is_alive():
+                return
+            self.counters.sender_restarts += 1
+            self.last_error = (f"LED device {self.url}: the sending thread had stopped; started it again"
+                               if self.last_error is None else self.last_error)
+            self._failing = True
+            self._thread = self._new_thread()
+            self._thread.start()
 
     def close(self) -> None:
         with self._cond:
@@ -137,6 +170,23 @@ class SerialLink:
 
     # -- sender thread ---------------------------------------------------------------------
     def _run(self) -> None:
+        """The send loop, started again after anything unexpected (never a silent dead thread)."""
+        while True:
+            try:
+                self._send()
+                return
+            except Exception as exc:  # noqa: BLE001 - the LEDs must keep trying, and say why they do not work
+                log.exception("LED sender for %s failed", self.url)
+                with self._cond:
+                    self.counters.sender_restarts += 1
+                    self.last_error = f"{plain_error(self.url, exc, self.baud)} (the sender started again)"
+                    self._failing = True
+                    self._writing = False
+                    self._cond.notify_all()
+                self._close_port()
+                self._pause(self.reconnect_s)
+
+    def _send(self) -> None:
         next_keepalive = time.monotonic() + self.keepalive_s
         while True:
             with self._cond:
@@ -165,6 +215,7 @@ class SerialLink:
                     self.counters.sent += 1
                     self.counters.keepalives += keepalive
                     self.last_error = None   # cleared by a frame delivered, not by an open alone
+                    self._failing = False
                 else:  # not written: only the newest frame is worth sending on reconnect
                     self._queue.appendleft(frame)
                     while len(self._queue) > 1:
@@ -210,16 +261,23 @@ class SerialLink:
         return True
 
     def _write(self, frame: bytes) -> bool:
-        import serial
         try:
             self._port.write(frame)
+            self._drain()
             return True
-        except (serial.SerialException, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - pyserial, the OS, loop://'s queue.Full: all "not delivered"
             self.counters.write_errors += 1
+            self._failing = True
             self.last_error = plain_error(self.url, exc, self.baud)
             self._away = True
             self._close_port()
             return False
+
+    def _drain(self) -> None:
+        """Read and drop what the device sent back (loop:// returns every byte written)."""
+        waiting = self._port.in_waiting
+        if waiting:
+            self._port.read(waiting)
 
     def _close_port(self) -> None:
         port, self._port = self._port, None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sqlite3
+import json
 import time
 
 import pytest
@@ -146,12 +147,45 @@ def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
 
 
 def test_an_led_port_that_is_not_there_is_said_at_start_and_the_session_goes_on(tmp_path):
-    device = open_leds(str(tmp_path / "ttyNOPE"))
+    """Said at start; once the device is plugged in (a real pty appearing at that path) the live status
+    is "connected" with no trace of the startup note (it used to stay there for good)."""
+    import os
+    import select
+    import threading
+    import tty
+
+    port = tmp_path / "ttyNOPE"
+    device = open_leds(str(port))
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    stop = threading.Event()
+
+    def drain():   # the device reads what it is sent
+        while not stop.is_set():
+            if select.select([master], [], [], 0.05)[0]:
+                os.read(master, 65536)
+
+    drainer = threading.Thread(target=drain, daemon=True)
     try:
         assert device.obj is not None
-        assert "is not there" in device.note and "connects by itself" in device.note, device.note
+        assert "is not there" in device.startup and "connects by itself" in device.startup, device.startup
+        assert "is not there" in json.dumps(device.status())
+        drainer.start()
+        port.symlink_to(os.ttyname(slave))          # plugged in
+        device.obj.show_error()                     # something to send
+        deadline = time.monotonic() + 10
+        while not device.status()["detail"]["connected"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        status = device.status()
+        assert status["detail"]["connected"] and status["detail"]["last_error"] is None, status
+        assert "is not there" not in json.dumps(status), status
     finally:
+        stop.set()
         device.obj.close()
+        if drainer.is_alive():
+            drainer.join(2)
+        os.close(master)
+        os.close(slave)
 
 
 def test_table_buttons_on_gpiozero_mock_pins_drive_the_session(tmp_path):

@@ -113,7 +113,7 @@ def play(args) -> int:
     for note in session.journal_notes:
         print(f"  Journal: {note}")
     for device in (session.camera, session.leds, session.buttons):
-        print(f"  {device.name[0].upper() + device.name[1:]}: {device.note or ('ready' if device.obj is not None else device.why)}")
+        print(f"  {device.name[0].upper() + device.name[1:]}: {device.startup or device.note or ('ready' if device.obj is not None else device.why)}")
     print(qr_terminal(phone_url))
     print("Press Ctrl+C to stop.", flush=True)
     signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C

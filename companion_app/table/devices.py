@@ -35,7 +35,8 @@ class Device(Generic[D]):
     obj: D | None = None
     why: str = "not connected"
     last_error: str | None = None
-    note: str = ""
+    note: str = ""          # what the device is (shown while it works)
+    startup: str = ""       # a problem seen while opening: printed once by flure play, not a live status
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def call(self, use: Callable[[D], R]) -> R | None:
@@ -123,7 +124,9 @@ def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
             device.note = f"LED grid on {url or 'the configured port'}"
             status = _first_status(grid)
             if not status.get("connected") and status.get("last_error"):
-                device.note = f"{status['last_error'].rstrip('.')} (the session goes on and connects by itself once it is)"
+                # Not the note: the referee view reads the live status, which clears once it connects.
+                device.startup = (f"{status['last_error'].rstrip('.')} (the session goes on and connects by "
+                                  "itself once it is)")
         return device
     except Exception as exc:  # noqa: BLE001
         return Device("LED grid", None, why=f"LED grid not available: {exc}")

@@ -442,8 +442,10 @@
     else {
       const d = st.detail || {};
       if (d.last_problem && !d.error) d.error = d.last_problem;
-      cls = d.connected === false || d.error ? "warn" : "ok";
+      cls = d.connected === false || d.error || d.last_error ? "warn" : "ok";
+      // last_error counts even while the port is open: a device can open and take nothing
       text = d.error || d.message || (d.connected === false ? `disconnected${d.last_error ? ": " + d.last_error : ""}`
+        : d.last_error ? `not working: ${d.last_error}`
         : `working: ${st.note || (d.port ? "on " + d.port : "ready")}`);
     }
     return h("li", { class: cls }, h("b", {}, name), `: ${text}`);

@@ -1,0 +1,109 @@
+"""The LED link's status tells the truth (issue 13): a hung device is not "connected", loop:// works,
+a sender that fails is reported and started again; on real pseudo-terminals and pyserial URLs."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import tty
+
+from hardware.layout import LedLayout
+from hardware.link import SerialLink
+from hardware.protocol import make_encoder
+from tests.hardware_helpers import plan, wait_until
+
+LAYOUT = LedLayout.from_config(None)
+FRAME = bytes(range(90)) * (LAYOUT.led_count * 3 // 90) + bytes(LAYOUT.led_count * 3 % 90)
+
+
+def test_loop_url_takes_every_frame_and_stays_connected():
+    """loop:// hands every byte back; unread, pyserial's 4 KB queue used to fill after 8 frames and
+    end the sender with queue.Full while the status said connected."""
+    link = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count)).start()
+    try:
+        for _ in range(40):
+            link.submit(FRAME)
+            assert link.wait_sent(2)
+        status = link.status()
+        assert status["frames_sent"] >= 40 and status["connected"] and status["last_error"] is None
+        assert status["sender_restarts"] == 0 and status["write_errors"] == 0
+    finally:
+        link.close()
+
+
+def test_a_hung_device_is_never_shown_as_connected_once_a_write_timed_out():
+    """The port opens (a real pty) but nothing reads it: after the first timed-out write, every status
+    sample says not connected with the reason, though the link keeps reopening the port."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = SerialLink(os.ttyname(slave), make_encoder("adalight", LAYOUT.led_count), keepalive_s=0.01,
+                      write_timeout_s=0.1, reconnect_s=0.02).start()
+    try:
+        link.submit(FRAME)
+        assert wait_until(lambda: link.counters.write_errors >= 1, 10)
+        samples = []
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            samples.append(link.status())
+            time.sleep(0.005)
+        assert link.counters.reconnects >= 1          # the port did open again meanwhile
+        assert not any(s["connected"] for s in samples), sum(s["connected"] for s in samples)
+        assert all("takes no data" in s["last_error"] for s in samples)
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_sender_that_fails_unexpectedly_is_reported_and_started_again():
+    link = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count), reconnect_s=0.02)
+    real_open, calls = link._open, []
+
+    def open_once_broken():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("driver bug")
+        return real_open()
+
+    link._open = open_once_broken
+    link.start()
+    try:
+        assert wait_until(lambda: link.counters.sender_restarts == 1, 5)
+        link.submit(FRAME)
+        assert wait_until(lambda: link.status()["connected"] and link.status()["frames_sent"] >= 1, 5)
+        assert link.status()["sender_restarts"] == 1
+    finally:
+        link.close()
+
+
+def test_a_sender_thread_that_ended_is_reported_and_started_again():
+    link = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count)).start()
+    try:
+        link.submit(FRAME)
+        assert link.wait_sent(2)
+        dead = threading.Thread(target=lambda: None)
+        dead.start()
+        dead.join()
+        link._thread = dead                       # as if the sender had ended
+        status = link.status()
+        assert status["sender_restarts"] == 1 and not status["connected"]
+        assert "sending thread had stopped" in status["last_error"]
+        link.submit(FRAME)
+        assert wait_until(lambda: link.status()["connected"] and link.status()["last_error"] is None, 5)
+    finally:
+        link.close()
+
+
+def test_flure_leds_show_to_loop_url_ends(tmp_path):
+    """It used to wait forever: the sender died after 8 frames."""
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan(steps=2)))
+    config = tmp_path / "fast.toml"
+    config.write_text("[animation]\nhold_s = 0\n")   # about 70 frames
+    r = subprocess.run([sys.executable, "-m", "companion_app.cli", "leds", "show", str(path), "--url", "loop://",
+                        "--config", str(config)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "frames sent to loop://" in r.stdout, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
