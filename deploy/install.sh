@@ -251,7 +251,8 @@ default_config() {
   # the documented defaults (what `flure config default` prints) with the service's PIN file and
   # .local name; read from the source with the system's Python, so --dry-run can compare it too
   PYTHONPATH="$SRC" "$PYTHON" -m companion_app.table.config \
-    "web.pin_file=/etc/flure/pin" "web.public_host=$(mdns_name).local" "web.port=$PORT"
+    "web.pin_file=/etc/flure/pin" "web.public_host=$(mdns_name).local" "web.port=$PORT" \
+    "web.database=/var/lib/flure/session.sqlite3"
 }
 
 configuration() {
@@ -374,6 +375,11 @@ doctor() {
     say "would: run flure doctor --config /etc/flure/table.toml"
     return 0
   fi
+  if have systemctl && systemctl is-active --quiet flure 2>/dev/null; then
+    say "flure doctor: skipped while the session runs (it holds the camera and the LED port); to run it:"
+    say "  sudo systemctl stop flure; sudo -u flure flure doctor --config /etc/flure/table.toml; sudo systemctl start flure"
+    return 0
+  fi
   say ""
   say "flure doctor --config /etc/flure/table.toml (as the user flure):"
   if runuser -u flure -- "$VENV/bin/flure" doctor --config "$CONFIG"; then
@@ -396,11 +402,20 @@ do_install() {
   system_files
   hostname_step
   if [ "$app_changed" = 1 ] || [ "${UNIT_CHANGED:-0}" = 1 ]; then restart=1; fi
+  # the doctor needs the camera and the LED port, which a running session holds
+  if [ "$restart" = 1 ] && on_system && have systemctl && systemctl is-active --quiet flure 2>/dev/null; then
+    act "systemctl stop flure (for flure doctor; started again below)" systemctl stop flure
+  fi
+  if [ "$ACTION" = update ] && [ -f "$STATE/session.sqlite3" ]; then
+    # the new version opens the journal at start and adds what it needs; this copy is the way back
+    act "keep a copy of the game journal as $STATE/session.sqlite3.before-update" \
+      cp -p "$STATE/session.sqlite3" "$STATE/session.sqlite3.before-update"
+  fi
+  doctor
   services "$restart"
   if [ "$CHANGED" = 0 ]; then
     say "Nothing to change: the companion is installed and up to date."
   fi
-  doctor
   say ""
   say "Phones open http://$(mdns_name).local:$PORT/ ; the referee opens http://$(mdns_name).local:$PORT/referee"
   say "with the PIN in /etc/flure/pin (sudo cat /etc/flure/pin). Settings: /etc/flure/table.toml"

@@ -127,6 +127,7 @@ def test_install_puts_every_file_in_place_with_its_mode(installed):
     assert (root / "opt/flure/venv/bin/flure").exists()
     config = tomllib.loads((root / "etc/flure/table.toml").read_text())
     assert config["web"]["pin_file"] == "/etc/flure/pin" and config["web"]["public_host"] == "flure.local"
+    assert config["web"]["database"] == "/var/lib/flure/session.sqlite3"     # the unit's StateDirectory
     assert re.fullmatch(r"\d{6}\n", (root / "etc/flure/pin").read_text())
     assert "<type>_http._tcp</type>" in (root / "etc/avahi/services/flure.service").read_text()
     # apt, the user, the hostname and systemctl act on this machine: skipped under --root, and said so
@@ -172,6 +173,7 @@ def test_update_keeps_a_changed_table_toml_and_writes_the_new_defaults_beside_it
     assert new.exists() and tomllib.loads(new.read_text())["table"]["mode"] == "confirm"
     assert "keeping" in out and str(table) in out
     assert (root / "var/lib/flure/session.sqlite3").read_bytes() == b"the journal"
+    assert (root / "var/lib/flure/session.sqlite3.before-update").read_bytes() == b"the journal"
     again = run(root)
     assert "Nothing to change" in again and table.read_text() == mine
 
