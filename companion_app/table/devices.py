@@ -63,8 +63,11 @@ class Device(Generic[D]):
         except Exception as exc:  # noqa: BLE001
             detail = {"error": str(exc)}
         out["detail"] = detail
-        if self.note:
-            out["note"] = self.note
+        # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
+        frames_note = getattr(getattr(self.obj, "source", None), "note", "")
+        note = "; ".join(part for part in (self.note, frames_note) if part)
+        if note:
+            out["note"] = note
         if self.last_error:
             out["error"] = self.last_error
         return out
@@ -99,7 +102,9 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
             extra = {"scheme": None if camera_config.marker_scheme is None else str(camera_config.marker_scheme),
                      "calibration": calibration, "config": camera_config.reader_config()}
         source = open_source(spec, **options)
-        camera = TableCamera(KeepLastFrame(source), stable_frames=stable_frames, **extra)
+        calibrated = extra.get("calibration")
+        frames = KeepLastFrame(source, calibrated_size=calibrated.image_size if calibrated is not None else None)
+        camera = TableCamera(frames, stable_frames=stable_frames, **extra)
         note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
         if getattr(source, "exposure_note", ""):
             note += f", {source.exposure_note}"

@@ -13,20 +13,55 @@ from .interfaces import Camera
 
 JPEG_QUALITY = 80
 MAX_WIDTH = 960       # the referee's tablet; a 1920 px frame would only cost Wi-Fi time
+# The longest side the reader is given.  The stickers need 14 px per 15 mm (deploy/README.md): a
+# 4K frame of the board has several times that, and an 8000×6000 frame took the reader 2 s.
+MAX_READ_SIDE = 3840
 
 
 class KeepLastFrame:
-    """A frame source wrapper that keeps the last frame, so the referee can see what the camera sees."""
+    """A frame source wrapper that keeps the last frame, so the referee can see what the camera sees,
+    and gives the reader no more pixels than it can use.
 
-    def __init__(self, source: FrameSource):
+    A frame whose longer side exceeds ``max_side`` is scaled down (the reader finds the board by its
+    markers, at any size).  With a lens calibration (``calibrated_size``) a frame of another size is
+    refused instead: the calibration describes pixels of that size only, and scaling would misplace
+    pieces.  ``note`` says which, for the referee's device status.
+    """
+
+    def __init__(self, source: FrameSource, max_side: int = MAX_READ_SIDE,
+                 calibrated_size: tuple[int, int] | None = None):
         self.source = source
+        self.max_side = max_side
+        self.calibrated_size = tuple(calibrated_size) if calibrated_size is not None else None
         self.last_frame: np.ndarray | None = None
+        self.note = ""
 
     def read(self) -> np.ndarray | None:
         frame = self.source.read()
         if frame is not None:
+            frame = self._usable(frame)
+        if frame is not None:
             self.last_frame = frame
         return frame
+
+    def _usable(self, frame: np.ndarray) -> np.ndarray | None:
+        h, w = frame.shape[:2]
+        if self.calibrated_size is not None:
+            if (w, h) != self.calibrated_size:
+                cw, ch = self.calibrated_size
+                self.note = (f"the camera gives {w}×{h} frames but the lens calibration is for {cw}×{ch}: "
+                             "frames refused (set [camera] resolution, or calibrate again)")
+                return None
+            return frame
+        if max(w, h) <= self.max_side:
+            return frame
+        import cv2
+
+        scale = self.max_side / max(w, h)
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        self.note = (f"the camera gives {w}×{h} frames; the reader gets them scaled to {size[0]}×{size[1]} "
+                     "(it cannot use more)")
+        return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
 
     def close(self) -> None:
         self.source.close()

@@ -1,5 +1,5 @@
-"""The LED link's status tells the truth (issue 13): a hung device is not "connected", loop:// works,
-a sender that fails is reported and started again; on real pseudo-terminals and pyserial URLs."""
+"""Devices tell the truth (issue 13): a hung LED device is not "connected", loop:// works, a sender that fails
+is reported and started again (real pseudo-terminals and pyserial URLs); a camera gives the reader no more pixels than it can use."""
 from __future__ import annotations
 
 import json
@@ -107,3 +107,39 @@ def test_flure_leds_show_to_loop_url_ends(tmp_path):
                         "--config", str(config)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "frames sent to loop://" in r.stdout, r.stdout + r.stderr
     assert "Traceback" not in r.stderr
+
+
+# -- the camera: no more pixels than the reader can use ------------------------------------------
+def test_an_8000_by_6000_camera_is_scaled_down_for_the_reader_and_says_so(tmp_path):
+    """A real folder source with one 8000×6000 picture, wired as flure play wires a camera."""
+    import cv2
+    import numpy as np
+
+    from companion_app.table.devices import open_camera
+    from engine.position import basic_position
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "big.jpg"), np.full((6000, 8000, 3), 120, np.uint8))
+    device = open_camera(str(folder), lambda: (basic_position(), None))
+    assert device.obj is not None, device.why
+    try:
+        device.obj.poll()
+        frame = device.obj.source.last_frame
+        assert frame.shape[:2] == (2880, 3840)
+        assert "8000×6000" in device.status()["note"] and "3840×2880" in device.status()["note"]
+    finally:
+        device.obj.close()
+
+
+def test_with_a_lens_calibration_frames_of_another_size_are_refused_not_scaled():
+    import numpy as np
+
+    from companion_app.table.fakes import StillFrames
+    from companion_app.table.frames import KeepLastFrame
+
+    frames = KeepLastFrame(StillFrames(np.zeros((6000, 8000, 3), np.uint8)), calibrated_size=(1920, 1080))
+    assert frames.read() is None and frames.last_frame is None
+    assert "lens calibration is for 1920×1080" in frames.note
+    frames = KeepLastFrame(StillFrames(np.zeros((1080, 1920, 3), np.uint8)), calibrated_size=(1920, 1080))
+    assert frames.read().shape == (1080, 1920, 3) and frames.note == ""
