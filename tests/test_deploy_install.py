@@ -197,3 +197,16 @@ def test_update_needs_an_installation_and_bad_options_are_refused(tmp_path):
     assert "Not installed yet" in out
     proc = subprocess.run(["bash", str(INSTALL), "--purge"], capture_output=True, text=True)
     assert proc.returncode == 2 and "--purge goes with uninstall" in proc.stderr
+
+
+def test_a_dry_run_on_this_machine_itself_says_what_it_would_do_and_changes_nothing():
+    """Without --root the installer looks at the real system (apt, the user, the hostname,
+    systemd) read-only; on a machine that is not a Pi it says what it cannot do."""
+    existed = {p: Path(p).exists() for p in ("/opt/flure", "/etc/flure", "/etc/systemd/system/flure.service")}
+    proc = subprocess.run(["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert {p: Path(p).exists() for p in existed} == existed
+    assert "would: " in proc.stdout or "Nothing to change" in proc.stdout
+    assert "skipped under --root" not in proc.stdout
+    if not Path("/proc/device-tree/model").exists():
+        assert "This is not a Raspberry Pi: no camera module" in proc.stdout and "no GPIO" in proc.stdout
