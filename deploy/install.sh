@@ -12,7 +12,8 @@
 #              the configuration (/etc/flure) unless --purge
 #   --root DIR install into DIR instead of / (apt, users, hostname and systemctl are skipped)
 #   --dry-run  print every action, change nothing
-#   --name     the name phones open, NAME.local (default flure)
+#   --name     the name phones open, NAME.local (default: flure, or the name this machine
+#              already has if it is not the stock "raspberrypi")
 #
 # Every step looks first and acts only when something differs, so a second run changes nothing.
 set -euo pipefail
@@ -22,6 +23,7 @@ ROOT=""
 DRY=0
 PURGE=0
 NAME=flure
+NAME_GIVEN=0
 ACTION=install
 PYTHON=${PYTHON:-python3}
 PORT=8000
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --root=*) ROOT=${1#--root=}; ROOT=${ROOT%/}; shift ;;
     --dry-run) DRY=1; shift ;;
     --purge) PURGE=1; shift ;;
-    --name) [ $# -ge 2 ] || { echo "--name needs a name" >&2; exit 2; }; NAME=$2; shift 2 ;;
+    --name) [ $# -ge 2 ] || { echo "--name needs a name" >&2; exit 2; }; NAME=$2; NAME_GIVEN=1; shift 2 ;;
     install|update|uninstall) ACTION=$1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -237,7 +239,8 @@ link_flure() {
 
 # --- configuration --------------------------------------------------------------------------------
 mdns_name() {
-  # the name phones open: NAME, unless this machine already has a name of its own
+  # the name phones open: --name if given, else flure unless this machine already has a name of its own
+  [ "$NAME_GIVEN" = 1 ] && { printf '%s' "$NAME"; return 0; }
   local current
   current=$(cat "$ROOT/etc/hostname" 2>/dev/null || true)
   current=${current%%.*}

@@ -210,3 +210,17 @@ def test_a_dry_run_on_this_machine_itself_says_what_it_would_do_and_changes_noth
     assert "skipped under --root" not in proc.stdout
     if not Path("/proc/device-tree/model").exists():
         assert "This is not a Raspberry Pi: no camera module" in proc.stdout and "no GPIO" in proc.stdout
+
+
+def test_the_local_name_is_flure_unless_the_machine_has_its_own_or_one_is_given(tmp_path):
+    root = tmp_path / "named"
+    assert "phones will open http://flure.local:8000/" in run(root, "--dry-run")
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/hostname").write_text("raspberrypi\n")          # the stock name: renamed
+    assert "phones will open http://flure.local:8000/" in run(root, "--dry-run")
+    (root / "etc/hostname").write_text("tisch\n")                # named by its owner: kept
+    assert "phones will open http://tisch.local:8000/" in run(root, "--dry-run")
+    assert "phones will open http://tafel.local:8000/" in run(root, "--dry-run", "--name", "tafel")
+    proc = subprocess.run(["bash", str(INSTALL), "--root", str(root), "--name", "Bad_Name"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and "--name must be lower-case" in proc.stderr
