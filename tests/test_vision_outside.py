@@ -120,7 +120,7 @@ def test_cli_reads_an_outside_photo_as_vision_md_json(tmp_path, capsys):
 
 def test_cli_plain_messages_for_files_it_cannot_read(tmp_path, capsys):
     assert main(["vision", "read", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.strip() == f"{tmp_path}: is a folder, not an image file"
+    assert capsys.readouterr().err.strip() == f"flure: {tmp_path}: is a folder, not an image file"
     import cv2
     good = tmp_path / "good.png"
     cv2.imwrite(str(good), np.full((100, 100, 3), 200, np.uint8))
