@@ -128,7 +128,7 @@ def test_cli_plain_messages_for_files_it_cannot_read(tmp_path, capsys):
     broken.write_bytes(good.read_bytes()[:60])
     assert main(["vision", "read", str(broken)]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == f"{broken}: not an image file OpenCV can read", err
+    assert err.strip() == f"flure: {broken}: not an image file OpenCV can read", err
 
 
 def test_a_board_partly_outside_the_picture_is_not_read_as_complete():
