@@ -39,6 +39,8 @@ EFFECTS: dict[str, Rgb] = {
 }
 EAT_ON, EAT_OFF = (255, 255, 255), (140, 0, 0)
 ERROR: Rgb = (40, 0, 0)
+TO_EMPTY: Rgb = (0, 90, 255)     # follow-up: take the piece off this square
+TO_FILL: Rgb = (0, 220, 60)      # follow-up: put a piece (or the monster) on this square
 EAT_HZ = 4.0
 BORDER = tuple(sq for sq in SQUARES if any(neighbour(sq, d) is None for d in range(4)))
 
@@ -248,6 +250,31 @@ class IdleShow(Show):
             if ahead is not None:
                 canvas[ahead] = HEADING
             canvas[sq] = MONSTER
+        return to_uint8(canvas)
+
+
+@dataclass
+class FollowShow(Show):
+    """The follow-up after a monster move (TABLE.md): the monster where it now stands with its heading,
+    the squares to empty blinking blue, the squares to fill lit green, until the table matches."""
+
+    position: Mapping[str, Any] | None = None
+    empty: tuple = ()
+    fill: tuple = ()
+    hz: float = 1.5
+
+    def __post_init__(self) -> None:
+        self.fps = 10.0
+        self.duration = None
+        self.idle = IdleShow(None, self.position)
+        self.empty_sq = [sq for sq in map(_square_or_none, self.empty) if sq is not None]
+        self.fill_sq = [sq for sq in map(_square_or_none, self.fill) if sq is not None]
+
+    def frame_at(self, t: float) -> np.ndarray:
+        canvas = self.idle.frame_at(0.0).astype(np.float32)
+        if int(t * self.hz * 2) % 2 == 0:
+            canvas[self.empty_sq] = TO_EMPTY
+        canvas[self.fill_sq] = TO_FILL
         return to_uint8(canvas)
 
 

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from hardware.animation import ErrorShow, IdleShow, PlanError, PlanShow, Show, SquaresShow
+from hardware.animation import ErrorShow, FollowShow, IdleShow, PlanError, PlanShow, Show, SquaresShow
 from hardware.config import HardwareConfig, load_config
 from hardware.layout import LedLayout
 from hardware.link import SerialLink
@@ -59,6 +59,9 @@ class LedGrid:
         self.last_ma = 0.0
         self.peak_ma = 0.0
         self._show: Show | None = None
+        self._next: tuple[Show, str] | None = None   # shown once the playing plan has finished
+        self._sent = None                            # the last canvas sent, after the power cap
+        self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
         self._generation = 0
@@ -98,6 +101,25 @@ class LedGrid:
 
     def show_error(self) -> None:
         self._start(ErrorShow(), "error")
+
+    def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None:
+        """The follow-up: squares to empty and to fill; a monster move still playing finishes first."""
+        show = FollowShow(position_json, tuple(empty), tuple(fill))
+        with self._cond:
+            if self._show_name == "plan" and self._finished_generation != self._generation and not self._closed:
+                self._next = (show, "follow")
+                return
+        self._start(show, "follow")
+
+    def sent_frame(self) -> dict | None:
+        """The last frame sent to the grid (after the power cap): square name → "rrggbb", and what it shows."""
+        from engine.geometry import SQUARES, square_name
+
+        canvas = self._sent
+        if canvas is None:
+            return None
+        return {"count": self.sent_count, "showing": self._show_name,
+                "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
         """Light each square in turn (``flure leds test``)."""
@@ -146,6 +168,7 @@ class LedGrid:
     def _start(self, show: Show, name: str, plan_json: Any = None) -> None:
         with self._cond:
             self._show, self._show_name, self._plan_json = show, name, plan_json
+            self._next = None
             self._generation += 1
             self._cond.notify_all()
 
@@ -154,6 +177,8 @@ class LedGrid:
         strip = cap_current(self.layout.to_strip(canvas), self.config.power)
         self.last_ma = estimate_ma(strip, self.config.power)
         self.peak_ma = max(self.peak_ma, self.last_ma)
+        self._sent = self.layout.to_canvas(strip)
+        self.sent_count += 1
         return strip.tobytes()
 
     def _play(self) -> None:
@@ -195,4 +220,8 @@ class LedGrid:
                 with self._cond:  # played out: the link keeps resending the last frame
                     if gen == self._generation:
                         self._finished_generation = gen
+                        if self._next is not None:   # the follow-up waiting for the monster's move
+                            (self._show, self._show_name), self._plan_json = self._next, None
+                            self._next = None
+                            self._generation += 1
                         self._cond.notify_all()

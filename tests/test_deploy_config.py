@@ -200,10 +200,10 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
     cfg = load_table_config(path)
     device = open_camera("synthetic", lambda: (basic_position(), None), cfg.camera, cfg.table.stable_frames)
     try:
-        camera = device.obj
-        assert camera is not None, device.why
+        assert device.obj is not None, device.why
+        camera = device.obj.reader
         assert camera.calibration.image_size == (1920, 1080) and camera.calibration.camera_matrix[0, 0] == 1500
-        assert camera.config.size_tolerance == 0.35 and camera.stable_frames == 4
+        assert camera.config.size_tolerance == 0.35 and device.obj.gate.needed == 4
         assert "lens calibration" in device.note
     finally:
         device.obj.close()

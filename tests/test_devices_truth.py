@@ -124,8 +124,10 @@ def test_an_8000_by_6000_camera_is_scaled_down_for_the_reader_and_says_so(tmp_pa
     device = open_camera(str(folder), lambda: (basic_position(), None))
     assert device.obj is not None, device.why
     try:
-        device.obj.poll()
-        frame = device.obj.source.last_frame
+        from table_helpers import wait_for
+
+        wait_for(lambda: device.obj.last_frame is not None, what="the folder's picture read")
+        frame = device.obj.last_frame
         assert frame.shape[:2] == (2880, 3840)
         assert "8000×6000" in device.status()["note"] and "3840×2880" in device.status()["note"]
     finally:

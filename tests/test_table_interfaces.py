@@ -13,7 +13,8 @@ import pytest
 from companion_app.table import interfaces
 from companion_app.table.devices import Device
 from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
-from companion_app.table.frames import KeepLastFrame, jpeg, last_frame
+from companion_app.table.frames import jpeg, last_frame
+from companion_app.table.watcher import CameraWorker
 from hardware.buttons import TableButtons
 from hardware.leds import LedGrid
 from tests.hardware_helpers import FAST
@@ -21,7 +22,7 @@ from vision.pipeline import TableCamera
 from vision.reading import Reading, not_located
 
 IMPLEMENTATIONS = {
-    interfaces.Camera: [TableCamera, FakeCamera],
+    interfaces.Camera: [CameraWorker, FakeCamera],
     interfaces.Leds: [LedGrid, FakeLeds],
     interfaces.Buttons: [TableButtons],
     interfaces.Reading: [Reading, FakeReading],
@@ -89,6 +90,8 @@ def test_the_check_catches_a_renamed_method_and_a_renamed_parameter():
         "Renamed.show_idle: parameter 1 should be 'first_player'",
         "Renamed.show_idle: extra parameter 'first' needs a default",
         "Renamed.show_error: extra parameter 'loud' needs a default",
+        "Renamed has no method show_follow",
+        "Renamed has no method sent_frame",
     ]
 
 
@@ -96,7 +99,8 @@ def test_the_check_catches_a_renamed_method_and_a_renamed_parameter():
 def real_devices():
     from gpiozero.pins.mock import MockFactory
 
-    camera = TableCamera(KeepLastFrame(StillFrames(np.zeros((120, 160, 3), np.uint8))))
+    camera = CameraWorker(lambda: StillFrames(np.zeros((120, 160, 3), np.uint8)), TableCamera(None).feed,
+                          lambda update: None).start()
     leds = LedGrid.from_config(FAST)
     buttons = TableButtons(None, MockFactory())
     yield camera, leds, buttons
@@ -106,7 +110,7 @@ def real_devices():
 
 def test_real_devices_and_fakes_are_instances_of_the_protocols(real_devices):
     camera, leds, buttons = real_devices
-    reading = camera.poll()
+    reading = TableCamera(None).feed(np.zeros((120, 160, 3), np.uint8))
     assert isinstance(reading, Reading) and isinstance(reading, interfaces.Reading)
     assert isinstance(not_located("no board"), interfaces.Reading)
     for obj, proto in [(camera, interfaces.Camera), (FakeCamera(), interfaces.Camera),
@@ -126,12 +130,19 @@ def test_a_device_call_runs_typed_and_records_a_failure_for_the_referee():
     assert Device("LED grid", None, why="switched off").call(lambda grid: grid.show_error()) is None
 
 
-def test_the_last_frame_is_kept_from_the_source_and_sent_as_a_small_jpeg():
+def test_the_last_frame_is_kept_by_the_worker_and_sent_as_a_small_jpeg():
     import cv2
 
-    camera = FakeCamera(source=KeepLastFrame(StillFrames(np.full((1080, 1920, 3), 200, np.uint8))))
+    from table_helpers import wait_for
+
+    camera = CameraWorker(lambda: StillFrames(np.full((1080, 1920, 3), 200, np.uint8)), TableCamera(None).feed,
+                          lambda update: None, fps=20)
     assert last_frame(camera) is None and jpeg(last_frame(camera)) is None   # nothing read yet
-    camera.poll()
-    data = jpeg(last_frame(camera))
-    assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (540, 960, 3)
+    camera.start()
+    try:
+        wait_for(lambda: last_frame(camera) is not None, what="a frame")
+        data = jpeg(last_frame(camera))
+        assert cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape == (540, 960, 3)
+    finally:
+        camera.close()
     assert last_frame(None) is None

@@ -5,15 +5,17 @@ import json
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeReading, StillFrames
-from companion_app.table.frames import KeepLastFrame
 from companion_app.web import api
 from companion_app.web.app import MAX_BODY
-from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with
+
+from companion_app.table.devices import Device
+from companion_app.table.fakes import FakeCamera, FakeReading
+from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with, show_table
 
 REFEREE_POSTS = [("/api/game", {"players": ["red", "blue"]}), ("/api/action", {"type": "draw"}),
                  ("/api/undo", {}), ("/api/camera/fix", {"square": "g7", "piece": "empty"}),
-                 ("/api/camera/clear", {}), ("/api/camera/confirm", {})]
+                 ("/api/camera/clear", {}), ("/api/camera/confirm", {}),
+                 ("/api/camera/accept-table", {}), ("/api/camera/mode", {"mode": "auto"})]
 REFEREE_GETS = ["/api/preview", "/api/targets?pawn=red-6/1", "/api/status", "/api/camera", "/api/camera/frame.jpg"]
 
 
@@ -395,6 +397,7 @@ def camera_client(tmp_path):
     app, _ = make_app(tmp_path, session)
     client = app.test_client()
     client.post("/api/game", json={"players": ["red", "blue"], "first_player": "red", "seed": 3}, headers=AUTH)
+    show_table(camera, session)          # the board is set up: the follow-up of the new game is done
     return client, session, camera
 
 
@@ -408,21 +411,22 @@ def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     # The referee corrects it: the pawn really stands on p11.
     v = client.post("/api/camera/fix", json={"square": "p10", "piece": "empty"}, headers=AUTH).json
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "pawn", "color": "red", "pawn": "6/1",
-                                             "face": "black"}, headers=AUTH).json    # flipped after its move (P1)
+                                             "face": "black"}, headers=AUTH).json
     assert v["fixes"]["p11"]["color"] == "red"
     assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and "red 6/1" in r.json["confirmed"]
     assert r.json["position"]["pawns"]["red-6/1"]["at"] == "p11" and r.json["to_move"] == "blue"
-    assert session.store.readings(session.game_id)[0]["outcome"].startswith("red 6/1")
+    outcomes = [r["outcome"] for r in session.store.readings(session.game_id)]
+    assert outcomes[0].startswith("no legal change explains") and outcomes[-1].startswith("red 6/1")
 
 
 def test_confirm_refuses_when_the_table_changed_since_the_screen_showed_it(camera_client):
     """The referee confirms what the screen proposed; a player who moved on meanwhile is not played."""
     client, session, camera = camera_client
     seen = session.game.position.to_setup()
-    seen["pawns"]["red-2/5"] = {"at": "p11", "color": "red", "pawn": "2/5", "face": "black"}
+    seen["pawns"]["red-2/5"] = {"at": "p11", "color": "red", "pawn": "2/5", "face": "black"}   # moved: flipped (P1)
     camera.reading = FakeReading(True, seen)
     shown = client.get("/api/camera", headers=AUTH).json["proposal"]["action"]
     assert shown == {"type": "move", "pawn": "red-2/5", "moves": "I"}
@@ -447,9 +451,11 @@ def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_clie
     client.post("/api/action", json={"type": "move", "pawn": "red-2/5", "moves": "IN"}, headers=AUTH)
     seen = session.game.position.to_setup()
     del seen["pawns"]["red-2/5"]                                              # on p10, hidden
+    hidden = [{"code": "hidden-square", "square": "p10", "message": "p10 is hidden behind a piece from this camera angle"}]
+    camera.reading = FakeReading(True, seen, problems=hidden)
+    assert session.loop.follow is None             # the hidden square is not a difference: the table matches
     seen["pawns"]["blue-6/1"] = {"at": "p11", "color": "blue", "pawn": "6/1", "face": "black"}   # blue entered
-    camera.reading = FakeReading(True, seen, problems=[
-        {"code": "hidden-square", "square": "p10", "message": "p10 is hidden behind a piece from this camera angle"}])
+    camera.reading = FakeReading(True, seen, problems=hidden)
     v = client.get("/api/camera", headers=AUTH).json
     assert v["unseen"] == ["p10"]
     assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
@@ -464,7 +470,7 @@ def test_a_fixed_hidden_square_is_what_the_referee_said(camera_client):
     client.post("/api/action", json={"type": "move", "pawn": "red-6/1", "moves": "I"}, headers=AUTH)
     seen = session.game.position.to_setup()
     del seen["pawns"]["red-6/1"]
-    camera.reading = FakeReading(True, seen, problems=[{"code": "hidden-square", "square": "p11", "message": "…"}])
+    camera.reading = FakeReading(True, seen, problems=[{"code": "unread-square", "square": "p11", "message": "…"}])
     assert client.get("/api/camera", headers=AUTH).json["differences"] == []
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "empty"}, headers=AUTH).json
     assert v["unseen"] == [] and v["differences"] == [{"square": "p11", "expected": "red 6/1 (black)",
@@ -492,22 +498,26 @@ def test_confirm_refuses_a_reading_that_is_no_legal_move(camera_client):
     seen = session.game.position.to_setup()
     seen["pawns"] = {"P1": {"at": "k5", "color": "red", "pawn": "6/1", "face": "black"}}
     camera.reading = FakeReading(True, seen)
-    proposal = client.get("/api/camera", headers=AUTH).json["proposal"]
-    assert proposal["action"] is None and "red 6/1 cannot get from beside the board to k5" in proposal["message"].lower()
+    view = client.get("/api/camera", headers=AUTH).json
+    assert view["proposal"]["action"] is None and "k5 was empty, now red 6/1" in view["proposal"]["message"]
+    assert view["can_confirm"] is False and "no legal change explains what the camera sees" in view["why_not"]
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
-    assert r.status_code == 409 and "not one legal pawn move" in r.json["error"]
+    assert r.status_code == 409 and "no legal change explains what the camera sees" in r.json["error"]
     assert session.game.position.pawn("red-6/1").place == "waiting"      # last good state kept
 
 
-def test_vanished_camera_shows_in_status_instead_of_crashing(camera_client):
-    client, _, camera = camera_client
-    camera.fail = OSError("USB camera unplugged")
+def test_vanished_camera_shows_in_status_instead_of_crashing(tmp_path):
+    session = session_with(tmp_path, camera=None)
+    session.camera = Device("camera", None, why="camera '0' not available: USB camera unplugged")
+    app, _ = make_app(tmp_path, session)
+    client = app.test_client()
+    client.post("/api/game", json={"players": ["red", "blue"], "first_player": "red", "seed": 3}, headers=AUTH)
     v = client.get("/api/camera", headers=AUTH).json
-    assert v["reading"] is None and "unplugged" in v["status"]["error"]
+    assert v["reading"] is None and "unplugged" in v["why_not"] and v["can_confirm"] is False
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 409 and "unplugged" in r.json["error"]
     s = client.get("/api/status", headers=AUTH).json
-    assert "unplugged" in s["camera"]["error"] and s["leds"]["present"] is False
+    assert "unplugged" in s["camera"]["message"] and s["leds"]["present"] is False
 
 
 def test_camera_frame_is_a_jpeg_once_the_camera_gave_one(camera_client):
@@ -516,14 +526,35 @@ def test_camera_frame_is_a_jpeg_once_the_camera_gave_one(camera_client):
     client, _, camera = camera_client
     r = client.get("/api/camera/frame.jpg", headers=AUTH)
     assert r.status_code == 404 and "not given a frame" in r.json["error"]
-    camera.source = KeepLastFrame(StillFrames(np.full((1200, 1600, 3), 90, np.uint8)))
-    assert client.get("/api/camera/frame.jpg", headers=AUTH).status_code == 404   # not polled yet
-    client.get("/api/camera", headers=AUTH)                                      # a poll reads a frame
+    camera.last_frame = np.full((1200, 1600, 3), 90, np.uint8)
     r = client.get("/api/camera/frame.jpg", headers=AUTH)
     assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
     import cv2
     assert cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR).shape == (720, 960, 3)
     assert client.get("/api/camera/frame.jpg").status_code == 401
+
+
+def test_camera_mode_and_accepting_the_table_as_it_is(camera_client):
+    client, session, camera = camera_client
+    r = client.post("/api/camera/mode", json={"mode": "sideways"}, headers=AUTH)
+    assert r.status_code == 400
+    assert client.post("/api/camera/mode", json={"mode": "auto"}, headers=AUTH).json["mode"] == "auto"
+    client.post("/api/action", json={"type": "move", "pawn": "red-6/1", "moves": "I"}, headers=AUTH)
+    seen = session.game.position.to_setup()
+    seen["pawns"]["red-6/1"]["at"] = "p10"           # the player put it one square further
+    camera.reading = FakeReading(True, seen)
+    view = client.get("/api/camera", headers=AUTH).json
+    assert [f["text"] for f in view["follow"]["fixes"]] == ["move red 6/1 from p10 to p11"]
+    r = client.post("/api/camera/accept-table", json={}, headers=AUTH)
+    assert r.status_code == 200 and r.json["position"]["pawns"]["red-6/1"]["at"] == "p10"
+    assert "accepted the table as it is instead of: move red 6/1 from p10 to p11" in r.json["log"][-1]["text"]
+    assert session.store.history(session.game_id)[-1].action["type"] == "correct"
+    assert session.store.history(session.game_id)[-1].action["by"] == "referee"
+    assert session.loop.follow is None
+
+
+def test_led_frame_without_leds_is_null(client):
+    assert client.get("/api/leds").json == {"frame": None}
 
 
 def test_pages_that_do_not_exist_or_fail_are_plain_pages_with_a_way_back(client, app_session, monkeypatch):

@@ -13,7 +13,7 @@ from companion_app.table.session import TableSession
 from companion_app.table.store import Store
 from engine.errors import GameActionError
 
-from web_helpers import play_pawn_phase, session_with
+from web_helpers import play_pawn_phase, session_with, show_table
 
 
 def test_a_restart_resumes_the_game_from_sqlite(tmp_path):
@@ -116,18 +116,25 @@ def test_unknown_camera_spec_degrades_with_a_message():
 
 
 def test_digital_twin_camera_sees_the_game_position(tmp_path):
-    """The real vision pipeline on the synthetic camera's render of the session's own position."""
+    """The real vision pipeline, in the camera worker, on the synthetic camera's render of the session's position."""
+    from table_helpers import wait_for
+
     s = TableSession(Store(tmp_path / "s.db"))
     s.new_game(["red", "blue"], "red", seed=4)
     s.act({"type": "move", "pawn": "red-6/1", "moves": "I"})
-    s.camera = open_camera("synthetic", lambda: (s.game.position, None))
+    s.camera = open_camera("synthetic", lambda: (s.game.position, None), on_update=s.loop.on_camera, fps=10)
     assert s.camera.obj is not None, s.camera.why
-    view = s.camera_view()
-    assert view["reading"]["located"], view
-    assert view["differences"] == []
-    assert view["reading"]["setup"]["monster"] == {"at": "a1", "facing": "E"}
-    jpeg = s.camera_jpeg()
-    assert jpeg[:2] == b"\xff\xd8" and s.device_status()["camera"]["note"].startswith("digital twin")
+    try:
+        view = wait_for(lambda: s.loop.view.get("stable") and s.loop.view, what="a steady reading")
+        assert view["reading"]["located"], view
+        assert view["differences"] == []
+        assert view["reading"]["setup"]["monster"] == {"at": "a1", "facing": "E"}
+        assert s.loop.follow is None       # the referee's move is on the table: the follow-up is done
+        assert "The table matches the game" in s.state()["log"][-1]["text"]
+        jpeg = s.camera_jpeg()
+        assert jpeg[:2] == b"\xff\xd8" and s.device_status()["camera"]["note"].startswith("digital twin")
+    finally:
+        s.close()
 
 
 def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
@@ -239,10 +246,10 @@ def test_confirming_a_reading_with_the_drawn_tile_resolves_it(tmp_path):
     play_pawn_phase(s)
     camera.reading = FakeReading(True, s.game.position.to_setup(), tile="7")
     state = s.confirm_reading()
-    assert state["tiles_played"] == ["7"] and state["confirmed"] == "the camera read the tile 7"
-    camera.reading = FakeReading(True, s.game.position.to_setup())     # no tile in view
+    assert state["tiles_played"] == ["7"] and state["confirmed"] == "the camera read the tile 7 steps"
     play_pawn_phase(s)
-    with pytest.raises(GameActionError, match="show the drawn tile"):
+    camera.reading = FakeReading(True, s.game.position.to_setup())     # no tile in view
+    with pytest.raises(GameActionError, match="lay the drawn tombstone tile in the card zone"):
         s.confirm_reading()
 
 
@@ -295,13 +302,15 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
     camera, leds = FakeCamera(), FakeLeds()
     s = session_with(tmp_path, camera=camera, leds=leds)
     s.new_game(["red", "blue"], "red", seed=8)
+    show_table(camera, s)
     seen = s.game.position.to_setup()
     seen["pawns"] = {"X": {"at": "k5", "color": "red", "pawn": "6/1", "face": "white"}}   # no legal move
     camera.reading = FakeReading(True, seen)
-    with pytest.raises(GameActionError):
+    assert leds.calls[-1] == ("error", None)           # blinked as soon as the reading was steady
+    with pytest.raises(GameActionError, match="no legal change explains what the camera sees"):
         s.confirm_reading()
-    assert leds.calls[-1] == ("error", None)
-    s.clear_fixes()
+    assert s.game.position.pawn("red-6/1").place == "waiting"      # never applied
+    show_table(camera, s)                              # the player takes the pawn back
     assert leds.calls[-1] == ("idle", "red")
     press_monster = s.from_table(lambda: s.act({"type": "draw"}))      # too early: pawns still to move
     with pytest.raises(GameActionError):

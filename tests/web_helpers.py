@@ -32,10 +32,22 @@ def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -
         session.act({"type": "move", "pawn": label, "moves": target["moves"]})
 
 
-def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | None = None) -> TableSession:
-    return TableSession(Store(tmp_path / "session.sqlite3"),
-                        camera=Device("camera", camera, why="no camera in this test"),
-                        leds=Device("LED grid", leds, why="no LEDs in this test"))
+def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | None = None,
+                 mode: str = "confirm") -> TableSession:
+    session = TableSession(Store(tmp_path / "session.sqlite3"),
+                           camera=Device("camera", camera, why="no camera in this test"),
+                           leds=Device("LED grid", leds, why="no LEDs in this test"))
+    session.loop.mode = mode
+    if camera is not None:
+        camera.on_update = session.loop.on_camera
+    return session
+
+
+def show_table(camera: FakeCamera, session: TableSession) -> None:
+    """The camera sees the table exactly as the game has it (the follow-up done)."""
+    from companion_app.table.fakes import FakeReading
+
+    camera.show(FakeReading(True, session.game.position.to_setup()))
 
 
 class SseClient:

@@ -87,7 +87,9 @@ def play(args) -> int:
     camera = config.camera
     off = "--no-camera" if args.no_camera else '[camera] source = "none"'
     session.camera = Device("camera", why=f"switched off ({off})") \
-        if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames)
+        if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
+                                               on_update=session.loop.on_camera)
+    session.loop.mode = config.table.mode
     session.leds = Device("LED grid", why="switched off (--no-leds)") if args.no_leds \
         else open_leds(args.leds, hardware)
     session.buttons = open_buttons(session, hardware)

@@ -74,22 +74,29 @@ class Device(Generic[D]):
 
 
 def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=None,
-                stable_frames: int = 3) -> Device[Camera]:
-    """``spec`` None or "synthetic" gives the digital twin rendering the game's own position.
+                stable_frames: int = 3, *, on_update: Callable | None = None, fps: float | None = None,
+                read_timeout: float = 3.0) -> Device[Camera]:
+    """The camera worker watching ``spec`` (None or "synthetic": the digital twin rendering the game's position).
 
-    ``camera_config`` (a table configuration's CameraConfig) brings the resolution, the lens
-    calibration, the marker scheme and the reader's thresholds; a calibration that cannot be
-    used leaves the camera off with the reason (a wrong lens model would misplace pieces).
+    ``camera_config`` (a table configuration's CameraConfig) brings the resolution, the frame
+    rate, the lens calibration, the marker scheme and the reader's thresholds; a calibration
+    that cannot be used leaves the camera off with the reason (a wrong lens model would
+    misplace pieces).  A source that cannot be opened now (unplugged) is retried by the
+    worker; only a spec that names no kind of source at all gives an absent device.
+    ``on_update`` receives every update of the worker (the session's ``loop.on_camera``).
     """
     try:
         from vision.pipeline import TableCamera
-        from vision.sources import open_source
+        from vision.sources import SourceError, open_source
+
+        from .watcher import CameraWorker
 
         spec = spec or "synthetic"
         options = {"get_state": get_state} if spec == "synthetic" else {}
-        extra = {}
+        extra, rate = {}, 4.0
         if camera_config is not None:
             options.update(camera_config.source_options())
+            rate = camera_config.fps
             calibration = None
             if camera_config.calibration is not None:
                 from calibration.store import load_calibration
@@ -101,16 +108,33 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                                      "(flure calibrate camera) or set the resolution back")
             extra = {"scheme": None if camera_config.marker_scheme is None else str(camera_config.marker_scheme),
                      "calibration": calibration, "config": camera_config.reader_config()}
-        source = open_source(spec, **options)
         calibrated = extra.get("calibration")
-        frames = KeepLastFrame(source, calibrated_size=calibrated.image_size if calibrated is not None else None)
-        camera = TableCamera(frames, stable_frames=stable_frames, **extra)
+        size = calibrated.image_size if calibrated is not None else None
+
+        def opened():
+            return KeepLastFrame(open_source(spec, **dict(options)), calibrated_size=size)
+
+        try:
+            first = [opened()]
+        except SourceError as exc:
+            if str(exc).startswith("unknown camera source"):
+                raise
+            first = []          # not there now: the worker says so and tries again
+
+        def source():
+            return first.pop() if first else opened()
+
         note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
-        if getattr(source, "exposure_note", ""):
-            note += f", {source.exposure_note}"
+        if first and getattr(first[0].source, "exposure_note", ""):
+            note += f", {first[0].source.exposure_note}"
         if extra.get("calibration") is not None:
             note += f", lens calibration {camera_config.calibration}"
-        return Device("camera", camera, why="", note=note)
+        reader = TableCamera(None, stable_frames=stable_frames, **extra)
+        worker = CameraWorker(source, reader.feed, on_update or (lambda update: None), fps=fps or rate,
+                              stable_frames=stable_frames, read_timeout=read_timeout,
+                              what="the synthetic camera" if spec == "synthetic" else f"camera {spec}")
+        worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
+        return Device("camera", worker.start(), why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
         return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
 
@@ -159,8 +183,8 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
             warnings.simplefilter("ignore")
             buttons = TableButtons(config, pin_factory,
-                                   on_monster=session.from_table(lambda: session.act({"type": "draw"})),
-                                   on_confirm=session.from_table(session.confirm_reading),
+                                   on_monster=session.from_table(lambda: session.act({"type": "draw"}, by="button")),
+                                   on_confirm=session.from_table(lambda: session.confirm_reading(by="button")),
                                    on_undo=session.from_table(session.undo))
         return Device("buttons", buttons, why="")
     except Exception as exc:  # noqa: BLE001

@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.position import Position
 
-from .frames import KeepLastFrame
+from .watcher import CameraUpdate, StableGate
 
 
 @dataclass
@@ -32,6 +32,14 @@ class FakeReading:
     @property
     def position(self):
         return Position.from_setup(self.setup, strict=False) if self.setup else None
+
+    @property
+    def reason(self) -> str | None:
+        return self.problems[0]["message"] if self.problems else None
+
+    def key(self):
+        """What must stay identical over frames (``vision.reading.Reading.key``)."""
+        return json.dumps([self.setup, self.tile], sort_keys=True) if self.located and self.setup else None
 
     def to_json(self) -> dict:
         out = {"located": self.located, "tile": self.tile, "problems": list(self.problems)}
@@ -53,27 +61,42 @@ class StillFrames:
         pass
 
 
-@dataclass
 class FakeCamera:
-    """A camera (``interfaces.Camera``): each poll reads ``source`` and returns ``reading``, or raises ``fail``."""
+    """A camera (``interfaces.Camera``) in place of the worker: each reading shown is fed ``frames``
+    times through the worker's real stable-frame gate and handed to ``on_update`` (the session's
+    ``loop.on_camera``), as a still table filmed at the frame rate would be."""
 
-    reading: FakeReading | None = None
-    fail: Exception | None = None
-    polls: int = 0
-    source: KeepLastFrame = field(default_factory=lambda: KeepLastFrame(StillFrames()))
+    def __init__(self, stable_frames: int = 3):
+        self.gate = StableGate(stable_frames)
+        self.on_update = None
+        self.last_frame: np.ndarray | None = None
+        self.frames = 0
+        self._reading: FakeReading | None = None
 
-    def poll(self) -> FakeReading | None:
-        self.polls += 1
-        if self.fail is not None:
-            raise self.fail
-        self.source.read()
-        return self.reading
+    @property
+    def reading(self) -> FakeReading | None:
+        return self._reading
+
+    @reading.setter
+    def reading(self, reading: FakeReading) -> None:
+        """Setting the reading shows it (a still table for ``stable_frames`` frames)."""
+        self.show(reading)
+
+    def show(self, reading: FakeReading, frames: int | None = None) -> None:
+        self._reading = reading
+        for _ in range(self.gate.needed if frames is None else frames):
+            self.frames += 1
+            stable, unknown, blocking = self.gate.feed(reading)
+            update = CameraUpdate(self.status(), reading.to_json(), unknown, blocking, stable, self.gate.serial,
+                                  self.gate.count, self.gate.needed)
+            if self.on_update is not None:
+                self.on_update(update)
 
     def status(self) -> dict:
-        return {"located": bool(self.reading and self.reading.located), "frames": self.polls}
+        return {"state": "watching", "message": "watching (test camera)", "frames": self.frames}
 
     def close(self) -> None:
-        self.source.close()
+        pass
 
 
 @dataclass
@@ -92,6 +115,12 @@ class FakeLeds:
 
     def show_error(self) -> None:
         self._record("error", None)
+
+    def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None:
+        self._record("follow", {"empty": list(empty), "fill": list(fill)})
+
+    def sent_frame(self) -> dict | None:
+        return None
 
     def status(self) -> dict:
         return {"connected": self.fail is None, "frames_sent": len(self.calls)}

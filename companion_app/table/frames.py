@@ -68,9 +68,8 @@ class KeepLastFrame:
 
 
 def last_frame(camera: Camera | None) -> np.ndarray | None:
-    """The camera's last frame, when its source keeps one (``open_camera`` wraps every source so)."""
-    source = camera.source if camera is not None else None
-    return source.last_frame if isinstance(source, KeepLastFrame) else None
+    """The camera's last frame (the worker keeps it), or None before the first one or without a camera."""
+    return getattr(camera, "last_frame", None) if camera is not None else None
 
 
 def jpeg(frame: np.ndarray | None, max_width: int = MAX_WIDTH) -> bytes | None:

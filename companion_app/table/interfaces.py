@@ -3,7 +3,7 @@
 Why: the session used to call devices by method names in strings, and the tests'
 fakes were copied by hand, so renaming ``LedGrid.show_plan`` broke the table silently.
 Now the session calls these methods by name in code (a type checker sees them), the
-real devices (``vision.pipeline.TableCamera``, ``hardware.leds.LedGrid``,
+real devices (``watcher.CameraWorker``, ``hardware.leds.LedGrid``,
 ``hardware.buttons.TableButtons``) and the fakes in ``fakes.py`` both have to match
 them, and ``tests/test_table_interfaces.py`` checks both against the same Protocols
 (method names and parameters), as gpiozero ships ``MockFactory`` beside the real pins.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from vision.sources import FrameSource
+import numpy as np
 
 
 @runtime_checkable
@@ -28,11 +28,10 @@ class Reading(Protocol):
 
 @runtime_checkable
 class Camera(Protocol):
-    """The table camera: ``poll()`` reads one frame from ``source`` and returns what it saw."""
+    """The table camera as the session sees it: a worker (``watcher.CameraWorker``) that reads frames
+    in its own thread and hands each update to the session; it keeps the last frame for the referee."""
 
-    source: FrameSource
-
-    def poll(self) -> Reading: ...
+    last_frame: np.ndarray | None
 
     def status(self) -> dict: ...
 
@@ -48,6 +47,10 @@ class Leds(Protocol):
     def show_idle(self, first_player: str | None = None, position_json: Mapping[str, Any] | None = None) -> None: ...
 
     def show_error(self) -> None: ...
+
+    def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None: ...
+
+    def sent_frame(self) -> dict | None: ...
 
     def status(self) -> dict: ...
 

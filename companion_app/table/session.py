@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
-from engine.geometry import square_name
 
 from ..web.events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds
-from .readings import action_for, check_fix, compare, confirm_action, fix_setup, reconcile_reading, unseen_squares
+from .loop import TableLoop
+from .readings import check_fix
 from .state import preview_json, public_state
 from .journal import JournalMixin
 from .store import Store
@@ -59,10 +59,15 @@ class TableSession(JournalMixin):
         self.plan_seq: int | None = None
         self.log_lines: list[dict] = []
         self.fixes: dict[str, dict] = {}
-        self.last_reading: dict | None = None
         self._request: str | None = None           # the key of the state-changing request being served
         self.journal_problem: str | None = None    # a write that failed (disk full …), until one succeeds
         self.journal_notes: list[str] = [self.store.notice] if self.store.notice else []
+        self.plan_turn: tuple[int, int] | None = None   # (round, turn) the shown monster move was played in
+        self._led_plan = None                           # the plan the LEDs were last given to animate
+        self._led_following = False                     # the LEDs show a follow-up
+        self.loop = TableLoop(self)
+        self._stopping = threading.Event()
+        threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
 
     # -- lifecycle ---------------------------------------------------------
     def resume(self) -> bool:
@@ -79,6 +84,7 @@ class TableSession(JournalMixin):
             self.seq = last.seq
             self._rebuild_log(steps)
             self.version = self.store.version() - 1   # _changed bumps it back to the saved version
+            self.loop.start_follow("resume")
             self._changed()
             return True
 
@@ -93,19 +99,30 @@ class TableSession(JournalMixin):
             self.game, self.seq, self.plan_seq = game, 0, None
             self.log_lines = [{"seq": 0, "text": game.note}]
             self.fixes = {}
+            self.loop.start_follow("setup")
             self._changed()
             return self.state()
 
     # -- actions -----------------------------------------------------------
-    def act(self, action: dict) -> dict:
-        """Apply one engine action; engine errors propagate (the view turns them into 4xx)."""
+    def act(self, action: dict, by: str = "referee") -> dict:
+        """Apply one engine action; engine errors propagate (the view turns them into 4xx).
+
+        ``by`` is who gave it ("referee", "button", "camera", "camera+screen" …) and is saved with it.
+        An action that did not come from the camera reading the table leaves the table behind the
+        game: the camera then guides the follow-up, as after every monster move.
+        """
         with self._lock:
             game = self._need_game()
             after = game.apply(action)
-            self.seq = self.store.push(self.game_id, action, after.to_json(), seq=self.seq + 1, **self._journal())
+            self.seq = self.store.push(self.game_id, {**action, "by": by}, after.to_json(), seq=self.seq + 1,
+                                       **self._journal())
             self.game = after
             if action.get("type") in MONSTER_ACTIONS:
                 self.plan_seq = self.seq
+                self.plan_turn = (game.round, game.turn)
+                self.loop.start_follow("monster")
+            elif not by.startswith("camera"):
+                self.loop.start_follow("referee")
             self._add_log(self.seq, action, after)
             self.fixes = {}
             self._changed()
@@ -122,6 +139,7 @@ class TableSession(JournalMixin):
             self._rebuild_log(self.store.history(self.game_id))
             self.log_lines.append({"seq": self.seq, "text": "Undone: back to the position before the last action."})
             self.fixes = {}
+            self.loop.start_follow("undo")
             self._changed()
             return self.state()
 
@@ -140,45 +158,15 @@ class TableSession(JournalMixin):
 
     # -- camera ------------------------------------------------------------
     def camera_view(self) -> dict:
-        """Poll the camera and compare its reading (with the referee's fixes) with the game."""
-        with self._lock:
-            game = self.game
-            fixes = dict(self.fixes)
-        reading = self.camera.call(lambda camera: camera.poll())
-        out: dict = {"status": self.camera.status(), "fixes": fixes, "reading": None, "differences": [],
-                     "unseen": []}
-        if reading is None:
-            return out
-        data = reading.to_json()
-        unseen = getattr(reading, "unseen", None) or {}
-        if unseen:   # every square the frame could not establish, not only those its problems name
-            data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
-        setup = data.get("setup")
-        if setup is not None and fixes:
-            setup = fix_setup(setup, fixes)
-            data["setup"] = setup
-        out["reading"] = data
-        if game is not None and setup is not None:
-            # squares the camera could not see are unknown (unless the referee fixed them): never a
-            # difference, and filled from the one legal change that explains the rest (engine.reconcile)
-            result = reconcile_reading(game, data, fixes)
-            out["unseen"] = unseen_squares(data, fixes)
-            if result.accepted and result.after is not None:
-                data["setup"] = setup = result.to_json()["setup"]
-            out["differences"] = compare(game.position.to_setup(), setup, unknown=out["unseen"])
-            if game.phase in ("pawns", "monster") and (out["differences"] or data.get("tile")):
-                action, message = action_for(game, result)     # what "Confirm reading" would do now
-                out["proposal"] = {"action": action, "message": message}
-        with self._lock:
-            self.last_reading = data
-        return out
+        """The camera worker's last reading judged against the game (never waits on the camera)."""
+        return self.loop.refresh()
 
     def fix_square(self, square: str, piece: dict) -> dict:
         """Correct one square of the camera reading (the referee tapped it)."""
         name, fixed = check_fix(square, piece)
         with self._lock:
             self.fixes[name] = fixed
-        return self.camera_view()
+        return self.loop.refresh()
 
     def camera_jpeg(self) -> bytes | None:
         """The camera's last frame as JPEG (None before the first frame)."""
@@ -188,6 +176,7 @@ class TableSession(JournalMixin):
         with self._lock:
             self.fixes = {}
             self._show_on_leds()
+        self.loop.refresh()
 
     def signal_error(self) -> None:
         """The table did something the game refuses: the LED grid blinks until the next good state."""
@@ -204,46 +193,74 @@ class TableSession(JournalMixin):
                 raise
         return run
 
-    def confirm_reading(self, expect: dict | None = None) -> dict:
-        """Accept the camera's (fixed) reading: it becomes a pawn move or a tile, or is refused.
+    def confirm_reading(self, expect: dict | None = None, by: str = "screen") -> dict:
+        """Accept the camera's proposal (the referee's tap, or ``by="button"``): through the loop's one gate.
 
-        ``expect`` is the action the referee's screen proposed: when the fresh reading now stands
-        for something else (a player moved on meanwhile), nothing is played and the referee looks again.
+        ``expect`` is the action the referee's screen proposed: when the reading now stands for
+        something else (a player moved on meanwhile), nothing is played and the referee looks again.
         """
-        view = self.camera_view()
-        reading = view["reading"]
-        if reading is None:
-            raise GameActionError("There is no camera reading to confirm: " +
-                                  view["status"].get("message", view["status"].get("error", "camera not ready")))
+        self._need_game()
+        return self.loop.gate(by, expect)
+
+    def accept_table(self) -> dict:
+        """The referee accepts the table as the camera sees it (a logged correction of the game)."""
+        return self.loop.accept_table()
+
+    def record_reading(self, reading: dict | None, outcome: str) -> None:
+        if self.game_id is not None and reading is not None:
+            self.store.add_reading(self.game_id, self.seq, reading, outcome)
+
+    def add_log_line(self, text: str) -> None:
         with self._lock:
-            game = self._need_game()
-            action, message = confirm_action(game, reading, view["fixes"])
-            if expect is not None and action != expect:
-                raise GameActionError("The table changed since your screen showed the reading; nothing was "
-                                      f"played. The camera now sees: {message}. Look again, then confirm.")
-            self.store.add_reading(self.game_id, self.seq, reading, message)
-        if action is None:
-            self.signal_error()
-            raise GameActionError(message)
-        state = self.act(action)
-        state["confirmed"] = message
-        return state
+            self.log_lines.append({"seq": self.seq, "text": text})
+
+    def publish_state(self) -> None:
+        """Tell the phones about a change that is not a game action (a follow-up done)."""
+        with self._lock:
+            self.version += 1
+            self.broker.publish(self.message())
+            self._show_on_leds()
+
+    def show_on_leds(self) -> None:
+        with self._lock:
+            self._show_on_leds()
 
     # -- public state ------------------------------------------------------
     def state(self) -> dict:
         """Everything the phones and the referee draw, as JSON (no secrets)."""
         with self._lock:
             return public_state(self.game, version=self.version, seq=self.seq, game_id=self.game_id,
-                                log=self.log_lines[-LOG_LENGTH:], plan_seq=self.plan_seq)
+                                log=self.log_lines[-LOG_LENGTH:], plan_seq=self.plan_seq, plan_turn=self.plan_turn,
+                                follow=self.loop.follow is not None, camera_mode=self.loop.mode)
 
     def message(self) -> str:
         return sse_message("state", self.state(), self.version)
+
+    def catch_up(self) -> list[str]:
+        """What a screen that just connected receives: the state, the camera's view, the LED frame."""
+        out = [self.message(), sse_message("camera", self.loop.view or self.loop.refresh())]
+        frame = self.led_frame()
+        return out + ([sse_message("leds", frame)] if frame is not None else [])
+
+    def led_frame(self) -> dict | None:
+        """The LED grid's last frame as sent (square name → hex colour), or None without LEDs."""
+        return self.leds.call(lambda leds: leds.sent_frame())
 
     def device_status(self) -> dict:
         return {"camera": self.camera.status(), "leds": self.leds.status(), "buttons": self.buttons.status(),
                 "journal": self.journal_status(), "phones": self.broker.clients}
 
+    def _publish_leds(self, every_s: float = 0.1) -> None:
+        """Push the LED grid's frame to every screen when it changed (at most ten times a second)."""
+        shown = None
+        while not self._stopping.wait(every_s):
+            frame = self.led_frame()
+            if frame is not None and frame["squares"] != shown:
+                shown = frame["squares"]
+                self.broker.publish(sse_message("leds", frame))
+
     def close(self) -> None:
+        self._stopping.set()
         self.broker.close_all()
         for device in (self.leds, self.camera, self.buttons):
             device.call(lambda obj: obj.close())
@@ -255,20 +272,32 @@ class TableSession(JournalMixin):
         return self.game
 
     def _changed(self) -> None:
-        """Bump the version, tell the phones, and show the new state on the LED grid."""
+        """Bump the version, tell the phones, show the new state on the LED grid, judge the camera again."""
         self.version += 1
         self.broker.publish(self.message())
+        self.loop.game_changed()
         self._show_on_leds()
 
     def _show_on_leds(self) -> None:
+        """The monster's move (once), then the follow-up's squares while the table is behind, else idle."""
         game = self.game
         if game is None:
             return
-        if self.plan_seq == self.seq and game.last_plan is not None:
+        position = game.position.to_setup()
+        fresh_plan = self.plan_seq == self.seq and game.last_plan is not None
+        if fresh_plan and self._led_plan != (self.game_id, self.plan_seq):
+            self._led_plan = (self.game_id, self.plan_seq)
             plan = game.last_plan.to_json()
             self.leds.call(lambda leds: leds.show_plan(plan))
-        else:
-            first, position = game.first_player, game.position.to_setup()
+        follow = self.loop.led_follow()
+        if follow is not None:
+            self._led_following = True
+            self.leds.call(lambda leds: leds.show_follow(position, follow["empty"], follow["fill"]))
+        elif self._led_following:      # follow-up done: the position alone (after a move still playing)
+            self._led_following = False
+            self.leds.call(lambda leds: leds.show_follow(position, (), ()))
+        elif not fresh_plan:
+            first = game.first_player
             self.leds.call(lambda leds: leds.show_idle(first, position))
 
     def _add_log(self, seq: int, action: dict, game: Game) -> None:
@@ -278,7 +307,8 @@ class TableSession(JournalMixin):
             self.log_lines.extend({"seq": seq, "text": line, "plan": True} for line in game.last_plan.lines())
 
     def _rebuild_log(self, steps) -> None:
-        self.log_lines, self.plan_seq = [], None
+        self.log_lines, self.plan_seq, self.plan_turn = [], None, None
+        previous = None
         for step in steps:
             if step.problem:
                 self.log_lines.append({"seq": step.seq, "text": f"Step {step.seq} could not be read from the "
@@ -287,8 +317,12 @@ class TableSession(JournalMixin):
             game = Game.from_json(step.state)
             if step.seq == 0:
                 self.log_lines.append({"seq": 0, "text": game.note})
-                continue
-            if step.action.get("type") in MONSTER_ACTIONS:
-                self.plan_seq = step.seq
-            self._add_log(step.seq, step.action, game)
+            elif step.action.get("type") == "correct":
+                self.log_lines.append({"seq": step.seq, "text": game.note})
+            else:
+                if step.action.get("type") in MONSTER_ACTIONS:
+                    self.plan_seq = step.seq
+                    self.plan_turn = (previous.round, previous.turn) if previous is not None else None
+                self._add_log(step.seq, step.action, game)
+            previous = game
 

@@ -12,7 +12,8 @@ WAITING_SUMMARY = "Waiting for the referee to start a game."
 
 
 def public_state(game: Game | None, *, version: int, seq: int, game_id: int | None, log: list[dict],
-                 plan_seq: int | None) -> dict:
+                 plan_seq: int | None, plan_turn: tuple[int, int] | None = None, follow: bool = False,
+                 camera_mode: str = "auto") -> dict:
     """The state message: counters and log always; the game's phase, position and last plan once a game runs."""
     base = {"version": version, "seq": seq, "game_id": game_id, "log": log}
     if game is None:
@@ -30,6 +31,9 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "pieces_left": dict(game.pieces_left),
         "position": game.position.to_setup(), "names": game.position.pawn_names(),
         "plan": plan_json, "plan_seq": plan_seq,
+        "plan_round": plan_turn[0] if plan_json and plan_turn else None,
+        "plan_turn": plan_turn[1] if plan_json and plan_turn else None,
+        "follow": follow, "camera_mode": camera_mode,
         "plan_lines": plan.lines() if plan is not None else [],   # the engine's one wording of the move
     }
 

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.geometry import square_name
+
 log = logging.getLogger(__name__)
 
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
@@ -66,6 +68,9 @@ class StableGate:
     def feed(self, reading) -> tuple[bool, list[str], list[dict]]:
         """(stable, unknown squares, blocking problems) after one more reading (vision Reading)."""
         unknown, blocking = split_problems(reading.problems)
+        for sq, code in sorted((getattr(reading, "unseen", None) or {}).items()):
+            if code in UNKNOWN_CODES and square_name(sq) not in unknown:
+                unknown.append(square_name(sq))
         usable = reading.located and reading.setup is not None and reading.position is not None and not blocking
         if not usable:
             self.key, self.count = None, 0
@@ -148,6 +153,7 @@ class CameraWorker:
         self.backoff = backoff
         self.what = what
         self.gate = StableGate(stable_frames)
+        self.reader = None          # what reads the frames (a vision TableCamera), when the opener records it
         self.last_frame = None
         self.frames = 0
         self.reopened = 0
@@ -158,6 +164,7 @@ class CameraWorker:
         self._update = CameraUpdate(self._status_locked(), needed=stable_frames)
         self._stop = threading.Event()
         self._grabber: _Grabber | None = None
+        self._source = None
         self._thread = threading.Thread(target=self._run, name="camera-worker", daemon=True)
 
     # -- public, thread-safe -------------------------------------------------------------
@@ -171,6 +178,11 @@ class CameraWorker:
         if self._grabber is not None:
             self._grabber.abandon()
             self._grabber = None
+
+    @property
+    def source(self):
+        """The source read last (None before one opened), e.g. for what it says about its frames."""
+        return self._source
 
     @property
     def update(self) -> CameraUpdate:
@@ -204,7 +216,8 @@ class CameraWorker:
         while not self._stop.is_set():
             if self._grabber is None:
                 try:
-                    self._grabber = _Grabber(self.open_source())
+                    self._source = self.open_source()
+                    self._grabber = _Grabber(self._source)
                 except Exception as exc:  # noqa: BLE001 - a missing camera is a status, not a crash
                     self._set("failed", f"cannot open {self.what} ({exc}); trying again in {delay:g} s")
                     self._stop.wait(delay)
@@ -237,7 +250,6 @@ class CameraWorker:
         self._grabber = None
         self.reopened += 1
         self.gate.reset()
-        self.last_frame = None
         self._set("lost", message)
 
     def _read(self, frame) -> None:
@@ -254,6 +266,9 @@ class CameraWorker:
         self.frames += 1
         stable, unknown, blocking = self.gate.feed(reading)
         data = reading.to_json()
+        unseen = getattr(reading, "unseen", None)
+        if unseen:   # every square the frame could not establish (vision.change.observe reads it)
+            data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
         if not reading.located:
             message = f"the board is not located: {reading.reason or 'no board markers seen'}"
         elif blocking:

@@ -119,7 +119,7 @@ def state():
     return jsonify(table().state())
 
 
-@route("/stream", "GET", "Server-Sent Events: a `state` message now and after every change",
+@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change",
        produces="text/event-stream")
 def stream():
     session = table()
@@ -130,7 +130,7 @@ def stream():
         response.headers["Retry-After"] = "5"
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
-    response = Response(stream_with_context(session.broker.stream(session.message, heartbeat)),
+    response = Response(stream_with_context(session.broker.stream(session.catch_up, heartbeat)),
                         mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
@@ -230,7 +230,12 @@ def status():
     return jsonify(table().device_status())
 
 
-@route("/camera", "GET", "Poll the camera: its reading and the squares that differ from the game",
+@route("/leds", "GET", "The LED grid's last frame as sent: square name → colour (hex); null without LEDs")
+def leds():
+    return jsonify(frame=table().led_frame())
+
+
+@route("/camera", "GET", "The camera's last reading judged against the game (the live stream pushes the same)",
        referee=True)
 def camera():
     return jsonify(table().camera_view())
@@ -287,6 +292,19 @@ def game_import():
     if data is None:
         abort(400, "The body is not valid JSON: send a flure-game/1 record, as /api/game/export gives it")
     return once(table().import_record, data)
+
+
+@route("/camera/accept-table", "POST", "Accept the table as the camera sees it: the game's position follows it "
+       "(a logged correction)", body=schemas.EMPTY, referee=True)
+def camera_accept_table():
+    body(schemas.EMPTY)
+    return jsonify(engine_call(table().accept_table))
+
+
+@route("/camera/mode", "POST", "Camera mode: auto (moves read are applied at once) or confirm", body=schemas.MODE,
+       referee=True)
+def camera_mode():
+    return jsonify(engine_call(table().loop.set_mode, body(schemas.MODE)["mode"]))
 
 
 @route("/openapi.json", "GET", "This API described as OpenAPI 3.1")

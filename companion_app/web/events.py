@@ -58,7 +58,7 @@ class Broker:
             self._queues.discard(q)
         _end(q)
 
-    def stream(self, first: Callable[[], str], heartbeat: float = HEARTBEAT_SECONDS,
+    def stream(self, first: Callable[[], str | list[str]], heartbeat: float = HEARTBEAT_SECONDS,
                lifetime: float = STREAM_SECONDS) -> Iterator[str]:
         """The text of one SSE response: the current state first, then every update.
 
@@ -70,7 +70,8 @@ class Broker:
             self._queues.add(q)
         try:
             yield f"retry: {RETRY_MS}\n\n"
-            yield first()
+            catch_up = first()
+            yield from [catch_up] if isinstance(catch_up, str) else catch_up
             end = time.monotonic() + lifetime
             while time.monotonic() < end:
                 try:

@@ -28,6 +28,12 @@ STATE = {
         "names": {"type": "object", "description": "pawn label → display name"},
         "plan": {"type": ["object", "null"], "description": "the last monster move, flure-plan/1"},
         "plan_seq": {"type": ["integer", "null"], "description": "seq of the action that made the plan"},
+        "plan_round": {"type": ["integer", "null"], "description": "the round the shown monster move was played in"},
+        "plan_turn": {"type": ["integer", "null"], "description": "the turn the shown monster move was played in"},
+        "follow": {"type": "boolean", "description": "the table must still be brought into this position "
+                                                     "(the camera's `camera` messages list what differs)"},
+        "camera_mode": {"type": "string", "enum": ["auto", "confirm"],
+                        "description": "auto: camera moves applied at once; confirm: by the referee or CONFIRM"},
         "plan_lines": {"type": "array", "items": {"type": "string"}},
         "log": {"type": "array", "items": {"type": "object"}},
     },

@@ -18,6 +18,11 @@ def referee():
     return render_template("referee.html")
 
 
+@bp.get("/leds")
+def leds():
+    return render_template("leds.html")
+
+
 @bp.get("/rules")
 def rules():
     sections: dict[str, list[dict]] = {}

@@ -89,6 +89,12 @@ FIX = {
 
 EMPTY = {"type": "object", "additionalProperties": False, "properties": {}}
 
+MODE = {
+    "type": "object", "additionalProperties": False, "required": ["mode"],
+    "properties": {"mode": {"type": "string", "enum": ["auto", "confirm"],
+                            "description": "auto: camera moves are applied at once; confirm: by the referee or CONFIRM"}},
+}
+
 CONFIRM = {
     "type": "object", "additionalProperties": False,
     "properties": {

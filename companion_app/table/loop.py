@@ -1,0 +1,351 @@
+"""The camera-driven table loop (TABLE.md): what a stable reading means for the game, and the one gate.
+
+The camera worker (``watcher``) hands every update to ``TableLoop.on_camera``.  The
+loop judges the last stable reading against the game (the prior): during a
+follow-up it lists what must still change on the table; in the pawn phase it asks
+which legal move explains the reading; in the monster phase a tombstone tile
+still in the deck resolves the monster.  Whatever applies a camera proposal —
+``auto`` mode, the referee's screen, the CONFIRM button — goes through ``gate``,
+which refuses a reading with problems, an ambiguous change, and a table that has
+changed since the screen showed it.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from dataclasses import dataclass
+
+from engine.deck import tile_name
+from engine.errors import FlureError, GameActionError
+from engine.position import Position
+from engine.tablediff import squares_to_change, table_fixes
+from vision.change import CARD_ZONE_CODES
+
+from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_squares
+
+log = logging.getLogger(__name__)
+MODES = ("auto", "confirm")
+FOLLOW_WHY = {
+    "monster": "Bring the table into the position after the monster's move",
+    "setup": "Set up the board for the new game",
+    "undo": "Put the table back as it was before the undone action",
+    "referee": "Make the table show what the referee entered",
+    "resume": "Check the table against the saved game",
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a stable reading means for the game now: ``kind`` is none, move, tile, follow, wait or refused."""
+
+    kind: str
+    message: str
+    action: dict | None = None
+    blink: bool = False          # a refusal the LEDs blink for (an illegal move, a tile not in the deck)
+
+
+def explain_reading(game, reading: dict, fixes) -> Change:
+    """The pawn phase's prior: the one legal change of the player to move that explains the reading
+    (``engine.reconcile`` through ``readings.reconcile_reading``); squares the camera could not see
+    are unknown.  The card zone is not part of a pawn move (the last monster tile may still lie
+    there).  The game has the last word (a dry run of ``apply``).
+    """
+    board_only = dict(reading, tile=None,
+                      problems=[p for p in reading.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES])
+    answer = reconcile_reading(game, board_only, fixes)
+    if not answer.accepted:
+        problem = answer.problems[0]
+        illegal = problem.code == "unexplained"
+        prefix = "no legal change explains what the camera sees: " if illegal and "explains" not in problem.message else ""
+        return Change("refused" if illegal else "ask", prefix + problem.message, blink=illegal)
+    if answer.change == "none":
+        return Change("none", "the table agrees with the game")
+    action, message = action_for(game, answer)
+    if action is None:
+        return Change("ask", message)
+    try:
+        game.apply(action)
+    except FlureError as exc:
+        return Change("refused", f"the camera sees {message}, but the game refuses it: {exc}", blink=True)
+    return Change("move", message, action)
+
+
+def table_position(game, seen: dict, unknown) -> dict:
+    """The game's setup with the table as the camera sees it (the referee accepts the table):
+    each pawn where it is seen (matched by colour and number), one not seen beside the board
+    unless its square is unknown; stones and the monster as seen; unknown squares as the game has them."""
+    setup = copy.deepcopy(game.position.to_setup())
+    unknown = set(unknown)
+    where = {(p.get("color"), p.get("pawn")): p for p in (seen.get("pawns") or {}).values() if p.get("at")}
+    for pawn in setup["pawns"].values():
+        found = where.get((pawn.get("color"), pawn.get("pawn")))
+        if found is not None:
+            pawn.update(at=found["at"], face=found.get("face", pawn["face"]))
+            pawn.pop("place", None)
+        elif pawn["at"] is not None and pawn["at"] not in unknown:
+            pawn["at"] = None
+    stones = {sq: k for sq, k in setup["stones"].items() if sq in unknown}
+    stones.update(seen.get("stones") or {})
+    setup["stones"] = stones
+    if (seen.get("monster") or {}).get("at"):
+        setup["monster"] = dict(seen["monster"])
+    return setup
+
+
+def judge_tile(game, tile: str | None) -> Change:
+    """The monster phase: a tile in the card zone that is still in the deck resolves the monster (G7)."""
+    if not tile:
+        return Change("wait", "It is the monster's turn: lay the drawn tombstone tile in the card zone, "
+                              "or press MONSTER (G7)")
+    name = tile_name(tile, prey3_variant=game.prey3_variant)
+    if tile not in game.deck:
+        why = "it was already played this round" if tile in game.tiles_played else "there is none left in the deck"
+        return Change("refused", f"The tile {name} in the card zone is not in the deck ({why}): take it away and "
+                                 "lay the tile you drew (G7)", blink=True)
+    action = {"type": "tile", "tile": tile}
+    try:
+        game.apply(action)
+    except FlureError as exc:
+        return Change("refused", f"The tile {name} cannot be played now: {exc}", blink=True)
+    return Change("tile", f"the camera read the tile {name}", action)
+
+
+class TableLoop:
+    """The session's camera side: the last camera update, the follow-up, the mode and the gate."""
+
+    def __init__(self, session, mode: str = "auto"):
+        if mode not in MODES:
+            raise ValueError(f"mode must be auto or confirm, not {mode!r}")
+        self.session = session
+        self.mode = mode
+        self.update = None              # the worker's last CameraUpdate
+        self.follow: str | None = None  # why the table must be brought into the game's position (FOLLOW_WHY)
+        self.consumed = 0               # stable serials up to this one have been acted on
+        self.blinked = 0                # the last stable serial the LEDs blinked for
+        self.applied: list[dict] = []   # camera-applied actions (for the referee's Undo), newest last
+        self.view: dict = {}
+        self._led_fixes = None
+        self._published = None
+        self._lock = threading.RLock()
+
+    # -- called by the session ---------------------------------------------------------
+    def start_follow(self, why: str) -> None:
+        self.follow = why
+
+    def game_changed(self) -> None:
+        """The game moved on: a stable reading already seen is not acted on again automatically."""
+        update = self.update
+        if update is not None:
+            self.consumed = max(self.consumed, update.serial)
+        self._led_fixes = None
+        self.refresh()
+
+    def refresh(self) -> dict:
+        with self.session._lock:
+            self.view = self._judge()
+        self._publish()
+        return self.view
+
+    # -- called by the camera worker thread ----------------------------------------------
+    def on_camera(self, update) -> None:
+        session = self.session
+        with session._lock:
+            self.update = update
+            view = self._judge()
+            fresh = update.stable and update.serial > self.consumed
+            if view["follow"] is not None and view["follow"]["done"] and update.stable:
+                self._finish_follow(update)
+                return
+            self.view = view
+            change = view.get("change") or {}
+            if fresh and change.get("kind") == "tile" or fresh and change.get("kind") == "move" and self.mode == "auto":
+                try:
+                    self.gate("auto")
+                except FlureError as exc:   # the game refused after all: shown, never raised into the worker
+                    log.info("camera proposal refused: %s", exc)
+                return
+            if fresh and change.get("blink") and self.blinked != update.serial:
+                self.blinked = update.serial
+                session.signal_error()
+                session.record_reading(update.reading, change.get("message", ""))
+            elif update.stable and self.blinked and self.blinked != update.serial and not change.get("blink"):
+                self.blinked = 0
+                session.show_on_leds()     # the error blink ends once the table is right again
+            if self.follow is not None:
+                self._show_follow_on_leds()
+        self._publish()
+
+    # -- the one gate -------------------------------------------------------------------------
+    def gate(self, by: str, expect: dict | None = None) -> dict:
+        """Apply the current camera proposal (``by``: auto, screen or button); refuse with the reason why not."""
+        session = self.session
+        with session._lock:
+            view = self._judge()
+            change = view.get("change") or {}
+            if not view["can_confirm"]:
+                raise GameActionError(view["why_not"])
+            action = change["action"]
+            if expect is not None and action != expect:
+                raise GameActionError("The table changed since your screen showed the reading; nothing was "
+                                      f"played. The camera now sees: {change['message']}. Look again, then confirm.")
+            session.record_reading(self.update.reading, change["message"])
+            state = session.act(action, by="camera" if by == "auto" else f"camera+{by}")
+            self.applied.append({"seq": session.seq, "game_id": session.game_id, "text": change["message"],
+                                 "by": by, "action": action})
+            del self.applied[:-10]
+            self.refresh()
+        state["confirmed"] = change["message"]
+        return state
+
+    def accept_table(self) -> dict:
+        """The referee accepts the table as it is: the game's position follows it (a logged correction)."""
+        session = self.session
+        with session._lock:
+            game = session._need_game()
+            update = self.update
+            if update is None or not update.stable or not update.reading or not update.reading.get("setup"):
+                raise GameActionError("There is no steady camera reading to accept: "
+                                      + (update.status["message"] if update else "the camera has not started"))
+            seen, unknown = self._seen(update, game)
+            fixes = table_fixes(game.position.to_setup(), seen, unknown)
+            if not fixes:
+                self.follow = None
+                self.refresh()
+                return session.state()
+            position = Position.from_setup(table_position(game, seen, unknown), strict=False, where="table")
+            problems = position.status()
+            if problems:
+                raise GameActionError("The table cannot become the game's position: "
+                                      + "; ".join(p["message"] for p in problems))
+            state = session.act({"type": "correct", "position": position.to_setup()}, by="referee")
+            self.follow = None       # the game now is the table
+            session.add_log_line("The referee accepted the table as it is instead of: "
+                                 + "; ".join(f.text for f in fixes) + ".")
+            self.refresh()
+            return session.state()
+
+    def set_mode(self, mode: str) -> dict:
+        if mode not in MODES:
+            raise GameActionError(f"The camera mode is auto or confirm, not {mode!r}")
+        self.mode = mode
+        return self.refresh()
+
+    # -- judging ---------------------------------------------------------------------------------
+    def _reading(self, update) -> dict:
+        """The update's reading with the referee's fixes in its setup."""
+        fixes = self.session.fixes
+        reading = copy.deepcopy(update.reading)
+        if fixes and reading.get("setup") is not None:
+            reading["setup"] = fix_setup(reading["setup"], fixes)
+        return reading
+
+    def _seen(self, update, game) -> tuple[dict, list[str]]:
+        """(what the table shows, with the fixes; the squares the camera could not read)."""
+        reading = self._reading(update)
+        return reading["setup"], unseen_squares(reading, self.session.fixes)
+
+    def _judge(self) -> dict:
+        session, update, game = self.session, self.update, self.session.game
+        status = session.camera.status()
+        view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
+                      "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
+                      "change": None, "needs": None, "can_confirm": False, "why_not": "",
+                      "applied": [a for a in self.applied if a["game_id"] == session.game_id][-3:]}
+        if update is not None:
+            view["stable"] = update.stable
+            view["count"], view["needed"] = update.count, update.needed
+            view["problems"] = [p["message"] for p in update.blocking]
+        if game is None:
+            return self._cannot(view, "No game is running yet: start a new game from the referee view")
+        if update is None or update.reading is None:
+            why = status.get("message") or (status.get("detail") or {}).get("message") or "the camera is not ready"
+            return self._cannot(view, f"No camera reading: {why}")
+        view["reading"] = copy.deepcopy(update.reading)
+        if not update.reading.get("setup"):
+            problems = update.reading.get("problems") or [{"message": update.status["message"]}]
+            return self._cannot(view, f"The camera does not see the board: {problems[0]['message']}")
+        seen, unknown = self._seen(update, game)
+        view["reading"]["setup"] = seen
+        view["unseen"] = unknown
+        expected = game.position.to_setup()
+        view["differences"] = compare(expected, seen, unknown)
+        if not update.stable:
+            return self._cannot(view, f"Waiting for a clear view: {update.blocking[0]['message']}" if update.blocking
+                                else f"Waiting for a steady view ({update.count} of {update.needed} frames)")
+        if self.follow is not None:
+            fixes = table_fixes(expected, seen, unknown)
+            empty, fill = squares_to_change(fixes)
+            view["follow"] = {"why": FOLLOW_WHY.get(self.follow, self.follow), "fixes": [f.to_json() for f in fixes],
+                              "empty": empty, "fill": fill, "done": not fixes,
+                              "facing": expected["monster"]["facing"]}
+            if fixes:
+                return self._cannot(view, f"{view['follow']['why']} first: {fixes[0].text}")
+        if game.phase == "over":
+            return self._cannot(view, "The game is over")
+        if game.phase == "placement":
+            return self._cannot(view, f"Advanced setup: {game.placer} places the next piece on the referee view (A2)")
+        if game.phase == "monster":
+            if view["differences"]:
+                fixes = table_fixes(expected, seen, unknown)
+                if fixes:
+                    return self._cannot(view, f"The table differs from the game; put it right before the monster "
+                                              f"moves: {fixes[0].text}")
+            change = judge_tile(game, update.reading.get("tile"))
+        else:
+            change = explain_reading(game, self._reading(update), self.session.fixes)
+            if change.kind == "none":
+                mine = [game.position.pawn(x).name for x in game.unmoved if game.position.pawn(x).color == game.to_move]
+                change = Change("wait", f"{game.to_move.capitalize()} moves {' or '.join(mine)} (G3)")
+        view["change"] = {"kind": change.kind, "message": change.message, "action": change.action,
+                          "blink": change.blink}
+        view["proposal"] = {"action": change.action, "message": change.message}
+        if change.action is None:
+            return self._cannot(view, change.message)
+        view["can_confirm"] = True
+        view["needs"] = None
+        return view
+
+    @staticmethod
+    def _cannot(view: dict, why: str) -> dict:
+        view["can_confirm"], view["why_not"], view["needs"] = False, why, why
+        return view
+
+    # -- effects ---------------------------------------------------------------------------------
+    def _finish_follow(self, update) -> None:
+        """The camera sees the table in the game's position: the follow-up is done, the game goes on."""
+        session = self.session
+        why = self.follow
+        self.follow = None
+        self.consumed = max(self.consumed, update.serial)
+        if why is not None:
+            session.add_log_line("The table matches the game: " + ("the pawn phase begins."
+                                 if session.game is not None and session.game.phase == "pawns" else "go on."))
+        self.view = self._judge()
+        session.publish_state()
+        self._publish()
+
+    def _show_follow_on_leds(self) -> None:
+        follow = (self.view or {}).get("follow")
+        if not follow or follow["done"]:
+            return
+        key = (tuple(follow["empty"]), tuple(follow["fill"]), follow["facing"])
+        if key != self._led_fixes:
+            self._led_fixes = key
+            self.session.show_on_leds()
+
+    def led_follow(self) -> dict | None:
+        """What the LEDs show during a follow-up (squares to empty and to fill), or None."""
+        follow = (self.view or {}).get("follow")
+        if self.follow is None or not follow or follow["done"]:
+            return None
+        return {"empty": follow["empty"], "fill": follow["fill"]}
+
+    def _publish(self) -> None:
+        from ..web.events import sse_message   # the message format lives with the stream
+
+        view = self.view
+        if view is self._published:
+            return
+        self._published = view
+        self.session.broker.publish(sse_message("camera", view))
