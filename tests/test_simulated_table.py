@@ -70,6 +70,16 @@ def test_the_camera_keeps_one_still_and_only_noise_differs_between_frames():
     assert abs(c.astype(int) - b).max() > 100     # the pawn appeared
 
 
+def test_the_simulated_source_by_name_films_a_basic_setup_the_reader_reads():
+    from vision.sources import open_source
+    source = open_source("simulated")
+    camera = TableCamera(source)
+    reading = read(camera)
+    source.close()
+    assert reading["problems"] == [] and reading["setup"]["monster"] == {"at": "a1", "facing": "E"}
+    assert camera.last is not None and source.last_view.position().stones == Game.new(["red", "blue"]).position.stones
+
+
 def test_the_referee_moves_pieces_on_the_table_with_plain_refusals():
     game = Game.new(["red", "blue"], seed=3)
     table = PhysicalTable(game.position)

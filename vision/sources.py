@@ -2,7 +2,8 @@
 
 Swapping the camera is a string in the configuration, as with pyserial's URLs:
 ``"0"`` a USB camera, a video file or stream URL, a folder of images, ``"picamera"``
-(the Raspberry Pi camera, ``pi`` extra) or ``"synthetic"`` (the digital twin).
+(the Raspberry Pi camera, ``pi`` extra), ``"synthetic"`` (the digital twin) or ``"simulated"``
+(a simulated table, vision.twin.table: here its basic setup; ``flure play`` gives it players).
 The cameras take ``exposure=`` to lock exposure, gain and white balance (a hand moving over
 the table must not change the picture's brightness); ``exposure_note`` says what was honoured.
 Every source returns BGR uint8 frames, or None when there is no frame (end of a
@@ -232,6 +233,11 @@ def open_source(spec: str, **options) -> FrameSource:
         return VideoCaptureSource(int(spec), options.get("width"), options.get("height"), exposure)
     if spec == "picamera":
         return PicameraSource(options.get("width", 1920), options.get("height", 1080), exposure=exposure)
+    if spec == "simulated":
+        from engine.position import basic_position
+        from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
+        return SimulatedCamera(PhysicalTable(basic_position()), width=options.get("width", DEMO_SIZE[0]),
+                               height=options.get("height", DEMO_SIZE[1]))
     if spec == "synthetic":
         get_state = options.pop("get_state", None) or _basic_state
         return SyntheticSource(get_state, **options)
@@ -241,7 +247,7 @@ def open_source(spec: str, **options) -> FrameSource:
     if "://" in spec or path.is_file():
         return VideoCaptureSource(spec, exposure=exposure)
     raise SourceError(f"unknown camera source {spec!r}: use a camera index like 0, a video file, "
-                      "a stream URL, a folder of images, 'picamera' or 'synthetic'")
+                      "a stream URL, a folder of images, 'picamera', 'simulated' or 'synthetic'")
 
 
 def _basic_state():

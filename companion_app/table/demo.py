@@ -133,8 +133,8 @@ def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: boo
             done = rig.players.log[-1] if rig.players.log else "nothing yet"
             if not camera:
                 return 1, (f"demo cannot progress: there is no camera (--no-camera), and the game learns what "
-                           f"the simulated players do only through it. They did: {done}; the game is still at "
-                           f"step {session.seq}: {session.state()['summary']}")
+                           f"the simulated players do only through it. The game is still at step {session.seq} "
+                           f"({session.state()['summary']}); the players are {rig.players.last_status}")
             view = getattr(getattr(session, "loop", None), "view", None) or {}
             why = view.get("why_not") or session.camera.status().get("message", "")
             return 1, (f"demo stopped: no progress for {stall:.0f} s at step {session.seq}: "

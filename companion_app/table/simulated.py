@@ -74,6 +74,7 @@ class SimulatedPlayers:
         self.avoid: set[tuple] = set()      # moves the camera did not take at this step of the game
         self._avoid_seq = None
         self.paused = False
+        self.last_status = "not started"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0}
@@ -99,7 +100,7 @@ class SimulatedPlayers:
     def status(self) -> dict:
         return {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate,
                 "waiting_for": self.pending.what if self.pending else None,
-                "last": self.log[-1] if self.log else None, "counts": dict(self.counts)}
+                "last": self.log[-1] if self.log else None, "now": self.last_status, "counts": dict(self.counts)}
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -107,7 +108,7 @@ class SimulatedPlayers:
                 self._stop.wait(0.1)
                 continue
             try:
-                self.step()
+                self.last_status = self.step()
             except Exception as exc:  # noqa: BLE001 - a player's slip must not stop the table
                 self._say(f"a simulated player got confused ({exc}); trying again")
             self._wait(PACE_S / 2)

@@ -17,6 +17,7 @@ import random
 import threading
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from engine.geometry import SQUARES, direction_name, parse_square, square_name
@@ -242,8 +243,9 @@ def _differences(a: Position, b: Position) -> list[str]:
 class SimulatedCamera:
     """A frame source filming a ``PhysicalTable`` (``read()``/``close()``, as vision.sources).
 
-    Only the last still scene is kept (one float32 image of the frame's size): frames of an
-    unchanged table differ by sensor noise alone, and nothing grows with the game's length.
+    Only the last still scene is kept (8-bit, with one noise buffer reused frame after frame):
+    frames of an unchanged table differ by sensor noise alone, and neither the memory nor the
+    per-frame allocations grow with the game's length.
     """
 
     def __init__(self, table: PhysicalTable, *, width: int = DEMO_SIZE[0], height: int = DEMO_SIZE[1],
@@ -257,6 +259,7 @@ class SimulatedCamera:
         self.frames = 0
         self.last_view: TableView | None = None
         self._still: tuple[TableView, np.ndarray] | None = None
+        self._noise: np.ndarray | None = None
         self._lock = threading.Lock()
 
     def read(self) -> np.ndarray | None:
@@ -264,17 +267,23 @@ class SimulatedCamera:
         with self._lock:
             if self._still is None or self._still[0] != view:
                 self._still = None                      # free the old drawing before making the new one
-                self._still = (view, draw_table(view, self.camera, self.scheme, seed=self.seed,
-                                                light=self.light, supersample=self.supersample))
-            img = self._still[1]
-            rng = np.random.default_rng([self.seed, 1, self.frames])
+                img = draw_table(view, self.camera, self.scheme, seed=self.seed, light=self.light,
+                                 supersample=self.supersample)
+                # Kept as 8-bit with one 16-bit noise buffer reused frame after frame: 8 MB at
+                # 1280x720 instead of a float still and half a dozen full-size float temporaries.
+                self._still = (view, cv2.convertScaleAbs(img))   # rounded and clipped, no float copies
+                self._noise = np.empty((img.shape[0], img.size // img.shape[0]), np.int16)
+            _, still = self._still
+            # One channel as far as OpenCV knows: cv2.randn with a scalar fills only channel 0.
+            cv2.setRNGSeed(int(np.random.default_rng([self.seed, 1, self.frames]).integers(2**31 - 1)))
+            cv2.randn(self._noise, 0.0, float(self.noise))
             self.frames += 1
             self.last_view = view
-        return fx.to_uint8(fx.sensor_noise(img, self.noise, rng))
+            return cv2.add(still, self._noise.reshape(still.shape), dtype=cv2.CV_8U)
 
     def close(self) -> None:
         with self._lock:
-            self._still = None
+            self._still = self._noise = None
 
 
 def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: float = 0.2,
