@@ -6,6 +6,7 @@ import urllib.request
 
 from companion_app.web.server import Server
 
+from live_load import loopback
 from web_helpers import AUTH, SseClient, make_app, play_pawn_phase
 
 CLIENTS = 20
@@ -23,7 +24,7 @@ def test_twenty_phones_all_receive_the_same_monster_move(tmp_path):
     session.new_game(["red", "blue", "green", "yellow"], "red", seed=21)
     play_pawn_phase(session)
     with Server(app) as server:
-        phones = [SseClient(server.url) for _ in range(CLIENTS)]
+        phones = [SseClient(server.url, source=loopback(i)) for i in range(CLIENTS)]   # 20 devices
         try:
             for p in phones:
                 assert p.wait_for(lambda s: s["phase"] == "monster"), "no catch-up state"

@@ -53,13 +53,15 @@ def show_table(camera: FakeCamera, session: TableSession) -> None:
 class SseClient:
     """A phone's live connection, read in a thread: every `state` message with the time it arrived."""
 
-    def __init__(self, base_url: str):
+    def __init__(self, base_url: str, source: str | None = None):
+        """``source``: the address this phone connects from (127.0.0.N: each one a device of its own)."""
         import http.client
         import threading
         from urllib.parse import urlparse
 
         u = urlparse(base_url)
-        self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30,
+                                               source_address=(source, 0) if source else None)
         self.messages: list[tuple[float, dict]] = []
         self.arrived = threading.Condition()
         self.conn.request("GET", "/api/stream", headers={"Accept": "text/event-stream"})

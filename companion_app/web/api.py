@@ -18,6 +18,7 @@ from . import schemas
 from .rules import load_rules
 from .security import guarded_match, is_referee, log_in, referee_required
 from ..table.journal import request_key
+from .events import StreamRefused
 from ..table.session import TableSession
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -123,15 +124,20 @@ def state():
        produces="text/event-stream")
 def stream():
     session = table()
-    if session.broker.clients >= current_app.config["SSE_MAX_CLIENTS"]:
-        # Each stream holds a server thread: keep enough threads for the referee's requests.
-        response = jsonify(error="Too many screens are following the game right now; this one retries shortly")
+    try:   # each stream holds a server thread: the limits keep threads for the referee's requests
+        q = session.broker.open(request.remote_addr or "", referee=bool(browser_session.get("referee")),
+                                max_streams=current_app.config["SSE_MAX_CLIENTS"],
+                                per_address=current_app.config["SSE_PER_ADDRESS"])
+    except StreamRefused as exc:
+        response = jsonify(error=str(exc))
         response.status_code = 503
         response.headers["Retry-After"] = "5"
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
-    response = Response(stream_with_context(session.broker.stream(session.catch_up, heartbeat)),
+    gone = request.environ.get("waitress.client_disconnected")   # waitress: the phone closed the connection
+    response = Response(stream_with_context(session.broker.stream(session.catch_up, heartbeat, q=q, gone=gone)),
                         mimetype="text/event-stream")
+    response.call_on_close(lambda: session.broker.discard(q))   # also when the stream never started
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response

@@ -15,6 +15,7 @@ from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
+from .events import PER_ADDRESS
 from .server import STREAM_LIMIT
 from ..table.session import TableSession
 from ..table.store import DiskFullError, JournalError, Store, default_path
@@ -36,6 +37,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
         TABLE_HOSTS=table_names(public_url, hosts),
         SSE_HEARTBEAT=15.0,
         SSE_MAX_CLIENTS=STREAM_LIMIT,
+        SSE_PER_ADDRESS=PER_ADDRESS,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
         DEBUG=False,

@@ -4,6 +4,13 @@ Why SSE: it is plain HTTP (works through waitress's thread pool and any Wi-Fi
 captive proxy), browsers reconnect by themselves, and the players only need
 server → phone messages.  Every message is the whole public state, so a phone
 that reconnects after a Wi-Fi drop catches up with its first message.
+
+Who gets a stream is decided here, in one place (``Broker.open``): at most
+``max_streams`` at once (each holds a server thread), at most ``per_address``
+from one address (one client cannot take every stream), and the referee's
+tablet always gets one (a few slots beyond the limit are kept for it).  A stream
+whose phone went away ends within ``GONE_POLL_SECONDS`` (the server says so
+through ``gone``), so its slot is free again at once, not at the next heartbeat.
 """
 from __future__ import annotations
 
@@ -18,6 +25,9 @@ HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closi
 PING = "event: ping\ndata: {}\n\n"
 RETRY_MS = 1500            # how soon a browser retries after a drop
 QUEUE_LIMIT = 16           # a phone that stops reading is dropped, not allowed to grow memory
+GONE_POLL_SECONDS = 0.5    # how often a waiting stream asks the server whether its phone is still there
+PER_ADDRESS = 8            # streams one address may hold (a phone with a few tabs, a café's screen)
+REFEREE_RESERVE = 4        # streams kept beyond the limit for the referee's tablet
 STREAM_SECONDS = 600.0     # a stream ends after this long and the browser reconnects at once: a phone
                            # that vanished without closing its connection holds a server thread no longer
 
@@ -31,17 +41,40 @@ def sse_message(event: str, data: dict, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+class StreamRefused(Exception):
+    """No stream for this client now; the message says why (HTTP 503 with Retry-After)."""
+
+
 class Broker:
-    """Fan-out of published messages to every subscriber queue."""
+    """Fan-out of published messages to every subscriber queue (each queue knows its client's address)."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._queues: set[queue.Queue] = set()
+        self._queues: dict[queue.Queue, str] = {}
 
     @property
     def clients(self) -> int:
         with self._lock:
             return len(self._queues)
+
+    def open(self, address: str, *, referee: bool = False, max_streams: int, per_address: int = PER_ADDRESS) -> queue.Queue:
+        """Admit one client's stream, or raise StreamRefused saying why (checked and counted at once)."""
+        with self._lock:
+            if referee:
+                if len(self._queues) >= max_streams + REFEREE_RESERVE:
+                    raise StreamRefused("Too many screens are following the game right now; this one retries shortly")
+            elif len(self._queues) >= max_streams:
+                raise StreamRefused("Too many screens are following the game right now; this one retries shortly")
+            elif sum(1 for a in self._queues.values() if a == address) >= per_address:
+                raise StreamRefused(f"This device already follows the game on {per_address} screens; close one "
+                                    "of them (this one retries shortly)")
+            q: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
+            self._queues[q] = address
+            return q
+
+    def discard(self, q: queue.Queue) -> None:
+        with self._lock:
+            self._queues.pop(q, None)
 
     def publish(self, message: str) -> None:
         with self._lock:
@@ -54,41 +87,49 @@ class Broker:
 
     def _drop(self, q: queue.Queue) -> None:
         """End a stream that stopped reading: its backlog is dropped, the browser reconnects and catches up."""
-        with self._lock:
-            self._queues.discard(q)
+        self.discard(q)
         _end(q)
 
     def stream(self, first: Callable[[], str | list[str]], heartbeat: float = HEARTBEAT_SECONDS,
-               lifetime: float = STREAM_SECONDS) -> Iterator[str]:
+               lifetime: float = STREAM_SECONDS, *, q: queue.Queue | None = None,
+               gone: Callable[[], bool] | None = None) -> Iterator[str]:
         """The text of one SSE response: the current state first, then every update.
 
-        Subscribing happens before ``first()`` is called, so no update can fall
-        between the catch-up message and the live ones.
+        Subscribing (``open``, or here when no ``q`` is given) happens before ``first()`` is
+        called, so no update can fall between the catch-up message and the live ones.  ``gone``
+        tells whether the client has disconnected: the stream then ends and frees its slot.
         """
-        q: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
-        with self._lock:
-            self._queues.add(q)
+        if q is None:
+            q = queue.Queue(maxsize=QUEUE_LIMIT)
+            with self._lock:
+                self._queues[q] = ""
         try:
             yield f"retry: {RETRY_MS}\n\n"
             catch_up = first()
             yield from [catch_up] if isinstance(catch_up, str) else catch_up
             end = time.monotonic() + lifetime
+            ping = time.monotonic() + heartbeat
             while time.monotonic() < end:
+                now = time.monotonic()
+                wait = min(ping, end) - now if gone is None else min(GONE_POLL_SECONDS, ping - now, end - now)
                 try:
-                    message = q.get(timeout=min(heartbeat, max(0.0, end - time.monotonic())))
+                    message = q.get(timeout=max(0.0, wait))
                 except queue.Empty:
-                    yield PING
+                    if gone is not None and gone():
+                        return
+                    if time.monotonic() >= ping:
+                        ping = time.monotonic() + heartbeat
+                        yield PING
                     continue
                 if message is None:
                     return
                 yield message
         finally:
-            with self._lock:
-                self._queues.discard(q)
+            self.discard(q)
 
     def close_all(self) -> None:
         with self._lock:
-            targets, self._queues = list(self._queues), set()
+            targets, self._queues = list(self._queues), {}
         for q in targets:
             _end(q)
 

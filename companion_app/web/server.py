@@ -1,16 +1,31 @@
 """Serving the app with waitress in one process (the camera, serial port and GPIO are shared).
 
 Each Server-Sent Events stream holds one waitress worker thread for as long as
-the phone is connected, so the pool is sized for the table: 20 phones plus a
-referee plus their reconnects, with room for ordinary requests.
+the phone is connected, so the pool is sized for a busy table: 100 phones,
+spectators' and a café's screens (``STREAM_LIMIT``), the referee's reserved
+streams, and threads left over for ordinary requests.  An idle thread waiting on
+its queue costs little (its stack is virtual memory until used).
+
+Two waitress settings make long streams safe (measured in benchmarks/bench_web.py):
+- ``outbuf_high_watermark``: waitress keeps appending a response's bytes to one
+  output buffer and drops the bytes already sent only when it starts a new buffer,
+  which it does once ``outbuf_high_watermark`` bytes (16 MB by default) went into
+  the current one (Pylons/waitress #265, #300).  A stream that lives for minutes
+  thus kept every message sent to it: 0.65 MB more per action with 48 phones.
+  A 64 KB watermark bounds what each stream holds; a phone that stops reading
+  blocks only its own thread, then the broker drops it.
+- ``channel_request_lookahead``: with 0, waitress does not read a connection while
+  its request runs, so it never sees a phone that closed its stream; with 1 it does,
+  and ``environ["waitress.client_disconnected"]`` tells the stream to end.
 """
 from __future__ import annotations
 
 import threading
 import time
 
-THREADS = 64               # ≥ 40 concurrent streams plus normal requests
-STREAM_LIMIT = THREADS - 16  # live streams allowed at once; the rest of the pool serves the referee
+THREADS = 160              # streams plus the referee's reserve plus ordinary requests
+STREAM_LIMIT = 128         # live streams allowed at once (the referee has 4 more: events.REFEREE_RESERVE)
+OUTBUF_HIGH_WATERMARK = 64 * 1024
 # waitress reads a body up to this size before the app sees it (its default is 1 GB, spooled to a
 # temporary file); above it waitress itself answers 413 without reading.  The app's own limit
 # (app.MAX_BODY, 16 KB) answers 413 in JSON for bodies between the two.
@@ -48,8 +63,10 @@ class Server:
 
         self.app = app
         self._server = create_server(self._wsgi, host=host, port=port, threads=threads,
-                                     channel_timeout=120, connection_limit=200, ident="flure",
-                                     max_request_body_size=SERVER_MAX_BODY)
+                                     channel_timeout=120, connection_limit=300, ident="flure",
+                                     max_request_body_size=SERVER_MAX_BODY,
+                                     outbuf_high_watermark=OUTBUF_HIGH_WATERMARK,
+                                     outbuf_overflow=4 * OUTBUF_HIGH_WATERMARK, channel_request_lookahead=1)
         from waitress.server import MultiSocketServer
 
         channel = _safe_channel()
