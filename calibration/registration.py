@@ -17,6 +17,9 @@ from vision.scheme import load_scheme
 
 MIN_STICKER_PX = 14.0      # the reader's accuracy target holds from here up
 MAX_MARKER_ERROR_MM = 3.0
+MAX_TILT_DEG = 15.0        # deploy/README.md: the camera looks straight down, tilt under ~15°
+VIEW_MARGIN_MM = 80.0      # the grid and card zone in view with this much to spare (pawns stand beside the board)
+RESOLUTIONS = ((1280, 720, "720p"), (1920, 1080, "1080p"), (2560, 1440, "1440p"), (3840, 2160, "4K"))
 
 
 @dataclass
@@ -30,6 +33,10 @@ class RegistrationReport:
     tilt_deg: float | None = None
     card_zone_in_view: bool | None = None
     problems: list[str] = field(default_factory=list)
+    view_extent: float | None = None        # how much of the frame the board and card zone need (1 = all)
+    image_size: tuple[int, int] | None = None
+    verdict: str | None = None              # good / too far / too close / too tilted
+    advice: str = ""
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "markers_seen": self.markers_seen, "markers_missing": self.markers_missing,
@@ -37,7 +44,9 @@ class RegistrationReport:
                 "smallest_sticker_px": None if self.smallest_sticker_px is None else round(self.smallest_sticker_px, 1),
                 "camera_height_mm": None if self.camera_height_mm is None else round(self.camera_height_mm),
                 "tilt_deg": None if self.tilt_deg is None else round(self.tilt_deg, 1),
-                "card_zone_in_view": self.card_zone_in_view, "problems": self.problems}
+                "card_zone_in_view": self.card_zone_in_view, "problems": self.problems,
+                "view_extent": None if self.view_extent is None else round(self.view_extent, 3),
+                "verdict": self.verdict, "advice": self.advice}
 
 
 def check_registration(image, scheme=None, calibration=None) -> RegistrationReport:
@@ -46,8 +55,13 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     gray, reason = check_frame(image)
     if gray is None:
         return RegistrationReport(False, problems=[f"board not located: {reason}"])
-    det = detect_markers(gray, scheme)
     h, w = gray.shape[:2]
+    if calibration is not None and tuple(calibration.image_size) != (w, h):
+        cw, ch = calibration.image_size
+        return RegistrationReport(False, image_size=(w, h), problems=[
+            f"the lens calibration was made at {cw}×{ch} but this image is {w}×{h}: its numbers do not apply; "
+            "calibrate again at this size or use an image of that size"])
+    det = detect_markers(gray, scheme)
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location
     if loc is None:
@@ -85,5 +99,52 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     rep.card_zone_in_view = loc.in_view(np.array([[x, y], [x + zw, y], [x + zw, y + zh], [x, y + zh]]))
     if not rep.card_zone_in_view:
         rep.problems.append("the card zone (where the tombstone tile goes) is not fully in view")
+    rep.image_size = (w, h)
+    rep.view_extent = _view_extent(loc, scheme, (w, h))
+    rep.verdict, rep.advice = verdict(rep)
     rep.ok = not rep.problems
     return rep
+
+
+def _view_extent(loc, scheme, size: tuple[int, int]) -> float:
+    """How far from the picture's centre the board grid and the card zone reach (with a margin),
+    as a fraction of the half-width/half-height: above 1 something needed is out of view."""
+    gw, gh = scheme.grid_mm
+    x, y, zw, zh = scheme.card_zone_mm
+    m = VIEW_MARGIN_MM
+    x0, y0 = min(0.0, x) - m, min(0.0, y) - m
+    x1, y1 = max(gw, x + zw) + m, max(gh, y + zh) + m
+    edge = np.array([(x0 + (x1 - x0) * t, y0) for t in np.linspace(0, 1, 9)]
+                    + [(x1, y0 + (y1 - y0) * t) for t in np.linspace(0, 1, 9)]
+                    + [(x0 + (x1 - x0) * t, y1) for t in np.linspace(0, 1, 9)]
+                    + [(x0, y0 + (y1 - y0) * t) for t in np.linspace(0, 1, 9)])
+    px = loc.to_raw_image(edge)
+    w, h = size
+    return float(np.max(np.maximum(np.abs(px[:, 0] - w / 2) / (w / 2), np.abs(px[:, 1] - h / 2) / (h / 2))))
+
+
+def verdict(rep: RegistrationReport) -> tuple[str, str]:
+    """(too tilted / too close / too far / good, what to change in one sentence), from a located report.
+
+    Order: a tilt spoils both other numbers, so it is fixed first; then everything must be in view;
+    then the stickers must be big enough.  Heights scale as the camera looks straight down: a sticker's
+    width in pixels is inversely proportional to the height, and so is the picture's reach."""
+    height = rep.camera_height_mm
+    px = rep.smallest_sticker_px
+    if rep.tilt_deg is not None and rep.tilt_deg > MAX_TILT_DEG:
+        return "too tilted", (f"the camera is tilted {rep.tilt_deg:.0f}° (under {MAX_TILT_DEG:.0f}° wanted): move it "
+                              "over the middle of the board and point it straight down")
+    if rep.view_extent is not None and rep.view_extent > 1.0:
+        more = f"{height * (rep.view_extent - 1) / 10:.0f} cm higher" if height else "higher"
+        return "too close", (f"the board and the card zone do not fit in the picture with "
+                             f"{VIEW_MARGIN_MM / 10:.1f} cm to spare: move the camera {more} or use a wider lens")
+    if px is not None and px < MIN_STICKER_PX:
+        lower = f"{height * (1 - px / MIN_STICKER_PX) / 10:.0f} cm lower" if height else "lower"
+        text = f"the smallest stickers are {px:.1f} px wide ({MIN_STICKER_PX:.0f} px needed): move the camera {lower}"
+        w = rep.image_size[0] if rep.image_size else None
+        bigger = next((name for rw, _rh, name in RESOLUTIONS if w and rw > w and rw * px / w >= MIN_STICKER_PX), None)
+        return "too far", text + (f" or use {bigger}" if bigger else "")
+    if px is None:
+        return "not located", "put the whole board with its four corner markers in view"
+    return "good", (f"the smallest stickers are {px:.1f} px wide (≥ {MIN_STICKER_PX:.0f} px) and everything "
+                    "is in view")

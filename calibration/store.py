@@ -2,13 +2,21 @@
 board registration that was checked with it.
 
 Two file forms, chosen by the extension: ``.json`` (readable, the default) and
-``.npz`` (numpy).  A corrupt or incomplete file raises CalibrationError naming the
-file and the field — the reader falls back to no calibration only if told to.
+``.npz`` (numpy).  Both carry ``"format": "flure-calibration/1"``; a file without it, of
+another version, corrupt, truncated or incomplete raises CalibrationError naming the file
+and the field in one sentence — the reader falls back to no calibration only if told to.
+
+Files are written atomically (a temporary file in the same folder, then ``os.replace``),
+the previous file kept as ``NAME.bak``: a power cut or a full card mid-write leaves the
+last good calibration in place, never half a file.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,21 +59,54 @@ class Calibration:
                "rms_px": self.rms_px, "frames_used": self.frames_used}
         if self.registration is not None:
             out["registration"] = self.registration
+        if self.extra.get("date") is None:
+            import datetime
+            out["date"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         out.update(self.extra)
         return out
 
 
 def save_calibration(cal: Calibration, path: str | Path) -> Path:
+    """Write ``cal`` atomically; an existing file is kept as ``NAME.bak`` (see ``atomic_write``)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     if p.suffix.lower() == ".npz":
-        np.savez(p, format=np.array(FORMAT), image_size=np.array(cal.image_size, dtype=np.int64),
+        buf = io.BytesIO()
+        np.savez(buf, format=np.array(FORMAT), image_size=np.array(cal.image_size, dtype=np.int64),
                  camera_matrix=np.asarray(cal.camera_matrix, dtype=np.float64),
                  dist_coeffs=np.asarray(cal.dist_coeffs, dtype=np.float64).ravel(),
                  rms_px=np.array(np.nan if cal.rms_px is None else cal.rms_px),
                  registration=np.array(json.dumps(cal.registration)))
+        data = buf.getvalue()
     else:
-        p.write_text(json.dumps(cal.to_json(), indent=1) + "\n", encoding="utf-8")
+        data = (json.dumps(cal.to_json(), indent=1) + "\n").encode("utf-8")
+    return atomic_write(p, data)
+
+
+def atomic_write(path: str | Path, data: bytes, keep_backup: bool = True) -> Path:
+    """Write ``data`` to ``path`` all or nothing: a temporary file in the same folder, flushed to
+    disk, then renamed over ``path`` (``os.replace`` is atomic on one file system).  The file it
+    replaces is kept as ``path.bak`` first (a hard link, so ``path`` itself never goes missing).
+    If anything fails the temporary file is removed and ``path`` is as it was."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if keep_backup and p.is_file():
+            bak = p.with_name(p.name + ".bak")
+            bak.unlink(missing_ok=True)
+            try:
+                os.link(p, bak)
+            except OSError:            # a file system without hard links: a copy will do
+                import shutil
+                shutil.copy2(p, bak)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return p
 
 
@@ -111,8 +152,12 @@ def parse_calibration(data, path=None) -> Calibration:
     if not isinstance(data, dict):
         raise CalibrationError("must hold an object", path)
     fmt = data.get("format")
-    if fmt is not None and fmt != FORMAT:
-        raise CalibrationError(f"unsupported format {fmt!r} (expected {FORMAT!r})", path, "format")
+    if fmt is None:
+        raise CalibrationError(f"missing; a calibration file starts with \"format\": \"{FORMAT}\" "
+                               "(run `flure calibrate camera` or the Setup page again)", path, "format")
+    if fmt != FORMAT:
+        raise CalibrationError(f"is {str(fmt)[:40]!r}, this version reads {FORMAT!r} only "
+                               "(run `flure calibrate camera` or the Setup page again)", path, "format")
     size = data.get("image_size")
     if (not isinstance(size, list) or len(size) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
@@ -137,5 +182,42 @@ def parse_calibration(data, path=None) -> Calibration:
     if reg is not None and not isinstance(reg, dict):
         raise CalibrationError("must be an object or null", path, "registration")
     frames = data.get("frames_used")
+    extra = {key: data[key] for key in ("date", "views", "charuco") if key in data}
     return Calibration(k, dist, (size[0], size[1]), None if rms is None else float(rms),
-                       frames if isinstance(frames, int) else None, reg)
+                       frames if isinstance(frames, int) else None, reg, extra)
+
+
+def check_size(cal: Calibration, size: tuple[int, int], path=None, what: str = "the camera gives") -> None:
+    """Refuse a calibration made at another resolution: its pixels describe that size only."""
+    w, h = (int(v) for v in size)
+    cw, ch = cal.image_size
+    if (w, h) != (cw, ch):
+        raise CalibrationError(f"was made at {cw}×{ch} but {what} {w}×{h}: calibrate again at that size "
+                               "(flure calibrate camera, or the Setup page)", path, "image_size")
+
+
+def hfov_deg(fx: float, width: int) -> float:
+    """The horizontal field of view of a focal length ``fx`` px over ``width`` px."""
+    return math.degrees(2 * math.atan(width / (2 * fx))) if fx > 0 else 0.0
+
+
+def lens_problems(cal: Calibration) -> list[str]:
+    """What no real camera gives: a field of view outside 20–160° (six copies of one flat photo gave
+    a focal length of 152678 px), fx and fy 10 % apart, the image centre far off the middle, or a
+    reprojection error above 2 px.  Each entry is one sentence ending in what to do."""
+    out = []
+    w, h = cal.image_size
+    k = np.asarray(cal.camera_matrix, dtype=float)
+    fx, fy, cx, cy = k[0, 0], k[1, 1], k[0, 2], k[1, 2]
+    hfov = hfov_deg(fx, w)
+    if not 20 <= hfov <= 160:
+        out.append(f"its focal length ({fx:.0f} px, a {hfov:.1f}° field of view) is no real camera's: "
+                   "the views were too alike; calibrate again with the board tilted in many directions")
+    if fy > 0 and not 0.9 <= fx / fy <= 1.1:
+        out.append(f"fx {fx:.0f} and fy {fy:.0f} px differ by more than 10 %: calibrate again")
+    if not (0.3 * w <= cx <= 0.7 * w and 0.3 * h <= cy <= 0.7 * h):
+        out.append(f"the image centre it found ({cx:.0f}, {cy:.0f}) is far from the picture's middle: "
+                   "calibrate again")
+    if cal.rms_px is not None and cal.rms_px > 2.0:
+        out.append(f"its reprojection error is {cal.rms_px:.2f} px (above 2 px): calibrate again with sharper views")
+    return out

@@ -97,10 +97,14 @@ def test_calibration_file_round_trip(tmp_path, suffix):
 
 @pytest.mark.parametrize("content, field", [
     ("{not json", "not valid JSON"),
-    ('{"image_size": [1280, 720], "camera_matrix": [[1, 0], [0, 1]], "dist_coeffs": [0, 0, 0, 0, 0]}', "camera_matrix"),
-    ('{"image_size": "big", "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [0,0,0,0,0]}', "image_size"),
-    ('{"image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [1, 2]}', "dist_coeffs"),
+    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1, 0], [0, 1]], "dist_coeffs": [0, 0, 0, 0, 0]}', "camera_matrix"),
+    ('{"format": "flure-calibration/1", "image_size": "big", "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [0,0,0,0,0]}', "image_size"),
+    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [1, 2]}', "dist_coeffs"),
     ('[1, 2, 3]', "must hold an object"),
+    ('{"image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [0,0,0,0,0]}',
+     "format: missing"),
+    ('{"format": "flure-calibration/2", "image_size": [1280, 720]}', "this version reads 'flure-calibration/1' only"),
+    ('{"format": "flure-calibration/1", "image_size": [1280, 7', "not valid JSON"),     # truncated
 ])
 def test_corrupt_calibration_file_names_the_problem(tmp_path, content, field):
     p = tmp_path / "cal.json"

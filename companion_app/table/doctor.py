@@ -53,7 +53,7 @@ def check_calibration(config) -> list[Finding]:
     if path is None:
         return [Finding("calibration", True, "none configured: the reader estimates the lens from the board "
                                              "markers (a wide-angle lens needs one: flure calibrate camera)")]
-    from calibration.store import CalibrationError, load_calibration
+    from calibration.store import CalibrationError, hfov_deg, load_calibration
 
     try:
         cal = load_calibration(path)
@@ -64,7 +64,7 @@ def check_calibration(config) -> list[Finding]:
     if problems:
         return [Finding("calibration", False, f"{path}: " + "; ".join(problems))]
     fx = float(cal.camera_matrix[0, 0])
-    hfov = _hfov(fx, cal.image_size[0])
+    hfov = hfov_deg(fx, cal.image_size[0])
     rms = f", RMS {cal.rms_px:.2f} px" if cal.rms_px is not None else ""
     return [Finding("calibration", True, f"{path}: {cal.image_size[0]}×{cal.image_size[1]}, "
                                          f"field of view {hfov:.0f}°{rms}")]
@@ -72,32 +72,14 @@ def check_calibration(config) -> list[Finding]:
 
 def calibration_problems(cal, resolution: tuple[int, int]) -> list[str]:
     """What makes a calibration unusable for this camera: another resolution, an implausible lens."""
-    import numpy as np
+    from calibration.store import lens_problems
 
     out = []
     w, h = cal.image_size
     if (w, h) != tuple(resolution):
         out.append(f"made at {w}×{h} but the camera is set to {resolution[0]}×{resolution[1]} "
                    "([camera] resolution): calibrate again at that size or set the resolution back")
-    k = np.asarray(cal.camera_matrix, dtype=float)
-    fx, fy, cx, cy = k[0, 0], k[1, 1], k[0, 2], k[1, 2]
-    hfov = _hfov(fx, w)
-    if not 20 <= hfov <= 160:
-        out.append(f"its focal length ({fx:.0f} px, a {hfov:.1f}° field of view) is no real camera's: "
-                   "the views were too alike; calibrate again with the board tilted in many directions")
-    if fy > 0 and not 0.9 <= fx / fy <= 1.1:
-        out.append(f"fx {fx:.0f} and fy {fy:.0f} px differ by more than 10 %: calibrate again")
-    if not (0.3 * w <= cx <= 0.7 * w and 0.3 * h <= cy <= 0.7 * h):
-        out.append(f"the image centre it found ({cx:.0f}, {cy:.0f}) is far from the picture's middle: "
-                   "calibrate again")
-    if cal.rms_px is not None and cal.rms_px > 2.0:
-        out.append(f"its reprojection error is {cal.rms_px:.2f} px (above 2 px): calibrate again with sharper views")
-    return out
-
-
-def _hfov(fx: float, width: int) -> float:
-    import math
-    return math.degrees(2 * math.atan(width / (2 * fx))) if fx > 0 else 0.0
+    return out + lens_problems(cal)
 
 
 # --- camera ----------------------------------------------------------------------------------------
