@@ -36,6 +36,19 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
+def data_depth(value) -> int:
+    """How deeply lists and dicts nest in already parsed data (TOML, for one); iterative, so a
+    deep value cannot end it in a RecursionError."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, tuple, dict)):
+            depth += 1
+            deepest = max(deepest, depth)
+            todo.extend((child, depth) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _whole(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
         raise JsonTextError(f"a whole number with {len(text.lstrip('-'))} digits is too long "

@@ -69,6 +69,8 @@ def register(sub) -> None:
 
 
 def _fail(message: str, code: int = 2) -> int:
+    # one line even when a key quoted from the file holds a line break
+    message = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
     print(f"flure: {message}", file=sys.stderr)
     return code
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from engine.jsontext import MAX_DEPTH, data_depth
+
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 PROTOCOLS = ("adalight", "tpm2")
 BUTTON_BACKENDS = ("auto", "lgpio", "rpigpio")
@@ -82,7 +84,12 @@ def _merge(base: dict, over: Mapping) -> dict:
 def _read_toml(path: Path) -> dict:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = tomllib.load(fh)
+        if data_depth(data) > MAX_DEPTH:   # merging and checking walk the data recursively
+            raise RecursionError
+        return data
+    except RecursionError:
+        raise HardwareConfigError(f"{path}: lists or tables are nested too deeply (at most {MAX_DEPTH} levels)")
     except OSError as exc:
         raise HardwareConfigError(f"{path}: cannot read the hardware configuration ({exc.strerror or exc})")
     except tomllib.TOMLDecodeError as exc:

@@ -169,7 +169,7 @@ def test_flure_config_show_says_where_each_value_came_from(tmp_path, capsys):
     assert lines["baud = 115200"] == f"file {path}"
     assert lines["port = 8123"] == "command line"
     assert lines['source = "synthetic"'] == "default"
-    assert flure(["config", "show", "--config", str(write(tmp_path, "[web]\nport = -1", "bad.toml"))]) == 1
+    assert flure(["config", "show", "--config", str(write(tmp_path, "[web]\nport = -1", "bad.toml"))]) == 2
     assert "[web] port = -1 must be between" in capsys.readouterr().err
 
 

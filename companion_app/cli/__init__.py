@@ -36,9 +36,17 @@ COMMAND_MODULES = (
 
 
 def fail(message: str, code: int = 2) -> int:
-    """Say what is wrong in one sentence on stderr; the status to return (2: input it cannot use)."""
-    print(f"flure: {message}", file=sys.stderr)
+    """Say what is wrong in one sentence on stderr; the status to return (2: input it cannot use).
+
+    One line even when the message quotes a file's key with a line break in it: control
+    characters are shown escaped (``\\r``)."""
+    print(f"flure: {one_line(message)}", file=sys.stderr)
     return code
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (line breaks, NUL, escape) written as Python escapes."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def build_parser() -> argparse.ArgumentParser:

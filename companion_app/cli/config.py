@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import fail
+
 # option dest -> the configuration key it overrides
 OVERRIDES = {
     "host": "web.host", "port": "web.port", "pin": "web.pin", "db": "web.database",
@@ -75,8 +77,7 @@ def cmd_show(args) -> int:
 
     config, error = load_from_args(args)
     if config is None:
-        print(error, file=sys.stderr)
-        return 1
+        return fail(error)   # a file it cannot use: the CLI's one way (status 2); `check` answers 1
     print(f"# the table configuration in effect ({config.path or 'defaults only'})")
     section = None
     for key, value, origin in describe(config):

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
 from hardware.config import HardwareConfig, HardwareConfigError, check_number, only_keys
 from hardware.config import load_config as load_hardware_config
+from engine.jsontext import MAX_DEPTH, data_depth
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
@@ -165,9 +166,14 @@ def read_toml(path: Path) -> dict:
     except UnicodeDecodeError:
         raise TableConfigError(f"{path}: not a TOML text file (it holds bytes that are not UTF-8 text)") from None
     try:
-        return tomllib.loads(text)
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TableConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise TableConfigError(f"{path}: lists or tables are nested too deeply") from None
+    if data_depth(parsed) > MAX_DEPTH:   # merging and checking walk the data recursively
+        raise TableConfigError(f"{path}: lists or tables are nested too deeply (at most {MAX_DEPTH} levels)")
+    return parsed
 
 
 def default_text() -> str:
