@@ -82,8 +82,11 @@ def test_bad_input_is_a_plain_message(tmp_path, capsys):
     assert main(["vision", "render", "-o", str(tmp_path / "v.png"), "--truth", str(tmp_path / "nope" / "v.json"),
                  *SMALL]) == 2
     err = capsys.readouterr().err
-    assert "--offset" in err and "tilt 85" in err and "cannot write the image" in err and "Traceback" not in err
-    assert "cannot write the ground truth" in err
+    assert "--offset" in err and "tilt 85" in err and "Traceback" not in err
+    # checked before rendering, by flure's one output-path check
+    assert "no-such-folder for the image does not exist" in err and "nope for the ground truth does not exist" in err
+    assert main(["vision", "render", "-o", str(tmp_path / "w.txt"), *SMALL]) == 2
+    assert "the image must end in .png or .jpg or .jpeg, not .txt" in capsys.readouterr().err
 
 
 def test_render_is_in_the_help(capsys):

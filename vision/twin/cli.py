@@ -63,6 +63,12 @@ def run(args) -> int:
     from engine.position import basic_position
     from ..scheme import SchemeError
 
+    # flure's one output-path check (companion_app.cli.inputs), handed over in args: before rendering
+    for path, suffixes, what in ((args.output, (".png", ".jpg", ".jpeg"), "image"),
+                                 (args.truth, (".json",), "ground truth")):
+        problem = path and args.check_output(path, suffixes, what)[1]
+        if problem:
+            return _fail(problem)
     try:
         offset = tuple(float(v) for v in args.offset.split(","))
         if len(offset) != 2:
