@@ -41,11 +41,13 @@ def main(argv=None) -> int:
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--draws", type=int, default=20, help="monster moves to time")
     parser.add_argument("--actions", type=int, default=1000, help="actions for the memory figure")
+    parser.add_argument("--leds", action="store_true",
+                        help="run with the simulated LED grid (its frames go to every client as well)")
     args = parser.parse_args(argv)
     results = []
 
     with tempfile.TemporaryDirectory() as tmp:
-        table = Table(tmp)
+        table = Table(tmp, leds=args.leds)
         clients = None
         try:
             table.monster_to_move()

@@ -101,7 +101,8 @@ class LiveClients:
 class Table:
     """A real ``flure play`` process on a free port (no camera, no LEDs), driven through its API."""
 
-    def __init__(self, tmp, pin: str = "424242"):
+    def __init__(self, tmp, pin: str = "424242", leds: bool = False):
+        """``leds``: with the default simulated LED grid (its frames go to every screen too)."""
         import subprocess
         import sys
         from pathlib import Path
@@ -109,7 +110,7 @@ class Table:
         repo = Path(__file__).resolve().parent.parent
         self.pin = pin
         cmd = [sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
-               "--db", str(Path(tmp) / "load.sqlite3"), "--pin", pin, "--no-camera", "--no-leds", "--new"]
+               "--db", str(Path(tmp) / "load.sqlite3"), "--pin", pin, "--no-camera", "--new"] + ([] if leds else ["--no-leds"])
         self.proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})
         out = []
