@@ -132,12 +132,31 @@ def test_a_draw_retried_after_a_kill_9_plays_once(tmp_path):
         proc.communicate(timeout=10)
 
 
-def test_killed_between_the_commit_and_the_stored_answer_the_retry_still_plays_once(started, tmp_path):
+def test_the_step_and_its_answer_are_one_commit(started, monkeypatch):
+    """The answer is saved in the step's own transaction: when it cannot be, neither is the step, and
+    the game in memory (and on the phones) goes back to where it was."""
+    client, session = started
+    play_pawn_phase(session)
+    before, steps = session.state(), len(session.store.history(session.game_id))
+
+    def full(key, answer):
+        raise DiskFullError("/nowhere")
+    monkeypatch.setattr(session.store, "keep_answer", full)
+    r = client.post("/api/action", json={"type": "draw"}, headers={**AUTH, "Idempotency-Key": "k1"})
+    assert r.status_code == 507
+    after = session.state()
+    assert {k: v for k, v in after.items() if k != "version"} == {k: v for k, v in before.items() if k != "version"}
+    assert len(session.store.history(session.game_id)) == steps and session.store.answer("key k1") is None
+    assert TableSession(Store(session.store.path)).resume() and session.game.tiles_played == ()
+
+
+def test_an_answer_row_without_its_json_still_plays_once(started, tmp_path):
+    """(A journal whose answer could not be read back: the retry gets the state now, marked repeated.)"""
     client, session = started
     play_pawn_phase(session)
     headers = {**AUTH, "Flure-State-Version": version_of(client)}
     client.post("/api/action", json={"type": "draw"}, headers=headers)
-    with sqlite3.connect(session.store.path) as db:      # as if killed before the answer was stored
+    with sqlite3.connect(session.store.path) as db:
         db.execute("UPDATE answers SET answer = NULL")
     app2, resumed = make_app(tmp_path, TableSession(Store(session.store.path)))
     assert resumed.resume()

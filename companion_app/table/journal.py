@@ -11,6 +11,7 @@ table's is refused: the table moved on.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
@@ -52,22 +53,38 @@ class JournalMixin:
                 done = self.store.answer(key)
                 if done is not None:
                     answer = done.answer
-                    if answer is None:   # killed between the commit and storing the answer: the state now
+                    if answer is None:   # an answer that could not be kept (not JSON): the state now
                         answer = {**self.state(), "repeated": True}
                     return answer, True
             if version is not None and version != self.version:
                 raise StaleRequestError(version, self.version)
+            if key is None:
+                return fn(*args, **kwargs), False
             self._request = key
+            before = self._snapshot()
             try:
-                answer = fn(*args, **kwargs)
+                with self.store.held():   # the step and this answer: one commit
+                    answer = fn(*args, **kwargs)
+                    self.store.keep_answer(key, answer)
+            except (JournalError, sqlite3.Error):
+                if self._snapshot() != before:   # saved nothing after the game moved on in memory: put it back
+                    self._restore(before)
+                raise
             finally:
                 self._request = None
-            if key is not None:
-                try:
-                    self.store.keep_answer(key, answer)
-                except (JournalError, OSError, Exception):   # noqa: BLE001 - the step itself is saved
-                    pass
             return answer, False
+
+    _KEPT = ("game", "game_id", "seq", "plan_seq", "plan_turn", "log_lines", "fixes")
+
+    def _snapshot(self) -> tuple:
+        return tuple(list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+                     for v in (getattr(self, name, None) for name in self._KEPT))
+
+    def _restore(self, snapshot: tuple) -> None:
+        for name, value in zip(self._KEPT, snapshot):
+            if hasattr(self, name):
+                setattr(self, name, value)
+        self._changed()   # the phones, the LEDs and the camera loop go back with it
 
     def _journal(self) -> dict:
         """What each write records beside its step: the version it produces and the request that asked."""

@@ -12,8 +12,9 @@ fresh journal starts (``notice`` says so); a full disk raises ``DiskFullError``
 (the game state is unchanged); an unreadable step row is returned with its
 ``problem`` so the session resumes from the last good step.  Each write also
 records the state version it produced and, for a request that carried one, the
-request's key (``answers``) in the same transaction: a retried request is
-recognised even after a ``kill -9`` between the commit and the answer.
+request's key and its answer (``answers``) in the same transaction (``held()``):
+a retried request is recognised, and answered as the first time, even after a
+``kill -9`` between the commit and the answer.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import errno
 import json
 import os
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -130,6 +132,7 @@ class Store:
         self.max_pages = max_pages
         self.notice: str | None = None      # set when a damaged file was set aside at start
         self.problem: str | None = None     # the last write's failure (a full disk), until a write succeeds
+        self._held = threading.local()      # the connection of a transaction held open by held()
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self._create()
@@ -167,14 +170,41 @@ class Store:
 
     @contextmanager
     def _db(self):
-        """One connection and one transaction; a full disk becomes DiskFullError."""
-        try:
+        """One connection and one transaction (or the one ``held()`` keeps open in this thread)."""
+        held = getattr(self._held, "db", None)
+        with self._errors():
+            if held is not None:
+                yield held
+                return
             db = self._connect()
             try:
                 with db:
                     yield db
             finally:
                 db.close()
+
+    @contextmanager
+    def held(self):
+        """Every read and write of this thread inside is one transaction, committed at the end: a step
+        and the answer to the request that made it are saved together, or neither is."""
+        if getattr(self._held, "db", None) is not None:
+            yield
+            return
+        with self._errors():
+            db = self._connect()
+            self._held.db = db
+            try:
+                with db:
+                    yield
+            finally:
+                self._held.db = None
+                db.close()
+
+    @contextmanager
+    def _errors(self):
+        """A full disk becomes DiskFullError (with the folder to free)."""
+        try:
+            yield
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_FULL or "disk is full" in str(exc):
                 raise self._full() from exc
@@ -243,7 +273,7 @@ class Store:
                        "LIMIT 1 OFFSET ?)", (ANSWERS_KEPT,))
 
     def keep_answer(self, request: str, answer: dict) -> None:
-        """Store the JSON answer of the request whose step was just committed."""
+        """Store the JSON answer of the request whose step was just written (inside ``held()``)."""
         with self._db() as db:
             db.execute("UPDATE answers SET answer = ? WHERE key = ?", (json.dumps(answer), request))
 
