@@ -62,6 +62,21 @@ def test_a_request_made_against_an_older_state_is_refused_with_409(started):
     assert session.state() == before
 
 
+def test_a_display_only_update_since_the_screen_looked_is_no_reason_to_refuse(started):
+    """The phones hear of a follow-up the camera saw (the version goes up, the game does not change):
+    a request made against the state just before is still the game's latest state, and is played."""
+    client, session = started
+    seen = version_of(client)
+    session.publish_state()
+    assert int(version_of(client)) == int(seen) + 1
+    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).color == session.game.to_move)
+    r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""},
+                    headers={**AUTH, "Flure-State-Version": seen})
+    assert r.status_code == 200 and r.json["seq"] == 1
+    r = client.post("/api/undo", json={}, headers={**AUTH, "Flure-State-Version": seen})
+    assert r.status_code == 409                               # but a game change since is
+
+
 def test_an_idempotency_key_makes_a_retried_undo_undo_once(started):
     client, session = started
     for _ in range(2):

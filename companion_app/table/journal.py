@@ -47,7 +47,9 @@ class JournalMixin:
         """Run the state-changing call ``fn`` unless the request ``key`` was already played.
 
         Returns (answer, repeated).  ``version`` is the state version the request was made against:
-        another one raises StaleRequestError (unless the request is a repeat, which is answered)."""
+        one older than the journal's last write raises StaleRequestError (unless the request is a
+        repeat, which is answered).  A newer display-only version (a follow-up the camera saw, which
+        the phones were told about) is no reason to refuse: the game itself did not change."""
         with self._lock:
             if key is not None:
                 done = self.store.answer(key)
@@ -56,7 +58,7 @@ class JournalMixin:
                     if answer is None:   # an answer that could not be kept (not JSON): the state now
                         answer = {**self.state(), "repeated": True}
                     return answer, True
-            if version is not None and version != self.version:
+            if version is not None and not self.store.version() <= version <= self.version:
                 raise StaleRequestError(version, self.version)
             if key is None:
                 return fn(*args, **kwargs), False

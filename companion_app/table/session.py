@@ -12,6 +12,7 @@ layer decides what HTTP status that is.  The state JSON is rendered in
 from __future__ import annotations
 
 import random
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ from .loop import TableLoop
 from .readings import check_fix
 from .state import preview_json, public_state
 from .journal import JournalMixin
-from .store import Store
+from .store import JournalError, Store
 
 MONSTER_ACTIONS = ("draw", "tile")
 LOG_LENGTH = 40
@@ -208,7 +209,10 @@ class TableSession(JournalMixin):
 
     def record_reading(self, reading: dict | None, outcome: str) -> None:
         if self.game_id is not None and reading is not None:
-            self.store.add_reading(self.game_id, self.seq, reading, outcome)
+            try:
+                self.store.add_reading(self.game_id, self.seq, reading, outcome)
+            except (JournalError, sqlite3.Error):
+                pass   # a reading is a diagnostic record: a full disk must not stop the move (the Journal line says)
 
     def add_log_line(self, text: str) -> None:
         with self._lock:
