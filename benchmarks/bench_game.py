@@ -38,7 +38,7 @@ def main() -> int:
         game, rng = start, random.Random(seed)
         while game.phase != "over":
             if game.phase == "pawns":
-                label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+                label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
                 ms, _ = timed(lambda: game.targets(label))
                 targets_ms.append(ms)
                 ms, _ = timed(game.preview)

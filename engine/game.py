@@ -120,11 +120,11 @@ class Game:
         counts = {c: 0 for c in self.players}
         for p in self.position.pawns:
             if p.place == OUT:
-                counts[p.color] += 1
+                counts[p.colour] += 1
         return counts
 
     def pawns_of(self, colour: str) -> tuple[Pawn, ...]:
-        return tuple(p for p in self.position.pawns if p.color == colour)
+        return tuple(p for p in self.position.pawns if p.colour == colour)
 
     @property
     def first_tile_of_game(self) -> bool:
@@ -139,12 +139,12 @@ class Game:
         if self.phase != "pawns" or label not in self.unmoved:
             return []
         pawn = self.position.pawn(label)
-        if pawn.color != self.to_move:
+        if pawn.colour != self.to_move:
             return []
         found: list[dict] = []
         if pawn.place == WAITING:
             found.append({"square": None, "moves": ""})
-            if self._entries_exhausted(pawn.color):
+            if self._entries_exhausted(pawn.colour):
                 return found
         options = reachable(self.position, label)
         squares = sorted((sq for sq in options if sq != "out"), key=parse_square)  # board order, a1 b1 …
@@ -176,7 +176,7 @@ class Game:
         if self.phase == "monster":
             return f"{head}: every pawn has moved; reveal the monster's tile (G7). {deck}."
         mine = [self.position.pawn(lab).name for lab in self.unmoved
-                if self.position.pawn(lab).color == self.to_move]
+                if self.position.pawn(lab).colour == self.to_move]
         return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
 
     # -- transitions -------------------------------------------------------
@@ -188,16 +188,16 @@ class Game:
         this phase's order; a pawn put out counts for G2 and the G10 tie-break.
         """
         position = action.position
-        same = [(p.label, p.color, p.kind) for p in position.pawns]
-        if same != [(p.label, p.color, p.kind) for p in self.position.pawns]:
+        same = [(p.label, p.colour, p.kind) for p in position.pawns]
+        if same != [(p.label, p.colour, p.kind) for p in self.position.pawns]:
             raise InvalidSetupError("the corrected position must hold exactly this game's pawns, with their "
                                     "colours and numbers", "position.pawns")
         out_log = list(self.out_log)
         for old, new in zip(self.position.pawns, position.pawns):
             if new.place == OUT and old.place != OUT:
-                out_log.append(new.color)
+                out_log.append(new.colour)
             elif old.place == OUT and new.place != OUT:
-                del out_log[len(out_log) - 1 - out_log[::-1].index(old.color)]
+                del out_log[len(out_log) - 1 - out_log[::-1].index(old.colour)]
         in_play = {p.label for p in position.pawns if p.in_play}
         unmoved = tuple(x for x in self.unmoved if x in in_play)
         game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), note=CORRECTED)
@@ -207,7 +207,7 @@ class Game:
         if ended is not None:
             return ended
         if self.phase == "pawns":
-            colours = {position.pawn(x).color for x in unmoved}
+            colours = {position.pawn(x).colour for x in unmoved}
             nxt = self.to_move if self.to_move in colours else game._next_mover(self.to_move, unmoved)
             return replace(game, to_move=nxt, phase="pawns" if nxt else "monster")
         return game
@@ -254,24 +254,24 @@ class Game:
         pawn = self.position.pawn(label)
         self._check_may_move(pawn)
         moves = action.moves if type(action) is Move else self._explain(pawn, action)
-        if pawn.place == WAITING and moves and self._entries_exhausted(pawn.color):
-            brought = " and ".join(p.name for p in self.pawns_of(pawn.color) if p.place == BOARD)
+        if pawn.place == WAITING and moves and self._entries_exhausted(pawn.colour):
+            brought = " and ".join(p.name for p in self.pawns_of(pawn.colour) if p.place == BOARD)
             raise GameActionError(f"In the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
-                                  f"the board; {pawn.color} already brought {brought}, so {pawn.name} is just "
+                                  f"the board; {pawn.colour} already brought {brought}, so {pawn.name} is just "
                                   "flipped beside the board", rule="G4")
         moved = apply_moves(self.position, label, moves)
         after = moved.pawn(label).flipped()
         position = moved.with_pawn(after)
-        out_log = self.out_log + ((pawn.color,) if after.place == OUT else ())
-        stays_why = (f"G4: {pawn.color} already brought {FIRST_TURN_ENTRIES} pawns in"
-                     if self._entries_exhausted(pawn.color) else "G5")
+        out_log = self.out_log + ((pawn.colour,) if after.place == OUT else ())
+        stays_why = (f"G4: {pawn.colour} already brought {FIRST_TURN_ENTRIES} pawns in"
+                     if self._entries_exhausted(pawn.colour) else "G5")
         note = f"{pawn.name} {_describe_move(pawn, after, moves, stays_why)} and is flipped (G3)."
         unmoved = tuple(x for x in self.unmoved if x != label)
         game = replace(self, position=position, unmoved=unmoved, out_log=out_log, note=note)
         ended = game._check_end()
         if ended is not None:
             return ended
-        nxt = game._next_mover(pawn.color, unmoved)
+        nxt = game._next_mover(pawn.colour, unmoved)
         if nxt is None:
             return replace(game, phase="monster", to_move=None,
                            note=note + " Every pawn has moved: the monster's turn (G3).")
@@ -285,11 +285,11 @@ class Game:
             raise GameActionError(f"{pawn.name} is already out of the fortress and moves no more", rule="P3")
         if pawn.place == GONE:
             raise GameActionError(f"{pawn.name} was eaten in round 2 and has left the game", rule="G9")
-        if pawn.color != self.to_move:
-            raise GameActionError(f"It is {self.to_move}'s turn, not {pawn.color}'s", rule="G3")
+        if pawn.colour != self.to_move:
+            raise GameActionError(f"It is {self.to_move}'s turn, not {pawn.colour}'s", rule="G3")
         if pawn.label not in self.unmoved:
-            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == pawn.color]
-            raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.color} moves "
+            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).colour == pawn.colour]
+            raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.colour} moves "
                                   f"{' or '.join(mine)}", rule="G3")
 
     def _explain(self, pawn: Pawn, action: PawnAt) -> str:
@@ -341,7 +341,7 @@ class Game:
 
     def _next_mover(self, after: str | None, unmoved: tuple[str, ...]) -> str | None:
         """The next player clockwise after ``after`` (or from the first player) with an unmoved pawn (G5)."""
-        colours = {self.position.pawn(x).color for x in unmoved}
+        colours = {self.position.pawn(x).colour for x in unmoved}
         n = len(self.players)
         start = self.players.index(self.first_player) if after is None else self.players.index(after) + 1
         for i in range(n):
@@ -361,7 +361,7 @@ class Game:
     # monster phase .........................................................
     def _monster_action(self, action: Draw | Tile) -> "Game":
         if self.phase != "monster":
-            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).color == self.to_move]
+            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).colour == self.to_move]
             raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
                                   f"moves {' or '.join(mine)}", rule="G3")
         problems = self.position.status()
@@ -547,7 +547,7 @@ class Game:
             raise InvalidSetupError(f"{self.first_player!r} is not one of the players", "first_player")
         kinds = pawn_set(len(self.players))
         want = [(pawn_label(c, k), c, k) for c in self.players for k in kinds]
-        if [(p.label, p.color, p.kind) for p in self.position.pawns] != want:
+        if [(p.label, p.colour, p.kind) for p in self.position.pawns] != want:
             raise InvalidSetupError(f"must hold each player's pawns {', '.join(kinds)} (G1), in player order",
                                     "position.pawns")
         labels = {p.label: p for p in self.position.pawns}
@@ -564,7 +564,7 @@ class Game:
              and all(x in labels and labels[x].in_play for x in self.unmoved)
              and (phase == "pawns") == bool(self.unmoved)),
             ("to_move", lambda: (self.to_move is None) if phase != "pawns" else
-             any(labels[x].color == self.to_move for x in self.unmoved)),
+             any(labels[x].colour == self.to_move for x in self.unmoved)),
             ("placer", lambda: (self.placer is None) if phase != "placement" else self.placer in self.players),
             ("setup", lambda: phase != "placement" or self.setup == "advanced"),
             ("pieces_left", lambda: set(left) <= set(PIECES) and all(
@@ -573,7 +573,7 @@ class Game:
             ("winner", lambda: (self.winner in ("monster", *self.players)) if phase == "over"
              else self.winner is None),
             ("end_rule", lambda: (self.end_rule in ("G2", "G10")) if phase == "over" else self.end_rule is None),
-            ("out_log", lambda: Counter(self.out_log) == Counter(p.color for p in self.position.pawns
+            ("out_log", lambda: Counter(self.out_log) == Counter(p.colour for p in self.position.pawns
                                                                  if p.place == OUT)),
             ("last.tile", lambda: self.last_tile is None or self.last_tile in tiles.TILES),
             ("last.eaten_place", lambda: self.last_eaten_place in ((None,) if self.last_tile is None

@@ -41,17 +41,17 @@ UNKNOWN = _Unknown()
 class PawnLook:
     """A pawn as the camera tells it apart: colour, kind (``6/1``) and the face up."""
 
-    color: str | None
+    colour: str | None
     kind: str | None
     face: str
 
     @classmethod
     def of(cls, pawn: Pawn) -> "PawnLook":
-        return cls(pawn.color, pawn.kind, pawn.face)
+        return cls(pawn.colour, pawn.kind, pawn.face)
 
     @property
     def name(self) -> str:
-        return f"{self.color} {self.kind}" if self.color and self.kind else "a pawn"
+        return f"{self.colour} {self.kind}" if self.colour and self.kind else "a pawn"
 
 
 @dataclass(frozen=True, slots=True)

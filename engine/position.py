@@ -38,7 +38,7 @@ class Pawn:
     """A pawn disc.  ``kind`` is ``black/white`` numbers (``"6/1"``), ``face`` the side up."""
 
     label: str
-    color: str | None = None
+    colour: str | None = None
     kind: str | None = None
     face: str = "white"
     place: str = WAITING
@@ -66,8 +66,8 @@ class Pawn:
     @property
     def name(self) -> str:
         """Plain-language name: ``red 3/4`` or the label."""
-        if self.color and self.kind:
-            return f"{self.color} {self.kind}"
+        if self.colour and self.kind:
+            return f"{self.colour} {self.kind}"
         return self.label
 
     def where(self) -> str:
@@ -177,8 +177,8 @@ class Position:
         pawns = {}
         for p in self.pawns:
             d: dict = {"at": square_name(p.square) if p.place == BOARD else None}
-            if p.color is not None:
-                d["color"] = p.color
+            if p.colour is not None:
+                d["color"] = p.colour
             if p.kind is not None:
                 d["pawn"] = p.kind
             d["face"] = p.face
@@ -264,9 +264,9 @@ class Position:
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
             if extra:
                 raise InvalidSetupError(f"unknown key(s) {', '.join(sorted(extra))}", f)
-            color = p.get("color")
-            if color is not None and color not in COLOURS:
-                raise InvalidSetupError(f"unknown colour {color!r} (one of {', '.join(COLOURS)})", f + ".color")
+            colour = p.get("color")
+            if colour is not None and colour not in COLOURS:
+                raise InvalidSetupError(f"unknown colour {colour!r} (one of {', '.join(COLOURS)})", f + ".color")
             kind = p.get("pawn")
             if kind is not None and kind not in PAWN_KINDS:
                 raise InvalidSetupError(f"unknown pawn {kind!r} (one of {', '.join(PAWN_KINDS)})", f + ".pawn")
@@ -280,11 +280,11 @@ class Position:
                     place = WAITING
                 elif place not in (WAITING, OUT, GONE):
                     raise InvalidSetupError(f"place must be waiting, out or gone, not {place!r}", f + ".place")
-                pawns.append(Pawn(label, color, kind, face, place, None))
+                pawns.append(Pawn(label, colour, kind, face, place, None))
             else:
                 if place not in (None, BOARD):
                     raise InvalidSetupError("a pawn with a square must not have a place", f + ".place")
-                pawns.append(Pawn(label, color, kind, face, BOARD, _sq(at, f + ".at", strict)))
+                pawns.append(Pawn(label, colour, kind, face, BOARD, _sq(at, f + ".at", strict)))
 
         pos = cls(monster, facing, stones, pools, teleporters, tuple(pawns))
         if strict:

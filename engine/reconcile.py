@@ -141,7 +141,7 @@ def legal_changes(before: Position, mover: str = ANY_PAWN, only: Iterable[str] |
             continue
         if allowed is not None and pawn.label not in allowed:
             continue
-        if mover != ANY_PAWN and pawn.color != mover:
+        if mover != ANY_PAWN and pawn.colour != mover:
             continue
         for after, moves in outcomes(before, pawn.label).items():
             moved = after.pawn(pawn.label)

@@ -57,10 +57,10 @@ def _changed_pawns(before: Position, obs, differs: set[int]) -> list[tuple]:
     for sq in sorted(differs):
         was = before.pawn_at(sq)
         now = obs.seen[sq].pawn
-        for who in ((was.color, was.kind) if was is not None else None,
-                    (now.color, now.kind) if now is not None else None):
+        for who in ((was.colour, was.kind) if was is not None else None,
+                    (now.colour, now.kind) if now is not None else None):
             if who is not None and who not in keys:
-                if was is not None and now is not None and (was.color, was.kind) == (now.color, now.kind) \
+                if was is not None and now is not None and (was.colour, was.kind) == (now.colour, now.kind) \
                         and was.face == now.face:
                     continue
                 keys.append(who)
@@ -73,17 +73,17 @@ def _names(keys) -> str:
 
 def _one_pawn(before: Position, obs, who: tuple, mover: str, only=None) -> str:
     """Why the one pawn that changed cannot have made this change."""
-    pawn = next((p for p in before.pawns if (p.color, p.kind) == who), None)
+    pawn = next((p for p in before.pawns if (p.colour, p.kind) == who), None)
     name = f"{who[0]} {who[1]}"
     if pawn is None:
         return f"{name} is not a pawn of this game"
-    if mover != ANY_PAWN and pawn.color != mover:
+    if mover != ANY_PAWN and pawn.colour != mover:
         return f"{name} changed but it is {mover}'s turn: only {mover}'s pawns move now (G3)"
     if only is not None and pawn.label not in only:
         return f"{name} has already moved in this pawn phase: each pawn moves once (G3)"
     if pawn.place not in (BOARD, WAITING):
         return f"{name} has left the game ({pawn.place}) and cannot come back (P3, G9)"
-    at = [sq for sq, look in obs.seen.items() if look.pawn is not None and (look.pawn.color, look.pawn.kind) == who]
+    at = [sq for sq, look in obs.seen.items() if look.pawn is not None and (look.pawn.colour, look.pawn.kind) == who]
     start = pawn.where() if pawn.place == BOARD else "beside the board"
     if not at:
         if pawn.place == BOARD and pawn.square in obs.seen:

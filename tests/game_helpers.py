@@ -41,7 +41,7 @@ def put(game: Game, where: dict[str, str], monster: str | None = None) -> Game:
 def stay_all(game: Game) -> Game:
     """Finish the pawn phase: every pawn still to move stays (0 points, P1) and is flipped."""
     while game.phase == "pawns":
-        label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+        label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
         game = game.apply({"type": "move", "pawn": label, "moves": ""})
     return game
 
@@ -89,7 +89,7 @@ def random_action(game: Game, rng: random.Random, eager: float = 0.6) -> dict:
         if rng.random() < 0.25 and not game.first_tile_of_game:
             return {"type": "tile", "tile": rng.choice(game.deck)}
         return {"type": "draw"}
-    mine = [x for x in game.unmoved if game.position.pawn(x).color == game.to_move]
+    mine = [x for x in game.unmoved if game.position.pawn(x).colour == game.to_move]
     label = rng.choice(mine)
     targets = game.targets(label)
     target = min(targets, key=_exit_distance) if rng.random() < eager else rng.choice(targets)
@@ -152,7 +152,7 @@ def check_invariants(before: Game, action: dict, after: Game) -> None:
         assert action["pawn"] not in after.unmoved
         if before.turn == 1:   # G4
             for c in after.players:
-                assert sum(1 for x in pos.pawns if x.color == c and x.place != WAITING) <= 2
+                assert sum(1 for x in pos.pawns if x.colour == c and x.place != WAITING) <= 2
     # All pawns in play show the same face at the end of each pawn phase (G3).
     if before.phase == "pawns" and after.phase == "monster":
         assert len({p.face for p in pos.pawns if p.in_play}) == 1
@@ -161,10 +161,10 @@ def check_invariants(before: Game, action: dict, after: Game) -> None:
     # players with nothing left to move.
     if after.phase == "pawns":
         assert all(pos.pawn(x).in_play for x in after.unmoved)
-        assert after.to_move in {pos.pawn(x).color for x in after.unmoved}
+        assert after.to_move in {pos.pawn(x).colour for x in after.unmoved}
         start = action["pawn"] if action["type"] in ("move", "pawn-at") else None
-        players, owners = after.players, {pos.pawn(x).color for x in after.unmoved}
-        i = players.index(pos.pawn(start).color) + 1 if start else players.index(after.first_player)
+        players, owners = after.players, {pos.pawn(x).colour for x in after.unmoved}
+        i = players.index(pos.pawn(start).colour) + 1 if start else players.index(after.first_player)
         assert after.to_move == next(players[(i + k) % len(players)] for k in range(len(players))
                                      if players[(i + k) % len(players)] in owners)
         if start is None:   # a new pawn phase: every pawn in play moves once (G3)

@@ -34,7 +34,7 @@ def games(draw):
         kind, face = LOW[k % 4]
         if colour != mover:
             face = draw(st.sampled_from(("white", "black")))
-        pawns.append(replace(p, label=f"{colour}-{kind}", color=colour, kind=kind, face=face))
+        pawns.append(replace(p, label=f"{colour}-{kind}", colour=colour, kind=kind, face=face))
     return replace(pos, pawns=tuple(pawns)), mover
 
 
@@ -42,7 +42,7 @@ def oracle(before: Position, mover: str) -> set[Position]:
     """Every position one legal move of ``mover`` can visibly leave (pawn flipped), by brute force."""
     found = set()
     for pawn in before.pawns:
-        if pawn.color != mover or pawn.place not in (BOARD, WAITING):
+        if pawn.colour != mover or pawn.place not in (BOARD, WAITING):
             continue
         for n in range(pawn.value + 1):
             for letters in itertools.product("NESWIX", repeat=n):
@@ -135,7 +135,7 @@ def _never_accepted(before, after, mover, data):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_two_pawns_moved_is_never_accepted(game, data):
     before, mover = game
-    mine = [p for p in before.pawns if p.color == mover and p.place in (BOARD, WAITING)]
+    mine = [p for p in before.pawns if p.colour == mover and p.place in (BOARD, WAITING)]
     if len(mine) < 2:
         return
     first, second = data.draw(st.lists(st.sampled_from(mine), min_size=2, max_size=2, unique=True))
@@ -167,7 +167,7 @@ def test_a_stone_moved_with_no_pusher_is_never_accepted(game, data):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_pawn_beyond_its_points_is_never_accepted(game, data):
     before, mover = game
-    mine = [p for p in before.pawns if p.color == mover and p.place in (BOARD, WAITING)]
+    mine = [p for p in before.pawns if p.colour == mover and p.place in (BOARD, WAITING)]
     if not mine:
         return
     pawn = data.draw(st.sampled_from(mine))

@@ -82,7 +82,7 @@ def test_monster_resolution_gives_the_follow_up():
     after_game = game
     # every pawn stays beside the board (G5), then the monster moves with tile 10
     while after_game.phase == "pawns":
-        label = next(x for x in after_game.unmoved if after_game.position.pawn(x).color == after_game.to_move)
+        label = next(x for x in after_game.unmoved if after_game.position.pawn(x).colour == after_game.to_move)
         after_game = after_game.apply({"type": "move", "pawn": label, "moves": ""})
     after_game = after_game.apply({"type": "tile", "tile": "10"})
     target = after_game.position.to_setup()

@@ -18,7 +18,7 @@ def new(n=2, **kw):
 
 
 def mover_labels(game):
-    return [x for x in game.unmoved if game.position.pawn(x).color == game.to_move]
+    return [x for x in game.unmoved if game.position.pawn(x).colour == game.to_move]
 
 
 # -- G1 ---------------------------------------------------------------------
@@ -340,7 +340,7 @@ def test_correct_must_hold_the_games_pawns():
 # -- audit regressions ------------------------------------------------------------
 def test_correct_refuses_a_pawn_with_another_colour_or_number():
     g = new(2)
-    for change in ({"color": "green"}, {"kind": "4/3"}):
+    for change in ({"colour": "green"}, {"kind": "4/3"}):
         pawn = replace(g.position.pawn("red-6/1"), **change)
         with pytest.raises(InvalidSetupError, match="this game's pawns"):
             g.apply(Correct(g.position.with_pawn(pawn)))

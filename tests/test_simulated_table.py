@@ -121,7 +121,7 @@ class EngineReferee:
             if view.tile:
                 self.apply({"type": "tile", "tile": view.tile})
             return
-        mine = [lab for lab in g.unmoved if g.position.pawn(lab).color == g.to_move]
+        mine = [lab for lab in g.unmoved if g.position.pawn(lab).colour == g.to_move]
         if all(t["square"] is None for lab in mine for t in g.targets(lab)):
             self.apply({"type": "pawn-at", "pawn": mine[0], "square": None})   # flipped beside the board (G4)
             return

@@ -83,7 +83,7 @@ def stickers_for(position: Position, tile: str | None, scheme: Scheme) -> list[t
     for pw in position.pawns:
         if pw.square is None:
             continue
-        st = next(s for s in by["pawn"] if s.color == pw.color and s.pawn == pw.kind and s.face == pw.face)
+        st = next(s for s in by["pawn"] if s.color == pw.colour and s.pawn == pw.kind and s.face == pw.face)
         out.append((st.id, *centre(pw.square), 0))
     for anchor, shape, orient in pool_pieces(position.pools):
         st = next(s for s in by["pool"] if s.shape == shape)

@@ -27,7 +27,7 @@ def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -
     """Move every pawn (the referee's job) until the monster's turn; ``choose`` picks each target."""
     while session.game.phase == "pawns":
         game = session.game
-        label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+        label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
         target = choose(game.targets(label))
         session.act({"type": "move", "pawn": label, "moves": target["moves"]})
 

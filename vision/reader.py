@@ -486,7 +486,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
     if monster is None:
         problems.append(problem("no-monster", "the monster's sticker is not seen on the board"))
         for pw in pawns:
-            setup["pawns"][pw.label] = {"at": square_name(pw.square), "color": pw.color,
+            setup["pawns"][pw.label] = {"at": square_name(pw.square), "color": pw.colour,
                                         "pawn": pw.kind, "face": pw.face}
         return None, setup, problems
     position = Position(monster, facing, stones, frozenset(pools), teleporters, tuple(pawns))

@@ -238,7 +238,7 @@ class SimulatedPlayers:
     def _choose(self, game: Game):
         """A pawn of the player to move and a legal target (engine's move generator): out
         if it can, else mostly the square nearest the exit, sometimes any visible one."""
-        mine = [lab for lab in game.unmoved if game.position.pawn(lab).color == game.to_move]
+        mine = [lab for lab in game.unmoved if game.position.pawn(lab).colour == game.to_move]
         options = []
         for label in mine:
             for t in game.targets(label):

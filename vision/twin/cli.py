@@ -102,7 +102,7 @@ def run(args) -> int:
             colour_temp=args.colour_temp, glare=args.glare, noise=args.noise, blur=args.blur,
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
-        unnamed = any(p.on_board and (p.color is None or p.kind is None) for p in position.pawns)
+        unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
         return _fail(str(exc) + ("; --name-pawns draws such pawns with free stickers" if unnamed else ""))
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
@@ -125,13 +125,13 @@ def name_pawns(position):
     the (old label, new label) pairs."""
     from dataclasses import replace
     from .positions import all_pawns
-    used = {(p.color, p.kind) for p in position.pawns if p.color and p.kind}
+    used = {(p.colour, p.kind) for p in position.pawns if p.colour and p.kind}
     free = [ck for ck in all_pawns() if ck not in used]
     pawns, named = [], []
     for p in position.pawns:
-        if (p.color is None or p.kind is None) and free:
+        if (p.colour is None or p.kind is None) and free:
             colour, kind = free.pop(0)
-            new = replace(p, label=f"{colour}-{kind}", color=colour, kind=kind)
+            new = replace(p, label=f"{colour}-{kind}", colour=colour, kind=kind)
             named.append((p.label, new.label))
             p = new
         pawns.append(p)

@@ -91,7 +91,7 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         put(st, sq, rot, 1.2, 5.0, ("teleporter", st.pair))
     out.extend(_pools(position, by, scheme, rng))
     for sq, st, p in _pawn_faces(position, by["pawn"]):
-        put(st, sq, rng.uniform(0, 360), 1.8, 0.0, ("pawn", p.color, p.kind, p.face))
+        put(st, sq, rng.uniform(0, 360), 1.8, 0.0, ("pawn", p.colour, p.kind, p.face))
     if tile is not None:
         out.append(_tombstone(tile, by, scheme, rng))
     return out
@@ -126,13 +126,13 @@ def _pawn_faces(position: Position, stickers: dict):
         if p.place != BOARD:
             continue
         where = square_name(p.square)
-        if p.color is None or p.kind is None:
+        if p.colour is None or p.kind is None:
             raise LayoutError(f"pawn {p.label} on {where} has no colour and kind, so no "
                               f"sticker: the camera knows pawns as COLOUR-KIND (like red-6/1)")
-        key = (p.color, p.kind, p.face)
+        key = (p.colour, p.kind, p.face)
         if key not in stickers:
             raise LayoutError(f"pawn {p.name} on {where}: the marker scheme has no sticker for "
-                              f"a {p.color} {p.kind} pawn ({p.face} face)")
+                              f"a {p.colour} {p.kind} pawn ({p.face} face)")
         if key[:2] in seen:
             raise LayoutError(f"pawn {p.name} is on the board twice ({seen[key[:2]]} and {where})")
         seen[key[:2]] = where

@@ -147,7 +147,7 @@ class PhysicalTable:
                     lying = here if here and here.square == p.square else self._put(p.square, sloppy, 360.0)
                 else:
                     lying = None
-                self.pawns[p.label] = PawnDisc(p.color, p.kind, p.face, lying)
+                self.pawns[p.label] = PawnDisc(p.colour, p.kind, p.face, lying)
             self._bump()
 
     def move_pawn(self, label: str, square: int | str | None, face: str | None = None) -> None:
