@@ -353,3 +353,13 @@ def test_the_shipped_rule_texts_match_the_spec(shared_dir):
     assert parsed == load_rules(), "run: .venv/bin/python -m companion_app.web.make_rules ../shared/spec/RULES.md"
     assert not [r["id"] for r in parsed.values() if r["text"][:1].islower()]   # no sentence cut from its title
     assert parsed["M10"]["text"].startswith("Crystals behave as stones")
+
+
+def test_the_views_get_the_engines_tile_names_for_this_game(tmp_path):
+    """G11: under the three-prey variant the 5 is three prey, and the phones must say so."""
+    s = TableSession(Store(tmp_path / "s.db"))
+    s.new_game(["red", "blue", "green", "yellow", "purple", "black"], "red", prey3_variant=True, seed=3)
+    names = s.state()["tile_names"]
+    assert names["5"] == "5 (three prey, G11)" and names["prey-1"] == "one prey" and names["8"] == "8 steps"
+    s.new_game(["red", "blue"], "red", seed=3)
+    assert s.state()["tile_names"]["5"] == "5 steps"

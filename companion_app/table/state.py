@@ -6,6 +6,7 @@ read, and the referee's "what would each tile do" preview.
 """
 from __future__ import annotations
 
+from engine.deck import TILES, tile_name
 from engine.game import Game
 
 WAITING_SUMMARY = "Waiting for the referee to start a game."
@@ -27,6 +28,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
         "unmoved": list(game.unmoved), "deck_left": game.deck_left,
         "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
+        "tile_names": {t: tile_name(t, prey3_variant=game.prey3_variant) for t in dict.fromkeys(TILES)},
         "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
         "pieces_left": dict(game.pieces_left),
         "position": game.position.to_setup(), "names": game.position.pawn_names(),

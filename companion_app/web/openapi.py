@@ -34,8 +34,12 @@ STATE = {
                                                      "(the camera's `camera` messages list what differs)"},
         "camera_mode": {"type": "string", "enum": ["auto", "confirm"],
                         "description": "auto: camera moves applied at once; confirm: by the referee or CONFIRM"},
-        "plan_lines": {"type": "array", "items": {"type": "string"}},
-        "log": {"type": "array", "items": {"type": "object"}},
+        "plan_lines": {"type": "array", "items": {"type": "string"},
+                       "description": "the last move in the engine's words (Plan.lines): one line per step, "
+                                      "the final look, how the move ended"},
+        "tile_names": {"type": "object", "description": "tile → its name in this game (the 5 under G11 is three prey)"},
+        "log": {"type": "array", "items": {"type": "object"},
+                "description": "{seq, text}; the monster's lines (the same as plan_lines) carry \"plan\": true"},
     },
 }
 STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}

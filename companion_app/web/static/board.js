@@ -309,7 +309,12 @@ function connectLive(onState, onLink) {
     if (source) source.close();
     lastHeard = Date.now();
     source = new EventSource("/api/stream");
-    source.addEventListener("state", (e) => { lastHeard = Date.now(); onLink("live"); onState(JSON.parse(e.data)); });
+    source.addEventListener("state", (e) => {
+      lastHeard = Date.now(); onLink("live");
+      const state = JSON.parse(e.data);
+      if (state.tile_names) tileNames = state.tile_names;
+      onState(state);
+    });
     source.addEventListener("ping", () => { lastHeard = Date.now(); });
     source.onopen = () => { lastHeard = Date.now(); onLink("live"); };
     source.onerror = () => {
@@ -342,10 +347,13 @@ function h(tag, attrs, ...children) {
   return node;
 }
 
+/* The engine's names of the tiles for this game (state.tile_names: "5 (three prey, G11)" under the
+ * G11 variant); the plain face value only until the first state has arrived. */
+let tileNames = {};
 function tileName(tile) {
   if (!tile) return "";
-  if (tile.startsWith("prey-")) return `${tile.slice(5)} prey`;
-  return `${tile} steps`;
+  if (tileNames[tile]) return tileNames[tile];
+  return tile.startsWith("prey-") ? `${tile.slice(5)} prey` : `${tile} steps`;
 }
 
 function capital(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
