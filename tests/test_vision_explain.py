@@ -181,7 +181,7 @@ def outside_move_scene(seed: int):
     setup, _tile = outside.random_setup(rng, SCHEME)
     style = outside.random_fitted_style(rng, SCHEME, flat_share=0.2, max_size=(1920, 1440), slack=(1.15, 1.4))
     before = Position.from_setup(outside.expected_setup(setup), strict=False)
-    colours = sorted({p.color for p in before.pawns})
+    colours = sorted({p.colour for p in before.pawns})
     if not colours:
         return None
     mover = colours[int(rng.integers(len(colours)))]

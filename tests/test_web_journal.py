@@ -81,7 +81,7 @@ def test_an_idempotency_key_makes_a_retried_undo_undo_once(started):
     client, session = started
     for _ in range(2):
         game = session.game
-        session.act({"type": "move", "pawn": next(x for x in game.unmoved if game.position.pawn(x).color
+        session.act({"type": "move", "pawn": next(x for x in game.unmoved if game.position.pawn(x).colour
                                                   == game.to_move), "moves": ""})
     seq = session.seq
     headers = {**AUTH, "Idempotency-Key": "tablet-7f3a"}
@@ -218,7 +218,7 @@ def test_an_unreadable_last_step_resumes_from_the_one_before_and_play_replaces_i
     s = TableSession(Store(path))
     assert s.resume() is True and s.seq == before.seq - 1
     assert f"Resumed game {before.game_id} at step {before.seq - 1}" in s.journal_status()["detail"]["error"]
-    label = next(x for x in s.game.unmoved if s.game.position.pawn(x).color == s.game.to_move)
+    label = next(x for x in s.game.unmoved if s.game.position.pawn(x).colour == s.game.to_move)
     s.act({"type": "move", "pawn": label, "moves": ""})
     again = TableSession(Store(path))
     assert again.resume() and again.seq == before.seq and again.journal_notes == []
@@ -291,12 +291,12 @@ def test_a_full_disk_answers_507_says_so_on_the_devices_card_and_changes_nothing
         pages = db.execute("PRAGMA page_count").fetchone()[0]
     session.store.max_pages = pages            # SQLite itself now reports SQLITE_FULL on growth
     before = session.state()
-    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).color == session.game.to_move)
+    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
     for _ in range(3):                          # pages freed by nothing: the file must grow, and cannot
         r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""}, headers=AUTH)
         if r.status_code != 200:
             break
-        label = next(x for x in session.game.unmoved if session.game.position.pawn(x).color == session.game.to_move)
+        label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
         before = session.state()
     assert r.status_code == 507
     assert "the disk is full: free space on " + str(tmp_path) in r.json["error"]

@@ -76,7 +76,7 @@ def make_scene(rng) -> Scene | None:
     """One seeded scene: a position, the player to move and the change on the table."""
     from vision.twin.positions import TILE_NAMES, random_position
     before, _tile = random_position(rng)
-    colours = sorted({p.color for p in before.pawns if p.place in (BOARD, WAITING) and p.color})
+    colours = sorted({p.colour for p in before.pawns if p.place in (BOARD, WAITING) and p.colour})
     if not colours:
         return None
     mover = colours[int(rng.integers(len(colours)))]
@@ -125,7 +125,7 @@ def _illegal(kind: str, before: Position, mover: str, moves, colours, rng) -> Po
         stones[_pick(free, rng)] = stones.pop(stone)
         return replace(before, stones=stones)
     if kind == "too-far":
-        mine = [p for p in before.pawns if p.color == mover and p.place in (BOARD, WAITING)]
+        mine = [p for p in before.pawns if p.colour == mover and p.place in (BOARD, WAITING)]
         pawn = _pick(mine, rng)
         if pawn is None or not free:
             return None
