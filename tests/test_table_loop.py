@@ -124,7 +124,7 @@ def _to_monster_phase(s, camera):
     """Every pawn enters or stays through the camera until the monster's turn."""
     while s.game.phase == "pawns":
         game = s.game
-        label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+        label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
         target = game.targets(label)[0]          # stay beside the board: nothing visible changes
         s.act({"type": "move", "pawn": label, "moves": target["moves"]}, by="camera")
     show_table(camera, s)

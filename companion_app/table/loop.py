@@ -295,7 +295,7 @@ class TableLoop:
         else:
             change = explain_reading(game, self._reading(update), self.session.fixes)
             if change.kind == "none":
-                mine = [game.position.pawn(x).name for x in game.unmoved if game.position.pawn(x).color == game.to_move]
+                mine = [game.position.pawn(x).name for x in game.unmoved if game.position.pawn(x).colour == game.to_move]
                 change = Change("wait", f"{game.to_move.capitalize()} moves {' or '.join(mine)} (G3)")
         view["change"] = {"kind": change.kind, "message": change.message, "action": change.action,
                           "blink": change.blink}
