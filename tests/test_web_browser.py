@@ -110,8 +110,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
     seen = session.game.position.to_setup()
     seen["stones"]["g8"] = seen["stones"].pop("g7")         # the camera sees a bumped stone
-    camera.reading = FakeReading(True, seen)
-    referee.click("#camera-refresh")
+    camera.reading = FakeReading(True, seen)                # pushed to the referee: no click, no polling
     referee.wait_for_selector("svg.board .sq.diff[data-square='g8']")
     assert referee.locator("svg.board .sq.diff").count() == 2     # g7 and g8 differ
     referee.click("svg.board .sq[data-square='g8']")              # the referee fixes g8 by tapping it
@@ -124,9 +123,8 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     del seen["pawns"][next(k for k, p in seen["pawns"].items() if p is hidden_pawn)]
     camera.reading = FakeReading(True, seen, problems=[{"code": "hidden-square", "square": hidden_pawn["at"],
                                                         "message": "hidden behind a piece"}])
-    referee.click("#camera-refresh")
     referee.wait_for_selector(f"svg.board .sq.unseen[data-square='{hidden_pawn['at']}']")
-    assert referee.locator(f"#differences li:has-text('{hidden_pawn['at']}: hidden from the camera')").count() == 1
+    assert referee.locator(f"#differences li:has-text('{hidden_pawn['at']}: the camera cannot see this square')").count() == 1
     assert referee.locator(f"svg.board .sq.diff[data-square='{hidden_pawn['at']}']").count() == 0
     referee.click("#preview-btn")
     referee.wait_for_selector(".preview-row")
@@ -180,7 +178,9 @@ def test_referee_before_any_game_is_led_to_the_new_game_form(browser, tmp_path):
         login(page, server.url)
         page.wait_for_selector("#summary:has-text('No game yet')")
         page.wait_for_selector("#camera-card li:has-text('no camera in this test')")
-        assert page.locator("#camera-confirm").is_disabled() and page.locator("#camera-refresh").is_disabled()
+        assert page.locator("#camera-confirm").is_disabled() and page.locator("#camera-clear").is_disabled()
+        assert "No game is running yet" in page.locator("#camera-why").inner_text()       # says why
+        assert page.locator("#differences li:has-text('agrees with the game')").count() == 0
         assert not page.locator("#start-game").is_visible() or page.locator("#start-game").bounding_box()["y"] > 768
         page.click("#goto-new-game")
         page.wait_for_function("() => { const r = document.querySelector('#start-game').getBoundingClientRect();"

@@ -304,7 +304,7 @@ def game_import():
        "(a logged correction)", body=schemas.EMPTY, referee=True)
 def camera_accept_table():
     body(schemas.EMPTY)
-    return jsonify(engine_call(table().accept_table))
+    return once(table().accept_table)
 
 
 @route("/camera/mode", "POST", "Camera mode: auto (moves read are applied at once) or confirm", body=schemas.MODE,

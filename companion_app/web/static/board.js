@@ -83,6 +83,7 @@ class FlureBoard {
 
   /* Draw a whole position (no animation). */
   draw(setup) {
+    this.clearPath();     // a path belongs to the position it was drawn on (a new game has none)
     this.setup = JSON.parse(JSON.stringify(setup));
     const marks = this.layers.marks, pieces = this.layers.pieces;
     marks.textContent = "";
@@ -302,7 +303,7 @@ class FlureBoard {
  * The browser retries a closed stream on its own; a stream that died silently (no
  * "ping" for 45 s, the server sends one every 15 s) is reopened by the watchdog. */
 const SILENCE_MS = window.FLURE_SILENCE_MS || 45000;   // tests shorten it
-function connectLive(onState, onLink) {
+function connectLive(onState, onLink, handlers) {
   let source = null, retryTimer = null, lastHeard = Date.now();
   function open() {
     clearTimeout(retryTimer);
@@ -316,6 +317,10 @@ function connectLive(onState, onLink) {
       onState(state);
     });
     source.addEventListener("ping", () => { lastHeard = Date.now(); });
+    // the camera's view and the LED grid's frame come over the same stream: nothing polls
+    for (const [event, fn] of Object.entries(handlers || {})) {
+      source.addEventListener(event, (e) => { lastHeard = Date.now(); fn(JSON.parse(e.data)); });
+    }
     source.onopen = () => { lastHeard = Date.now(); onLink("live"); };
     source.onerror = () => {
       onLink("reconnecting");
@@ -402,13 +407,61 @@ function isNewPlan(state, shownPlan, shownGame) {
   return shownPlan === null || state.plan_seq > shownPlan;
 }
 
-/* While a move is animated: the status line says so (the state already holds the position after it). */
+/* While a move is animated: the status line says so (the state already holds the position after it),
+ * and the round and turn are those the move was played in, not the next turn's. */
 function showMonsterMoving(state) {
   document.getElementById("summary").textContent =
     `The monster moves: ${tileName(state.plan.card)}. Watch the board…`;
   const line = document.getElementById("turnline");
-  for (const pill of line.querySelectorAll(".pill.turn, .pill.monster-turn")) pill.remove();
-  line.append(h("span", { class: "pill monster-turn" }, "Monster's turn"));
+  line.replaceChildren(
+    h("span", { class: "pill" }, `Round ${state.plan_round || state.round}`),
+    h("span", { class: "pill" }, `Turn ${state.plan_turn || state.turn}`),
+    h("span", { class: "pill monster-turn" }, "Monster's turn"));
+}
+
+/* The LED grid's last frame as sent (the LEDs under the board, simulated or real), drawn small.
+ * Colours are brightened for the screen (an LED at 3/255 glows; a pixel at 3/255 is black). */
+class LedPanel {
+  constructor(container, board) {
+    const P = 10;
+    this.svg = el("svg", { viewBox: `0 0 ${board.cols * P} ${board.rows * P}`, class: "leds", role: "img",
+                           "aria-label": "What the LEDs under the board show" });
+    container.replaceChildren(this.svg);
+    this.cells = {};
+    for (const s of board.squares) {
+      this.cells[s.name] = el("rect", { x: s.col * P + 0.6, y: s.row * P + 0.6, width: P - 1.2, height: P - 1.2,
+                                        rx: 1.5, fill: "#000", "data-square": s.name }, this.svg);
+    }
+  }
+
+  show(frame) {
+    if (!frame || !frame.squares) return;
+    for (const [name, hex] of Object.entries(frame.squares)) {
+      const cell = this.cells[name];
+      if (!cell) continue;
+      const rgb = [0, 2, 4].map((i) => Math.round(255 * Math.sqrt(parseInt(hex.slice(i, i + 2), 16) / 255)));
+      cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
+      cell.dataset.sent = hex;
+    }
+    this.svg.dataset.showing = frame.showing || "";
+  }
+}
+
+/* The table card (phones and referee): what the camera needs, and the follow-up still to do. */
+function renderTable(view) {
+  const st = view.status || {}, detail = st.detail || {};
+  const pill = document.getElementById("table-state");
+  const steady = st.present && view.stable;
+  pill.textContent = !st.present ? "no camera" : steady ? "camera: steady" : (detail.state === "watching" ? "camera: watching" : "camera: " + (detail.state || "…"));
+  pill.className = `pill ${steady ? "ok" : st.present ? "warn" : "muted"}`;
+  const follow = view.follow && !view.follow.done ? view.follow : null;
+  document.getElementById("table-needs").textContent = follow ? "" : (view.needs || "");
+  document.getElementById("follow").classList.toggle("hidden", !follow);
+  if (follow) {
+    document.getElementById("follow-why").textContent = `${follow.why}:`;
+    document.getElementById("follow-list").replaceChildren(...follow.fixes.map((f) =>
+      h("li", { class: `fix ${f.what}`, "data-empty": f.empty.join(" "), "data-fill": f.fill.join(" ") }, f.text)));
+  }
 }
 
 /* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden.
@@ -463,5 +516,5 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog,
-  showLink, isNewPlan, showMonsterMoving, loadBoard };
+window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
+  renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard };

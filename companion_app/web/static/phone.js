@@ -1,8 +1,8 @@
 /* The players' view: read-only, follows the game live and animates every monster move. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink,
-    isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
+  const { FlureBoard, LedPanel, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog,
+    renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
@@ -79,7 +79,8 @@
     board = new FlureBoard($("board"), geometry, {
       onStep: (step) => animState && renderSteps(animState, step.number),
     });
-    connectLive(onState, showLink);
+    const leds = new LedPanel($("leds-panel"), geometry);
+    connectLive(onState, showLink, { camera: renderTable, leds: (frame) => leds.show(frame) });
     $("winner-close").addEventListener("click", () => $("winner").classList.add("hidden"));
   }
   start();

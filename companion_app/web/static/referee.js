@@ -1,7 +1,8 @@
 /* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
 "use strict";
 (function () {
-  const { FlureBoard, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog, showLink,
+  const { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
+    renderLog, renderTable, showLink,
     isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
@@ -25,7 +26,7 @@
       opts.body = JSON.stringify(body);
     }
     const changes = method === "POST" && path !== "/api/logout" && !path.startsWith("/api/camera/fix")
-      && path !== "/api/camera/clear";
+      && path !== "/api/camera/clear" && path !== "/api/camera/mode";
     if (changes) {
       // Retries are safe: the same key (and the state version this screen acted on) make the server
       // answer a repeat with its first answer, and refuse with 409 when the table moved on meanwhile.
@@ -262,57 +263,79 @@
     board.highlight(marks, ["diff", "fixed", "unseen"]);
   }
 
+  // The camera's view arrives over the live stream (a `camera` message after every frame that changed
+  // something): nothing here polls the camera.
+  let lastFrameAt = 0;
   function renderCamera(view) {
     lastCamera = view;
+    renderTable(view);
     const st = view.status;
-    const stateText = !st.present ? "not connected" : st.error ? "error" : view.reading && view.reading.located ? "board located" : "no board";
-    $("camera-state").textContent = stateText;
-    $("camera-state").className = `pill ${st.present && !st.error && view.reading && view.reading.located ? "ok" : "warn"}`;
-    for (const id of ["camera-refresh", "camera-confirm", "camera-clear"]) $(id).disabled = !st.present;
-    $("camera-auto").disabled = !st.present;
+    const detail = st.detail || {};
+    const steady = st.present && view.stable;
+    $("camera-state").textContent = !st.present ? "not connected" : steady ? "steady reading"
+      : view.reading && view.reading.located ? "board located" : (detail.state || "no board");
+    $("camera-state").className = `pill ${steady ? "ok" : "warn"}`;
+    $("camera-confirm").disabled = !view.can_confirm;
+    $("camera-clear").disabled = !st.present;
+    $("camera-why").replaceChildren(view.can_confirm
+      ? h("span", {}, h("b", {}, "Confirm would play: "), view.proposal.message)
+      : h("span", {}, h("b", {}, "Cannot confirm: "), view.why_not));
+    $("accept-table").disabled = !(view.follow && !view.follow.done && view.stable);
+    if (document.activeElement !== $("camera-mode")) $("camera-mode").value = view.mode;
     const list = $("differences");
     list.textContent = "";
     if (!st.present) list.append(h("li", { class: "muted" }, st.message || "No camera."));
+    if (detail.message && st.present) list.append(h("li", { class: steady ? "muted" : "warn" }, detail.message));
     if (st.error) list.append(h("li", { class: "error" }, st.error));
-    if (view.reading) {
-      for (const p of view.reading.problems || []) {
-        if (p.code !== "hidden-square") list.append(h("li", { class: "warn" }, p.message));
-      }
+    const running = latest && latest.phase && latest.phase !== "none";
+    if (view.reading && running) {
+      for (const message of view.problems || []) list.append(h("li", { class: "warn" }, message));
       for (const sq of view.unseen || []) {
         list.append(h("li", { class: "warn" }, h("b", {}, sq),
-          ": hidden from the camera behind a taller piece, so taken as the game has it. Tap the square if that is wrong."));
+          ": the camera cannot see this square, so it is taken as the game has it. Tap the square if that is wrong."));
       }
-      if (!view.differences.length && view.reading.located) list.append(h("li", { class: "ok" }, "The camera agrees with the game."));
+      if (view.stable && !view.differences.length) list.append(h("li", { class: "ok" }, "The camera agrees with the game."));
       for (const d of view.differences) {
         list.append(h("li", { class: "diff" }, h("b", {}, d.square), `: expected ${d.expected}, camera sees ${d.seen}`));
       }
       if (view.reading.tile) list.append(h("li", {}, `Tile in view: ${tileName(view.reading.tile)}`));
-      if (view.proposal) {
-        list.append(h("li", { class: view.proposal.action ? "ok" : "warn" },
-          h("b", {}, view.proposal.action ? "Confirm would play: " : "Cannot confirm: "), view.proposal.message));
-      }
     }
-    markDifferences(view);
+    const applied = $("applied");
+    applied.replaceChildren(...(view.applied || []).slice().reverse().map((a) => {
+      const last = latest && a.seq === latest.seq && a.game_id === latest.game_id;
+      return h("li", { "data-seq": a.seq }, h("span", {}, `Read by the camera: ${a.text}`),
+        last ? h("button", { class: "btn small ghost undo-camera", onclick: undoCamera }, "Undo") : null);
+    }));
+    if (running) markDifferences(view);
     const img = $("camera-frame");
-    if (view.reading) img.src = `/api/camera/frame.jpg?t=${Date.now()}`;
-    img.classList.toggle("hidden", !view.reading);
+    if (view.reading && csrf && Date.now() - lastFrameAt > 1000) {   // the picture at most once a second
+      lastFrameAt = Date.now();
+      img.src = `/api/camera/frame.jpg?t=${lastFrameAt}`;
+    }
+    if (!view.reading) img.classList.add("hidden");     // shown once a picture has loaded
   }
 
-  async function readCamera() {
+  async function undoCamera() { await api("POST", "/api/undo", {}); toast("Undone: put the pawn back as it was.", true); }
+  async function readCamera() {   // once, after logging in or a fix; later views come over the stream
     if (!csrf) return;
     try { renderCamera(await api("GET", "/api/camera")); } catch (e) { /* shown as a toast */ }
   }
-  $("camera-refresh").addEventListener("click", readCamera);
   $("camera-confirm").addEventListener("click", async () => {
     // send what the screen proposed: if the table changed since, the server plays nothing
     const shown = lastCamera && lastCamera.proposal ? lastCamera.proposal.action : null;
     const state = await api("POST", "/api/camera/confirm", shown ? { expect: shown } : {});
     toast(`Confirmed: ${state.confirmed}`, true);
-    readCamera();
   });
   $("camera-clear").addEventListener("click", async () => renderCamera(await api("POST", "/api/camera/clear", {})));
+  $("accept-table").addEventListener("click", async () => {
+    if (!window.confirm("Make the game follow the table as the camera sees it? This is logged as a correction.")) return;
+    await api("POST", "/api/camera/accept-table", {});
+    toast("The game now follows the table (logged).", true);
+  });
+  $("camera-mode").addEventListener("change", async () => renderCamera(await api("POST", "/api/camera/mode",
+    { mode: $("camera-mode").value })));
   $("camera-frame").addEventListener("error", () => $("camera-frame").classList.add("hidden"));
-  setInterval(() => { if ($("camera-auto").checked && !document.hidden) readCamera(); }, 3000);
+  $("camera-frame").addEventListener("load", () => $("camera-frame").classList.remove("hidden"));
 
   // -- tapping squares: move, place, or fix ---------------------------------------------
   async function onSquare(sq) {
@@ -475,7 +498,8 @@
       onStep: (step) => animState && renderSteps(animState, step.number) });
     renderSeating();
     $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
-    connectLive(onState, showLink);
+    const leds = new LedPanel($("leds-panel"), geometry);
+    connectLive(onState, showLink, { camera: renderCamera, leds: (frame) => leds.show(frame) });
     if (await checkLogin()) afterLogin();
     setInterval(readDevices, 5000);
   }

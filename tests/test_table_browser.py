@@ -1,0 +1,116 @@
+"""The table playing itself, seen in real browsers: a camera-read move and a tile-triggered monster move
+arrive on the referee tablet and a phone without any click, and the LED panel shows the monster's path.
+
+Real waitress server, real session, real LED grid on the built-in emulator (a pseudo-terminal); the
+camera is the shipped FakeCamera, which feeds readings through the worker's real stable-frame gate.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion_app.table.devices import open_leds
+from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.web.server import Server
+from web_helpers import OUTPUT, TOKEN, make_app, session_with, show_table
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+DIM = "030202"     # an idle board square on the LED grid
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(browser, tmp_path):
+    camera = FakeCamera()
+    session = session_with(tmp_path, camera=camera, mode="auto")
+    session.leds = open_leds(None)
+    assert session.leds.obj is not None, session.leds.why
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue"], "red", seed=11)
+    errors: list[str] = []
+    try:
+        with Server(app) as server:
+            phone = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True).new_page()
+            phone.on("pageerror", lambda e: errors.append(str(e)))
+            phone.goto(server.url)
+            phone.wait_for_selector(".link.live")
+            referee = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            referee.on("pageerror", lambda e: errors.append(str(e)))
+            referee.goto(server.url + "referee")
+            referee.fill("#pin", TOKEN)
+            referee.click("#login-form button")
+            referee.wait_for_selector("#login", state="hidden")
+
+            # The board is not set up yet: both screens list what to put where, nobody clicks.
+            camera.reading = FakeReading(True, {**session.game.position.to_setup(), "stones": {}})
+            phone.wait_for_selector("#follow-list li:has-text('put a')")
+            referee.wait_for_selector("#follow-list li:has-text('put a')")
+            assert referee.locator("#camera-confirm").is_disabled()
+            assert "Set up the board for the new game first" in referee.locator("#camera-why").inner_text()
+            show_table(camera, session)
+            phone.wait_for_selector("#follow", state="hidden")
+
+            # Red enters a pawn: read, applied (auto), on both screens, with an Undo on the referee's.
+            seen = session.game.position.to_setup()
+            seen["pawns"]["red-6/1"].update(at="p11", face="black")
+            camera.reading = FakeReading(True, seen)
+            phone.wait_for_selector("svg.board .pawn[data-pawn='red-6/1'][data-square='p11']")
+            referee.wait_for_selector("svg.board .pawn[data-pawn='red-6/1'][data-square='p11']")
+            referee.wait_for_selector("#applied li:has-text('red 6/1 went from beside the board to p11') .undo-camera")
+
+            # Every other pawn stays beside the board (read as no change); then the tile is laid.
+            while session.game.phase == "pawns":
+                game = session.game
+                label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+                session.act({"type": "move", "pawn": label, "moves": ""}, by="camera")
+            before = session.game.position.to_setup()
+            camera.reading = FakeReading(True, before)
+            tile = next(t for t in session.game.deck if not t.startswith("prey"))
+            camera.reading = FakeReading(True, before, tile=tile)      # laid in the card zone
+            assert session.game.tiles_played == (tile,)
+            plan = session.game.last_plan.to_json()
+            phone.wait_for_selector("svg.board[data-anim='running']", timeout=5000)
+            assert phone.locator("#turnline .pill:has-text('Turn 1')").count() == 1      # not yet turn 2
+            assert phone.locator("#turnline .pill.monster-turn").count() == 1
+            phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
+            referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
+            monster = phone.locator("svg.board .monster")
+            assert monster.get_attribute("data-square") == plan["end"]["at"]
+
+            # The LED panel on both screens shows the path as the LED grid was sent it.
+            path = [sq for sq in plan["path"] if sq != plan["start"]["at"]]
+            lit = ("(squares) => squares.every((sq) => { const c = document.querySelector("
+                   "`#leds-panel rect[data-square='${sq}']`); return c && c.dataset.sent && c.dataset.sent !== '"
+                   + DIM + "'; })")
+            referee.wait_for_function(lit, arg=path, timeout=15000)
+            phone.wait_for_function(lit, arg=path, timeout=15000)
+            OUTPUT.mkdir(exist_ok=True)
+            referee.screenshot(path=str(OUTPUT / "referee-table-loop.png"), full_page=True)
+
+            # The follow-up: the table still shows the monster where it was; both screens say so.
+            phone.wait_for_selector("#follow-list li:has-text('move the monster from')")
+            referee.wait_for_selector("#follow-list li:has-text('move the monster from')")
+            leds_page = browser.new_context(viewport={"width": 1024, "height": 700}).new_page()
+            leds_page.goto(server.url + "leds")
+            leds_page.wait_for_selector("svg.leds[data-showing='follow']", timeout=15000)
+            target = session.game.position.to_setup()["monster"]["at"]
+            assert leds_page.locator(f"rect[data-square='{target}']").get_attribute("data-sent") != DIM
+            camera.reading = FakeReading(True, session.game.position.to_setup(), tile=tile)
+            phone.wait_for_selector("#follow", state="hidden")
+            phone.wait_for_selector("#log li:has-text('The table matches the game')")
+            assert not errors, errors
+    finally:
+        session.close()
