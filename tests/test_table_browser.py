@@ -6,31 +6,14 @@ camera is the shipped FakeCamera, which feeds readings through the worker's real
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from companion_app.table.devices import open_leds
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
+from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, TOKEN, make_app, session_with, show_table
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+pytestmark = needs_chromium
 DIM = "030202"     # an idle board square on the LED grid
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(browser, tmp_path):

@@ -6,28 +6,14 @@ tests/output/ for a human to look at.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
+from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, TOKEN, WifiProxy, make_app, play_pawn_phase, session_with
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api   # a dev dependency: missing means a broken install, so fail, not skip
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
+pytestmark = needs_chromium
 
 
 def longest(targets):
