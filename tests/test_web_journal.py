@@ -69,7 +69,7 @@ def test_a_display_only_update_since_the_screen_looked_is_no_reason_to_refuse(st
     seen = version_of(client)
     session.publish_state()
     assert int(version_of(client)) == int(seen) + 1
-    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).color == session.game.to_move)
+    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
     r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""},
                     headers={**AUTH, "Flure-State-Version": seen})
     assert r.status_code == 200 and r.json["seq"] == 1
