@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.geometry import COLS, SQUARES, parse_direction, parse_square, square_name
 from engine.pools import pool_squares
-from engine.position import BOARD, Pawn, Position, Teleporter
+from engine.position import BOARD, Pawn, Position, Teleporter, both_on
 
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
@@ -476,7 +476,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
             pawns.append(Pawn(st.label, st.color, st.pawn, st.face, BOARD, sq))
     for sq, who in sorted(occupants.items()):
         if len(who) > 1:
-            problems.append(problem("two-pieces", f"{' and '.join(who)} are both on {square_name(sq)}", sq))
+            problems.append(problem("two-pieces", both_on(sq, who), sq))
 
     setup = {"stones": {square_name(s): k for s, k in sorted(stones.items())},
              "pools": [square_name(s) for s in sorted(pools)],

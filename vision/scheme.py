@@ -18,7 +18,7 @@ from typing import Any
 from engine import jsontext
 from engine.errors import FlureError
 from engine.geometry import COLS, ROWS, on_board, parse_direction, square
-from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS
+from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 
 DEFAULT_PATH = Path(__file__).with_name("marker_scheme.json")
 FORMAT = "flure-marker-scheme/1"
@@ -81,7 +81,7 @@ class Sticker:
     @property
     def label(self) -> str | None:
         """Pawn label in a reading: ``red-6/1``."""
-        return f"{self.color}-{self.pawn}" if self.piece == "pawn" else None
+        return pawn_label(self.color, self.pawn) if self.piece == "pawn" else None
 
     @property
     def physical(self) -> str:

@@ -11,7 +11,7 @@ import copy
 
 from engine.errors import InvalidSetupError
 from engine.geometry import parse_direction, parse_square, square_name
-from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS
+from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused
 from vision.change import observe
 
@@ -99,7 +99,7 @@ def fix_setup(setup: dict, fixes: dict[str, dict]) -> dict:
         elif kind in STONE_KINDS:
             out["stones"][sq] = kind
         elif kind == "pawn":
-            label = f"{piece['color']}-{piece['pawn']}"
+            label = pawn_label(piece['color'], piece['pawn'])
             out["pawns"][label] = {"at": sq, "color": piece["color"], "pawn": piece["pawn"], "face": piece["face"]}
     return out
 

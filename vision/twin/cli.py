@@ -124,6 +124,8 @@ def name_pawns(position):
     rules scenario with pawns ``A``, ``B`` can be photographed.  Returns the new position and
     the (old label, new label) pairs."""
     from dataclasses import replace
+
+    from engine.position import pawn_label
     from .positions import all_pawns
     used = {(p.colour, p.kind) for p in position.pawns if p.colour and p.kind}
     free = [ck for ck in all_pawns() if ck not in used]
@@ -131,7 +133,7 @@ def name_pawns(position):
     for p in position.pawns:
         if (p.colour is None or p.kind is None) and free:
             colour, kind = free.pop(0)
-            new = replace(p, label=f"{colour}-{kind}", colour=colour, kind=kind)
+            new = replace(p, label=pawn_label(colour, kind), colour=colour, kind=kind)
             named.append((p.label, new.label))
             p = new
         pawns.append(p)

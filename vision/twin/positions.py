@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.geometry import COLS, DELTAS, ROWS, SQUARES, around, on_board, square
-from engine.position import COLOURS, FACES, FOUR_PAWN_COLOURS, PAWN_KINDS, Pawn, Position, Teleporter
+from engine.position import (
+    COLOURS, FACES, FOUR_PAWN_COLOURS, PAWN_KINDS, Pawn, Position, Teleporter, pawn_label,
+)
 
 TILE_NAMES = ("5", "7", "8", "10", "prey-1", "prey-2")
 # The 11 stone tiles by their front face (BOARD.md "Pieces"); each may lie plain side up.
@@ -97,7 +99,7 @@ def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str 
         face = FACES[int(rng.integers(2))]
         sq = pick() if rng.uniform() < 0.85 else None
         place = "board" if sq is not None else "waiting"
-        pawns.append(Pawn(f"{colour}-{kind}", colour, kind, face, place, sq))
+        pawns.append(Pawn(pawn_label(colour, kind), colour, kind, face, place, sq))
 
     tile = None if rng.uniform() < 0.1 else TILE_NAMES[int(rng.integers(len(TILE_NAMES)))]
     return Position(monster, facing, stones, frozenset(pools), teleporters, tuple(pawns)), tile
