@@ -57,7 +57,7 @@ def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(
             # Every other pawn stays beside the board (read as no change); then the tile is laid.
             while session.game.phase == "pawns":
                 game = session.game
-                label = next(x for x in game.unmoved if game.position.pawn(x).color == game.to_move)
+                label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
                 session.act({"type": "move", "pawn": label, "moves": ""}, by="camera")
             before = session.game.position.to_setup()
             camera.reading = FakeReading(True, before)
