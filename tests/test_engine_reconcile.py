@@ -71,7 +71,7 @@ def destination(before: Position, after: Position) -> int | None:
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_legal_changes_equal_brute_force(game, data):
     before, mover = game
     moves = {c.after for c in legal_changes(before, mover) if c.kind == "move"}
@@ -79,7 +79,7 @@ def test_legal_changes_equal_brute_force(game, data):
 
 
 @given(games(), st.data())
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_hiding_squares_gives_the_outcome_when_unique_and_ambiguous_otherwise(game, data):
     before, mover = game
     legal = sorted(oracle(before, mover), key=repr)
@@ -105,7 +105,7 @@ def test_hiding_squares_gives_the_outcome_when_unique_and_ambiguous_otherwise(ga
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_hiding_what_tells_two_outcomes_apart_is_ambiguous_never_a_guess(game, data):
     before, mover = game
     legal = sorted(oracle(before, mover), key=repr) + [before]
@@ -132,7 +132,7 @@ def _never_accepted(before, after, mover, data):
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_two_pawns_moved_is_never_accepted(game, data):
     before, mover = game
     mine = [p for p in before.pawns if p.colour == mover and p.place in (BOARD, WAITING)]
@@ -150,7 +150,7 @@ def test_two_pawns_moved_is_never_accepted(game, data):
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_stone_moved_with_no_pusher_is_never_accepted(game, data):
     before, mover = game
     if not before.stones:
@@ -164,7 +164,7 @@ def test_a_stone_moved_with_no_pusher_is_never_accepted(game, data):
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_pawn_beyond_its_points_is_never_accepted(game, data):
     before, mover = game
     mine = [p for p in before.pawns if p.colour == mover and p.place in (BOARD, WAITING)]
@@ -182,7 +182,7 @@ def test_a_pawn_beyond_its_points_is_never_accepted(game, data):
 
 
 @given(games(), st.data())
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_an_unflipped_or_wrong_colour_pawn_is_never_accepted(game, data):
     before, mover = game
     other = next(c for c in COLOURS if c != mover)

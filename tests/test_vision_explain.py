@@ -126,6 +126,9 @@ def test_bad_inputs_exit_2_naming_the_field(files, tmp_path, capsys):
     bad.write_text(json.dumps({**BEFORE, "monster": {"at": "z9", "facing": "E"}}))
     code, err = explain(capsys, bad, files / "none-0.png")
     assert code == 2 and "monster.at" in err
+    bad.write_text(json.dumps({**BEFORE, "pawns": {"A": {"at": "k5", "pawn": "3/4"}}}))
+    code, err = explain(capsys, bad, files / "none-0.png")
+    assert code == 2 and "BEFORE.pawns.A.color" in err
     bad.write_text("{")
     code, err = explain(capsys, bad, files / "none-0.png")
     assert code == 2 and "not valid JSON" in err

@@ -76,9 +76,15 @@ def load_before(path: str):
     except jsontext.JsonTextError as exc:
         raise InputError(f"{path}: {exc}") from None
     try:
-        return Position.from_setup(data, where="BEFORE")
+        before = Position.from_setup(data, where="BEFORE")
     except InvalidSetupError as exc:
         raise InputError(f"{path}: {exc}") from None
+    for pawn in before.pawns:   # the camera tells pawns apart only by their stickers' colour and pair
+        for key, value in (("color", pawn.color), ("pawn", pawn.kind)):
+            if value is None:
+                raise InputError(f"{path}: BEFORE.pawns.{pawn.label}.{key}: required, the camera tells pawns "
+                                 "apart by colour and pair (like \"red-6/1\": {\"color\": \"red\", \"pawn\": \"6/1\"})")
+    return before
 
 
 def output_path(path: str, suffixes: tuple[str, ...], what: str = "file"):
