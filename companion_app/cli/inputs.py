@@ -80,7 +80,7 @@ def load_before(path: str):
     except InvalidSetupError as exc:
         raise InputError(f"{path}: {exc}") from None
     for pawn in before.pawns:   # the camera tells pawns apart only by their stickers' colour and pair
-        for key, value in (("color", pawn.color), ("pawn", pawn.kind)):
+        for key, value in (("color", pawn.colour), ("pawn", pawn.kind)):
             if value is None:
                 raise InputError(f"{path}: BEFORE.pawns.{pawn.label}.{key}: required, the camera tells pawns "
                                  "apart by colour and pair (like \"red-6/1\": {\"color\": \"red\", \"pawn\": \"6/1\"})")
