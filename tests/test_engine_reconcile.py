@@ -320,6 +320,23 @@ def test_explain_change_pawn_stays_and_is_flipped():
     assert reconcile(before, Observation.of(after), "red").to_json()["move"] == {"pawn": "red-3/4", "moves": ""}
 
 
+@given(games(), st.data())
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_explain_change_explains_every_legal_outcome(game, data):
+    """The independent brute-force check of issue 11: every legal outcome (pushes and walks
+    back, stays) is explained by explain_change as a move of the pawn that made it."""
+    before, mover = game
+    legal = sorted(oracle(before, mover), key=repr)
+    if not legal:
+        return
+    after = data.draw(st.sampled_from(legal))
+    label, moves, message = explain_change(before, after)
+    moved = next(p.label for p in after.pawns if p != before.pawn(p.label))
+    assert label == moved and moves, message
+    played = apply_moves(before, label, moves[0])
+    assert played.with_pawn(played.pawn(label).flipped()) == after
+
+
 @pytest.mark.parametrize("mover", ["red", ANY_PAWN])
 def test_a_pawn_beside_the_board_only_flipped_is_nothing(mover):
     before = Position.from_setup({**BASE, "pawns": {**BASE["pawns"], "red-6/1": {"at": None, "color": "red",
