@@ -65,9 +65,10 @@ def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(
             camera.reading = FakeReading(True, before, tile=tile)      # laid in the card zone
             assert session.game.tiles_played == (tile,)
             plan = session.game.last_plan.to_json()
-            phone.wait_for_selector("svg.board[data-anim='running']", timeout=5000)
-            assert phone.locator("#turnline .pill:has-text('Turn 1')").count() == 1      # not yet turn 2
-            assert phone.locator("#turnline .pill.monster-turn").count() == 1
+            # while it moves, the phone names the turn the move belongs to (turn 1), not the next one
+            phone.wait_for_function("() => document.querySelector('svg.board').dataset.anim === 'running' && "
+                                    "[...document.querySelectorAll('#turnline .pill')].some((p) => p.textContent === 'Turn 1') && "
+                                    "document.querySelector('#turnline .pill.monster-turn') !== null", timeout=15000)
             phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
             referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
             monster = phone.locator("svg.board .monster")

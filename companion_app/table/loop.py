@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import threading
 from dataclasses import dataclass
 
 from engine.deck import tile_name
@@ -127,7 +126,6 @@ class TableLoop:
         self.view: dict = {}
         self._led_fixes = None
         self._published = None
-        self._lock = threading.RLock()
 
     # -- called by the session ---------------------------------------------------------
     def start_follow(self, why: str) -> None:
@@ -342,10 +340,13 @@ class TableLoop:
         return {"empty": follow["empty"], "fill": follow["fill"]}
 
     def _publish(self) -> None:
+        """Send the current view to every screen.  Under the session's lock: a view judged by a request
+        thread must never reach the screens after a newer one judged by the camera thread."""
         from ..web.events import sse_message   # the message format lives with the stream
 
-        view = self.view
-        if view is self._published:
-            return
-        self._published = view
-        self.session.broker.publish(sse_message("camera", view))
+        with self.session._lock:
+            view = self.view
+            if view is self._published:
+                return
+            self._published = view
+            self.session.broker.publish(sse_message("camera", view))
