@@ -133,3 +133,16 @@ def test_a_mistyped_or_binary_hardware_configuration(tmp_path, capsys, toml, wor
         out = capsys.readouterr()
         text = out.out + out.err
         assert code in (1, 2) and words in text and "Traceback" not in text, (argv, text)
+
+
+@pytest.mark.parametrize("argv", [["stickers", "--format", "png", "-o", "{out}"],
+                                  ["vision", "eval", "--quick", "--report", "-", "--save-images", "{out}"]])
+def test_an_output_folder_may_be_made_but_only_inside_a_folder_that_exists(tmp_path, capsys, argv):
+    missing = tmp_path / "no-such-folder" / "out"
+    assert main([a.format(out=missing) for a in argv]) == 2
+    one_plain_line(capsys, "no-such-folder for the", "does not exist")
+    assert not missing.parent.exists()
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    assert main([a.format(out=a_file) for a in argv]) == 2
+    one_plain_line(capsys, "is a file; give a folder")

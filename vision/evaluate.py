@@ -199,7 +199,7 @@ def evaluate_image(level: Level, index: int, base_seed: int, image: int, stable_
     wrong_accepted = accepted is not None and not compare(truth_setup, tile, accepted)["correct"]
     if save_dir is not None:
         import cv2
-        save_dir.mkdir(parents=True, exist_ok=True)
+        save_dir.mkdir(exist_ok=True)   # its parent was checked by flure vision eval
         stem = f"{level.name}-{image:03d}"
         cv2.imwrite(str(save_dir / f"{stem}.png"), frames[0][0])
         (save_dir / f"{stem}.json").write_text(json.dumps(truth.to_json(), indent=1))

@@ -152,7 +152,7 @@ def render_pages(scheme) -> list:
 def write_sheets(scheme, out_dir: Path, fmt: str = "pdf") -> list[Path]:
     """Write ``stickers.pdf`` or ``stickers-N.png`` into ``out_dir``; returns the files."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(exist_ok=True)   # inside a folder that exists: a mistyped parent stays visible
     pages = render_pages(scheme)
     if fmt == "pdf":
         path = out_dir / "stickers.pdf"

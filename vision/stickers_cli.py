@@ -21,6 +21,11 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from .scheme import SchemeError, load_scheme
     from .stickers import write_sheets
+    # flure's one output-path check (companion_app.cli.inputs), handed over in args
+    problem = args.check_output(args.output, None, "sticker sheets")[1]
+    if problem:
+        print(f"flure: {problem}", file=sys.stderr)
+        return 2
     try:
         scheme = load_scheme(args.scheme)
     except SchemeError as exc:

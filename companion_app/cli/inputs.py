@@ -87,15 +87,24 @@ def load_before(path: str):
     return before
 
 
-def output_path(path: str, suffixes: tuple[str, ...], what: str = "file"):
+def output_path(path: str, suffixes: tuple[str, ...] | None, what: str = "file"):
     """The file a command is told to write, checked before any work is done: its folder must
     exist (never created: a mistyped folder stays visible), it must not be a folder, and its
-    extension must be one the command writes (``suffixes``, e.g. (".png",)).  InputError says
-    which, in one sentence.  Every ``flure`` command that writes a file checks it here; the
-    ``leds`` commands (which may not import this package) get it as ``args.check_output``."""
+    extension must be one the command writes (``suffixes``, e.g. (".png",)).  ``suffixes`` None:
+    a folder to write into, which the command may create, but only inside a folder that exists.
+    InputError says which, in one sentence.  Every ``flure`` command that writes checks here;
+    the ``leds``, ``stickers`` and ``vision render`` commands (in packages that may not import
+    this one) get it as ``args.check_output``."""
     from pathlib import Path
 
     p = Path(path)
+    if suffixes is None:
+        if p.exists() and not p.is_dir():
+            raise InputError(f"{path} is a file; give a folder for the {what}")
+        if not p.is_dir() and not p.parent.is_dir():
+            raise InputError(f"{path}: the folder {p.parent} for the {what} does not exist "
+                             "(create it, or give another path)")
+        return p
     if p.is_dir():
         raise InputError(f"{path} is a folder; name the {what} file in it (like {p / (what + suffixes[0])})")
     if p.suffix.lower() not in suffixes:
@@ -107,7 +116,7 @@ def output_path(path: str, suffixes: tuple[str, ...], what: str = "file"):
     return p
 
 
-def check_output(path: str, suffixes: tuple[str, ...], what: str = "file"):
+def check_output(path: str, suffixes: tuple[str, ...] | None, what: str = "file"):
     """``output_path`` for commands outside this package: (Path, None) or (None, the sentence)."""
     try:
         return output_path(path, suffixes, what), None

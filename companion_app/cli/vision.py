@@ -166,4 +166,6 @@ def cmd_eval(args) -> int:
     from vision import evaluate
     if args.report not in (None, "-"):
         output_path(args.report, (".json",), "report")   # before the set runs (minutes)
+    if args.save_images:
+        output_path(args.save_images, None, "images")
     return int(evaluate.run(args, load_calibration_file(args.calibration)) or 0)
