@@ -231,20 +231,19 @@ def _turned_to_fit(found: list) -> list:
         return found
     centres_mm = np.array([m.center_mm for m, _ in found], dtype=np.float64)
     centres_px = np.array([px.mean(axis=0) for _, px in found], dtype=np.float64)
-    if len(found) >= 4:
-        rough, _ = cv2.findHomography(centres_mm, centres_px, 0)
+    if len(found) >= 4:     # the scheme has 4 corner markers: an exact 4-point fit
+        rough = cv2.getPerspectiveTransform(centres_mm[:4].astype(np.float32), centres_px[:4].astype(np.float32))
     else:
         a = cv2.getAffineTransform(centres_mm[:3].astype(np.float32), centres_px[:3].astype(np.float32))
         rough = np.vstack([a, [0, 0, 1]])
     if rough is None:
         return found
-    out = []
-    for m, px in found:
-        want = cv2.perspectiveTransform(np.array(m.corners_mm(), dtype=np.float64).reshape(-1, 1, 2),
-                                        rough).reshape(-1, 2)
-        best = min(range(4), key=lambda k: float(np.linalg.norm(np.roll(px, -k, axis=0) - want, axis=1).sum()))
-        out.append((m, np.roll(px, -best, axis=0)))
-    return out
+    want = transform_points(np.array([m.corners_mm() for m, _ in found], dtype=np.float64), rough).reshape(-1, 4, 2)
+    px = np.array([p for _, p in found], dtype=np.float64).reshape(-1, 4, 2)
+    cycles = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4          # cycle k: corners k, k+1, …
+    cost = np.linalg.norm(px[:, cycles] - want[:, None], axis=3).sum(axis=2)   # (markers, 4 cycles)
+    best = cost.argmin(axis=1)
+    return [(m, px[i, cycles[best[i]]]) for i, (m, _) in enumerate(found)]
 
 
 def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, calibration=None,
@@ -340,33 +339,38 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     pts = np.vstack([raw_board, quads]).reshape(-1, 1, 2)
     nb = len(raw_board)
 
-    def parts(k1: float) -> tuple[float, float]:
-        """Spread of the stickers' relative sizes, and the corner markers' fit error (px)."""
-        und = cv2.undistortPoints(pts, k, np.array([k1, 0, 0, 0, 0.0]), P=k).reshape(-1, 2)
-        h, _ = cv2.findHomography(obj, und[:nb], 0)
-        if h is None:
-            return math.inf, math.inf
-        q = cv2.perspectiveTransform(und[nb:].reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 4, 2)
-        side = np.linalg.norm(q - np.roll(q, 1, axis=1), axis=2).mean(axis=1)
+    def parts(k1s) -> tuple[np.ndarray, np.ndarray]:
+        """For each k1: the spread of the stickers' relative sizes and the corner markers'
+        fit error (px), all k1 values at once (a batched plain DLT: findHomography's
+        refinement per value cost more than the rest of the reading)."""
+        und = np.stack([cv2.undistortPoints(pts, k, np.array([v, 0, 0, 0, 0.0]), P=k).reshape(-1, 2)
+                        for v in k1s])                                           # (K, N, 2)
+        h = _dlt_batch(obj, und[:, :nb])
+        ok = np.all(np.isfinite(h), axis=(1, 2)) & (np.abs(np.linalg.det(h)) > 1e-12)
+        h[~ok] = np.eye(3)
+        q = _apply(np.linalg.inv(h), und[:, nb:]).reshape(len(k1s), -1, 4, 2)
+        side = np.linalg.norm(q - np.roll(q, 1, axis=2), axis=3).mean(axis=2)    # (K, stickers)
         rel = side / sizes - 1.0
-        fit = cv2.perspectiveTransform(obj.reshape(-1, 1, 2), h).reshape(-1, 2)
-        return float(np.mean(np.abs(rel - np.median(rel)))), float(np.mean(np.linalg.norm(fit - und[:nb], axis=1)))
+        spread = np.mean(np.abs(rel - np.median(rel, axis=1, keepdims=True)), axis=1)
+        fit = np.mean(np.linalg.norm(_apply(h, np.broadcast_to(obj, (len(k1s),) + obj.shape)) - und[:, :nb],
+                                     axis=2), axis=1)
+        return np.where(ok, spread, np.inf), np.where(ok, fit, np.inf)
 
-    def cost(k1: float) -> float:
-        spread, fit_px = parts(k1)
+    def cost(k1s) -> np.ndarray:
+        spread, fit_px = parts(k1s)
         return spread + config.distortion_fit_weight * fit_px
 
-    spread0, fit0 = parts(0.0)
+    spread0, fit0 = (float(v[0]) for v in parts([0.0]))
     if spread0 < config.distortion_min_spread and fit0 < config.distortion_min_fit_px:
         return 0.0     # stickers and corner markers already agree: no visible distortion
-    base = cost(0.0)
+    base = spread0 + config.distortion_fit_weight * fit0
     best, best_cost, step = 0.0, base, 4 * config.k1_step
     grid = np.arange(-config.max_k1, config.max_k1 + 1e-9, step)
     while True:        # coarse to fine around the best value so far
-        for v in grid:
-            c = cost(float(v))
-            if c < best_cost:
-                best, best_cost = float(v), c
+        costs = cost(grid)
+        i = int(np.argmin(costs))
+        if costs[i] < best_cost:
+            best, best_cost = float(grid[i]), float(costs[i])
         if step <= config.k1_step + 1e-12:
             break
         step /= 2
@@ -374,6 +378,12 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     if best == 0.0 or best_cost > config.distortion_gain * base:
         return 0.0
     return best
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Homographies (K, 3, 3) applied to points (K, n, 2)."""
+    p = np.einsum("kij,knj->kni", h, np.concatenate([pts, np.ones(pts.shape[:2] + (1,))], axis=2))
+    return p[..., :2] / p[..., 2:3]
 
 
 def _hidden_text(missing: tuple[int, ...], total: int) -> str:
@@ -469,12 +479,7 @@ def _focal_rel_sigma(obj: np.ndarray, img: np.ndarray, w: float, h: float, inv_f
     image coordinate changes one row of A, and h by (AᵀA)⁺ (that row) (its depth), so
     the Jacobian of h over all corners costs one small SVD.
     """
-    (x, tx), (u, tu) = _normalised(obj), _normalised(img)
-    n = len(x)
-    xh = np.column_stack([x, np.ones(n)])
-    a = np.zeros((2 * n, 9))
-    a[0::2, 0:3], a[0::2, 6:9] = xh, -u[:, 0:1] * xh
-    a[1::2, 3:6], a[1::2, 6:9] = xh, -u[:, 1:2] * xh
+    a, xh, tx, tu = _dlt_system(obj, img)
     _, sv, vt = np.linalg.svd(a, full_matrices=False)
     hn = vt[-1]
     pinv = vt[:-1].T @ np.diag(1.0 / np.maximum(sv[:-1], 1e-12) ** 2) @ vt[:-1]    # (AᵀA)⁺ without h
@@ -490,6 +495,40 @@ def _focal_rel_sigma(obj: np.ndarray, img: np.ndarray, w: float, h: float, inv_f
         return math.inf
     f_lo, f_hi = 1.0 / math.sqrt(inv_f2 + 2.0 * sig), 1.0 / math.sqrt(inv_f2 - 2.0 * sig)
     return (f_hi - f_lo) / 4.0 * math.sqrt(inv_f2)
+
+
+def _dlt_system(obj: np.ndarray, img: np.ndarray):
+    """The DLT's (2n, 9) matrix A for board points ``obj`` → pixels ``img`` (Hartley-
+    normalised: A h = 0 for the normalised homography), the points' homogeneous normalised
+    board coordinates and the two normalising maps."""
+    (x, tx), (u, tu) = _normalised(np.asarray(obj, np.float64)), _normalised(np.asarray(img, np.float64))
+    n = len(x)
+    xh = np.column_stack([x, np.ones(n)])
+    a = np.zeros((2 * n, 9))
+    a[0::2, 0:3], a[0::2, 6:9] = xh, -u[:, 0:1] * xh
+    a[1::2, 3:6], a[1::2, 6:9] = xh, -u[:, 1:2] * xh
+    return a, xh, tx, tu
+
+
+def _dlt_batch(obj: np.ndarray, imgs: np.ndarray) -> np.ndarray:
+    """Homographies (K, 3, 3) board ``obj`` (n, 2) → each of ``imgs`` (K, n, 2) by the
+    normalised DLT alone (no refinement), all at once."""
+    x, tx = _normalised(np.asarray(obj, np.float64))
+    imgs = np.asarray(imgs, np.float64)
+    c = imgs.mean(axis=1, keepdims=True)                                        # (K, 1, 2)
+    sc = math.sqrt(2.0) / np.maximum(np.linalg.norm(imgs - c, axis=2).mean(axis=1), 1e-12)   # (K,)
+    u = (imgs - c) * sc[:, None, None]
+    k, n = u.shape[:2]
+    xh = np.broadcast_to(np.column_stack([x, np.ones(n)]), (k, n, 3))
+    a = np.zeros((k, 2 * n, 9))
+    a[:, 0::2, 0:3], a[:, 0::2, 6:9] = xh, -u[..., 0:1] * xh
+    a[:, 1::2, 3:6], a[:, 1::2, 6:9] = xh, -u[..., 1:2] * xh
+    hn = np.linalg.svd(a, full_matrices=False)[2][:, -1].reshape(k, 3, 3)
+    back = np.zeros((k, 3, 3))                                                  # the inverse normalising maps
+    back[:, 0, 0] = back[:, 1, 1] = 1.0 / sc
+    back[:, :2, 2] = c[:, 0]
+    back[:, 2, 2] = 1.0
+    return back @ hn @ tx
 
 
 def _normalised(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
