@@ -25,6 +25,15 @@ class ReaderConfig:
     # occupied but gave no sticker (cheap: only those few regions).
     # 0 turns it off; a frame with more such squares is too poor to be worth it.
     second_look_max_squares: int = 8
+    # The second look covers each such square and this fraction of a square around it
+    # (a pawn's sticker shifts by far less), enlarged second_look_scale times, with these
+    # threshold windows: ~1.5 ms for a few squares at 1080p (a 3x3-square box with 7
+    # windows cost as much as a whole-frame pass and found no more stickers).
+    second_look_margin: float = 0.3
+    second_look_scale: float = 2.0
+    second_look_window_min: int = 7
+    second_look_window_max: int = 27
+    second_look_window_step: int = 10
     # Refine board-marker corners to sub-pixel accuracy (they fix the homography).
     refine_board_corners: bool = True
 

@@ -73,32 +73,34 @@ def _detector(dictionary: str, config: ReaderConfig):
 
 @lru_cache(maxsize=8)
 def _close_detector(dictionary: str, config: ReaderConfig):
-    """For a second look at a small region: every threshold window, no size floor."""
+    """For a second look at a small region: more threshold windows, no size floor."""
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.05
-    params.adaptiveThreshWinSizeMin = 5
-    params.adaptiveThreshWinSizeMax = 35
-    params.adaptiveThreshWinSizeStep = 5
+    params.adaptiveThreshWinSizeMin = config.second_look_window_min
+    params.adaptiveThreshWinSizeMax = config.second_look_window_max
+    params.adaptiveThreshWinSizeStep = config.second_look_window_step
     params.perspectiveRemovePixelPerCell = config.pixels_per_cell
     dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
     return cv2.aruco.ArucoDetector(dic, params)
 
 
 def detect_in_regions(gray: np.ndarray, scheme: Scheme, boxes, config: ReaderConfig = DEFAULT_CONFIG) -> Detections:
-    """Markers in image boxes (x0, y0, x1, y1), each enlarged 2× first: small or soft
-    stickers the whole-frame pass missed."""
+    """Markers in image boxes (x0, y0, x1, y1), each enlarged ``config.second_look_scale``
+    times first: small or soft stickers the whole-frame pass missed."""
     ids, corners = [], []
     det = _close_detector(scheme.dictionary, config)
+    f = float(config.second_look_scale)
     for x0, y0, x1, y1 in boxes:
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue
-        crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+        crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC)
         c, i, _ = det.detectMarkers(crop)
         if i is None:
             continue
         for cc, ii in zip(c, i.ravel()):
-            corners.append(np.asarray(cc, np.float32).reshape(4, 2) / 2.0 + np.array([x0, y0], np.float32)
-                           - np.float32(0.25))      # cv2.resize: pixel d of the 2× image is d/2 - 0.25
+            # cv2.resize: pixel d of the enlarged image is (d + 0.5) / f - 0.5
+            corners.append((np.asarray(cc, np.float32).reshape(4, 2) + np.float32(0.5)) / np.float32(f)
+                           - np.float32(0.5) + np.array([x0, y0], np.float32))
             ids.append(int(ii))
     return Detections(np.asarray(ids, np.int32), np.asarray(corners, np.float32).reshape(-1, 4, 2))
 

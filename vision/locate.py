@@ -339,12 +339,19 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     pts = np.vstack([raw_board, quads]).reshape(-1, 1, 2)
     nb = len(raw_board)
 
+    centre, f = k[:2, 2], k[0, 0]
+    xn = (pts.reshape(-1, 2) - centre) / f                  # normalised distorted coordinates
+
     def parts(k1s) -> tuple[np.ndarray, np.ndarray]:
         """For each k1: the spread of the stickers' relative sizes and the corner markers'
         fit error (px), all k1 values at once (a batched plain DLT: findHomography's
         refinement per value cost more than the rest of the reading)."""
-        und = np.stack([cv2.undistortPoints(pts, k, np.array([v, 0, 0, 0, 0.0]), P=k).reshape(-1, 2)
-                        for v in k1s])                                           # (K, N, 2)
+        k1s = np.asarray(k1s, dtype=np.float64)[:, None, None]
+        xu = np.broadcast_to(xn, (len(k1s),) + xn.shape)
+        for _ in range(5):         # undistort as cv2.undistortPoints does for k1 alone: 5 fixed-point steps
+            d = 1.0 + k1s * np.sum(xu * xu, axis=2, keepdims=True)
+            xu = np.where(d > 0, xn / np.where(d > 0, d, 1.0), xn)     # (OpenCV gives up the same way)
+        und = xu * f + centre                                                    # (K, N, 2)
         h = _dlt_batch(obj, und[:, :nb])
         ok = np.all(np.isfinite(h), axis=(1, 2)) & (np.abs(np.linalg.det(h)) > 1e-12)
         h[~ok] = np.eye(3)
@@ -356,26 +363,18 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
                                      axis=2), axis=1)
         return np.where(ok, spread, np.inf), np.where(ok, fit, np.inf)
 
-    def cost(k1s) -> np.ndarray:
-        spread, fit_px = parts(k1s)
-        return spread + config.distortion_fit_weight * fit_px
-
-    spread0, fit0 = (float(v[0]) for v in parts([0.0]))
-    if spread0 < config.distortion_min_spread and fit0 < config.distortion_min_fit_px:
+    # Every k1 on the fine grid at once, no distortion among them (one batch costs about
+    # what one value did).
+    n = int(round(config.max_k1 / config.k1_step))
+    grid = np.arange(-n, n + 1) * config.k1_step
+    spread, fit_px = parts(grid)
+    if spread[n] < config.distortion_min_spread and fit_px[n] < config.distortion_min_fit_px:
         return 0.0     # stickers and corner markers already agree: no visible distortion
-    base = spread0 + config.distortion_fit_weight * fit0
-    best, best_cost, step = 0.0, base, 4 * config.k1_step
-    grid = np.arange(-config.max_k1, config.max_k1 + 1e-9, step)
-    while True:        # coarse to fine around the best value so far
-        costs = cost(grid)
-        i = int(np.argmin(costs))
-        if costs[i] < best_cost:
-            best, best_cost = float(grid[i]), float(costs[i])
-        if step <= config.k1_step + 1e-12:
-            break
-        step /= 2
-        grid = best + np.array([-step, step])
-    if best == 0.0 or best_cost > config.distortion_gain * base:
+    costs = spread + config.distortion_fit_weight * fit_px
+    base = float(costs[n])
+    i = int(np.argmin(costs))
+    best, best_cost = float(grid[i]), float(costs[i])
+    if abs(best) < 1e-12 or best_cost >= base or best_cost > config.distortion_gain * base:
         return 0.0
     return best
 
@@ -540,12 +539,13 @@ def _normalised(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _pose(hmat: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Board→camera rotation and the camera centre (board frame) from H = K [r1 r2 t]."""
-    m = np.linalg.inv(k) @ hmat
-    lam = 2.0 / (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1]))
+    m = np.linalg.solve(k, hmat)
+    lam = 2.0 / (math.sqrt(float(m[:, 0] @ m[:, 0])) + math.sqrt(float(m[:, 1] @ m[:, 1])))
     if m[2, 2] * lam < 0:        # the board must be in front of the camera
         lam = -lam
     r1, r2, tvec = lam * m[:, 0], lam * m[:, 1], lam * m[:, 2]
-    r = np.column_stack([r1, r2, np.cross(r1, r2)])
+    r3 = np.array([r1[1] * r2[2] - r1[2] * r2[1], r1[2] * r2[0] - r1[0] * r2[2], r1[0] * r2[1] - r1[1] * r2[0]])
+    r = np.column_stack([r1, r2, r3])
     u, _, vt = np.linalg.svd(r)
     r = u @ vt
     if np.linalg.det(r) < 0:

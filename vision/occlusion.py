@@ -81,8 +81,16 @@ def card_zone_unclear(image, loc: BoardLocation, scheme: Scheme, config: ReaderC
     return colour > config.occlusion_colour_distance or texture > config.unread_texture_ratio
 
 
+def frame_cells(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme) -> np.ndarray:
+    """``board_cells`` of the frame in colour when it has colour (else gray)."""
+    if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] >= 3:
+        return board_cells(np.ascontiguousarray(image[:, :, :3]), loc, scheme)
+    return board_cells(gray, loc, scheme)
+
+
 def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, config: ReaderConfig,
-                   occupied: set[int], covers: list[np.ndarray] = (), pools=frozenset()) -> Occlusion:
+                   occupied: set[int], covers: list[np.ndarray] = (), pools=frozenset(),
+                   cells: np.ndarray | None = None) -> Occlusion:
     """Foreign-looking squares among those where no piece was read.
 
     ``covers`` are board-frame polygons (mm, as seen on the board plane) of what the read
@@ -91,12 +99,10 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     were read: they are judged like any other square (a piece standing on a pool whose
     sticker is hidden must not vanish), against the pools' own look rather than the
     board's.  Board squares that look like pool print where no pool was read are
-    ``stray``: a pool tile whose sticker is covered is not "no pool".
+    ``stray``: a pool tile whose sticker is covered is not "no pool".  ``cells``: the
+    frame's ``frame_cells`` for ``loc`` when already at hand (a second check of one frame).
     """
-    if isinstance(image, np.ndarray) and image.ndim == 3 and image.shape[2] >= 3:
-        lab = board_cells(np.ascontiguousarray(image[:, :, :3]), loc, scheme)
-    else:
-        lab = board_cells(gray, loc, scheme)
+    lab = frame_cells(image, gray, loc, scheme) if cells is None else cells
     p = PX_PER_SQUARE
     q = scheme.square_mm
     hidden = np.zeros((ROWS * p, COLS * p), np.uint8)

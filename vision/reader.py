@@ -27,7 +27,7 @@ from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
                      marker_centres, marker_cells, merge_detections)
 from .locate import BoardLocation, LensCalibration, LocateResult, lens_calibration, locate_board
-from .occlusion import card_zone_unclear, find_occlusion
+from .occlusion import card_zone_unclear, find_occlusion, frame_cells
 from .reading import Reading, SeenSticker, not_located, problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
 
@@ -57,15 +57,22 @@ def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *
             return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
         location = with_parallax(det, loc.location, scheme, config, gray)
         reading = interpret(det, location, scheme, config)
-        occ = _check_occlusion(reading, image, gray, location, scheme, config)
+        cells = frame_cells(image, gray, location, scheme)
+        occ = _check_occlusion(reading, image, gray, location, scheme, config, cells)
         if occ.lone and not occ.groups and len(occ.lone) <= config.second_look_max_squares:
-            # Squares that look occupied but gave no sticker: look again, closer.
-            more = detect_in_regions(gray, scheme, _square_regions(occ.lone, location, scheme), config)
-            if len(more):
-                det = merge_detections(det, more)
-                location = with_parallax(det, loc.location, scheme, config, gray)
-                reading = interpret(det, location, scheme, config)
-                _check_occlusion(reading, image, gray, location, scheme, config)
+            # Squares that look occupied but gave no sticker: look again, closer — only there.
+            boxes = _square_regions(occ.lone, location, scheme, config.second_look_margin)
+            merged = merge_detections(det, detect_in_regions(gray, scheme, boxes, config))
+            if len(merged) > len(det):
+                first = reading
+                if any(_tall(scheme.stickers.get(int(i)), config) for i in merged.ids[len(det):]):
+                    # The height shift is measured anew, and with it every square's place.
+                    location = with_parallax(merged, loc.location, scheme, config, gray)
+                    reading = interpret(merged, location, scheme, config)
+                    _check_occlusion(reading, image, gray, location, scheme, config)
+                else:
+                    reading = interpret(merged, location, scheme, config)
+                    _carry_occlusion(first, reading)
         reading.bumped = loc.bumped
         if reading.problems:
             reading.confidence = min(reading.confidence, 0.5)
@@ -90,9 +97,7 @@ def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
     field of view when the camera looks straight down) is combined with it by their
     uncertainties.  Without a tall sticker in view, ``loc`` is returned unchanged.
     """
-    tall = [(k, st) for k, i in enumerate(det.ids)
-            if (st := scheme.stickers.get(int(i))) is not None and st.piece != "tile"
-            and st.height_mm >= config.parallax_min_height_mm]
+    tall = [(k, st) for k, i in enumerate(det.ids) if _tall(st := scheme.stickers.get(int(i)), config)]
     if not tall:
         return loc
     prior = loc.pose_parallax
@@ -139,15 +144,21 @@ def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
     return dataclasses.replace(loc, parallax=fused, parallax_sigma=sigma, nadir_mm=nadir, parallax_bounds=bounds)
 
 
-def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[int, int, int, int]]:
-    """Raw-image boxes (x0, y0, x1, y1) around squares, one square of margin each way."""
+def _tall(st: Sticker | None, config: ReaderConfig) -> bool:
+    """A sticker high enough above the board for its apparent size to measure the height shift."""
+    return st is not None and st.piece != "tile" and st.height_mm >= config.parallax_min_height_mm
+
+
+def _square_regions(squares, loc: BoardLocation, scheme: Scheme, margin: float = 1.0) -> list[tuple[int, int, int, int]]:
+    """Raw-image boxes (x0, y0, x1, y1) around squares, ``margin`` squares more each way."""
     q = scheme.square_mm
     w, h = loc.image_size
     out = []
     for sq in squares:
         c, r = sq % COLS, sq // COLS
-        quad = np.array([[(c - 1) * q, (r - 1) * q], [(c + 2) * q, (r - 1) * q],
-                         [(c + 2) * q, (r + 2) * q], [(c - 1) * q, (r + 2) * q]])
+        lo, hi = -margin, 1 + margin
+        quad = np.array([[(c + lo) * q, (r + lo) * q], [(c + hi) * q, (r + lo) * q],
+                         [(c + hi) * q, (r + hi) * q], [(c + lo) * q, (r + hi) * q]])
         px = loc.to_raw_image(quad)
         x0, y0 = np.floor(px.min(axis=0)).astype(int)
         x1, y1 = np.ceil(px.max(axis=0)).astype(int)
@@ -156,13 +167,13 @@ def _square_regions(squares, loc: BoardLocation, scheme: Scheme) -> list[tuple[i
 
 
 def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: Scheme,
-                     config: ReaderConfig):
+                     config: ReaderConfig, cells: np.ndarray | None = None):
     # Squares where a sticker was read (a pool's only on its sticker square): every other
     # square, pool or not, must show that nothing unread stands on it (VISION.md).
     occupied = {s.square for s in reading.stickers if s.square is not None}
     pools = {parse_square(n) for n in reading.setup["pools"]} if reading.setup is not None else set()
     occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config),
-                         pools)
+                         pools, cells)
     reading.unseen.update([(sq, "occluded") for sq in occ.squares] + [(sq, "hidden-square") for sq in occ.hidden]
                           + [(sq, "unread-square") for sq in occ.lone + occ.stray])
     if occ.groups:
@@ -195,23 +206,40 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
     return occ
 
 
+OCCLUSION_CODES = ("occluded", "hidden-square", "unread-square", "card-zone-unclear")
+
+
+def _carry_occlusion(first: Reading, second: Reading) -> None:
+    """After the second look found flat stickers: the first check's findings, less those on
+    squares that now hold a read piece.  Judging the other squares again with the new
+    pieces left out could only clear findings, never add one, so keeping them is the
+    cautious answer — and saves a second pass over the board."""
+    occupied = {s.square for s in second.stickers if s.square is not None}
+    for p in first.problems:
+        if p["code"] in OCCLUSION_CODES and (p["square"] is None or parse_square(p["square"]) not in occupied):
+            second.problems.append(p)
+    second.unseen.update((sq, why) for sq, why in first.unseen.items()
+                         if why in OCCLUSION_CODES and sq not in occupied and sq not in second.unseen)
+    second.occluded = first.occluded
+
+
 def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> list[np.ndarray]:
     """What the read pieces hide, as board-plane polygons: each sticker where it appears,
     grown by its white margin and body; a tall piece (the monster) also hides the
     squares between its base and where its top appears."""
+    shown = [s for s in reading.stickers if s.corners_px]
+    if not shown:
+        return []
+    tops = loc.to_board(np.array([s.corners_px for s in shown], dtype=np.float64).reshape(-1, 2), 0.0).reshape(-1, 4, 2)
+    half = scheme.square_mm * 0.5
     out = []
-    for s in reading.stickers:
-        if not s.corners_px:
-            continue
-        top = loc.to_board(np.array(s.corners_px), 0.0)
+    for s, top in zip(shown, tops):
         c = top.mean(axis=0)
         st = scheme.stickers.get(s.id)
         tall = st is not None and st.height_mm > scheme.square_mm / 2 and s.square is not None
         grown = c + (top - c) * (config.tall_top_scale if tall else config.footprint_scale)
         if tall:
-            base = np.array(s.board_mm)
-            half = scheme.square_mm * 0.5
-            foot = base + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+            foot = np.array(s.board_mm) + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
             grown = cv2.convexHull(np.vstack([grown, foot]).astype(np.float32)).reshape(-1, 2)
         out.append(grown)
     return out
