@@ -102,6 +102,7 @@ class SerialLink:
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
         self._ever_connected = False
         self._failing = False                 # a write failed and none got through since
+        self._error_from_open = False         # last_error says the port could not be opened
         self._closed = False
         self._cond = threading.Condition()
         self._thread = self._new_thread()
@@ -246,12 +247,15 @@ class SerialLink:
                 port.baudrate = self.baud
         except (serial.SerialException, OSError, ValueError) as exc:
             self.last_error = plain_error(self.url, exc, self.baud)
+            self._error_from_open = True
             self.connected = False
             self._away = True
             return False
         self._port = port
         self.connected = True
         self._away = False
+        if self._error_from_open:   # "is not there" is answered by the open; a write error is not
+            self.last_error, self._error_from_open = None, False
         if self._ever_connected:
             self.counters.reconnects += 1
         self._ever_connected = True
@@ -268,6 +272,7 @@ class SerialLink:
         except Exception as exc:  # noqa: BLE001 - pyserial, the OS, loop://'s queue.Full: all "not delivered"
             self.counters.write_errors += 1
             self._failing = True
+            self._error_from_open = False
             self.last_error = plain_error(self.url, exc, self.baud)
             self._away = True
             self._close_port()

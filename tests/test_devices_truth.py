@@ -97,6 +97,23 @@ def test_a_sender_thread_that_ended_is_reported_and_started_again():
         link.close()
 
 
+def test_a_device_that_was_not_there_is_fine_once_its_port_opens_even_before_a_frame(tmp_path):
+    """'is not there' is answered by the port opening; a write error waits for a delivered frame."""
+    port = tmp_path / "ttyLATE"
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = SerialLink(str(port), make_encoder("adalight", LAYOUT.led_count), reconnect_s=0.02).start()
+    try:
+        assert wait_until(lambda: "is not there" in (link.status()["last_error"] or ""), 5)
+        port.symlink_to(os.ttyname(slave))
+        assert wait_until(lambda: link.status()["connected"] and link.status()["last_error"] is None, 5)
+        assert link.status()["frames_sent"] == 0
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
+
+
 def test_flure_leds_show_to_loop_url_ends(tmp_path):
     """It used to wait forever: the sender died after 8 frames."""
     path = tmp_path / "plan.json"
