@@ -6,6 +6,8 @@ tests/output/ for a human to look at.
 """
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from companion_app.table.fakes import FakeCamera, FakeReading
@@ -385,28 +387,41 @@ def test_the_animation_replays_the_plan_events_to_the_engine_result(browser, liv
     page.context.close()
 
 
-def test_the_referee_tablet_sends_its_state_version_and_a_request_key_and_shows_a_stale_refusal(browser, live):
-    """Retries and the journal (issue 13): the draw the tablet sends is recorded with its key; a
-    request made against a state the table left (another screen acted) is refused, not played."""
-    import sqlite3
-    import time
-
+def test_a_draw_whose_answer_the_wifi_lost_is_sent_again_and_played_once(browser, live):
+    """Retries and the journal (issue 13): the tablet's draw reaches the server and is played, but its
+    answer is lost on the way back; the tablet sends it again with the same key and state version and
+    gets the first answer — one monster move.  A request made against a state the table has left
+    (another screen acted) is refused, not played."""
     server, session, _ = live
     play_pawn_phase(session, longest)
     referee = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    errors = []
+    errors, sent, answers = [], [], []
     referee.on("pageerror", lambda e: errors.append(str(e)))
     login(referee, server.url)
     referee.wait_for_selector("#draw:not([disabled])")
+
+    def lose_the_first_answer(route):
+        sent.append(route.request.headers)
+        if len(sent) == 1:
+            route.fetch()          # the server gets it and plays it …
+            route.abort()          # … and the answer never reaches the tablet
+        else:
+            route.continue_()
+    seen = session.version                  # the state the tablet acts on
+    referee.route("**/api/action", lose_the_first_answer)
+    referee.on("response", lambda r: answers.append(r) if r.url.endswith("/api/action") else None)
     referee.click("#draw")
-    referee.wait_for_function("document.querySelector('#toast') !== null")
+    referee.wait_for_function("document.querySelector('svg.board')", timeout=5000)
     deadline = time.monotonic() + 10
-    while not session.game.tiles_played and time.monotonic() < deadline:
-        time.sleep(0.05)
-    with sqlite3.connect(session.store.path) as db:
-        keys = [row[0] for row in db.execute("SELECT key FROM answers")]
-    assert len(session.game.tiles_played) == 1 and any(k.startswith("key ") and len(k) == 36 for k in keys), keys
-    # Another screen moves on; this tablet's page still shows the older state when it undoes.
+    while not answers and time.monotonic() < deadline:
+        referee.wait_for_timeout(100)
+    assert len(sent) == 2 and sent[0]["idempotency-key"] == sent[1]["idempotency-key"]
+    assert sent[0]["flure-state-version"] == sent[1]["flure-state-version"]      # the state it acted on …
+    assert int(sent[0]["flure-state-version"]) <= seen                           # … before the draw
+    assert answers and answers[0].status == 200 and answers[0].headers["idempotent-replayed"] == "true"
+    assert len(session.game.tiles_played) == 1
+    referee.unroute("**/api/action")
+
     status = referee.evaluate("""async () => {
         const who = await (await fetch('/api/whoami')).json();
         const r = await fetch('/api/undo', {method: 'POST', headers: {'Content-Type': 'application/json',
