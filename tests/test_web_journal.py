@@ -377,3 +377,21 @@ def test_flure_replay_of_a_bad_file_is_one_plain_line(tmp_path, text, words):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_record_with_a_referee_correction_replays_to_the_same_game_in_json(started, tmp_path, capsys):
+    """`flure replay --json`: one line a step; a correction of the position (the referee put the board
+    right) is an engine action like the others, so the record carries and replays it."""
+    client, session = started
+    moved = session.game.position.to_setup()
+    label = next(iter(moved["pawns"]))
+    moved["pawns"][label] = {**moved["pawns"][label], "at": "g7"}
+    session.act({"type": "correct", "position": moved})
+    play_pawn_phase(session)
+    session.act({"type": "draw"})
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(client.get("/api/game/export", headers=AUTH).json))
+    assert flure(["replay", "--json", str(path)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [x["step"] for x in lines] == list(range(session.seq + 1))
+    assert lines[1]["action"]["type"] == "correct" and lines[-1]["state"] == session.game.to_json()
