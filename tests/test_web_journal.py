@@ -280,7 +280,11 @@ def test_flure_play_on_a_damaged_journal_starts_and_says_so(tmp_path):
         assert status == 200 and state["phase"] == "pawns"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=15)
+        try:
+            proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:   # never leave a server behind
+            proc.kill()
+            proc.communicate()
 
 
 # -- a full disk -----------------------------------------------------------------------------
