@@ -29,7 +29,7 @@ def test_the_defaults_are_one_documented_file_holding_every_section():
     # the hardware sections come from hardware/default.toml, not a copy of it
     assert not any(line.startswith("[serial]") for line in DEFAULT_PATH.read_text().splitlines())
     cfg = load_table_config()
-    assert cfg.camera.source == "synthetic" and cfg.camera.resolution == (1920, 1080)
+    assert cfg.camera.source == "simulated" and cfg.camera.resolution == (1920, 1080)
     assert cfg.table.mode == "confirm" and cfg.table.stable_frames == 3
     assert cfg.web.port == 8000 and cfg.hardware.serial.url == "emulator"
     assert set(cfg.origins.values()) == {"default"}
@@ -168,7 +168,7 @@ def test_flure_config_show_says_where_each_value_came_from(tmp_path, capsys):
     assert lines['mode = "auto"'] == f"file {path}"
     assert lines["baud = 115200"] == f"file {path}"
     assert lines["port = 8123"] == "command line"
-    assert lines['source = "synthetic"'] == "default"
+    assert lines['source = "simulated"'] == "default"
     assert flure(["config", "show", "--config", str(write(tmp_path, "[web]\nport = -1", "bad.toml"))]) == 2
     assert "[web] port = -1 must be between" in capsys.readouterr().err
 
@@ -195,7 +195,7 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
 
     k = np.array([[1500.0, 0, 960], [0, 1500.0, 540], [0, 0, 1]])
     save_calibration(Calibration(k, np.zeros(5), (1920, 1080), rms_px=0.3), tmp_path / "lens.json")
-    path = write(tmp_path, '[camera]\ncalibration = "lens.json"\n[camera.reader]\nsize_tolerance = 0.35\n'
+    path = write(tmp_path, '[camera]\nsource = "synthetic"\ncalibration = "lens.json"\n[camera.reader]\nsize_tolerance = 0.35\n'
                            '[table]\nstable_frames = 4\n')
     cfg = load_table_config(path)
     device = open_camera("synthetic", lambda: (basic_position(), None), cfg.camera, cfg.table.stable_frames)

@@ -623,3 +623,25 @@ def test_the_referees_correction_is_an_action_logged_and_undone_like_any(started
     bad = dict(setup, monster={"at": "z9", "facing": "E"})
     r = started.post("/api/action", json={"type": "correct", "position": bad}, headers=AUTH)
     assert r.status_code == 400 and "position.monster.at" in r.json["error"]
+
+
+def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_path):
+    from companion_app.table.demo import SimulatedRig
+    from engine.geometry import parse_square
+
+    app, session = make_app(tmp_path)
+    client = app.test_client()
+    assert client.get("/api/simulated", headers=AUTH).status_code == 409   # a real table: nothing simulated
+    session.new_game(["red", "blue"], seed=28)
+    session.simulated = rig = SimulatedRig(session, seed=28)
+    r = client.post("/api/simulated", json={"paused": True}, headers=AUTH)
+    assert r.status_code == 200 and r.get_json()["players"]["paused"] and rig.players.paused
+    stone = sorted(session.game.position.to_setup()["stones"])[0]
+    r = client.post("/api/simulated", json={"move": {"from": "a1", "to": stone}}, headers=AUTH)
+    assert r.status_code == 409 and f"{stone} is not free" in r.get_json()["error"]
+    r = client.post("/api/simulated", json={"move": {"from": "a1", "to": "b1"}}, headers=AUTH)
+    assert r.status_code == 200 and r.get_json()["moved"] == "monster from a1 to b1"
+    assert rig.table.position().monster == parse_square("b1")
+    assert session.game.position.monster == parse_square("a1")        # the game learns only through the camera
+    assert client.post("/api/simulated", json={"move": {"from": "z9"}}, headers=AUTH).status_code == 400
+    assert client.post("/api/simulated", json={"paused": True}).status_code in (401, 403)

@@ -29,7 +29,7 @@ def add_table_options(p: argparse.ArgumentParser, devices: bool = True) -> None:
                                               "$STATE_DIRECTORY or ~/.local/share/flure/session.sqlite3)")
     p.add_argument("--camera", metavar="SPEC", default=None,
                    help="camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
-                        "a folder, 'synthetic' (default) or 'none'")
+                        "a folder, 'simulated' (default: the simulated table), 'synthetic' or 'none'")
     p.add_argument("--leds", metavar="URL", default=None,
                    help="LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
                         "socket://host:port (default: the simulated device)")

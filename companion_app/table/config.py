@@ -75,7 +75,7 @@ class ExposureConfig:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    source: str = "synthetic"
+    source: str = "simulated"
     resolution: tuple[int, int] = (1920, 1080)
     fps: float = 4.0
     calibration: Path | None = None
@@ -265,10 +265,10 @@ def load_table_config(path: str | Path | None = None,
 
 def _camera(d: Mapping, base: Path, origin_of) -> CameraConfig:
     only_keys("camera", d, CAMERA_KEYS)
-    source = _text("camera", "source", d.get("source", "synthetic"))
+    source = _text("camera", "source", d.get("source", "simulated"))
     if not source:
         raise HardwareConfigError("[camera] source must name a camera: \"0\", \"picamera\", a file, "
-                                  "\"synthetic\" or \"none\"")
+                                  "\"simulated\", \"synthetic\" or \"none\"")
     res = d.get("resolution", [1920, 1080])
     if not isinstance(res, list) or len(res) != 2:
         raise HardwareConfigError(f"[camera] resolution must be [width, height] like [1920, 1080], not {res!r}")

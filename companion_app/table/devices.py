@@ -75,7 +75,7 @@ class Device(Generic[D]):
 
 def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=None,
                 stable_frames: int = 3, *, on_update: Callable | None = None, fps: float | None = None,
-                read_timeout: float = 3.0) -> Device[Camera]:
+                read_timeout: float = 3.0, open_frames: Callable | None = None) -> Device[Camera]:
     """The camera worker watching ``spec`` (None or "synthetic": the digital twin rendering the game's position).
 
     ``camera_config`` (a table configuration's CameraConfig) brings the resolution, the frame
@@ -84,6 +84,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
     misplace pieces).  A source that cannot be opened now (unplugged) is retried by the
     worker; only a spec that names no kind of source at all gives an absent device.
     ``on_update`` receives every update of the worker (the session's ``loop.on_camera``).
+    ``open_frames``, when given, opens the frame source instead of ``spec`` (the simulated table).
     """
     try:
         from vision.pipeline import TableCamera
@@ -111,20 +112,30 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         calibrated = extra.get("calibration")
         size = calibrated.image_size if calibrated is not None else None
 
-        def opened():
-            return KeepLastFrame(open_source(spec, **dict(options)), calibrated_size=size)
+        if open_frames is not None:      # the simulated table's camera (it films the simulated players)
+            make, what = open_frames, "the simulated table's camera"
+            note = "simulated table (the synthetic camera films simulated players acting on it)"
+        else:
+            def make():
+                return open_source(spec, **dict(options))
+            what = "the synthetic camera" if spec == "synthetic" else f"camera {spec}"
+            note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
 
-        try:
-            first = [opened()]
-        except SourceError as exc:
-            if str(exc).startswith("unknown camera source"):
-                raise
-            first = []          # not there now: the worker says so and tries again
+        def opened():
+            return KeepLastFrame(make(), calibrated_size=size)
+
+        first = []
+        if open_frames is None:
+            try:
+                first = [opened()]
+            except SourceError as exc:
+                if str(exc).startswith("unknown camera source"):
+                    raise
+                first = []          # not there now: the worker says so and tries again
 
         def source():
             return first.pop() if first else opened()
 
-        note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
         if first and getattr(first[0].source, "exposure_note", ""):
             note += f", {first[0].source.exposure_note}"
         if extra.get("calibration") is not None:
@@ -132,7 +143,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         reader = TableCamera(None, stable_frames=stable_frames, **extra)
         worker = CameraWorker(source, reader.feed, on_update or (lambda update: None), fps=fps or rate,
                               stable_frames=stable_frames, read_timeout=read_timeout,
-                              what="the synthetic camera" if spec == "synthetic" else f"camera {spec}")
+                              what=what)
         worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
         return Device("camera", worker.start(), why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table

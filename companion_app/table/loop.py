@@ -21,7 +21,7 @@ from engine.position import Position
 from engine.tablediff import squares_to_change, table_fixes
 from vision.change import CARD_ZONE_CODES
 
-from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_squares
+from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
@@ -110,6 +110,10 @@ def judge_tile(game, tile: str | None) -> Change:
     return Change("tile", f"the camera read the tile {name}", action)
 
 
+def _is_unseen_flip(action) -> bool:
+    return bool(action) and action.get("type") == "pawn-at" and action.get("square") is None
+
+
 class TableLoop:
     """The session's camera side: the last camera update, the follow-up, the mode and the gate."""
 
@@ -157,7 +161,9 @@ class TableLoop:
                 return
             self.view = view
             change = view.get("change") or {}
-            if fresh and change.get("kind") == "tile" or fresh and change.get("kind") == "move" and self.mode == "auto":
+            unseen = update.stable and _is_unseen_flip(change.get("action"))   # no new reading will come
+            if fresh and change.get("kind") == "tile" or (fresh or unseen) and change.get("kind") == "move" \
+                    and self.mode == "auto":
                 try:
                     self.gate("auto")
                 except FlureError as exc:   # the game refused after all: shown, never raised into the worker
@@ -292,6 +298,10 @@ class TableLoop:
             change = judge_tile(game, update.reading.get("tile"))
         else:
             change = explain_reading(game, self._reading(update), self.session.fixes)
+            if change.kind == "none":
+                action, message = unseen_flip(game)
+                if action is not None:
+                    change = Change("move", message, action)
             if change.kind == "none":
                 mine = [game.position.pawn(x).name for x in game.unmoved if game.position.pawn(x).colour == game.to_move]
                 change = Change("wait", f"{game.to_move.capitalize()} moves {' or '.join(mine)} (G3)")

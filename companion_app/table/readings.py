@@ -135,3 +135,20 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
     if any(p.code == "not-located" for p in result.problems):
         return None, f"The camera has not located the board; nothing to confirm ({why})"
     return None, f"The reading is not one legal pawn move: {why}"
+
+
+def unseen_flip(game) -> tuple[dict | None, str]:
+    """The pawn phase's one move no camera can see: when every pawn the player to move may still
+    move can only be flipped beside the board (G4's first turn, or the entrance blocked, G5),
+    that flip is the move — a still table showing the game's position is all there is to see.
+    (None, "") otherwise."""
+    if game.phase != "pawns" or game.to_move is None:
+        return None, ""
+    mine = [lab for lab in game.unmoved if game.position.pawn(lab).colour == game.to_move]
+    if not mine or any(t["square"] is not None for lab in mine for t in game.targets(lab)):
+        return None, ""
+    pawn = game.position.pawn(mine[0])
+    rule = "G4" if game.round == 1 and game.turn == 1 else "G5"
+    return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
+            f"{pawn.name} can only be flipped beside the board ({rule}), where the camera cannot see it; "
+            "the table agrees with the game")

@@ -49,6 +49,7 @@ class TableSession(JournalMixin):
     leds: Device[Leds] = field(default_factory=lambda: Device("LED grid"))
     buttons: Device[Buttons] = field(default_factory=lambda: Device("buttons"))
     rng: random.Random = field(default_factory=random.SystemRandom)
+    simulated: object | None = None    # the simulated table (table.demo.SimulatedRig) when it is the camera
 
     def __post_init__(self):
         self.broker = Broker()

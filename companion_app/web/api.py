@@ -313,6 +313,36 @@ def camera_mode():
     return jsonify(engine_call(table().loop.set_mode, body(schemas.MODE)["mode"]))
 
 
+@route("/simulated", "GET", "The simulated table: its players (paused, what they do now) and where its pieces lie",
+       referee=True)
+def simulated():
+    return jsonify(_simulated_table().status())
+
+
+@route("/simulated", "POST", "Pause or resume the simulated players, or move a piece on the simulated table "
+       "by hand (the game sees it only through the camera)", body=schemas.SIMULATED, referee=True)
+def simulated_change():
+    data = body(schemas.SIMULATED)
+    rig = _simulated_table()
+    out = rig.status()
+    try:
+        if "move" in data:
+            out = rig.move_piece(data["move"]["from"], data["move"].get("to"))
+    except ValueError as exc:
+        abort(409, str(exc))
+    if "paused" in data:
+        out = rig.pause(data["paused"])
+    return jsonify(out)
+
+
+def _simulated_table():
+    rig = getattr(table(), "simulated", None)
+    if rig is None:
+        abort(409, "There is no simulated table: this session's camera films a real one "
+                   "([camera] source is not \"simulated\")")
+    return rig
+
+
 @route("/openapi.json", "GET", "This API described as OpenAPI 3.1")
 def openapi():
     from .openapi import document

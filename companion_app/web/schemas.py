@@ -95,6 +95,17 @@ MODE = {
                             "description": "auto: camera moves are applied at once; confirm: by the referee or CONFIRM"}},
 }
 
+SIMULATED = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "paused": {"type": "boolean", "description": "hold the simulated players (true) or let them go on"},
+        "move": {"type": "object", "additionalProperties": False, "required": ["from"],
+                 "description": "move the piece lying on one square of the simulated table to another "
+                                "(to null: beside the board); the game learns of it only through the camera",
+                 "properties": {"from": SQUARE, "to": {"anyOf": [SQUARE, {"type": "null"}]}}},
+    },
+}
+
 CONFIRM = {
     "type": "object", "additionalProperties": False,
     "properties": {
