@@ -45,7 +45,7 @@ def register(subparsers) -> None:
 
     w = sub.add_parser("watch", help="read a camera source until a stable position is accepted")
     w.add_argument("source", help="camera index (0), video file, stream URL, image folder, "
-                                  "'picamera' or 'synthetic'")
+                                  "'picamera', 'simulated' or 'synthetic'")
     w.add_argument("--frames", type=int, default=30, help="give up after this many frames (default 30)")
     w.add_argument("--stable", type=int, default=3, help="identical frames needed (default 3)")
     _common(w)
