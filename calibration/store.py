@@ -114,7 +114,7 @@ def load_calibration(path: str | Path) -> Calibration:
     """Read a calibration file; CalibrationError says what is wrong and where."""
     p = Path(path)
     if not p.is_file():
-        raise CalibrationError("no such file", p)
+        raise CalibrationError("no such file (make one with `flure calibrate camera` or the Setup page)", p)
     if p.suffix.lower() == ".npz":
         data = _read_npz(p)
     else:

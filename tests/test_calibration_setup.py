@@ -172,3 +172,32 @@ def test_save_is_atomic_and_keeps_the_previous_file(tmp_path, monkeypatch):
     save_calibration(_cal(1200), path)
     assert load_calibration(path).camera_matrix[0, 0] == 1200
     assert load_calibration(tmp_path / "lens.json.bak").camera_matrix[0, 0] == 1000
+
+
+@pytest.mark.parametrize("content, words", [
+    ("{\"format\": \"flure-calibration/1\", \"image_si", "not valid JSON"),                 # truncated
+    ("\x00\x01garbage", "not"),                                                                    # corrupt
+    ('{"format": "flure-calibration/7", "image_size": [1280, 720]}', "this version reads"),   # wrong version
+    (None, "no such file"),                                                                    # missing
+])
+def test_an_unusable_calibration_leaves_the_session_running_and_says_what_to_run(tmp_path, content, words):
+    from companion_app.table.config import CameraConfig
+    from companion_app.table.devices import open_camera
+
+    path = tmp_path / "lens.json"
+    if content is not None:
+        path.write_text(content)
+    device = open_camera("synthetic", lambda: (basic_position(), None), CameraConfig(calibration=path))
+    assert device.obj is None and words in device.why and str(path) in device.why
+    assert "flure calibrate camera" in device.why
+    assert device.status() == {"present": False, "message": device.why}
+
+
+def test_a_calibration_of_another_resolution_leaves_the_camera_off_with_the_reason(tmp_path):
+    from companion_app.table.config import CameraConfig
+    from companion_app.table.devices import open_camera
+
+    save_calibration(_cal(), tmp_path / "lens.json")          # 1280x720
+    device = open_camera("synthetic", lambda: (basic_position(), None),
+                         CameraConfig(resolution=(1920, 1080), calibration=tmp_path / "lens.json"))
+    assert device.obj is None and "made at 1280×720" in device.why and "1920×1080" in device.why

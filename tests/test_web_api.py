@@ -645,3 +645,40 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_pa
     assert session.game.position.monster == parse_square("a1")        # the game learns only through the camera
     assert client.post("/api/simulated", json={"move": {"from": "z9"}}, headers=AUTH).status_code == 400
     assert client.post("/api/simulated", json={"paused": True}).status_code in (401, 403)
+
+
+def test_setup_routes_answer_in_sentences_never_500(tmp_path):
+    """The Setup page's API (issue 14; the browser flow is tests/test_setup_page.py): every route,
+    wrong bodies refused by name, steps that cannot be done now a 409 with what to do."""
+    from companion_app.table.config import load_table_config
+
+    (tmp_path / "table.toml").write_text(f'[camera]\nresolution = [1280, 720]\n[web]\ndatabase = "{tmp_path / "s.db"}"\n')
+    app, session = make_app(tmp_path, table_config=load_table_config(tmp_path / "table.toml"))
+    client = app.test_client()
+    assert client.get("/api/setup/look").status_code == 401
+    look = client.get("/api/setup/look", headers=AUTH).json
+    assert look["picture"] is False and "no picture yet" in look["message"]
+    assert client.get("/api/setup/overlay.jpg", headers=AUTH).status_code == 404
+    png = client.get("/api/setup/board.png", headers=AUTH)
+    assert png.status_code == 200 and png.data[:4] == b"\x89PNG"
+    assert client.get("/api/setup/calibration", headers=AUTH).json["views"] == 0
+    r = client.post("/api/setup/capture", json={}, headers=AUTH)
+    assert r.status_code == 409 and "no picture yet" in r.json["error"]
+    assert client.post("/api/setup/reset", json={}, headers=AUTH).json["views"] == 0
+    r = client.post("/api/setup/calibrate", json={}, headers=AUTH)
+    assert r.status_code == 409 and "only 0 usable view(s)" in r.json["error"]
+    r = client.post("/api/setup/save", json={}, headers=AUTH)
+    assert r.status_code == 409 and "Nothing to save yet" in r.json["error"]
+    r = client.post("/api/setup/exposure", json={"exposure_us": -5, "analogue_gain": 0}, headers=AUTH)
+    assert r.status_code == 409 and "exposure_us" in r.json["error"]
+    r = client.post("/api/setup/exposure", json={"exposure_us": 5000}, headers=AUTH)
+    assert r.status_code == 400 and "analogue_gain" in r.json["error"]
+    r = client.post("/api/setup/leds/light", json={"what": "row 12"}, headers=AUTH)
+    assert r.status_code == 409 and "rows are 1–11" in r.json["error"]
+    r = client.post("/api/setup/leds/mark", json={"square": "q9", "wrong": True}, headers=AUTH)
+    assert r.status_code == 409 and "not a square" in r.json["error"]
+    assert client.post("/api/setup/leds/mark", json={"square": "b2", "wrong": True}, headers=AUTH).json["wrong"] == ["b2"]
+    assert client.get("/api/setup/leds/marks", headers=AUTH).json["wrong"] == ["b2"]
+    findings = client.get("/api/setup/doctor", headers=AUTH).json["findings"]
+    assert any(f["topic"] == "board" and not f["ok"] for f in findings)
+    assert client.get("/setup").status_code == 200

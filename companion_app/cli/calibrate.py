@@ -72,7 +72,7 @@ def cmd_board(args) -> int:
 
 @exits_2_on_input_error
 def cmd_camera(args) -> int:
-    from calibration.intrinsics import NotEnoughViews, Views, calibrate
+    from calibration.intrinsics import NotEnoughViews, Views, calibrate, rms_advice
     from calibration.store import save_calibration
     from vision.sources import SourceError, open_source
     output_path(args.output, (".json", ".npz"), "calibration")   # before the frames are read
@@ -97,7 +97,7 @@ def cmd_camera(args) -> int:
         return 1
     save_calibration(cal, args.output)
     print(f"wrote {args.output}: {len(views)} views, reprojection error {cal.rms_px:.2f} px, "
-          f"focal length {cal.camera_matrix[0, 0]:.0f} px")
+          f"focal length {cal.camera_matrix[0, 0]:.0f} px ({rms_advice(cal.rms_px)})")
     return 0
 
 

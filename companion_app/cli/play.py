@@ -140,7 +140,8 @@ def play(args) -> int:
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"
-    app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host])
+    app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host],
+                     table_config=config)
     server.set_app(app)
 
     print("Finstere Flure table session")

@@ -250,9 +250,13 @@ def camera():
 @route("/camera/frame.jpg", "GET", "The camera's last frame as a JPEG picture", referee=True,
        produces="image/jpeg")
 def camera_frame():
-    data = table().camera_jpeg()
+    return live_jpeg(table().camera_jpeg(), "The camera has not given a frame yet")
+
+
+def live_jpeg(data: bytes | None, missing: str) -> Response:
+    """A picture of now: never cached; 404 saying ``missing`` before there is one."""
     if data is None:
-        abort(404, "The camera has not given a frame yet")
+        abort(404, missing)
     response = Response(data, mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
     return response

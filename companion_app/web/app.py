@@ -25,9 +25,11 @@ MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well u
 
 
 def create_app(session: TableSession | None = None, *, token: str | None = None, db: str | None = None,
-               public_url: str | None = None, hosts=(), test_config: dict | None = None) -> Flask:
+               public_url: str | None = None, hosts=(), test_config: dict | None = None,
+               table_config=None) -> Flask:
     """``hosts``: names the table is reached by besides localhost, this machine's (mDNS) name
-    and ``public_url``'s; any other Host header is refused (security.check_request)."""
+    and ``public_url``'s; any other Host header is refused (security.check_request).
+    ``table_config`` (a TableConfig, the defaults if None) is where the Setup page saves."""
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=secrets.token_hex(32),
@@ -52,9 +54,13 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
-    from . import api, pages
+    from . import api, pages, setup
+    from ..table.setup import SetupTool
+    app.extensions["flure_setup"] = SetupTool(session, table_config)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(setup.bp)
+    app.register_blueprint(setup.api_bp)
     app.before_request(check_request)
     app.after_request(secure_headers)
     _error_handlers(app)
