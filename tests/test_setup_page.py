@@ -23,7 +23,7 @@ from companion_app.table.watcher import CameraWorker
 from companion_app.web.server import Server
 from vision.pipeline import TableCamera
 from vision.twin.plane import calibration_poses, render_sheet
-from test_web_browser import CHROMIUM, browser  # noqa: F401 - the shared headless Chromium fixture
+from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import AUTH, OUTPUT, TOKEN, make_app
 
 SPEC = CharucoSpec()
@@ -86,7 +86,7 @@ def table(tmp_path, sheet_frames):
     session.close()
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
+@needs_chromium
 def test_setup_page_calibrates_the_lens_and_the_session_uses_it(browser, table):
     server, session, frames, config_path = table
     page = browser.new_context(viewport={"width": 1024, "height": 1366}, device_scale_factor=1).new_page()
