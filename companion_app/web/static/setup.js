@@ -74,8 +74,9 @@
     $("n-tilt").textContent = reg.tilt_deg == null ? "–" : `${reg.tilt_deg}°`;
     $("n-size").textContent = `${look.size[0]}×${look.size[1]}`;
     const st = look.stickers, list = $("stickers-list");
-    $("stickers-summary").textContent = `${st.seen.length} of ${st.pieces} pieces seen`;
     list.replaceChildren();
+    if (!look.located) { $("stickers-summary").textContent = "The board is not located: the stickers are checked once it is."; return; }
+    $("stickers-summary").textContent = `${st.seen.length} of ${st.pieces} pieces seen`;
     const item = (cls, text) => list.append(el("li", cls, text));
     if (st.missing.length) item("fix", `missing (no sticker seen): ${st.missing.join(", ")}`);
     if (st.unknown.length) item("fix", `unknown ids (not a sticker of this game): ${st.unknown.join(", ")}`);
