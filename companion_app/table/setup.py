@@ -238,8 +238,10 @@ class SetupTool:
         if not camera.enabled:
             self.config = dataclasses.replace(self.config, camera=camera)
             return
+        rig = getattr(self.session, "simulated", None)       # the simulated table is its own camera
         device = open_camera(camera.source, lambda: twin_state(self.session), camera,
-                             self.config.table.stable_frames, on_update=self.session.loop.on_camera)
+                             self.config.table.stable_frames, on_update=self.session.loop.on_camera,
+                             open_frames=rig.open_source if rig is not None else None)
         if device.obj is None:
             raise SetupError(f"Saved, but the camera could not use it: {device.why}")
         old, self.session.camera = self.session.camera, device
