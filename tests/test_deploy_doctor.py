@@ -14,7 +14,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion_app.cli import main as flure
-from companion_app.table import doctor
+from companion_app.cli import checks as doctor
 from companion_app.table.config import load_table_config
 from engine.position import basic_position
 from hardware.emulator import LedEmulator

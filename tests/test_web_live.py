@@ -59,7 +59,7 @@ def test_a_phone_that_reconnects_catches_up_with_what_it_missed(tmp_path):
 
 
 def test_a_phone_that_stops_reading_is_dropped_not_buffered_forever(tmp_path):
-    from companion_app.web.events import QUEUE_LIMIT
+    from companion_app.table.events import QUEUE_LIMIT
 
     app, session = make_app(tmp_path)
     stream = session.broker.stream(lambda: "first\n\n", heartbeat=0.01)

@@ -1,5 +1,5 @@
 """``flure doctor``: checks the table configuration and every device; exit status 1 if
-something needs fixing.  The checks are in ``companion_app.table.doctor``."""
+something needs fixing.  The checks are in ``companion_app.cli.checks``."""
 from __future__ import annotations
 
 import sys
@@ -24,7 +24,7 @@ def doctor(args) -> int:
     if config is None:
         print(f"FIX  configuration: {error}")
         return 1
-    from ..table.doctor import run_checks
+    from .checks import run_checks
 
     print(f"ok   configuration: {config.path or 'the defaults (no --config)'} is valid", flush=True)
     bad = 0

@@ -352,7 +352,7 @@ class TableLoop:
     def _publish(self) -> None:
         """Send the current view to every screen.  Under the session's lock: a view judged by a request
         thread must never reach the screens after a newer one judged by the camera thread."""
-        from ..web.events import sse_message   # the message format lives with the stream
+        from .events import sse_message
 
         with self.session._lock:
             view = self.view

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 
-from ..web.events import Broker, sse_message
+from .events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds

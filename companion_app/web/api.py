@@ -18,7 +18,7 @@ from . import schemas
 from .rules import load_rules
 from .security import guarded_match, is_referee, log_in, referee_required
 from ..table.journal import request_key
-from .events import StreamRefused
+from ..table.events import StreamRefused
 from ..table.session import TableSession
 
 bp = Blueprint("api", __name__, url_prefix="/api")

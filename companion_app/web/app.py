@@ -15,7 +15,7 @@ from markupsafe import escape
 from werkzeug.exceptions import HTTPException
 
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
-from .events import PER_ADDRESS
+from ..table.events import PER_ADDRESS
 from .server import STREAM_LIMIT
 from ..table.session import TableSession
 from ..table.store import DiskFullError, JournalError, Store, default_path
