@@ -126,7 +126,7 @@ def read_plan(plan: Plan | Mapping[str, Any]) -> Plan:
     try:
         return Plan.from_json(plan)
     except InvalidSetupError as exc:
-        raise PlanError(f"the plan is unusable: {exc} (expected the output of `flure resolve … --json`)") from None
+        raise PlanError(f"the plan is unusable: {exc}") from None
 
 
 def plan_beats(plan: Plan | Mapping[str, Any]) -> list[Beat]:

@@ -179,13 +179,16 @@ def cmd_show(args, cfg) -> int:
         return _fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
     except JsonTextError as exc:
         return _fail(f"{args.plan}: {exc}")
-    if not isinstance(plan, dict) or "steps" not in plan:
-        return _fail(f"{args.plan}: not a monster plan (expected the output of `flure resolve … --json`)")
+    from hardware.animation import PlanError, read_plan
+    try:
+        steps = len(read_plan(plan).steps)   # the engine's own check of the plan, naming the path at fault
+    except PlanError as exc:
+        return _fail(f"{args.plan}: not a monster plan: {exc}")
     grid = _grid(cfg, args.url)
     try:
         if not grid.show_plan(plan):
             return _fail(f"{args.plan}: {grid.last_error}")
-        code = _finish(grid, f"monster move ({len(plan['steps'])} steps)", timeout=120)
+        code = _finish(grid, f"monster move ({steps} steps)", timeout=120)
         if grid.emulator is not None:
             time.sleep(0.1)
             print(grid.emulator.terminal())

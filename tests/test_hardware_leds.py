@@ -136,7 +136,7 @@ def test_cli_refuses_bad_input_in_plain_words(tmp_path, capsys):
     assert "not valid JSON (line 1" in capsys.readouterr().err
     bad.write_text('{"position": {}}')
     assert main(["leds", "show", str(bad)]) == 2
-    assert "not a monster plan" in capsys.readouterr().err
+    assert "not a monster plan: the plan is unusable: format: must be 'flure-plan/1'" in capsys.readouterr().err
     cfg = tmp_path / "hw.toml"
     cfg.write_text('[layout]\nno_led = ["z1"]\n')
     assert main(["leds", "test", "emulator", "--config", str(cfg)]) == 2
