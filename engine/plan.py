@@ -230,8 +230,15 @@ class Push:
     kind: ClassVar[str] = "push"
 
     @property
+    def slid(self) -> bool:
+        """It slid across a pool (B2) before it came to rest or was removed on a corner square."""
+        return self.result == "slid" or (self.result == "removed" and self.path is not None and len(self.path) > 1)
+
+    @property
     def rule(self) -> str:
-        return {"destroyed": "T3", "slid": "M6 B2"}.get(self.result, "M6")
+        if self.result == "destroyed":
+            return "T3"
+        return "M6 B2" if self.slid else "M6"
 
     @property
     def eaten(self) -> bool:
@@ -249,6 +256,9 @@ class Push:
         if self.result == "destroyed":
             return f"pushes {what} from {start} onto the teleporter on {square_name(self.path[-1])}: destroyed (T3)"
         if self.result == "removed":
+            if self.slid:
+                return (f"pushes {what} from {start}; it slides across the pool onto the corner "
+                        f"{square_name(self.path[-1])}: removed (B2)")
             return f"pushes {what} from {start} onto the corner {square_name(self.path[-1])}: removed (M6)"
         if self.result == "slid":
             return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2)"

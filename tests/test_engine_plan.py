@@ -134,3 +134,14 @@ def test_lines_are_the_one_wording_of_steps_final_look_and_stop():
     assert prey.lines()[-1] == "The move ends: enough prey eaten (M1); eaten: red 3/4."
     alone = resolve(Position.from_setup({"monster": {"at": "a5", "facing": "E"}}), "prey-2")
     assert alone.lines()[-1] == "The move ends: 20-step cap reached (M1); eaten: nobody."
+
+
+def test_a_stone_sliding_onto_a_corner_pool_square_is_removed_with_b2_cited():
+    """Issue 10 item 7: the corner square a1 is itself a pool square; the stone is removed there."""
+    pos = Position.from_setup({"monster": {"at": "a4", "facing": "N"}, "stones": {"a3": "stone"},
+                               "pools": ["a2", "a1"]})
+    plan = resolve(pos, steps=1)
+    push = plan.steps[0].events[1]
+    assert type(push) is Push and push.result == "removed" and push.to is None and push.rule == "M6 B2"
+    assert push.text() == "pushes the stone from a3; it slides across the pool onto the corner a1: removed (B2)"
+    assert dict(plan.result.stones) == {} and Plan.from_json(plan.to_json()) == plan
