@@ -210,6 +210,8 @@ pip_install() {
   local target="$APP"
   if is_pi; then target="${APP}[pi]"; fi
   "$VENV/bin/python" -m pip install --quiet --upgrade "$target"
+  # the players' languages: compile the installed gettext catalogs (.po -> .mo)
+  "$VENV/bin/python" -m companion_app.i18n compile >/dev/null
   printf '%s\n' "$HASH" > "$VENV/.flure-installed"
 }
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from engine.deck import TILES, tile_name
 from engine.game import Game
 
+from ..i18n.plan_text import all_plan_lines
+
 WAITING_SUMMARY = "Waiting for the referee to start a game."
 
 
@@ -37,6 +39,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "plan_turn": plan_turn[1] if plan_json and plan_turn else None,
         "follow": follow, "camera_mode": camera_mode,
         "plan_lines": plan.lines() if plan is not None else [],   # the engine's one wording of the move
+        "plan_lines_i18n": all_plan_lines(plan),   # the same in each language (i18n.plan_text), each phone reads its own
     }
 
 

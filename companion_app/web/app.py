@@ -54,9 +54,10 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
-    from . import api, pages, setup
+    from . import api, i18n, pages, setup
     from ..table.setup import SetupTool
     app.extensions["flure_setup"] = SetupTool(session, table_config)
+    i18n.init_app(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(setup.bp)

@@ -467,24 +467,25 @@ function renderTable(view) {
 /* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden.
  * The current step's line is also shown right under the board (#now), so a phone need not scroll. */
 function renderSteps(state, upTo) {
+  const lines = (state.plan_lines_i18n || {})[window.FLURE_LANG] || state.plan_lines;
   const list = document.getElementById("steps");
   const move = document.getElementById("move");
   const now = document.getElementById("now");
   list.textContent = "";
   if (now) {
-    const line = state.plan && upTo ? state.plan_lines[upTo - 1] : null;
+    const line = state.plan && upTo ? lines[upTo - 1] : null;
     now.textContent = line || "";
     now.classList.toggle("hidden", !line);
   }
   if (!state.plan) {
     move.classList.add("empty");
     document.getElementById("tile-badge").textContent = "";
-    list.append(h("li", { class: "muted" }, "The monster has not moved yet."));
+    list.append(h("li", { class: "muted" }, t("The monster has not moved yet.")));
     return;
   }
   move.classList.remove("empty");
   document.getElementById("tile-badge").textContent = tileName(state.plan.card);
-  state.plan_lines.forEach((line, i) => {
+  lines.forEach((line, i) => {
     const n = i + 1;
     const cls = upTo === undefined ? "done" : n < upTo ? "done" : n === upTo ? "current" : "future";
     list.append(h("li", { class: cls, "data-step": n }, line));

@@ -20,7 +20,8 @@
     const box = $("winner");
     if (state.phase !== "over") { box.classList.add("hidden"); return; }
     box.classList.remove("hidden");
-    $("winner-title").textContent = state.winner === "monster" ? "The monster wins" : `${capital(state.winner)} wins!`;
+    $("winner-title").textContent = state.winner === "monster" ? t("The monster wins")
+      : t("%(colour)s wins!", { colour: capital(t(state.winner)) });
     $("winner-title").className = `colour-text-${state.winner}`;
     $("winner-text").textContent = state.summary;
     $("winner-table").replaceChildren(playersPanel(state));
@@ -32,7 +33,7 @@
     if (state.phase === "none") {
       $("board-card").classList.add("waiting");
       renderSteps(state);
-      $("players").replaceChildren(h("p", { class: "muted" }, "The players appear when the referee starts a game."));
+      $("players").replaceChildren(h("p", { class: "muted" }, t("The players appear when the referee starts a game.")));
       return;
     }
     $("board-card").classList.remove("waiting");

@@ -1,0 +1,93 @@
+"""The players' languages: gettext catalogs (Babel) for English, French, German and Spanish.
+
+The catalogs live in ``companion_app/translations/<lang>/LC_MESSAGES/messages.po`` and are
+managed with Babel's own tools (``python -m companion_app.i18n extract|update|compile``, which
+runs ``pybabel`` with this project's keywords).  The English wording in the code is the msgid;
+the English catalog is therefore empty by design.  The compiled ``.mo`` files are made at
+install (deploy/bootstrap.sh) and, when missing or older than their ``.po``, here on first use,
+so a fresh checkout works without a build step.  The browser's scripts get the same catalogs
+as JSON (``catalog(lang)``): one source of words, no hand-made dictionaries.
+"""
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = ("en", "fr", "de", "es")
+DEFAULT = "en"
+LANGUAGE_NAMES = {"en": "English", "fr": "Français", "de": "Deutsch", "es": "Español"}   # each in its own words
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+DOMAIN = "messages"
+
+
+def po_path(lang: str) -> Path:
+    return TRANSLATIONS / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def pick(lang: str | None) -> str:
+    """``lang`` if it is one of ours (``fr-CA`` counts as ``fr``), else the default."""
+    code = (lang or "").replace("_", "-").split("-")[0].lower()
+    return code if code in LANGUAGES else DEFAULT
+
+
+def _read(lang: str):
+    with po_path(lang).open("rb") as f:
+        return read_po(f, locale=lang, domain=DOMAIN)
+
+
+def ensure_compiled() -> list[str]:
+    """Compile each ``.po`` whose ``.mo`` is missing or stale; returns the languages compiled.
+    A read-only install (compiled at install already) is left as it is."""
+    done = []
+    for lang in LANGUAGES:
+        po = po_path(lang)
+        mo = po.with_suffix(".mo")
+        if not po.exists() or (mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime):
+            continue
+        try:
+            with mo.open("wb") as f:
+                write_mo(f, _read(lang), use_fuzzy=False)
+            done.append(lang)
+        except OSError as exc:
+            log.warning("cannot compile the %s catalog to %s: %s", lang, mo, exc)
+    return done
+
+
+@lru_cache(maxsize=None)
+def translations(lang: str) -> NullTranslations:
+    """The gettext translations of ``lang`` (English and unknown languages give the msgids back)."""
+    lang = pick(lang)
+    if lang == DEFAULT:
+        return NullTranslations()
+    ensure_compiled()
+    return Translations.load(str(TRANSLATIONS), [lang], DOMAIN)
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict[str, str]:
+    """``lang``'s catalog as {msgid: text} for the browser: English gives msgid -> msgid, so the
+    scripts need no fallback rule of their own.  Read from the same ``.po`` as the server's."""
+    lang = pick(lang)
+    out = {}
+    for message in _read(lang):
+        if not message.id or isinstance(message.id, tuple) or message.context:
+            continue
+        out[message.id] = (message.string or message.id) if lang != DEFAULT else message.id
+    return out
+
+
+def gettext(lang: str, message: str, **params) -> str:
+    """``message`` in ``lang``, with ``%(name)s`` filled from ``params``."""
+    text = translations(lang).gettext(message)
+    return text % params if params else text
+
+
+def pgettext(lang: str, context: str, message: str) -> str:
+    return translations(lang).pgettext(context, message)

@@ -1,0 +1,56 @@
+"""The page's language: Flask-Babel's locale from ``?lang=``, the ``lang`` cookie, then Accept-Language.
+
+A ``?lang=`` choice is remembered on that phone in the ``lang`` cookie (a year).  The browser's
+scripts read the same catalog as JSON: ``/api/i18n/<lang>.json``, also embedded in every page so
+the first drawing is already in the right words.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, g, jsonify, request
+from flask_babel import Babel
+
+from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled, pick
+
+bp = Blueprint("i18n", __name__)
+COOKIE = "lang"
+YEAR = 365 * 24 * 3600
+
+
+def select_locale() -> str:
+    for asked in (request.args.get("lang"), request.cookies.get(COOKIE)):
+        if asked in LANGUAGES:
+            return asked
+    return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+
+
+def current_language() -> str:
+    if "flure_lang" not in g:
+        g.flure_lang = select_locale()
+    return g.flure_lang
+
+
+@bp.get("/api/i18n/<lang>.json")
+def catalog_json(lang: str):
+    """The browser's catalog of ``lang``: {English msgid: words}, from the same .po as the server's."""
+    if lang not in LANGUAGES:
+        abort(404, f"There is no catalog for {lang!r}; the languages are {', '.join(LANGUAGES)}.")
+    return jsonify(catalog(lang))
+
+
+def _remember(response):
+    asked = request.args.get("lang")
+    if asked and asked in LANGUAGES:
+        response.set_cookie(COOKIE, asked, max_age=YEAR, samesite="Lax")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    ensure_compiled()
+    Babel(app, locale_selector=current_language, default_translation_directories=str(TRANSLATIONS))
+    app.register_blueprint(bp)
+    app.after_request(_remember)
+
+    @app.context_processor
+    def language():
+        lang = current_language()
+        return {"lang": lang, "languages": LANGUAGE_NAMES, "i18n_catalog": catalog(lang)}

@@ -1,0 +1,65 @@
+"""The catalogs (issue 16): complete in every language, in step with the code, and served to pages."""
+import re
+
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.pofile import read_po
+
+from companion_app.i18n import LANGUAGES, catalog, po_path
+from companion_app.i18n.__main__ import extract_args
+from tests.web_helpers import make_app
+
+FIELD = re.compile(r"%\((\w+)\)s")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return read_po(f)
+
+
+def keys(cat):
+    return {(m.context, m.id) for m in cat if m.id and not m.id == ""}
+
+
+def test_every_message_in_the_code_is_in_every_catalog_and_translated(tmp_path):
+    pot = tmp_path / "messages.pot"
+    CommandLineInterface().run(extract_args(str(pot)))
+    used = keys(read(pot))
+    assert ("direction", "W") in used and (None, "Game log") in used and (None, "the stone") in used
+    for lang in LANGUAGES:
+        cat = read(po_path(lang))
+        missing = used - keys(cat)
+        assert not missing, f"{lang}: msgids used in the code but missing from the catalog: {sorted(map(str, missing))}"
+        if lang == "en":
+            continue   # the English wording is the msgid itself
+        for m in cat:
+            if not m.id or (m.context, m.id) not in used:
+                continue
+            assert m.string, f"{lang}: untranslated {m.id!r}"
+            assert not m.fuzzy, f"{lang}: fuzzy {m.id!r}"
+            assert sorted(FIELD.findall(m.string)) == sorted(FIELD.findall(m.id)), f"{lang}: fields differ in {m.id!r}"
+
+
+def test_the_browser_catalog_is_the_po_file(tmp_path):
+    app, _ = make_app(tmp_path)
+    client = app.test_client()
+    fr = client.get("/api/i18n/fr.json")
+    assert fr.status_code == 200 and fr.get_json()["Game log"] == "Journal de la partie" == catalog("fr")["Game log"]
+    assert client.get("/api/i18n/en.json").get_json()["Game log"] == "Game log"
+    bad = client.get("/api/i18n/xx.json")
+    assert bad.status_code == 404 and "fr" in bad.get_json()["error"]
+
+
+def test_the_phone_page_language_from_query_cookie_then_accept_language(tmp_path):
+    app, _ = make_app(tmp_path)
+    client = app.test_client()
+    page = client.get("/", headers={"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"})
+    assert '<html lang="es">' in page.text and "Registro de la partida" in page.text
+    page = client.get("/?lang=de", headers={"Accept-Language": "es"})
+    assert '<html lang="de">' in page.text and "Spielverlauf" in page.text and "<h2>Game log</h2>" not in page.text
+    assert "lang=de" in page.headers["Set-Cookie"]
+    page = client.get("/", headers={"Accept-Language": "es"})   # the phone remembers its choice
+    assert '<html lang="de">' in page.text
+    page = client.get("/?lang=xx", headers={"Accept-Language": "fr"})
+    assert '<html lang="de">' in page.text   # an unknown ?lang= is ignored: the cookie still decides
+    fresh = app.test_client().get("/", headers={"Accept-Language": "ja"})
+    assert '<html lang="en">' in fresh.text and "<h2>Game log</h2>" in fresh.text
