@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_openapi_documents_every_api_route(started, app_session):
     client = started
     doc = client.get("/api/openapi.json").json
     assert doc["openapi"].startswith("3.1")
-    served = {(str(rule).replace("<rule_id>", "{rule_id}"), m.lower()) for rule in app_session[0].url_map.iter_rules()
+    served = {(re.sub(r"<(\w+)>", r"{\1}", str(rule)), m.lower()) for rule in app_session[0].url_map.iter_rules()
               if str(rule).startswith("/api/") for m in rule.methods - {"HEAD", "OPTIONS"}}
     documented = {(path, method) for path, ops in doc["paths"].items() for method in ops}
     assert served == documented
@@ -682,3 +683,10 @@ def test_setup_routes_answer_in_sentences_never_500(tmp_path):
     findings = client.get("/api/setup/doctor", headers=AUTH).json["findings"]
     assert any(f["topic"] == "board" and not f["ok"] for f in findings)
     assert client.get("/setup").status_code == 200
+
+
+def test_i18n_catalog_route(client):
+    """/api/i18n/<lang>.json: the browser's catalog of each language (more in tests/test_i18n_catalogs.py)."""
+    r = client.get("/api/i18n/de.json")
+    assert r.status_code == 200 and r.json["Game log"] == "Spielverlauf"
+    assert client.get("/api/i18n/klingon.json").status_code == 404

@@ -6,12 +6,12 @@ the first drawing is already in the right words.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, g, jsonify, request
+from flask import Flask, abort, g, jsonify, request
 from flask_babel import Babel
 
+from .api import route
 from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled, pick
 
-bp = Blueprint("i18n", __name__)
 COOKIE = "lang"
 YEAR = 365 * 24 * 3600
 
@@ -29,7 +29,7 @@ def current_language() -> str:
     return g.flure_lang
 
 
-@bp.get("/api/i18n/<lang>.json")
+@route("/i18n/<lang>.json", "GET", "the browser's gettext catalog of a language (en, fr, de, es): {English msgid: words}")
 def catalog_json(lang: str):
     """The browser's catalog of ``lang``: {English msgid: words}, from the same .po as the server's."""
     if lang not in LANGUAGES:
@@ -47,7 +47,6 @@ def _remember(response):
 def init_app(app: Flask) -> None:
     ensure_compiled()
     Babel(app, locale_selector=current_language, default_translation_directories=str(TRANSLATIONS))
-    app.register_blueprint(bp)
     app.after_request(_remember)
 
     @app.context_processor

@@ -34,6 +34,7 @@ STATE = {
                                                      "(the camera's `camera` messages list what differs)"},
         "camera_mode": {"type": "string", "enum": ["auto", "confirm"],
                         "description": "auto: camera moves applied at once; confirm: by the referee or CONFIRM"},
+        "plan_lines_i18n": {"type": "object", "description": "plan_lines in each language (en, fr, de, es): each phone shows its own"},
         "plan_lines": {"type": "array", "items": {"type": "string"},
                        "description": "the last move in the engine's words (Plan.lines): one line per step, "
                                       "the final look, how the move ended"},
@@ -49,6 +50,7 @@ EXTRA_ERRORS = {
     "/api/login": {"403": "wrong PIN", "429": "too many wrong PINs from this address: wait the seconds it says"},
     "/api/rules/{rule_id}": {"404": "no rule with that id"},
     "/api/camera/frame.jpg": {"404": "the camera has not given a frame yet"},
+    "/api/i18n/{lang}.json": {"404": "no catalog for that language"},
 }
 
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "rule": {"type": ["string", "null"]},
