@@ -113,6 +113,9 @@ class Words:
         if e.result == "destroyed":
             return self.t("pushes %(what)s from %(start)s onto the teleporter on %(square)s: destroyed (T3)",
                           what=what, start=start, square=square_name(e.path[-1]))
+        if e.result == "removed" and e.slid:
+            return self.t("pushes %(what)s from %(start)s; it slides across the pool onto the corner %(square)s: "
+                          "removed (B2)", what=what, start=start, square=square_name(e.path[-1]))
         if e.result == "removed":
             return self.t("pushes %(what)s from %(start)s onto the corner %(square)s: removed (M6)",
                           what=what, start=start, square=square_name(e.path[-1]))
