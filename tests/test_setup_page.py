@@ -99,6 +99,7 @@ def test_setup_page_calibrates_the_lens_and_the_session_uses_it(browser, table):
     # The live overlay arrives (a real JPEG from the camera's last frame).
     until(lambda: loaded(page) >= 1, 15, "the overlay")
     assert int(page.get_attribute("#overlay", "data-width")) > 0
+    until(lambda: "corners (yellow dots)" in page.text_content("#charuco"))   # the board is seen before a tap
     # A capture adds a view and the coverage map fills.
     page.click("#capture")
     until(lambda: page.text_content("#views") == "1")
@@ -134,6 +135,9 @@ def test_setup_page_calibrates_the_lens_and_the_session_uses_it(browser, table):
     page.click("#exposure-save")
     until(lambda: "updated" in page.text_content("#exposure-message"))
     assert load_table_config(config_path).camera.exposure.exposure_us == 8000
+    page.reload()                              # the stored settings come back on the page
+    until(lambda: page.input_value("#exposure-us") == "8000")
+    assert page.input_value("#gain") == "2"
 
     # LED check: a row lights on the real LED grid; a tapped square is stored as wrong.
     page.select_option("#light-line", "row 3")

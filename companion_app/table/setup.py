@@ -126,12 +126,26 @@ class SetupTool:
                 continue
             colour = KNOWN if marker_id in scheme.stickers else UNKNOWN
             cv2.polylines(picture, [np.asarray(corners).round().astype(np.int32)], True, colour, thick, cv2.LINE_AA)
-        data = {"picture": True, "size": [int(frame.shape[1]), int(frame.shape[0])],
+        charuco = self._draw_charuco(gray, picture, thick)
+        data = {"picture": True, "size": [int(frame.shape[1]), int(frame.shape[0])], "charuco_corners": charuco,
+                "exposure": dataclasses.asdict(self.config.camera.exposure),
                 "located": bool(reading.located), "registration": rep.to_json(),
                 "verdict": rep.verdict or "not located",
                 "advice": rep.advice or (rep.problems[0] if rep.problems else "put the whole board in view"),
                 "stickers": sticker_check(det.ids.tolist(), scheme)}
         return data, jpeg(picture)
+
+    def _draw_charuco(self, gray, picture, thick: int) -> int:
+        """Mark the calibration board's corners the camera finds now (so the owner sees a capture would
+        count before tapping); returns how many."""
+        import cv2
+
+        corners, ids, _mc, _mi = cv2.aruco.CharucoDetector(self.spec.board()).detectBoard(gray)
+        if ids is None:
+            return 0
+        for x, y in corners.reshape(-1, 2):
+            cv2.circle(picture, (int(round(x)), int(round(y))), 3 * thick, (0, 255, 255), -1, cv2.LINE_AA)
+        return int(len(ids))
 
     # -- lens calibration --------------------------------------------------------------------
     def capture(self) -> dict:

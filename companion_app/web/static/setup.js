@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  let csrf = null, auto = null, refreshing = false;
+  let csrf = null, auto = null, refreshing = false, exposureShown = false;
 
   async function api(method, path, body) {
     const opts = { method, headers: {}, credentials: "same-origin" };
@@ -65,6 +65,14 @@
   }
   function showLook(look) {
     if (!look.picture) { $("no-picture").textContent = look.message; $("no-picture").classList.remove("hidden"); return; }
+    if (!exposureShown && look.exposure) {     // the stored settings, once
+      exposureShown = true;
+      const x = look.exposure;
+      $("exposure-us").value = x.exposure_us; $("gain").value = x.analogue_gain;
+      if (x.colour_gains) { $("red-gain").value = x.colour_gains[0]; $("blue-gain").value = x.colour_gains[1]; }
+    }
+    $("charuco").textContent = look.charuco_corners
+      ? `The calibration board is in view: ${look.charuco_corners} corners (yellow dots).` : "";
     const reg = look.registration;
     $("verdict").textContent = look.verdict;
     $("verdict").className = `pill ${VERDICT_CLASS[look.verdict] || "warn"}`;
