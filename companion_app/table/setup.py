@@ -328,7 +328,7 @@ class SetupTool:
     # -- doctor card -------------------------------------------------------------------------------
     def doctor(self) -> list[dict]:
         """flure doctor's checks that do not need the devices the session holds, plus the session's own view."""
-        from .doctor import Finding, check_board, check_calibration, check_database
+        from .checks import Finding, check_board, check_calibration, check_database
 
         findings = check_calibration(self.config)
         frame = self.frame()
