@@ -28,6 +28,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from engine.errors import FlureError
 from engine.geometry import SQUARES, square_name
 
 def default_report() -> Path:
@@ -325,13 +326,10 @@ def run(args, calibration=None) -> int:
         for lv in grid:
             print(f"{lv.name:12} {lv.about}")
         return 0
-    from vision.scheme import SchemeError, load_scheme
-    try:
-        scheme = load_scheme(getattr(args, "scheme", None))
-        levels = chosen_levels(getattr(args, "levels", None), grid)
-    except (SchemeError, UsageError) as exc:
-        print(f"flure vision eval: {exc}", file=sys.stderr)
-        return 2
+    from vision.scheme import load_scheme
+    # a SchemeError or UsageError is flure's one plain sentence with status 2 (companion_app.cli.main)
+    scheme = load_scheme(getattr(args, "scheme", None))
+    levels = chosen_levels(getattr(args, "levels", None), grid)
     path = report_path(getattr(args, "report", None), evaluate_moves.default_report() if moves else default_report())
     if moves:
         return evaluate_moves.run(args, levels, path, scheme, calibration)
@@ -355,13 +353,13 @@ def run(args, calibration=None) -> int:
         try:
             path.write_text(json.dumps(data, indent=1) + "\n")
         except OSError as exc:
-            print(f"flure vision eval: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"flure: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
             return 1
         print(f"report: {path}")
     return 0
 
 
-class UsageError(Exception):
+class UsageError(FlureError):
     """A ``flure vision eval`` option that cannot be used; the message says why (status 2)."""
 
 

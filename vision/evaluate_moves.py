@@ -287,7 +287,7 @@ def run(args, levels, path: Path | None, scheme, calibration=None) -> int:
         try:
             path.write_text(json.dumps(data, indent=1) + "\n")
         except OSError as exc:
-            print(f"flure vision eval --moves: cannot write the report {path}: {exc.strerror or exc}",
+            print(f"flure: cannot write the report {path}: {exc.strerror or exc}",
                   file=sys.stderr)
             return 1
         print(f"report: {path}")

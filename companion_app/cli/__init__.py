@@ -1,10 +1,9 @@
 """The ``flure`` command: one entry point, one sub-command per job.
 
 Each command module adds its sub-commands through a ``register(subparsers)``
-function.  A package whose commands use only that package keeps them
-(``hardware/cli.py``, ``vision/stickers_cli.py``); commands that wire packages
-together (``flure vision`` and ``flure calibrate`` load calibration files for the
-reader) live here, since only ``companion_app`` may import them all.
+function.  Every command's front-end lives here (``leds.py``, ``stickers.py``,
+``render.py`` beside the ones that wire packages together): the packages keep the
+work, this package parses the line, loads the files and fails one way.
 Those modules must be cheap to import: heavy libraries are imported inside
 the command functions.  A command function takes the parsed ``args`` and
 returns the exit status.
@@ -29,9 +28,9 @@ COMMAND_MODULES = (
     "companion_app.cli.config",
     "companion_app.cli.doctor",
     "companion_app.cli.vision",
-    "vision.stickers_cli",
+    "companion_app.cli.stickers",
     "companion_app.cli.calibrate",
-    "hardware.cli",
+    "companion_app.cli.leds",
 )
 
 
@@ -54,9 +53,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="flure",
         description="Finstere Flure Companion: plays the monster for your table.",
     )
-    from .inputs import check_output
-    # The one output-path check, handed to every command: hardware.cli may not import this package.
-    parser.set_defaults(check_output=check_output)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:

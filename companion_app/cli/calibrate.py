@@ -5,10 +5,11 @@ Cheap to import: OpenCV is imported inside the command functions.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from .inputs import IMAGE_SUFFIXES, exits_2_on_input_error, load_calibration_file, load_inputs, output_path
+from . import fail
+from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs,
+                     output_path)
 
 
 def register(subparsers) -> None:
@@ -53,7 +54,7 @@ def _spec(args):
     try:
         cols, rows = (int(v) for v in args.squares.lower().split("x"))
     except ValueError:
-        raise SystemExit(f"--squares must look like 7x5, not {args.squares!r}") from None
+        raise InputError(f"--squares must look like 7x5, not {args.squares!r}") from None
     return CharucoSpec((cols, rows), args.square_mm, args.marker_mm)
 
 
@@ -63,8 +64,7 @@ def cmd_board(args) -> int:
     output_path(args.output, IMAGE_SUFFIXES, "image")
     spec = _spec(args)
     if not cv2.imwrite(args.output, spec.image(args.dpi)):
-        print(f"{args.output}: cannot write the image", file=sys.stderr)
-        return 2
+        return fail(f"{args.output}: cannot write the image")
     print(f"wrote {args.output}: print at {args.dpi} dpi, 100% scale; check that one square "
           f"measures {spec.square_mm:g} mm")
     return 0
@@ -80,8 +80,7 @@ def cmd_camera(args) -> int:
     try:
         source = open_source(args.source)
     except SourceError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        raise InputError(str(exc)) from None
     try:
         for i in range(args.frames if not Path(args.source).is_dir() else 10_000):
             frame = source.read()
@@ -93,8 +92,7 @@ def cmd_camera(args) -> int:
     try:
         cal = calibrate(views)
     except NotEnoughViews as exc:
-        print(f"calibration failed: {exc}", file=sys.stderr)
-        return 1
+        return fail(f"calibration failed: {exc}", 1)
     save_calibration(cal, args.output)
     print(f"wrote {args.output}: {len(views)} views, reprojection error {cal.rms_px:.2f} px, "
           f"focal length {cal.camera_matrix[0, 0]:.0f} px ({rms_advice(cal.rms_px)})")
@@ -110,8 +108,7 @@ def cmd_check(args) -> int:
     print(json.dumps(report.to_json(), indent=1))
     if args.save:
         if cal is None:
-            print("--save needs --calibration FILE", file=sys.stderr)
-            return 2
+            return fail("--save needs --calibration FILE")
         cal.registration = report.to_json()
         save_calibration(cal, args.calibration)
     return 0 if report.ok else 1

@@ -117,7 +117,7 @@ def output_path(path: str, suffixes: tuple[str, ...] | None, what: str = "file")
 
 
 def check_output(path: str, suffixes: tuple[str, ...] | None, what: str = "file"):
-    """``output_path`` for commands outside this package: (Path, None) or (None, the sentence)."""
+    """``output_path`` as a pair: (Path, None) or (None, the sentence) for ``fail``."""
     try:
         return output_path(path, suffixes, what), None
     except InputError as exc:

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from . import fail
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
                      load_inputs, output_path)
 
@@ -51,7 +52,7 @@ def register(subparsers) -> None:
     _common(w)
     w.set_defaults(func=cmd_watch)
 
-    from vision.twin import cli as twin_cli   # argparse only: cheap
+    from . import render as twin_cli   # argparse only: cheap
     m = sub.add_parser("render", help="make a camera image of a position with the synthetic camera",
                        description=twin_cli.DESCRIPTION, epilog=twin_cli.EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,8 +130,7 @@ def cmd_show(args) -> int:
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
     if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
-        print(f"{out}: cannot write the image", file=sys.stderr)
-        return 2
+        return fail(f"{out}: cannot write the image")
     print(f"wrote {out}")
     for p in reading.problems:
         print(f"  problem: {p['message']}")
@@ -145,8 +145,7 @@ def cmd_watch(args) -> int:
     try:
         source = open_source(args.source)
     except SourceError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        raise InputError(str(exc)) from None
     cam = TableCamera(source, scheme, cal, stable_frames=args.stable)
     try:
         for _ in range(args.frames):
@@ -157,8 +156,7 @@ def cmd_watch(args) -> int:
                 return 0
     finally:
         cam.close()
-    print(f"no stable reading in {args.frames} frames", file=sys.stderr)
-    return 1
+    return fail(f"no stable reading in {args.frames} frames", 1)
 
 
 @exits_2_on_input_error

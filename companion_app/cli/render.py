@@ -3,14 +3,17 @@
 ``flure vision render --setup scenario.json -o table.png --tilt 20 --hand`` writes the image and
 its ground truth (``table.json``: the setup on the board, the tile, the camera, every sticker's
 pixels).  ``add_arguments``/``run`` are what ``companion_app/cli/vision.py`` registers, the same
-shape as ``vision.evaluate``.  Cheap to import: the renderer is imported when it runs.
+shape as ``vision.evaluate``; the renderer itself is ``vision.twin``.  Cheap to import: the renderer
+is imported when it runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from . import fail
+from .inputs import check_output
 
 DESCRIPTION = """\
 Draw the table as an overhead camera sees it (the synthetic camera: the board to scale, the
@@ -61,39 +64,39 @@ def run(args) -> int:
     from engine.errors import InvalidSetupError
     from engine.jsontext import JsonTextError
     from engine.position import basic_position
-    from ..scheme import SchemeError
+    from vision.scheme import SchemeError
 
-    # flure's one output-path check (companion_app.cli.inputs), handed over in args: before rendering
+    # flure's one output-path check, before rendering
     for path, suffixes, what in ((args.output, (".png", ".jpg", ".jpeg"), "image"),
                                  (args.truth, (".json",), "ground truth")):
-        problem = path and args.check_output(path, suffixes, what)[1]
+        problem = path and check_output(path, suffixes, what)[1]
         if problem:
-            return _fail(problem)
+            return fail(problem)
     try:
         offset = tuple(float(v) for v in args.offset.split(","))
         if len(offset) != 2:
             raise ValueError
     except ValueError:
-        return _fail(f"--offset must be two numbers in mm like 20,-10, not {args.offset!r}")
+        return fail(f"--offset must be two numbers in mm like 20,-10, not {args.offset!r}")
     try:
         if args.setup:
             position = _read_setup(Path(args.setup))
             tile = args.tile
         elif args.random is not None:
-            from .positions import random_position
+            from vision.twin.positions import random_position
             position, tile = random_position(args.random)
             tile = args.tile or tile
         else:
             position, tile = basic_position(), args.tile
     except (OSError, JsonTextError, InvalidSetupError) as exc:
-        return _fail(f"cannot read the setup {args.setup}: {exc}")
+        return fail(f"cannot read the setup {args.setup}: {exc}")
     if args.name_pawns:
         position, named = name_pawns(position)
         for old, new in named:
             print(f"pawn {old} is drawn as {new}")
 
     import cv2
-    from .scene import render_burst
+    from vision.twin.scene import render_burst
     try:
         frames = render_burst(
             position, tile, frames=max(1, args.frames), seed=args.seed, width=args.width, height=args.height,
@@ -103,18 +106,18 @@ def run(args) -> int:
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
         unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
-        return _fail(str(exc) + ("; --name-pawns draws such pawns with free stickers" if unnamed else ""))
+        return fail(str(exc) + ("; --name-pawns draws such pawns with free stickers" if unnamed else ""))
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
     for path, (img, _) in zip(paths, frames):
         if not cv2.imwrite(str(path), img):
-            return _fail(f"cannot write the image {path}")
+            return fail(f"cannot write the image {path}")
         print(path)
     truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
     try:
         truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
     except OSError as exc:
-        return _fail(f"cannot write the ground truth {truth_path}: {exc.strerror or exc}")
+        return fail(f"cannot write the ground truth {truth_path}: {exc.strerror or exc}")
     print(truth_path)
     return 0
 
@@ -126,7 +129,7 @@ def name_pawns(position):
     from dataclasses import replace
 
     from engine.position import pawn_label
-    from .positions import all_pawns
+    from vision.twin.positions import all_pawns
     used = {(p.colour, p.kind) for p in position.pawns if p.colour and p.kind}
     free = [ck for ck in all_pawns() if ck not in used]
     pawns, named = [], []
@@ -146,8 +149,3 @@ def _read_setup(path: Path):
     data = loads(path.read_bytes())   # JsonTextError: not UTF-8, not JSON, too deep, huge numbers
     setup = data.get("setup", data) if isinstance(data, dict) else data
     return Position.from_setup(setup, strict=False, where=f"{path.name}: setup")
-
-
-def _fail(message: str) -> int:
-    print(f"flure vision render: {message}", file=sys.stderr)
-    return 2

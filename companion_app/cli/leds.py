@@ -15,6 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+from . import fail
+from .inputs import check_output
+
 
 def _seconds(text: str) -> float:
     """A command-line duration: a number of seconds above 0."""
@@ -68,13 +71,6 @@ def register(sub) -> None:
     lo.set_defaults(func=cmd_layout)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    # one line even when a key quoted from the file holds a line break
-    message = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
-    print(f"flure: {message}", file=sys.stderr)
-    return code
-
-
 def _with_config(command):
     """Check ``--png`` and load ``--config`` first; a bad path or file is one plain line and exit
     status 2, before anything is started or animated."""
@@ -83,14 +79,13 @@ def _with_config(command):
         from hardware.config import HardwareConfigError, load_config
         from hardware.layout import LayoutError
         if getattr(args, "png", None):
-            # flure's one output-path check (companion_app.cli.inputs), handed over in args
-            _path, problem = args.check_output(args.png, (".png",), "image")
+            _path, problem = check_output(args.png, (".png",), "image")
             if problem:
-                return _fail(problem)
+                return fail(problem)
         try:
             cfg = load_config(args.config)
         except (HardwareConfigError, LayoutError) as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
         return command(args, cfg)
     return run
 
@@ -176,18 +171,18 @@ def cmd_show(args, cfg) -> int:
     try:
         plan = loads(sys.stdin.buffer.read() if args.plan == "-" else Path(args.plan).read_bytes())
     except OSError as exc:
-        return _fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
+        return fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
     except JsonTextError as exc:
-        return _fail(f"{args.plan}: {exc}")
+        return fail(f"{args.plan}: {exc}")
     from hardware.animation import PlanError, read_plan
     try:
         steps = len(read_plan(plan).steps)   # the engine's own check of the plan, naming the path at fault
     except PlanError as exc:
-        return _fail(f"{args.plan}: not a monster plan: {exc}")
+        return fail(f"{args.plan}: not a monster plan: {exc}")
     grid = _grid(cfg, args.url)
     try:
         if not grid.show_plan(plan):
-            return _fail(f"{args.plan}: {grid.last_error}")
+            return fail(f"{args.plan}: {grid.last_error}")
         code = _finish(grid, f"monster move ({steps} steps)", timeout=120)
         if grid.emulator is not None:
             time.sleep(0.1)

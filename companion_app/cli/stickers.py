@@ -1,7 +1,8 @@
 """``flure stickers``: print-ready sticker sheets from the marker scheme (cheap to import)."""
 from __future__ import annotations
 
-import sys
+from . import fail
+from .inputs import check_output
 
 
 def register(subparsers) -> None:
@@ -19,23 +20,16 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .scheme import SchemeError, load_scheme
-    from .stickers import write_sheets
-    # flure's one output-path check (companion_app.cli.inputs), handed over in args
-    problem = args.check_output(args.output, None, "sticker sheets")[1]
+    from vision.scheme import load_scheme
+    from vision.stickers import write_sheets
+    problem = check_output(args.output, None, "sticker sheets")[1]
     if problem:
-        print(f"flure: {problem}", file=sys.stderr)
-        return 2
-    try:
-        scheme = load_scheme(args.scheme)
-    except SchemeError as exc:
-        print(f"flure stickers: {exc}", file=sys.stderr)
-        return 2
+        return fail(problem)
+    scheme = load_scheme(args.scheme)   # a SchemeError is flure's plain sentence, status 2 (cli.main)
     try:
         paths = write_sheets(scheme, args.output, args.format)
     except OSError as exc:
-        print(f"flure stickers: cannot write into {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return fail(f"cannot write into {args.output}: {exc.strerror or exc}", 1)
     for path in paths:
         print(path)
     print(f"{len(scheme.stickers) + len(scheme.board_markers)} stickers; print at 100 % and check the "
