@@ -19,3 +19,13 @@ def browser():
         b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
         b.close()
+
+
+def referee_login(page, url: str) -> None:
+    """Open the referee view at ``url`` and log in with the test PIN."""
+    from web_helpers import TOKEN
+
+    page.goto(url + "referee")
+    page.fill("#pin", TOKEN)
+    page.click("#login-form button")
+    page.wait_for_selector("#login", state="hidden")

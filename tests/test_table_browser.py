@@ -9,8 +9,8 @@ from __future__ import annotations
 from companion_app.table.devices import open_leds
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
-from web_helpers import OUTPUT, TOKEN, make_app, session_with, show_table
+from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
+from web_helpers import OUTPUT, make_app, session_with, show_table
 
 pytestmark = needs_chromium
 DIM = "030202"     # an idle board square on the LED grid
@@ -32,10 +32,7 @@ def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(
             phone.wait_for_selector(".link.live")
             referee = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
             referee.on("pageerror", lambda e: errors.append(str(e)))
-            referee.goto(server.url + "referee")
-            referee.fill("#pin", TOKEN)
-            referee.click("#login-form button")
-            referee.wait_for_selector("#login", state="hidden")
+            referee_login(referee, server.url)
 
             # The board is not set up yet: both screens list what to put where, nobody clicks.
             camera.reading = FakeReading(True, {**session.game.position.to_setup(), "stones": {}})

@@ -26,7 +26,7 @@
       opts.body = JSON.stringify(body);
     }
     const changes = method === "POST" && path !== "/api/logout" && !path.startsWith("/api/camera/fix")
-      && path !== "/api/camera/clear" && path !== "/api/camera/mode";
+      && path !== "/api/camera/clear" && path !== "/api/camera/mode" && path !== "/api/simulated";
     if (changes) {
       // Retries are safe: the same key (and the state version this screen acted on) make the server
       // answer a repeat with its first answer, and refuse with 409 when the table moved on meanwhile.
@@ -337,8 +337,60 @@
   $("camera-frame").addEventListener("error", () => $("camera-frame").classList.add("hidden"));
   $("camera-frame").addEventListener("load", () => $("camera-frame").classList.remove("hidden"));
 
+  // -- the simulated table: the referee's hands on it (only when the session runs one) ------------
+  // The game learns of a piece moved here only through the camera, exactly as at a real table.
+  const SIM_HINT = "The game learns of what you move here only through the camera, as at a real table.";
+  let sim = null, simMoving = false, simFrom = null;
+  function renderSimulated(st) {
+    sim = st;
+    $("sim-card").classList.remove("hidden");
+    const paused = st.players.paused;
+    $("sim-state").textContent = paused ? "paused" : "playing";
+    $("sim-state").className = `pill ${paused ? "warn" : "ok"}`;
+    $("sim-pause").textContent = paused ? "Resume the players" : "Pause the players";
+  }
+  async function readSimulated() {
+    if (!csrf) return;
+    const res = await fetch("/api/simulated", { credentials: "same-origin" }).catch(() => null);
+    if (!res || !res.ok) { $("sim-card").classList.add("hidden"); return; }   // a real table: no card
+    renderSimulated(await res.json());
+  }
+  function simStep(from, hint) {
+    simFrom = from;
+    board.highlight(from ? { [from]: "sim-from" } : {}, ["sim-from"]);
+    $("sim-beside").classList.toggle("hidden", !from);
+    $("sim-hint").textContent = hint;
+  }
+  function setSimMoving(on) {
+    simMoving = on;
+    $("sim-move").setAttribute("aria-pressed", String(on));
+    $("sim-move").classList.toggle("primary", on);
+    $("tap-hint").textContent = on ? "Tapping the board moves pieces on the simulated table."
+      : "Tap a square to correct the camera's reading of it.";
+    simStep(null, on ? "Tap the square of the piece to move." : SIM_HINT);
+  }
+  async function simTap(to) {
+    if (!simFrom && !to) return;
+    if (!simFrom) return simStep(to, `Now tap where the piece on ${to} goes (or put it beside the board).`);
+    const from = simFrom;
+    if (to === from) return simStep(null, "Tap the square of the piece to move.");
+    try {
+      const st = await api("POST", "/api/simulated", { move: { from, to } });
+      renderSimulated(st);
+      simStep(null, `Moved ${st.moved}. Tap the next piece to move, or stop moving pieces.`);
+    } catch (e) {
+      simStep(null, "Tap the square of the piece to move.");   // the refusal is shown as a toast
+    }
+  }
+  $("sim-pause").addEventListener("click", async () => {
+    if (sim) renderSimulated(await api("POST", "/api/simulated", { paused: !sim.players.paused }));
+  });
+  $("sim-move").addEventListener("click", () => setSimMoving(!simMoving));
+  $("sim-beside").addEventListener("click", () => simTap(null));
+
   // -- tapping squares: move, place, or fix ---------------------------------------------
   async function onSquare(sq) {
+    if (simMoving) return simTap(sq);
     if (!latest) return;
     if (selectedPawn) {
       if (targets.some((t) => t.square === sq)) return movePawn(sq);
@@ -490,6 +542,7 @@
     $("join-url").href = join.url;
     readDevices();
     readCamera();
+    readSimulated();
   }
 
   async function start() {
@@ -501,7 +554,7 @@
     const leds = new LedPanel($("leds-panel"), geometry);
     connectLive(onState, showLink, { camera: renderCamera, leds: (frame) => leds.show(frame) });
     if (await checkLogin()) afterLogin();
-    setInterval(readDevices, 5000);
+    setInterval(() => { readDevices(); readSimulated(); }, 5000);
   }
   start();
 })();
