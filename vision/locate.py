@@ -363,10 +363,11 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
                                      axis=2), axis=1)
         return np.where(ok, spread, np.inf), np.where(ok, fit, np.inf)
 
-    # Every k1 on the fine grid at once, no distortion among them (one batch costs about
-    # what one value did).
-    n = int(round(config.max_k1 / config.k1_step))
-    grid = np.arange(-n, n + 1) * config.k1_step
+    # Coarse to fine, each step's values in one batch (one batch costs about what one value
+    # did); the coarse grid holds no distortion, k1 = 0.
+    step = 4 * config.k1_step
+    n = int(round(config.max_k1 / step))
+    grid = np.arange(-n, n + 1) * step
     spread, fit_px = parts(grid)
     if spread[n] < config.distortion_min_spread and fit_px[n] < config.distortion_min_fit_px:
         return 0.0     # stickers and corner markers already agree: no visible distortion
@@ -374,6 +375,13 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
     base = float(costs[n])
     i = int(np.argmin(costs))
     best, best_cost = float(grid[i]), float(costs[i])
+    while best_cost < base and step > config.k1_step + 1e-12:
+        step /= 2
+        grid = best + np.array([-step, step])
+        costs = np.add(*(a * w for a, w in zip(parts(grid), (1.0, config.distortion_fit_weight))))
+        i = int(np.argmin(costs))
+        if costs[i] < best_cost:
+            best, best_cost = float(grid[i]), float(costs[i])
     if abs(best) < 1e-12 or best_cost >= base or best_cost > config.distortion_gain * base:
         return 0.0
     return best
