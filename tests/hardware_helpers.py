@@ -24,9 +24,9 @@ FAST = {"animation": {"beat_ms": 15, "hold_s": 0.05, "fps": 120},
         "power": {"budget_ma": 100_000}}  # exact colours: the cap has its own tests
 
 
-def plan(setup: dict = ADVANCED_SETUP, card: str | None = "8", steps: int | None = None) -> dict:
+def plan(setup: dict = ADVANCED_SETUP, tile: str | None = "8", steps: int | None = None) -> dict:
     position = Position.from_setup(setup)
-    return (resolve(position, steps=steps) if steps else resolve(position, card)).to_json()
+    return (resolve(position, steps=steps) if steps else resolve(position, tile)).to_json()
 
 
 @contextlib.contextmanager

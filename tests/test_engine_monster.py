@@ -11,13 +11,13 @@ from engine.plan import Eat, Enter, Pivot, Push, Stop, Teleport
 from engine.position import BOARD, GONE, Position
 from tests.engine_strategies import positions
 
-cards = st.sampled_from(TILE_KINDS)
+tiles = st.sampled_from(TILE_KINDS)
 
 
-@given(positions(), cards)
+@given(positions(), tiles)
 @settings(max_examples=300, deadline=None)
-def test_pieces_are_conserved_except_by_the_rules_that_remove_them(pos, card):
-    plan = resolve(pos, card)
+def test_pieces_are_conserved_except_by_the_rules_that_remove_them(pos, tile):
+    plan = resolve(pos, tile)
     events = [e for s in plan.steps for e in s.events]
     removed_stones = Counter(e.stone for e in events if type(e) is Push and e.stone and e.to is None)
     before, after = Counter(pos.stones.values()), Counter(plan.result.stones.values())
@@ -36,10 +36,10 @@ def test_pieces_are_conserved_except_by_the_rules_that_remove_them(pos, card):
     assert plan.result.monster not in pos.pools or pos.monster in pos.pools and not plan.steps
 
 
-@given(positions(), cards)
+@given(positions(), tiles)
 @settings(max_examples=300, deadline=None)
-def test_each_step_is_one_look_and_one_move(pos, card):
-    plan = resolve(pos, card)
+def test_each_step_is_one_look_and_one_move(pos, tile):
+    plan = resolve(pos, tile)
     at = pos.monster
     for step in plan.steps:
         assert step.start == at and step.look.at == at
@@ -50,7 +50,7 @@ def test_each_step_is_one_look_and_one_move(pos, card):
         assert kinds.count(Pivot) <= 4
         at = step.end
     assert plan.result.monster == at and plan.final_look.at == at
-    steps, prey = (None, int(card[-1])) if card.startswith("prey") else (int(card), None)
+    steps, prey = (None, int(tile[-1])) if tile.startswith("prey") else (int(tile), None)
     if steps:
         assert len(plan.steps) == steps
     else:
@@ -65,10 +65,10 @@ def test_each_step_is_one_look_and_one_move(pos, card):
                 assert i == len(plan.steps) - 1
 
 
-@given(positions(), cards)
+@given(positions(), tiles)
 @settings(max_examples=150, deadline=None)
-def test_resolving_is_deterministic_and_json_safe(pos, card):
-    a, b = resolve(pos, card), resolve(pos, card)
+def test_resolving_is_deterministic_and_json_safe(pos, tile):
+    a, b = resolve(pos, tile), resolve(pos, tile)
     assert a.to_json() == b.to_json()
     text = json.dumps(a.to_json())
     again = json.loads(text)
@@ -89,11 +89,11 @@ def test_prey3_variant_makes_the_five_tile_three_prey():
     assert len(resolve(pos, "5").steps) == 5
 
 
-@pytest.mark.parametrize("card", ["4", "prey-4", "", None])
-def test_unknown_tiles_are_refused(card):
+@pytest.mark.parametrize("tile", ["4", "prey-4", "", None])
+def test_unknown_tiles_are_refused(tile):
     pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"}})
     with pytest.raises(InvalidSetupError):
-        resolve(pos, card)
+        resolve(pos, tile)
 
 
 def test_step_text_names_squares_pawns_and_rules():

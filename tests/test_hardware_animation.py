@@ -86,7 +86,7 @@ def test_wrap_and_slide_in_the_basic_example():
 def test_a_pawn_crushed_by_a_push_flashes_like_an_eaten_one():
     # M6: the monster pushes n6, o6 east; the pawn on p6 is crushed against the wall
     p = plan({"monster": {"at": "m6", "facing": "E"}, "stones": {"n6": "stone", "o6": "stone"},
-              "pawns": {"A": {"at": "p6"}}}, card=None, steps=1)
+              "pawns": {"A": {"at": "p6"}}}, tile=None, steps=1)
     assert p["eaten"] == ["A"] and not any(e["kind"] == "eat" for e in p["steps"][0]["events"])
     show = PlanShow(p, CFG)
     assert show.beats[-1].eaten == (parse_square("p6"),)
@@ -99,7 +99,7 @@ def test_a_pawn_crushed_by_a_push_flashes_like_an_eaten_one():
 
 def test_a_plan_ending_on_a1_ends_on_a1():
     # square a1 is number 0: it must not read as "no square"
-    p = plan({"monster": {"at": "b1", "facing": "W"}, "pawns": {"A": {"at": "a4"}}}, card=None, steps=1)
+    p = plan({"monster": {"at": "b1", "facing": "W"}, "pawns": {"A": {"at": "a4"}}}, tile=None, steps=1)
     end = plan_beats(p)[-1]
     assert (end.monster, end.facing) == (parse_square("a1"), parse_direction("S"))
 

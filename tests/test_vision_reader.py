@@ -166,8 +166,8 @@ def test_problem_unknown_marker():
 def test_problem_two_pieces_on_one_square():
     x, y = centre("g7")
     image = render(pos(), None, camera=make_camera(),
-                   extra=[(sticker_id(color="red", pawn="6/1", face="white"), x - 9, y - 9, 0),
-                          (sticker_id(color="blue", pawn="6/1", face="white"), x + 9, y + 9, 0)])
+                   extra=[(sticker_id(colour="red", pawn="6/1", face="white"), x - 9, y - 9, 0),
+                          (sticker_id(colour="blue", pawn="6/1", face="white"), x + 9, y + 9, 0)])
     reading = read_image(image)
     assert "two-pieces" in codes(reading)
     assert next(p for p in reading.problems if p["code"] == "two-pieces")["square"] == "g7"
@@ -175,19 +175,19 @@ def test_problem_two_pieces_on_one_square():
 
 def test_problem_piece_off_the_grid_in_a_cut_corner():
     x, y = 14.5 * 30, 0.5 * 30     # o1: a cut-away corner square, still on the sheet
-    image = render(pos(), None, extra=[(sticker_id(color="blue", pawn="2/5", face="black"), x, y, 0)])
+    image = render(pos(), None, extra=[(sticker_id(colour="blue", pawn="2/5", face="black"), x, y, 0)])
     reading = read_image(image)
     assert codes(reading) == ["off-grid"] and "blue 2/5" in reading.problems[0]["message"]
 
 
 def test_pieces_beside_the_board_are_not_part_of_the_reading():
-    image = render(pos(), None, extra=[(sticker_id(color="blue", pawn="2/5", face="black"), 560, 300, 0)])
+    image = render(pos(), None, extra=[(sticker_id(colour="blue", pawn="2/5", face="black"), 560, 300, 0)])
     reading = read_image(image)
     assert reading.ok and reading.position.pawns == ()
 
 
 def test_problem_no_monster():
-    image = render(None, None, extra=[(sticker_id(color="red", pawn="3/4", face="white"), *centre("c3"), 0)])
+    image = render(None, None, extra=[(sticker_id(colour="red", pawn="3/4", face="white"), *centre("c3"), 0)])
     reading = read_image(image)
     assert codes(reading) == ["no-monster"] and reading.position is None
     assert reading.to_json()["setup"]["pawns"] == {"red-3/4": {"at": "c3", "color": "red", "pawn": "3/4",
@@ -195,8 +195,8 @@ def test_problem_no_monster():
 
 
 def test_problem_marker_seen_twice_and_both_faces_of_one_pawn():
-    white = sticker_id(color="green", pawn="4/3", face="white")
-    black = sticker_id(color="green", pawn="4/3", face="black")
+    white = sticker_id(colour="green", pawn="4/3", face="white")
+    black = sticker_id(colour="green", pawn="4/3", face="black")
     twice = read_image(render(pos(), None, extra=[(white, *centre("c3"), 0), (white, *centre("g3"), 0)]))
     assert "marker-twice" in codes(twice) and not twice.ok
     faces = read_image(render(pos(), None, extra=[(white, *centre("c3"), 0), (black, *centre("g3"), 0)]))
@@ -205,7 +205,7 @@ def test_problem_marker_seen_twice_and_both_faces_of_one_pawn():
 
 def test_problem_sticker_between_two_squares():
     x, y = centre("g7")
-    image = render(pos(), None, extra=[(sticker_id(color="red", pawn="6/1", face="white"), x + 15, y, 0)],
+    image = render(pos(), None, extra=[(sticker_id(colour="red", pawn="6/1", face="white"), x + 15, y, 0)],
                    camera=make_camera())
     reading = read_image(image)
     assert codes(reading) == ["between-squares"]

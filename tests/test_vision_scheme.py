@@ -17,7 +17,7 @@ RAW = json.loads(DEFAULT_PATH.read_text())
 
 def test_one_sticker_per_piece_face():
     stickers = list(SCHEME.stickers.values())
-    pawns = {(s.color, s.pawn, s.face) for s in stickers if s.piece == "pawn"}
+    pawns = {(s.colour, s.pawn, s.face) for s in stickers if s.piece == "pawn"}
     assert len(pawns) == 2 * 25   # 25 pawns, two faces each (BOARD.md)
     assert {c for c, _, _ in pawns} == set(COLOURS) and {f for *_, f in pawns} == set(FACES)
     assert {k for _, k, _ in pawns} == set(PAWN_KINDS)

@@ -83,7 +83,7 @@ def stickers_for(position: Position, tile: str | None, scheme: Scheme) -> list[t
     for pw in position.pawns:
         if pw.square is None:
             continue
-        st = next(s for s in by["pawn"] if s.color == pw.colour and s.pawn == pw.kind and s.face == pw.face)
+        st = next(s for s in by["pawn"] if s.colour == pw.colour and s.pawn == pw.kind and s.face == pw.face)
         out.append((st.id, *centre(pw.square), 0))
     for anchor, shape, orient in pool_pieces(position.pools):
         st = next(s for s in by["pool"] if s.shape == shape)
@@ -191,8 +191,8 @@ def pos(monster="j8", facing="E", stones=None, pools=None, teleporters=None, paw
                                 "pawns": pawns or {}}, strict=False)
 
 
-def pawn(at, color, kind, face="white"):
-    return {"at": at, "color": color, "pawn": kind, "face": face}
+def pawn(at, colour, kind, face="white"):
+    return {"at": at, "color": colour, "pawn": kind, "face": face}
 
 
 def draw_hand(image, reading, over: str, colour=(120, 160, 215)):

@@ -501,7 +501,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
         elif st.piece == "teleporter":
             teleporters[sq] = Teleporter(st.pair, parse_direction(heading))
         elif st.piece == "pawn":
-            pawns.append(Pawn(st.label, st.color, st.pawn, st.face, BOARD, sq))
+            pawns.append(Pawn(st.label, st.colour, st.pawn, st.face, BOARD, sq))
     for sq, who in sorted(occupants.items()):
         if len(who) > 1:
             problems.append(problem("two-pieces", both_on(sq, who), sq))

@@ -66,7 +66,7 @@ class Sticker:
     piece: str
     size_mm: float
     height_mm: float
-    color: str | None = None
+    colour: str | None = None
     pawn: str | None = None
     face: str | None = None
     kind: str | None = None
@@ -81,14 +81,14 @@ class Sticker:
     @property
     def label(self) -> str | None:
         """Pawn label in a reading: ``red-6/1``."""
-        return pawn_label(self.color, self.pawn) if self.piece == "pawn" else None
+        return pawn_label(self.colour, self.pawn) if self.piece == "pawn" else None
 
     @property
     def physical(self) -> str:
         """Which physical object carries this sticker: two faces of one object share it,
         so seeing both at once means something is wrong."""
         if self.piece == "pawn":
-            return f"pawn {self.color} {self.pawn}"
+            return f"pawn {self.colour} {self.pawn}"
         if self.piece == "stone":
             return f"stone tile {self.tile}"
         return f"{self.piece} sticker {self.id}"
@@ -96,7 +96,7 @@ class Sticker:
     def describe(self) -> str:
         """Plain-language name used in problem messages."""
         if self.piece == "pawn":
-            return f"pawn {self.color} {self.pawn} ({self.face} face)"
+            return f"pawn {self.colour} {self.pawn} ({self.face} face)"
         if self.piece == "stone":
             return f"stone tile {self.tile} ({self.kind})"
         if self.piece == "teleporter":
@@ -287,10 +287,10 @@ def parse_scheme(data: Any, path: str | None = None) -> Scheme:
 
 def _sticker(r: "_Reader", p: dict, f: str, sid: int, piece: str, size: float, height: float) -> Sticker:
     if piece == "pawn":
-        color = r.choice(p, "color", COLOURS, f)
+        colour = r.choice(p, "color", COLOURS, f)
         kind = r.choice(p, "pawn", PAWN_KINDS, f)
         face = r.choice(p, "face", FACES, f)
-        return Sticker(sid, piece, size, height, color=color, pawn=kind, face=face)
+        return Sticker(sid, piece, size, height, colour=colour, pawn=kind, face=face)
     if piece == "stone":
         kind = r.choice(p, "kind", STONE_KINDS, f)
         side = r.choice(p, "side", ("plain", "front"), f)

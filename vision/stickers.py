@@ -88,7 +88,7 @@ def sheet_items(scheme) -> list[SheetItem]:
             side = "plain side" if st.side == "plain" else f"front: {st.kind}"
             label = f"#{st.id} stone tile {st.tile}, {side}"
         elif st.piece == "pawn":
-            label = f"#{st.id} {st.color} {st.pawn}, {st.face} face"
+            label = f"#{st.id} {st.colour} {st.pawn}, {st.face} face"
         else:
             label = f"#{st.id} tombstone {st.tile}"
         items.append(SheetItem(st.id, st.size_mm, paper_mm(st, scheme.dictionary), label, section[st.piece], arrow))

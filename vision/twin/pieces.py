@@ -182,7 +182,7 @@ def _index(scheme: Scheme) -> dict:
         elif st.piece == "pool":
             by["pool"].setdefault(st.shape, st)
         elif st.piece == "pawn":
-            by["pawn"][(st.color, st.pawn, st.face)] = st
+            by["pawn"][(st.colour, st.pawn, st.face)] = st
         elif st.piece == "tile":
             by["tile"].setdefault(str(st.tile), []).append(st)
     return by

@@ -48,7 +48,7 @@ class Lying:
 
 @dataclass(frozen=True)
 class PawnDisc:
-    color: str
+    colour: str
     kind: str
     face: str = "white"
     lying: Lying | None = None     # None: beside the board (waiting, out or eaten for good)
@@ -71,7 +71,7 @@ class TableView:
     def position(self) -> Position:
         """What lies on the board, as an engine Position (pawns off the board count as waiting).
         It may be impossible (two pieces on a square): it is a table, not a game."""
-        pawns = tuple(Pawn(label, d.color, d.kind, d.face, BOARD if d.lying else WAITING,
+        pawns = tuple(Pawn(label, d.colour, d.kind, d.face, BOARD if d.lying else WAITING,
                            d.lying.square if d.lying else None) for label, d in self.pawns)
         return Position(self.monster.square, self.facing, {ly.square: kind for kind, ly in self.stones},
                         self.pools, dict(self.teleporters), pawns)
@@ -316,7 +316,7 @@ def _as_lying(p: Placed, view: TableView, scheme: Scheme) -> Placed:
         lying = next(ly for _, ly in view.stones if ly.square == p.square)
         rotation = lying.turn
     else:
-        lying = next(d.lying for _, d in view.pawns if d.lying and (d.color, d.kind) == p.look[1:3])
+        lying = next(d.lying for _, d in view.pawns if d.lying and (d.colour, d.kind) == p.look[1:3])
         rotation = lying.turn
     cx, cy = scheme.square_center_mm(p.square)
     centre = (cx + lying.offset[0], cy + lying.offset[1])
