@@ -77,6 +77,15 @@ class LiveClients:
                                 timeout=max(0.0, deadline - time.monotonic()))
             return [a.get(version) for a in self.arrived]
 
+    def wait_at_least(self, version: int, timeout: float = 10.0) -> list[float | None]:
+        """When each client first got ``version`` or a later one (the broker may send only the newest)."""
+        def first(a: dict[int, float]) -> float | None:
+            return min((t for v, t in a.items() if v >= version), default=None)
+        with self._lock:
+            self._lock.wait_for(lambda: all(first(a) is not None or c for a, c in zip(self.arrived, self.closed)),
+                                timeout=timeout)
+            return [first(a) for a in self.arrived]
+
     def wait_connected(self, timeout: float = 20.0) -> list[int | None]:
         with self._lock:
             self._lock.wait_for(lambda: all(a or c for a, c in zip(self.arrived, self.closed)), timeout=timeout)
