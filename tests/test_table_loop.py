@@ -130,6 +130,21 @@ def _to_monster_phase(s, camera):
     show_table(camera, s)
 
 
+def test_a_monster_move_made_again_after_an_undo_is_animated_on_the_leds_again(tmp_path):
+    s, camera, leds = _started(tmp_path)
+    show_table(camera, s)
+    _to_monster_phase(s, camera)
+    before = s.game.position.to_setup()
+    tile = next(t for t in s.game.deck if not t.startswith("prey"))
+    camera.reading = FakeReading(True, before, tile=tile)
+    assert [c[0] for c in leds.calls].count("plan") == 1
+    s.undo()                                                      # the same seq comes again with the next move
+    show_table(camera, s)                                         # the tile taken away, the table as before
+    camera.reading = FakeReading(True, before, tile=tile)
+    assert s.game.tiles_played == (tile,)
+    assert [c[0] for c in leds.calls].count("plan") == 2
+
+
 def test_a_tile_in_the_deck_resolves_the_monster_and_the_follow_up_is_checked(tmp_path):
     s, camera, leds = _started(tmp_path, mode="confirm")
     show_table(camera, s)

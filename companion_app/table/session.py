@@ -121,6 +121,7 @@ class TableSession(JournalMixin):
             self.game = after
             if action.get("type") in MONSTER_ACTIONS:
                 self.plan_seq = self.seq
+                self._led_plan = None      # a new plan: animated even when an undo gave it the old one's seq
                 self.plan_turn = (game.round, game.turn)
                 self.loop.start_follow("monster")
             elif not by.startswith("camera"):
