@@ -16,6 +16,13 @@ default parameters) on the same 1920×1080 frames, measured in the same run: per
 best of 3 CPU timings of each, the ratio full read / bare detection, median and worst, on
 clean frames and on the same frames with two piece stickers washed out by a glare spot (so
 they show as unread squares and get the close second look).  Target ≤ 1.3 on every frame.
+
+Last, reading a move (``flure vision explain``, the table loop): scenes of ``vision
+eval --moves`` (a random position, the player to move, one of that player's legal moves on
+the table) at 1920×1080, nominal conditions.  Per frame: the reader, then
+``vision.change.explain_readings`` against the position before (``engine.reconcile``);
+median CPU ms of each and of both, with the ratio of both to the frame target (50 ms), and
+how many moves were read right (a wrong one is counted and fails the run).
 """
 from __future__ import annotations
 
@@ -90,6 +97,43 @@ def detector_ratios(frames, truths, scheme) -> bool:
     return ok
 
 
+def move_reading(scheme, n: int) -> bool:
+    """Per frame: the reader, then the change explained against the game (see the docstring)."""
+    import numpy as np
+    from vision.change import explain_readings
+    from vision.evaluate_moves import make_scene
+    from vision.reader import read_image
+    from vision.twin.pieces import LayoutError
+    from vision.twin.scene import render_burst
+
+    read_ms, explain_ms, right, wrong, seed = [], [], 0, 0, 0
+    while len(read_ms) < n and seed < 20 * n:
+        seed += 1
+        scene = make_scene(np.random.default_rng([7100, seed]))
+        if scene is None or scene.kind != "move":
+            continue
+        try:
+            (frame, _truth), = render_burst(scene.after, None, frames=1, seed=seed, noise=2.0, jpeg_quality=90)
+        except LayoutError:
+            continue
+        reading, _wall, cpu_read = timed(read_image, frame, scheme)
+        result, _wall, cpu_explain = timed(explain_readings, scene.before, [reading], scene.mover)
+        read_ms.append(cpu_read)
+        explain_ms.append(cpu_explain)
+        if result.accepted:
+            right += result.change == "move" and result.after == scene.after
+            wrong += not (result.change == "move" and result.after == scene.after)
+    both = [r + e for r, e in zip(read_ms, explain_ms)]
+    target = TARGETS_MS[(1920, 1080)]
+    print(f"1920x1080, reading a move (reader + engine.reconcile against the game), {len(both)} frames, "
+          f"{right} moves read right, {wrong} wrong:")
+    print(f"  reader median {statistics.median(read_ms):.1f} ms CPU, explain_readings median "
+          f"{statistics.median(explain_ms):.2f} ms (worst {max(explain_ms):.2f}); both median "
+          f"{statistics.median(both):.1f} ms per frame; target {target:.0f} ms -> ratio "
+          f"{statistics.median(both) / target:.2f}")
+    return wrong == 0 and statistics.median(both) <= target
+
+
 def timed(fn, *args):
     """(result, wall ms, CPU ms of this process)."""
     w0, c0 = time.perf_counter(), time.process_time()
@@ -144,6 +188,7 @@ def main(argv=None) -> int:
             big_frames = scenes[0]
             print("1920x1080, the reader against a bare cv2.aruco detectMarkers (same frames, same run):")
             ok &= detector_ratios([s[0] for s in scenes], truths, scheme)
+            ok &= move_reading(scheme, args.scenes)
     peak_mb = reader_memory_mb(big_frames)
     ok &= peak_mb <= TARGET_MB
     print(f"peak memory of a process that only reads 1920x1080 frames: {peak_mb:.0f} MB; "
