@@ -279,6 +279,33 @@ class FollowShow(Show):
 
 
 @dataclass
+class MarkShow(Show):
+    """A pawn move the camera applied in auto mode (TABLE.md "Modes"): the idle picture with the moved
+    pawn's square pulsing in its colour for ``seconds``, so the players see what was taken; then idle."""
+
+    first_player: str | None = None
+    position: Mapping[str, Any] | None = None
+    square: str | None = None
+    colour: str | None = None
+    seconds: float = 2.0
+    hz: float = 2.0
+
+    def __post_init__(self) -> None:
+        self.fps = 10.0
+        self.duration = self.seconds
+        self.idle = IdleShow(self.first_player, self.position)
+        self.sq = _square_or_none(self.square)
+        self.rgb = PLAYER_COLOURS.get((self.colour or "").lower(), (255, 255, 255))
+
+    def frame_at(self, t: float) -> np.ndarray:
+        canvas = self.idle.frame_at(t).astype(np.float32)
+        if self.sq is not None and t < self.duration:
+            level = 0.35 + 0.65 * (0.5 + 0.5 * math.cos(2 * math.pi * self.hz * t))
+            canvas[self.sq] = np.multiply(self.rgb, level)
+        return to_uint8(canvas)
+
+
+@dataclass
 class ErrorShow(Show):
     """Something is wrong (bad reading, illegal move): the whole board blinks dim red."""
 

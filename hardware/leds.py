@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from hardware.animation import ErrorShow, FollowShow, IdleShow, PlanError, PlanShow, Show, SquaresShow
+from hardware.animation import (ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show,
+                                SquaresShow)
 from hardware.config import HardwareConfig, load_config
 from hardware.layout import LedLayout
 from hardware.link import SerialLink
@@ -64,6 +65,7 @@ class LedGrid:
         self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
+        self._mark: Any = None        # the last pawn mark started, to recognise it when it comes again
         self._generation = 0
         self._finished_generation = -1
         self._closed = False
@@ -101,6 +103,23 @@ class LedGrid:
 
     def show_error(self) -> None:
         self._start(ErrorShow(), "error")
+
+    def show_mark(self, first_player: str | None, position_json: Mapping[str, Any] | None, square: str,
+                  colour: str | None = None) -> None:
+        """Briefly mark ``square`` (a pawn move the camera applied) in ``colour``, then the idle picture.
+
+        The session hands the same mark over again on every state change: a mark already shown (or
+        showing) is not started again, only the idle picture it ends in is kept up."""
+        key = (square, colour, copy.deepcopy(position_json))
+        idle = (IdleShow(first_player, position_json), "idle")
+        with self._cond:     # a Condition's lock is re-entrant: _start takes it again
+            if key == self._mark:
+                if self._show_name != "mark":
+                    self._start(*idle)
+                return
+            self._mark = key
+            self._start(MarkShow(first_player, position_json, square, colour), "mark")
+            self._next = idle
 
     def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None:
         """The follow-up: squares to empty and to fill; a monster move still playing finishes first."""

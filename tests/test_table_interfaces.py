@@ -90,6 +90,7 @@ def test_the_check_catches_a_renamed_method_and_a_renamed_parameter():
         "Renamed.show_idle: parameter 1 should be 'first_player'",
         "Renamed.show_idle: extra parameter 'first' needs a default",
         "Renamed.show_error: extra parameter 'loud' needs a default",
+        "Renamed has no method show_mark",
         "Renamed has no method show_follow",
         "Renamed has no method sent_frame",
     ]

@@ -116,6 +116,10 @@ class FakeLeds:
     def show_error(self) -> None:
         self._record("error", None)
 
+    def show_mark(self, first_player: str | None, position_json: Mapping[str, Any] | None, square: str,
+                  colour: str | None = None) -> None:
+        self._record("mark", {"square": square, "colour": colour})
+
     def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None:
         self._record("follow", {"empty": list(empty), "fill": list(fill)})
 

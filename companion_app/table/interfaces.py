@@ -40,13 +40,16 @@ class Camera(Protocol):
 
 @runtime_checkable
 class Leds(Protocol):
-    """The LED grid under the board: the monster's plan, the idle position, the error blink."""
+    """The LED grid under the board: the monster's plan, the idle position, a moved pawn's mark, the error blink."""
 
     def show_plan(self, plan_json: Mapping[str, Any]) -> bool: ...
 
     def show_idle(self, first_player: str | None = None, position_json: Mapping[str, Any] | None = None) -> None: ...
 
     def show_error(self) -> None: ...
+
+    def show_mark(self, first_player: str | None, position_json: Mapping[str, Any] | None, square: str,
+                  colour: str | None = None) -> None: ...
 
     def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None: ...
 

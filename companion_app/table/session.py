@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
+from engine.geometry import square_name
+from engine.position import BOARD
 
 from .events import Broker, sse_message
 from .devices import Device
@@ -67,6 +69,7 @@ class TableSession(JournalMixin):
         self.plan_turn: tuple[int, int] | None = None   # (round, turn) the shown monster move was played in
         self._led_plan = None                           # the plan the LEDs were last given to animate
         self._led_following = False                     # the LEDs show a follow-up
+        self._led_mark = None                           # the pawn move to mark on the LEDs (auto mode)
         self.loop = TableLoop(self)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
@@ -126,6 +129,7 @@ class TableSession(JournalMixin):
                 self.loop.start_follow("monster")
             elif not by.startswith("camera"):
                 self.loop.start_follow("referee")
+            self._led_mark = self._pawn_mark(action, by, after)
             self._add_log(self.seq, action, after)
             self.fixes = {}
             self._changed()
@@ -304,7 +308,21 @@ class TableSession(JournalMixin):
             self.leds.call(lambda leds: leds.show_follow(position, (), ()))
         elif not fresh_plan:
             first = game.first_player
-            self.leds.call(lambda leds: leds.show_idle(first, position))
+            mark = self._led_mark
+            if mark is not None and mark[:2] == (self.game_id, self.seq):
+                self.leds.call(lambda leds: leds.show_mark(first, position, mark[2], mark[3]))
+            else:
+                self.leds.call(lambda leds: leds.show_idle(first, position))
+
+    def _pawn_mark(self, action: dict, by: str, after: Game) -> tuple | None:
+        """A pawn move the camera applied by itself (auto mode) is briefly marked on the LEDs
+        (TABLE.md "Modes"): (game, step, square, colour), or None when there is nothing to mark."""
+        if by != "camera" or action.get("type") != "move":
+            return None
+        pawn = after.position.pawn(action["pawn"])
+        if pawn.place != BOARD:
+            return None            # beside the board or out through the exit: no square to light
+        return (self.game_id, self.seq, square_name(pawn.square), pawn.colour)
 
     def _add_log(self, seq: int, action: dict, game: Game) -> None:
         self.log_lines.append({"seq": seq, "text": game.note})
