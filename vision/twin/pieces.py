@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.geometry import COLS, direction_name, square_name
+from engine.geometry import direction_name, square_name
+from engine.pools import pool_squares
 from engine.position import BOARD, Position
 from .draw import Canvas, marker_bits, marker_image
 from ..scheme import Scheme, Sticker, marker_corners_mm
@@ -232,11 +233,10 @@ def pool_shapes(pools) -> list[tuple[int, str, str | None]]:
     if not cells:
         return []
 
-    def shapes(sq):
-        c, r = sq % COLS, sq // COLS
-        yield "2x2", None, {sq, sq + 1, sq + COLS, sq + COLS + 1} if c + 1 < COLS else None
-        yield "1x4", "horizontal", {sq + i for i in range(4)} if c + 3 < COLS else None
-        yield "1x4", "vertical", {sq + i * COLS for i in range(4)}
+    def shapes(sq):   # the shapes' squares as the engine places them (A1: engine.pools)
+        for shape, orient in (("2x2", None), ("1x4", "horizontal"), ("1x4", "vertical")):
+            sqs = pool_squares(sq, shape, orient or "horizontal")
+            yield shape, orient, set(sqs) if sqs else None
 
     def solve(left, used):
         if not left:
