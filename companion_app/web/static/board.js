@@ -151,7 +151,7 @@ class FlureBoard {
       el("path", { d: "M0 -13 L11 9 Q0 4 -11 9 Z", class: "monster-shape" }, body);
       el("circle", { cx: -4, cy: 0, r: 2.2, class: "monster-eye" }, body);
       el("circle", { cx: 4, cy: 0, r: 2.2, class: "monster-eye" }, body);
-      el("title", {}, g).textContent = "the monster";
+      el("title", {}, g).textContent = t("the monster");
       this.monsterNode = g;
       this.monsterBody = body;
     }
@@ -358,7 +358,7 @@ let tileNames = {};
 function tileName(tile) {
   if (!tile) return "";
   if (tileNames[tile]) return tileNames[tile];
-  return tile.startsWith("prey-") ? `${tile.slice(5)} prey` : `${tile} steps`;
+  return tile.startsWith("prey-") ? t("%(n)s prey", { n: tile.slice(5) }) : t("%(n)s steps", { n: tile });
 }
 
 function capital(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
@@ -373,10 +373,11 @@ function playersPanel(state) {
     const turn = state.to_move === colour;
     return h("li", { class: `player${turn ? " to-move" : ""}`, "data-colour": colour },
       h("span", { class: `dot colour-${colour}` }),
-      h("span", { class: "player-name" }, capital(colour), state.first_player === colour ? h("small", {}, " first") : null),
+      h("span", { class: "player-name" }, capital(t(colour)), state.first_player === colour ? h("small", {}, " " + t("first")) : null),
       h("span", { class: "counts" },
-        h("b", { title: "out of the fortress" }, `${out} out`), " · ",
-        `${onBoard} on board · ${waiting} waiting`, gone ? ` · ${gone} gone` : ""));
+        h("b", { title: t("out of the fortress") }, t("%(n)s out", { n: out })), " · ",
+        t("%(n)s on board", { n: onBoard }), " · ", t("%(n)s waiting", { n: waiting }),
+        gone ? " · " + t("%(n)s gone", { n: gone }) : ""));
   });
   return h("ul", { class: "players" }, rows);
 }
@@ -384,18 +385,18 @@ function playersPanel(state) {
 function tilesPanel(state) {
   const played = state.tiles_played.map((t) => h("span", { class: "tile played" }, tileName(t)));
   return h("div", { class: "tiles" },
-    h("span", { class: "label" }, "Tiles played: "),
-    played.length ? played : h("span", { class: "muted" }, "none yet"),
-    h("span", { class: "deck" }, `${state.deck_left} left`));
+    h("span", { class: "label" }, t("Tiles played:") + " "),
+    played.length ? played : h("span", { class: "muted" }, t("none yet")),
+    h("span", { class: "deck" }, t("%(n)s left", { n: state.deck_left })));
 }
 
 /* Round, turn and whose move it is, as pills. */
 function turnPills(state) {
   return [
-    h("span", { class: "pill" }, `Round ${state.round}`),
-    h("span", { class: "pill" }, `Turn ${state.turn}`),
-    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, `${capital(state.to_move)} to move`) : null,
-    state.phase === "monster" ? h("span", { class: "pill monster-turn" }, "Monster's turn") : null,
+    h("span", { class: "pill" }, t("Round %(n)s", { n: state.round })),
+    h("span", { class: "pill" }, t("Turn %(n)s", { n: state.turn })),
+    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, t("%(colour)s to move", { colour: capital(t(state.to_move)) })) : null,
+    state.phase === "monster" ? h("span", { class: "pill monster-turn" }, t("Monster's turn")) : null,
   ].filter(Boolean);
 }
 
@@ -411,12 +412,12 @@ function isNewPlan(state, shownPlan, shownGame) {
  * and the round and turn are those the move was played in, not the next turn's. */
 function showMonsterMoving(state) {
   document.getElementById("summary").textContent =
-    `The monster moves: ${tileName(state.plan.card)}. Watch the board…`;
+    t("The monster moves: %(tile)s. Watch the board…", { tile: tileName(state.plan.card) });
   const line = document.getElementById("turnline");
   line.replaceChildren(
-    h("span", { class: "pill" }, `Round ${state.plan_round || state.round}`),
-    h("span", { class: "pill" }, `Turn ${state.plan_turn || state.turn}`),
-    h("span", { class: "pill monster-turn" }, "Monster's turn"));
+    h("span", { class: "pill" }, t("Round %(n)s", { n: state.plan_round || state.round })),
+    h("span", { class: "pill" }, t("Turn %(n)s", { n: state.plan_turn || state.turn })),
+    h("span", { class: "pill monster-turn" }, t("Monster's turn")));
 }
 
 /* The LED grid's last frame as sent (the LEDs under the board, simulated or real), drawn small.
@@ -425,7 +426,7 @@ class LedPanel {
   constructor(container, board) {
     const P = 10;
     this.svg = el("svg", { viewBox: `0 0 ${board.cols * P} ${board.rows * P}`, class: "leds", role: "img",
-                           "aria-label": "What the LEDs under the board show" });
+                           "aria-label": t("What the LEDs under the board show") });
     container.replaceChildren(this.svg);
     this.cells = {};
     for (const s of board.squares) {
@@ -452,7 +453,7 @@ function renderTable(view) {
   const st = view.status || {}, detail = st.detail || {};
   const pill = document.getElementById("table-state");
   const steady = st.present && view.stable;
-  pill.textContent = !st.present ? "no camera" : steady ? "camera: steady" : (detail.state === "watching" ? "camera: watching" : "camera: " + (detail.state || "…"));
+  pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady") : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: detail.state || "…" }));
   pill.className = `pill ${steady ? "ok" : st.present ? "warn" : "muted"}`;
   const follow = view.follow && !view.follow.done ? view.follow : null;
   document.getElementById("table-needs").textContent = follow ? "" : (view.needs || "");
@@ -466,8 +467,13 @@ function renderTable(view) {
 
 /* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden.
  * The current step's line is also shown right under the board (#now), so a phone need not scroll. */
+/* The move's lines in this page's language (state.plan_lines_i18n, rendered by the server from the plan). */
+function planLines(state) {
+  return (state.plan_lines_i18n || {})[window.FLURE_LANG] || state.plan_lines;
+}
+
 function renderSteps(state, upTo) {
-  const lines = (state.plan_lines_i18n || {})[window.FLURE_LANG] || state.plan_lines;
+  const lines = planLines(state);
   const list = document.getElementById("steps");
   const move = document.getElementById("move");
   const now = document.getElementById("now");
@@ -513,9 +519,9 @@ async function loadBoard(onLink) {
 /* The live/reconnecting badge (#link). */
 function showLink(state) {
   const link = document.getElementById("link");
-  link.textContent = state === "live" ? "live" : "reconnecting…";
+  link.textContent = state === "live" ? t("live") : t("reconnecting…");
   link.className = `link ${state}`;
 }
 
 window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
-  renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard };
+  renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };

@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const { FlureBoard, LedPanel, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog,
-    renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
+    renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines } = window.Flure;
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
@@ -75,10 +75,30 @@
     }
   });
 
+  /* Read aloud (issue 16): a tap switches it on (browsers let a page speak only after one); each
+   * step is spoken as it animates, in this page's language, with the browser's speech synthesis. */
+  let speaking = false;
+  function speak(state, n) {
+    const line = planLines(state)[n - 1];
+    if (!speaking || !line || !window.speechSynthesis) return;
+    const utterance = new SpeechSynthesisUtterance(line);
+    utterance.lang = window.FLURE_LANG;
+    window.speechSynthesis.speak(utterance);
+  }
+  function toggleSpeech() {
+    speaking = !speaking;
+    if (!speaking && window.speechSynthesis) window.speechSynthesis.cancel();
+    const button = $("speak");
+    button.setAttribute("aria-pressed", String(speaking));
+    button.textContent = speaking ? t("Reading aloud: on") : t("Read the moves aloud");
+  }
+
   async function start() {
+    if (window.speechSynthesis) $("speak").addEventListener("click", toggleSpeech);
+    else $("speak").classList.add("hidden");
     const geometry = await loadBoard(showLink);
     board = new FlureBoard($("board"), geometry, {
-      onStep: (step) => animState && renderSteps(animState, step.number),
+      onStep: (step) => { if (animState) { renderSteps(animState, step.number); speak(animState, step.number); } },
     });
     const leds = new LedPanel($("leds-panel"), geometry);
     connectLive(onState, showLink, { camera: renderTable, leds: (frame) => leds.show(frame) });
