@@ -55,6 +55,15 @@ def table_fixes(target: dict, seen: dict, unknown=()) -> tuple[TableFix, ...]:
     return tuple(sorted(kept, key=_board_order))
 
 
+def new_round_fix(tile_name: str | None) -> TableFix | None:
+    """Between rounds (G9) the deck is rebuilt from all 8 tombstone tiles: while a tile (``tile_name``,
+    in words) still lies in the card zone the table is not ready for round 2.  None once it is clear."""
+    if tile_name is None:
+        return None
+    return TableFix("tiles", f"take the tile {tile_name} out of the card zone and shuffle all 8 tombstone tiles "
+                             "into a new face-down deck for round 2 (G9)")
+
+
 def squares_to_change(fixes) -> tuple[list[str], list[str]]:
     """(squares to empty, squares to fill) of a fix list, each once, in board order; a square both
     emptied and filled (one piece leaves, another comes) counts as one to fill."""

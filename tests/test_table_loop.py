@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from engine.deck import tile_name
 from engine.errors import GameActionError
 from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
 from web_helpers import session_with, show_table
@@ -217,3 +218,34 @@ def test_the_confirm_button_on_gpiozero_mock_pins(tmp_path, mode):
         assert s.store.history(s.game_id)[-1].action["by"] == ("camera+button" if mode == "confirm" else "camera")
     finally:
         s.close()
+
+
+def test_the_reset_between_rounds_has_its_own_guidance_until_the_card_zone_is_clear(tmp_path):
+    """G9: the monster move that ends round 1 asks for the position after it *and* round 2's deck built
+    from all 8 tiles; a tile still lying in the card zone keeps the follow-up open (it would be read as
+    round 2's first tile), which an ordinary monster follow-up does not ask."""
+    from web_helpers import play_pawn_phase
+
+    s, camera, leds = _started(tmp_path, mode="auto")
+    while len(s.game.tiles_played) < 6:                  # the referee plays round 1 up to its last tile
+        play_pawn_phase(s)
+        s.act({"type": "draw"})
+    play_pawn_phase(s)
+    assert s.game.round == 1 and s.game.phase == "monster"
+    show_table(camera, s)
+    before = s.game.position.to_setup()
+    tile = s.game.deck[0]
+    camera.reading = FakeReading(True, before, tile=tile)          # the 7th tile of round 1, laid
+    assert s.game.round == 2 and s.loop.follow == "round"
+    after = s.game.position.to_setup()
+    camera.reading = FakeReading(True, after, tile=tile)           # pieces right, the tile still there
+    view = s.camera_view()
+    assert view["follow"]["why"].startswith("Round 1 is over (G9)")
+    texts = [f["text"] for f in view["follow"]["fixes"]]
+    assert texts == [f"take the tile {tile_name(tile)} out of the card zone and shuffle all 8 tombstone tiles "
+                     "into a new face-down deck for round 2 (G9)"], texts
+    assert not view["follow"]["done"] and not view["can_confirm"]
+    assert "Round 1 is over" in view["why_not"]
+    camera.reading = FakeReading(True, after)                       # the card zone is clear
+    assert s.loop.follow is None and s.camera_view()["follow"] is None
+    assert s.game.round == 2 and s.game.tiles_played == ()          # nothing was read as a round-2 tile

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from engine.deck import tile_name
 from engine.errors import FlureError, GameActionError
 from engine.position import Position
-from engine.tablediff import squares_to_change, table_fixes
+from engine.tablediff import new_round_fix, squares_to_change, table_fixes
 from vision.change import CARD_ZONE_CODES
 
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
@@ -31,6 +31,8 @@ FOLLOW_WHY = {
     "undo": "Put the table back as it was before the undone action",
     "referee": "Make the table show what the referee entered",
     "resume": "Check the table against the saved game",
+    "round": "Round 1 is over (G9): bring the table into the position after the monster's move and build "
+             "round 2's deck from all 8 tombstone tiles",
 }
 
 
@@ -280,6 +282,10 @@ class TableLoop:
         if self.follow is not None:
             fixes = table_fixes(expected, seen, unknown)
             empty, fill = squares_to_change(fixes)
+            tile = update.reading.get("tile")
+            deck = new_round_fix(tile_name(tile, prey3_variant=game.prey3_variant) if tile else None) \
+                if self.follow == "round" else None
+            fixes = fixes + ((deck,) if deck is not None else ())
             view["follow"] = {"why": FOLLOW_WHY.get(self.follow, self.follow), "fixes": [f.to_json() for f in fixes],
                               "empty": empty, "fill": fill, "done": not fixes,
                               "facing": expected["monster"]["facing"]}

@@ -126,7 +126,7 @@ class TableSession(JournalMixin):
                 self.plan_seq = self.seq
                 self._led_plan = None      # a new plan: animated even when an undo gave it the old one's seq
                 self.plan_turn = (game.round, game.turn)
-                self.loop.start_follow("monster")
+                self.loop.start_follow("round" if after.round != game.round else "monster")
             elif not by.startswith("camera"):
                 self.loop.start_follow("referee")
             self._led_mark = self._pawn_mark(action, by, after)
