@@ -298,9 +298,10 @@ def game_export():
        body={"type": "object", "description": "a flure-game/1 record, as /api/game/export gives it"}, referee=True)
 def game_import():
     request.max_content_length = RECORD_MAX_BODY
-    data = request.get_json(silent=True)
-    if data is None:
-        abort(400, "The body is not valid JSON: send a flure-game/1 record, as /api/game/export gives it")
+    try:   # engine.jsontext, like body(): deep nesting or a huge number is a 400, not a RecursionError
+        data = jsontext.loads(request.get_data(cache=True))
+    except jsontext.JsonTextError as exc:
+        abort(400, f"The body cannot be used ({exc}): send a flure-game/1 record, as /api/game/export gives it")
     return once(table().import_record, data)
 
 
