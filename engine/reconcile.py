@@ -177,6 +177,18 @@ def reconcile_game(game, observation: Observation) -> Reconciliation:
                                           "read from the camera now"), unseen=observation.unknown)
 
 
+def unseen_move(game) -> tuple[str, str] | None:
+    """The pawn phase's one move no camera can see: when every pawn the player to move may still
+    move can only be flipped beside the board (G4's first turn, or the entrance blocked, G5),
+    that flip is the move.  ``(pawn label, rule)``, or None when the table must show the move."""
+    if game.phase != "pawns" or game.to_move is None:
+        return None
+    mine = [lab for lab in game.unmoved if game.position.pawn(lab).colour == game.to_move]
+    if not mine or any(t["square"] is not None for lab in mine for t in game.targets(lab)):
+        return None
+    return mine[0], "G4" if game.round == 1 and game.turn == 1 else "G5"
+
+
 def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
               only: Iterable[str] | None = None) -> Reconciliation:
     """The one legal change that explains everything seen, or why there is none or several.

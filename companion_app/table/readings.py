@@ -12,7 +12,7 @@ import copy
 from engine.errors import InvalidSetupError
 from engine.geometry import parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
-from engine.reconcile import Reconciliation, reconcile_game, refused
+from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from vision.change import observe
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
@@ -138,17 +138,13 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
 
 
 def unseen_flip(game) -> tuple[dict | None, str]:
-    """The pawn phase's one move no camera can see: when every pawn the player to move may still
-    move can only be flipped beside the board (G4's first turn, or the entrance blocked, G5),
-    that flip is the move — a still table showing the game's position is all there is to see.
-    (None, "") otherwise."""
-    if game.phase != "pawns" or game.to_move is None:
+    """The game action for the one move no camera can see (``engine.reconcile.unseen_move``: a
+    flip beside the board, G4/G5) — a still table showing the game's position is all there is
+    to see — and its sentence; (None, "") when the table must show the move."""
+    unseen = unseen_move(game)
+    if unseen is None:
         return None, ""
-    mine = [lab for lab in game.unmoved if game.position.pawn(lab).colour == game.to_move]
-    if not mine or any(t["square"] is not None for lab in mine for t in game.targets(lab)):
-        return None, ""
-    pawn = game.position.pawn(mine[0])
-    rule = "G4" if game.round == 1 and game.turn == 1 else "G5"
+    pawn, rule = game.position.pawn(unseen[0]), unseen[1]
     return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
             f"{pawn.name} can only be flipped beside the board ({rule}), where the camera cannot see it; "
             "the table agrees with the game")
