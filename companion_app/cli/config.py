@@ -7,7 +7,6 @@ same way and ``show`` can say which value came from the command line.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from . import fail
 
@@ -92,8 +91,7 @@ def cmd_show(args) -> int:
 def cmd_check(args) -> int:
     config, error = load_from_args(args)
     if config is None:
-        print(error, file=sys.stderr)
-        return 1
+        return fail(error, 1)   # status 1: the file was checked and is not valid
     print(f"ok: {config.path or 'the defaults'} is a valid table configuration")
     return 0
 
