@@ -110,5 +110,10 @@ def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, 
     spoken = page.evaluate("() => window.__spoken")
     assert [s["text"] for s in spoken] == german[:steps]
     assert {s["lang"] for s in spoken} == {"de"}
+    # "Save this move" appears with the move, in German, pointing at the server's GIF of it
+    page.wait_for_selector("#save:not(.hidden)")
+    assert page.inner_text("#save-move") == "Diesen Zug speichern"
+    gif = page.request.get(server.url.rstrip("/") + page.get_attribute("#save-move", "href"))
+    assert gif.ok and gif.headers["content-type"] == "image/gif"
     assert page.errors == []
     page.context.close()

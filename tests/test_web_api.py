@@ -690,3 +690,24 @@ def test_i18n_catalog_route(client):
     r = client.get("/api/i18n/de.json")
     assert r.status_code == 200 and r.json["Game log"] == "Spielverlauf"
     assert client.get("/api/i18n/klingon.json").status_code == 404
+
+
+def test_the_last_move_as_a_gif_and_a_png(tmp_path):
+    """/api/move.gif and /api/move.png: "Save this move" on the phone (more in tests/test_share.py)."""
+    import io
+
+    from PIL import Image
+
+    app, session = make_app(tmp_path)
+    client = app.test_client()
+    r = client.get("/api/move.gif")
+    assert r.status_code == 404 and "not moved yet" in r.json["error"]
+    session.new_game(["red", "blue"], "red", seed=3)
+    play_pawn_phase(session)
+    session.act({"type": "draw"})
+    plan = session.game.last_plan
+    gif = client.get("/api/move.gif")
+    assert gif.status_code == 200 and gif.mimetype == "image/gif"
+    assert Image.open(io.BytesIO(gif.data)).n_frames == len(plan.steps) + 1
+    png = client.get("/api/move.png")
+    assert png.status_code == 200 and png.data[:4] == b"\x89PNG"

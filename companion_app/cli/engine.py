@@ -40,6 +40,7 @@ def register(sub) -> None:
     rs.add_argument("--round", type=int, choices=(1, 2), default=1,
                     help="round 1: eaten pawns wait beside the entrance; round 2: they are gone (G9)")
     rs.add_argument("--json", action="store_true", help="print the plan as JSON (what the LEDs and web views render)")
+    rs.add_argument("--gif", metavar="FILE", help="also write the move as an animated GIF (the start, then one frame a step)")
     rs.set_defaults(func=cmd_resolve)
 
     demo = sub.add_parser("demo", help="resolve the rulebook's advanced example and print the steps")
@@ -157,6 +158,15 @@ def cmd_resolve(args) -> int:
         print(json.dumps(plan.to_json(), indent=2))
     else:
         print_plan(plan)
+    if args.gif:
+        from ..share import move_gif
+        try:
+            with open(args.gif, "wb") as f:
+                f.write(move_gif(plan))
+        except OSError as exc:
+            return fail(f"cannot write the GIF to {args.gif}: {exc.strerror or exc}")
+        if not args.json:
+            print(f"The move's animation ({len(plan.steps) + 1} frames) is in {args.gif}.")
     return 0
 
 

@@ -51,6 +51,8 @@ EXTRA_ERRORS = {
     "/api/rules/{rule_id}": {"404": "no rule with that id"},
     "/api/camera/frame.jpg": {"404": "the camera has not given a frame yet"},
     "/api/i18n/{lang}.json": {"404": "no catalog for that language"},
+    "/api/move.gif": {"404": "the monster has not moved yet"},
+    "/api/move.png": {"404": "the monster has not moved yet"},
 }
 
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "rule": {"type": ["string", "null"]},

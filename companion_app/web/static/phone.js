@@ -27,7 +27,27 @@
     $("winner-table").replaceChildren(playersPanel(state));
   }
 
+  /* "Save this move": the server draws the last move as a GIF (and a PNG); a phone that can share
+   * files (Web Share API) offers it to its chat apps, any other browser downloads it. */
+  function showSave(state) {
+    $("save").classList.toggle("hidden", !state.plan);
+    if (!state.plan) return;
+    $("save-move").href = `/api/move.gif?seq=${state.plan_seq}`;
+    $("save-still").href = `/api/move.png?seq=${state.plan_seq}`;
+  }
+  async function shareMove(event) {
+    if (!navigator.canShare || !navigator.share) return;   // the link downloads it
+    event.preventDefault();
+    try {
+      const blob = await (await fetch($("save-move").href)).blob();
+      const file = new File([blob], "monster-move.gif", { type: "image/gif" });
+      if (navigator.canShare({ files: [file] })) await navigator.share({ files: [file], title: t("Monster move") });
+      else window.location.href = $("save-move").href;
+    } catch (err) { /* the player closed the share sheet */ }
+  }
+
   function render(state) {
+    showSave(state);
     renderStatus(state);
     renderLog(state);
     if (state.phase === "none") {
@@ -94,6 +114,7 @@
   }
 
   async function start() {
+    $("save-move").addEventListener("click", shareMove);
     if (window.speechSynthesis) $("speak").addEventListener("click", toggleSpeech);
     else $("speak").classList.add("hidden");
     const geometry = await loadBoard(showLink);
