@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion_app.i18n import catalog
+from companion_app.i18n.game_text import all_summaries
 from companion_app.table.state import public_state
 from companion_app.web.server import Server
 from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
@@ -72,6 +73,7 @@ def test_the_phone_view_in_each_language_fits_360_px(browser, live, lang):
     assert words["Round %(n)s"].replace("%(n)s", "1") in page.inner_text("#turnline")
     assert page.inner_text("#link") == words["live"]
     assert page.inner_text("#speak") == words["Read the moves aloud"]
+    assert page.inner_text("#summary") == all_summaries(session.game)[lang]
     OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"phone-{lang}.png"), full_page=True)
     fit = page.evaluate(OVERFLOW)

@@ -91,3 +91,8 @@ def gettext(lang: str, message: str, **params) -> str:
 
 def pgettext(lang: str, context: str, message: str) -> str:
     return translations(lang).pgettext(context, message)
+
+
+def ngettext_in(lang: str, singular: str, plural: str, num: int, **params) -> str:
+    """The singular or plural message for ``num`` in ``lang`` (its own plural rule), ``%(num)s`` filled."""
+    return translations(lang).ngettext(singular, plural, num) % {"num": num, **params}

@@ -27,6 +27,18 @@ STOP_WORDS = {"steps": N_("all steps taken"), "prey": N_("enough prey eaten"), "
 SIDE_WORDS = {"ahead": N_("ahead"), "left": N_("left"), "right": N_("right")}
 
 
+def colour_name(lang: str, colour: str) -> str:
+    return _g(lang, COLOUR_WORDS[colour]) if colour in COLOUR_WORDS else colour
+
+
+def pawn_name(lang: str, name: str) -> str:
+    """A pawn's name (``red 3/4``) in ``lang`` (``Rot 3/4``); a bare label stays as it is."""
+    colour, _, rest = name.partition(" ")
+    if rest and colour in COLOUR_WORDS:
+        return _g(lang, "%(colour)s %(kind)s", colour=colour_name(lang, colour), kind=rest)
+    return name
+
+
 class Words:
     """The wording of one plan in one language (pawn names and directions included)."""
 
@@ -41,11 +53,7 @@ class Words:
         return _pg(self.lang, "direction", direction_name(direction))
 
     def pawn(self, label: str) -> str:
-        name = self.names.get(label, label)
-        colour, _, rest = name.partition(" ")
-        if rest and colour in COLOUR_WORDS:
-            return self.t("%(colour)s %(kind)s", colour=self.t(COLOUR_WORDS[colour]), kind=rest)
-        return name
+        return pawn_name(self.lang, self.names.get(label, label))
 
     # -- the look (M3, M4) --
     def look(self, look: Look) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from engine.deck import TILES, tile_name
 from engine.game import Game
 
+from ..i18n.game_text import all_summaries
 from ..i18n.plan_text import all_plan_lines
 
 WAITING_SUMMARY = "Waiting for the referee to start a game."
@@ -26,6 +27,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     return {
         **base,
         "phase": game.phase, "summary": game.summary(), "note": game.note,
+        "summary_i18n": all_summaries(game),   # the same line in each language (i18n.game_text)
         "round": game.round, "turn": game.turn, "players": list(game.players),
         "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
         "unmoved": list(game.unmoved), "deck_left": game.deck_left,

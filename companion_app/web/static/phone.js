@@ -6,8 +6,10 @@
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
+  const summaryText = (state) => (state.summary_i18n || {})[window.FLURE_LANG] || state.summary;
+
   function renderStatus(state) {
-    $("summary").textContent = state.summary;
+    $("summary").textContent = summaryText(state);
     const info = $("turnline");
     info.textContent = "";
     if (state.phase === "none") return;
@@ -23,7 +25,7 @@
     $("winner-title").textContent = state.winner === "monster" ? t("The monster wins")
       : t("%(colour)s wins!", { colour: capital(t(state.winner)) });
     $("winner-title").className = `colour-text-${state.winner}`;
-    $("winner-text").textContent = state.summary;
+    $("winner-text").textContent = summaryText(state);
     $("winner-table").replaceChildren(playersPanel(state));
   }
 

@@ -1,0 +1,48 @@
+"""The game's status line (engine.game.Game.summary) in the players' language.
+
+The engine keeps its English sentence (the msgid); this renders the same sentence from the game's
+fields in any language, so English is exactly ``game.summary()`` (tests/test_i18n_game.py plays
+random games to check it).  The advanced setup's placement line is the one phase left in English.
+"""
+from __future__ import annotations
+
+from engine.game import Game
+
+from . import gettext as _g, ngettext_in, pick
+from .plan_text import colour_name as _colour, pawn_name as _pawn
+
+
+def summary(game: Game, lang: str) -> str:
+    lang = pick(lang)
+    if game.phase == "placement":
+        return game.summary()
+    if game.phase == "over":
+        return _result(game, lang)
+    deck = ngettext_in(lang, "%(num)s tile left in the deck", "%(num)s tiles left in the deck", game.deck_left)
+    if game.phase == "monster":
+        return _g(lang, "Round %(round)s, turn %(turn)s: every pawn has moved; reveal the monster's tile (G7). %(deck)s.",
+                  round=game.round, turn=game.turn, deck=deck)
+    mine = [_pawn(lang, game.position.pawn(lab).name) for lab in game.unmoved
+            if game.position.pawn(lab).colour == game.to_move]
+    return _g(lang, "Round %(round)s, turn %(turn)s: %(colour)s moves %(pawns)s (G3). %(deck)s.", round=game.round,
+              turn=game.turn, colour=_colour(lang, game.to_move), pawns=_g(lang, " or ").join(mine), deck=deck)
+
+
+def _result(game: Game, lang: str) -> str:
+    counts = game.out_counts()
+    if game.winner == "monster":
+        return _g(lang, "Nobody got a pawn out: the monster wins (G10).")
+    n = counts[game.winner]
+    winner = _colour(lang, game.winner)
+    text = ngettext_in(lang, "%(colour)s wins with %(num)s pawn out (%(rule)s)", "%(colour)s wins with %(num)s pawns out (%(rule)s)",
+                       n, colour=winner[:1].upper() + winner[1:], rule=game.end_rule)
+    rivals = [c for c, k in counts.items() if k == n and c != game.winner]
+    if game.end_rule == "G10" and rivals:
+        text += _g(lang, ", having reached %(num)s before %(rivals)s", num=n,
+                   rivals=", ".join(_colour(lang, c) for c in rivals))
+    return text + "."
+
+
+def all_summaries(game: Game) -> dict[str, str]:
+    from . import LANGUAGES
+    return {lang: summary(game, lang) for lang in LANGUAGES}

@@ -1,0 +1,30 @@
+"""The game's status line in four languages (companion_app.i18n.game_text): English is the engine's."""
+import random
+
+from companion_app.i18n.game_text import all_summaries, summary
+from engine.game import Game
+from tests.game_helpers import play_out
+
+
+def test_english_is_the_engines_summary_through_whole_random_games():
+    seen = set()
+    for seed in range(6):
+        colours = ["red", "blue", "green", "yellow"][: 2 + seed % 3]
+        game = Game.new(colours, first_player=colours[0], seed=seed)
+
+        def check(before, action, after):
+            for g in (before, after):
+                if g.phase != "placement":
+                    assert summary(g, "en") == g.summary()
+                    seen.add(g.phase)
+                    others = all_summaries(g)
+                    assert len(set(others.values())) == 4, others
+
+        play_out(game, random.Random(seed), check)
+    assert {"pawns", "monster", "over"} <= seen
+
+
+def test_german_summary_names_the_pawns_in_german():
+    game = Game.new(["red", "blue"], first_player="red", seed=1)
+    text = summary(game, "de")
+    assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Plättchen" in text
