@@ -683,6 +683,10 @@ def test_setup_routes_answer_in_sentences_never_500(tmp_path):
     findings = client.get("/api/setup/doctor", headers=AUTH).json["findings"]
     assert any(f["topic"] == "board" and not f["ok"] for f in findings)
     assert client.get("/setup").status_code == 200
+    # Without a configuration file the marks go beside the session's database, not the user's data folder.
+    bare, _ = make_app(tmp_path / "bare")
+    r = bare.test_client().post("/api/setup/leds/mark", json={"square": "c3", "wrong": True}, headers=AUTH)
+    assert r.json["file"] == str(tmp_path / "bare" / "led-check.json")
 
 
 def test_i18n_catalog_route(client):

@@ -57,9 +57,11 @@ class SetupTool:
 
     # -- where things are saved ------------------------------------------------------------
     def folder(self) -> Path:
+        """Beside the table configuration file; without one, beside the session's own database."""
         if self.config.path is not None:
             return self.config.path.parent
-        return self.config.web.database_path().parent
+        db = getattr(getattr(self.session, "store", None), "path", None)
+        return Path(db).parent if db and db != ":memory:" else self.config.web.database_path().parent
 
     def calibration_path(self) -> Path:
         return self.config.camera.calibration or self.folder() / "calibration.json"
