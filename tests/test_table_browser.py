@@ -95,3 +95,38 @@ def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(
             assert not errors, errors
     finally:
         session.close()
+
+
+def test_the_referee_board_colours_squares_to_empty_and_to_fill_with_a_legend(browser, tmp_path):
+    """During a follow-up the board marks the squares to empty and to fill in two colours of their own
+    (not the plain difference colour), with a legend; both go once the table matches."""
+    camera = FakeCamera()
+    session = session_with(tmp_path, camera=camera, mode="auto")
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue"], "red", seed=11)
+    setup = session.game.position.to_setup()
+    busy = set(setup["stones"]) | set(setup["pools"]) | {setup["monster"]["at"]}
+    free = next(sq for sq in ("d3", "d4", "e3", "e4", "d5") if sq not in busy)
+    seen = {**setup, "stones": {**{sq: k for sq, k in setup["stones"].items() if sq != "c3"}, free: "stone"}}
+    errors: list[str] = []
+    with Server(app) as server:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        referee_login(page, server.url)
+        camera.reading = FakeReading(True, seen)            # the stone on c3 was put down on the wrong square
+        page.wait_for_selector(f"svg.board .sq.to-empty[data-square='{free}']")
+        page.wait_for_selector("svg.board .sq.to-fill[data-square='c3']")
+        assert page.locator("#follow-legend").is_visible()
+        assert "take the piece off" in page.locator("#follow-legend").inner_text()
+        assert page.locator("svg.board .sq.diff").count() == 0
+        colours = page.evaluate("""(sqs) => sqs.map((sq) => getComputedStyle(
+            document.querySelector(`svg.board .sq[data-square='${sq}']`)).fill)""", [free, "c3"])
+        legend = page.evaluate("""() => ['to-empty', 'to-fill'].map((c) => getComputedStyle(
+            document.querySelector(`#follow-legend .swatch.${c}`)).backgroundColor)""")
+        rgb = [[[int(v) for v in c[4:-1].split(",")] for c in cs] for cs in (colours, legend)]
+        near = all(abs(a - b) <= 8 for sq, sw in zip(*rgb) for a, b in zip(sq, sw))   # the board's SVG filter
+        assert colours[0] != colours[1] and near, (colours, legend)
+        show_table(camera, session)
+        page.wait_for_selector("#follow-legend", state="hidden")
+        assert page.locator("svg.board .sq.to-empty, svg.board .sq.to-fill").count() == 0
+    assert errors == []

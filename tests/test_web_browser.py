@@ -99,8 +99,10 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     seen = session.game.position.to_setup()
     seen["stones"]["g8"] = seen["stones"].pop("g7")         # the camera sees a bumped stone
     camera.reading = FakeReading(True, seen)                # pushed to the referee: no click, no polling
-    referee.wait_for_selector("svg.board .sq.diff[data-square='g8']")
-    assert referee.locator("svg.board .sq.diff").count() == 2     # g7 and g8 differ
+    # still in the monster move's follow-up: g8 is a square to empty, g7 one to fill (their own colours)
+    referee.wait_for_selector("svg.board .sq.to-empty[data-square='g8']")
+    assert referee.locator("svg.board .sq.to-fill[data-square='g7']").count() == 1
+    assert referee.locator("svg.board .sq.to-empty, svg.board .sq.to-fill, svg.board .sq.diff").count() == 2
     referee.click("svg.board .sq[data-square='g8']")              # the referee fixes g8 by tapping it
     referee.select_option("#fix-piece", "empty")
     referee.click("#fix-form button.primary")
@@ -113,7 +115,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
                                                         "message": "hidden behind a piece"}])
     referee.wait_for_selector(f"svg.board .sq.unseen[data-square='{hidden_pawn['at']}']")
     assert referee.locator(f"#differences li:has-text('{hidden_pawn['at']}: the camera cannot see this square')").count() == 1
-    assert referee.locator(f"svg.board .sq.diff[data-square='{hidden_pawn['at']}']").count() == 0
+    assert referee.locator(f"svg.board .sq:is(.diff, .to-empty)[data-square='{hidden_pawn['at']}']").count() == 0
     referee.click("#preview-btn")
     referee.wait_for_selector(".preview-row")
     referee.screenshot(path=str(OUTPUT / "referee-tablet.png"), full_page=True)

@@ -255,12 +255,20 @@
   });
 
   // -- camera ------------------------------------------------------------------
+  // During a follow-up the squares to empty and to fill get their own colours (as on the LED grid),
+  // with a legend under the board; otherwise a difference is just a difference.
   function markDifferences(view) {
     const marks = {};
+    const follow = view.follow && !view.follow.done ? view.follow : null;
     for (const sq of view.unseen || []) marks[sq] = "unseen";
     for (const d of view.differences) marks[d.square] = "diff";
+    if (follow) {
+      for (const sq of follow.empty) marks[sq] = "to-empty";
+      for (const sq of follow.fill) marks[sq] = "to-fill";
+    }
     for (const sq of Object.keys(view.fixes || {})) marks[sq] = "fixed";
-    board.highlight(marks, ["diff", "fixed", "unseen"]);
+    board.highlight(marks, ["diff", "fixed", "unseen", "to-empty", "to-fill"]);
+    $("follow-legend").classList.toggle("hidden", !follow);
   }
 
   // The camera's view arrives over the live stream (a `camera` message after every frame that changed
@@ -307,6 +315,7 @@
         last ? h("button", { class: "btn small ghost undo-camera", onclick: undoCamera }, "Undo") : null);
     }));
     if (running) markDifferences(view);
+    else $("follow-legend").classList.add("hidden");
     const img = $("camera-frame");
     if (view.reading && csrf && Date.now() - lastFrameAt > 1000) {   // the picture at most once a second
       lastFrameAt = Date.now();
@@ -316,9 +325,15 @@
   }
 
   async function undoCamera() { await api("POST", "/api/undo", {}); toast("Undone: put the pawn back as it was.", true); }
+  let cameraPushes = 0;   // camera views received over the live stream
+  function onCameraPush(view) { cameraPushes += 1; renderCamera(view); }
   async function readCamera() {   // once, after logging in or a fix; later views come over the stream
     if (!csrf) return;
-    try { renderCamera(await api("GET", "/api/camera")); } catch (e) { /* shown as a toast */ }
+    const before = cameraPushes;
+    try {
+      const view = await api("GET", "/api/camera");
+      if (cameraPushes === before) renderCamera(view);   // a view pushed meanwhile is newer: keep it
+    } catch (e) { /* shown as a toast */ }
   }
   $("camera-confirm").addEventListener("click", async () => {
     // send what the screen proposed: if the table changed since, the server plays nothing
@@ -552,7 +567,7 @@
     renderSeating();
     $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
     const leds = new LedPanel($("leds-panel"), geometry);
-    connectLive(onState, showLink, { camera: renderCamera, leds: (frame) => leds.show(frame) });
+    connectLive(onState, showLink, { camera: onCameraPush, leds: (frame) => leds.show(frame) });
     if (await checkLogin()) afterLogin();
     setInterval(() => { readDevices(); readSimulated(); }, 5000);
   }
