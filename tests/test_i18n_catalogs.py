@@ -67,3 +67,10 @@ def test_the_phone_page_language_from_query_cookie_then_accept_language(tmp_path
     assert '<html lang="de">' in page.text   # an unknown ?lang= is ignored: the cookie still decides
     fresh = app.test_client().get("/", headers={"Accept-Language": "ja"})
     assert '<html lang="en">' in fresh.text and "<h2>Game log</h2>" in fresh.text
+
+
+def test_the_referee_page_in_french(tmp_path):
+    app, _ = make_app(tmp_path)
+    page = app.test_client().get("/referee?lang=fr").text
+    assert '<html lang="fr">' in page and "Nouvelle partie" in page and "Commencer la partie" in page
+    assert "<code>flure play</code>" in page and ">New game<" not in page
