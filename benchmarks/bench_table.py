@@ -20,6 +20,7 @@ synthetic camera.  Frames are rendered before timing: a camera delivers them, th
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import resource
 import statistics
@@ -280,6 +281,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long the CPU share is measured")
     parser.add_argument("--no-memory", action="store_true", help="skip the whole demo game (bench_simtable.py)")
     args = parser.parse_args(argv)
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)   # "task queue depth" while 20 clients connect
     with tempfile.TemporaryDirectory() as tmp:
         results = [bench_tile(tmp, args.repeat), bench_still_to_applied(tmp, args.repeat), bench_cpu(args.seconds)]
     if not args.no_memory:
