@@ -28,3 +28,10 @@ def test_german_summary_names_the_pawns_in_german():
     game = Game.new(["red", "blue"], first_player="red", seed=1)
     text = summary(game, "de")
     assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Plättchen" in text
+
+
+def test_the_line_before_any_game_in_each_language():
+    from companion_app.table.state import public_state
+    state = public_state(None, version=0, seq=0, game_id=None, log=[], plan_seq=None)
+    assert state["summary_i18n"]["en"] == state["summary"]
+    assert state["summary_i18n"]["de"] == "Warten, bis der Spielleiter ein Spiel beginnt."

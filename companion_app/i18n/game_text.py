@@ -12,6 +12,16 @@ from . import gettext as _g, ngettext_in, pick
 from .plan_text import colour_name as _colour, pawn_name as _pawn
 
 
+N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction
+WAITING = N_("Waiting for the referee to start a game.")
+
+
+def waiting_summaries() -> dict[str, str]:
+    """The status line before any game, in each language."""
+    from . import LANGUAGES
+    return {lang: _g(lang, WAITING) for lang in LANGUAGES}
+
+
 def summary(game: Game, lang: str) -> str:
     lang = pick(lang)
     if game.phase == "placement":

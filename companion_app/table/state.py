@@ -9,10 +9,10 @@ from __future__ import annotations
 from engine.deck import TILES, tile_name
 from engine.game import Game
 
-from ..i18n.game_text import all_summaries
+from ..i18n.game_text import WAITING, all_summaries, waiting_summaries
 from ..i18n.plan_text import all_plan_lines
 
-WAITING_SUMMARY = "Waiting for the referee to start a game."
+WAITING_SUMMARY = WAITING
 
 
 def public_state(game: Game | None, *, version: int, seq: int, game_id: int | None, log: list[dict],
@@ -21,7 +21,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     """The state message: counters and log always; the game's phase, position and last plan once a game runs."""
     base = {"version": version, "seq": seq, "game_id": game_id, "log": log}
     if game is None:
-        return {**base, "phase": "none", "summary": WAITING_SUMMARY}
+        return {**base, "phase": "none", "summary": WAITING_SUMMARY, "summary_i18n": waiting_summaries()}
     plan = game.last_plan
     plan_json = plan.to_json() if plan is not None else None
     return {
