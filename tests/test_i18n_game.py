@@ -35,3 +35,14 @@ def test_the_line_before_any_game_in_each_language():
     state = public_state(None, version=0, seq=0, game_id=None, log=[], plan_seq=None)
     assert state["summary_i18n"]["en"] == state["summary"]
     assert state["summary_i18n"]["de"] == "Warten, bis der Spielleiter ein Spiel beginnt."
+
+
+def test_tile_names_in_each_language_english_the_engines():
+    from companion_app.i18n.game_text import all_tile_names
+    from engine.deck import TILES, tile_name
+    for variant in (False, True):
+        game = Game.new(["red", "blue", "green", "yellow", "purple", "black"], first_player="red", seed=2,
+                        prey3_variant=variant)
+        names = all_tile_names(game)
+        assert names["en"] == {t: tile_name(t, prey3_variant=variant) for t in TILES}
+    assert names["de"]["5"] == "5 (drei Opfer, G11)" and names["fr"]["prey-1"] == "une proie"

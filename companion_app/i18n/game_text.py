@@ -6,6 +6,7 @@ random games to check it).  The advanced setup's placement line is the one phase
 """
 from __future__ import annotations
 
+from engine.deck import TILES, tile_rule
 from engine.game import Game
 
 from . import gettext as _g, ngettext_in, pick
@@ -56,3 +57,23 @@ def _result(game: Game, lang: str) -> str:
 def all_summaries(game: Game) -> dict[str, str]:
     from . import LANGUAGES
     return {lang: summary(game, lang) for lang in LANGUAGES}
+
+
+PREY_WORDS = {1: N_("one prey"), 2: N_("two prey"), 3: N_("three prey")}
+
+
+def tile_name(tile: str, lang: str, *, prey3_variant: bool = False) -> str:
+    """engine.deck.tile_name in ``lang``: ``8 steps``, ``one prey``; the 5 under G11 ``5 (three prey, G11)``."""
+    steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
+    if steps is not None:
+        return _g(lang, "%(n)s steps", n=tile)
+    if tile.startswith("prey-"):
+        return _g(lang, PREY_WORDS[prey])
+    return _g(lang, "%(tile)s (%(prey)s, G11)", tile=tile, prey=_g(lang, PREY_WORDS[prey]))
+
+
+def all_tile_names(game: Game) -> dict[str, dict[str, str]]:
+    """Each language's names of the tiles for this game (the phones' tile badges)."""
+    from . import LANGUAGES
+    return {lang: {t: tile_name(t, lang, prey3_variant=game.prey3_variant) for t in dict.fromkeys(TILES)}
+            for lang in LANGUAGES}

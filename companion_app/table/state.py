@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.deck import TILES, tile_name
 from engine.game import Game
 
-from ..i18n.game_text import WAITING, all_summaries, waiting_summaries
+from ..i18n.game_text import WAITING, all_summaries, all_tile_names, waiting_summaries
 from ..i18n.plan_text import all_plan_lines
 
 WAITING_SUMMARY = WAITING
@@ -33,6 +33,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "unmoved": list(game.unmoved), "deck_left": game.deck_left,
         "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
         "tile_names": {t: tile_name(t, prey3_variant=game.prey3_variant) for t in dict.fromkeys(TILES)},
+        "tile_names_i18n": all_tile_names(game),
         "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
         "pieces_left": dict(game.pieces_left),
         "position": game.position.to_setup(), "names": game.position.pawn_names(),

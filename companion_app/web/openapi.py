@@ -34,6 +34,7 @@ STATE = {
                                                      "(the camera's `camera` messages list what differs)"},
         "camera_mode": {"type": "string", "enum": ["auto", "confirm"],
                         "description": "auto: camera moves applied at once; confirm: by the referee or CONFIRM"},
+        "tile_names_i18n": {"type": "object", "description": "tile_names in each language (en, fr, de, es)"},
         "summary_i18n": {"type": "object", "description": "summary in each language (en, fr, de, es)"},
         "plan_lines_i18n": {"type": "object", "description": "plan_lines in each language (en, fr, de, es): each phone shows its own"},
         "plan_lines": {"type": "array", "items": {"type": "string"},

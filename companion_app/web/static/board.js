@@ -313,7 +313,7 @@ function connectLive(onState, onLink, handlers) {
     source.addEventListener("state", (e) => {
       lastHeard = Date.now(); onLink("live");
       const state = JSON.parse(e.data);
-      if (state.tile_names) tileNames = state.tile_names;
+      if (state.tile_names) tileNames = (state.tile_names_i18n || {})[window.FLURE_LANG] || state.tile_names;
       onState(state);
     });
     source.addEventListener("ping", () => { lastHeard = Date.now(); });
