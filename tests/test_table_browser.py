@@ -6,6 +6,8 @@ camera is the shipped FakeCamera, which feeds readings through the worker's real
 """
 from __future__ import annotations
 
+import time
+
 from companion_app.table.devices import open_leds
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
@@ -119,13 +121,24 @@ def test_the_referee_board_colours_squares_to_empty_and_to_fill_with_a_legend(br
         assert page.locator("#follow-legend").is_visible()
         assert "take the piece off" in page.locator("#follow-legend").inner_text()
         assert page.locator("svg.board .sq.diff").count() == 0
-        colours = page.evaluate("""(sqs) => sqs.map((sq) => getComputedStyle(
-            document.querySelector(`svg.board .sq[data-square='${sq}']`)).fill)""", [free, "c3"])
-        legend = page.evaluate("""() => ['to-empty', 'to-fill'].map((c) => getComputedStyle(
-            document.querySelector(`#follow-legend .swatch.${c}`)).backgroundColor)""")
-        rgb = [[[int(v) for v in c[4:-1].split(",")] for c in cs] for cs in (colours, legend)]
-        near = all(abs(a - b) <= 8 for sq, sw in zip(*rgb) for a, b in zip(sq, sw))   # the board's SVG filter
-        assert colours[0] != colours[1] and near, (colours, legend)
+        def board_and_legend():
+            colours = page.evaluate("""(sqs) => sqs.map((sq) => getComputedStyle(
+                document.querySelector(`svg.board .sq[data-square='${sq}']`)).fill)""", [free, "c3"])
+            legend = page.evaluate("""() => ['to-empty', 'to-fill'].map((c) => getComputedStyle(
+                document.querySelector(`#follow-legend .swatch.${c}`)).backgroundColor)""")
+            return colours, legend
+
+        def near(colours, legend):   # the board's SVG filter shifts a colour a little
+            rgb = [[[int(v) for v in c[4:-1].split(",")] for c in cs] for cs in (colours, legend)]
+            return all(abs(a - b) <= 8 for sq, sw in zip(*rgb) for a, b in zip(sq, sw))
+
+        # the squares' fill has a 0.2 s transition: read it once it has settled
+        deadline = time.monotonic() + 5
+        colours, legend = board_and_legend()
+        while not near(colours, legend) and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+            colours, legend = board_and_legend()
+        assert colours[0] != colours[1] and near(colours, legend), (colours, legend)
         show_table(camera, session)
         page.wait_for_selector("#follow-legend", state="hidden")
         assert page.locator("svg.board .sq.to-empty, svg.board .sq.to-fill").count() == 0
