@@ -106,3 +106,33 @@ def test_one_device_cannot_take_every_stream_and_the_referee_always_gets_one(sma
     finally:
         for c in one:
             c.close()
+
+
+def test_a_phone_that_stops_reading_without_closing_frees_its_slot_within_seconds(small_server):
+    """A vanished phone (Wi-Fi gone: no FIN, no RST) cannot be made on loopback; a phone that stays
+    connected but stops reading is the same to the server (its bytes are never acknowledged as read),
+    so this one has a tiny receive buffer and never reads after its request."""
+    import socket
+
+    from companion_app.table.events import sse_message
+
+    server, session = small_server
+    phone = socket.socket()
+    phone.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    phone.bind((loopback(12), 0))
+    phone.connect(("127.0.0.1", int(server.port)))
+    try:
+        phone.sendall(b"GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        deadline = time.monotonic() + 5
+        while session.broker.clients != 1:
+            assert time.monotonic() < deadline, "the stream never opened"
+            time.sleep(0.05)
+        for i in range(4):   # the game goes on: a few updates, fewer than the broker's queue limit
+            session.broker.publish(sse_message("state", {"pad": "x" * 8000, "n": i}))
+        start = time.monotonic()
+        while session.broker.clients:
+            assert time.monotonic() - start < SLOT_SECONDS + 1, "the silent phone's slot is still taken"
+            time.sleep(0.1)
+        print(f"slot free after {time.monotonic() - start:.1f} s")
+    finally:
+        phone.close()

@@ -10,7 +10,8 @@ Who gets a stream is decided here, in one place (``Broker.open``): at most
 from one address (one client cannot take every stream), and the referee's
 tablet always gets one (a few slots beyond the limit are kept for it).  A stream
 whose phone went away ends within ``GONE_POLL_SECONDS`` (the server says so
-through ``gone``), so its slot is free again at once, not at the next heartbeat.
+through ``gone``), so its slot is free again at once, not at the next heartbeat.  One that vanished
+without closing (Wi-Fi gone) is found by the socket options in web/server.py, helped by ``NUDGE``.
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from collections.abc import Callable, Iterator
 HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closing the stream, and lets a
                            # phone notice a connection that died silently (it reconnects after 3 missed)
 PING = "event: ping\ndata: {}\n\n"
+NUDGE_SECONDS = 2.0        # an SSE comment this often when nothing else was sent: the server then always has
+NUDGE = ":\n\n"            # fresh bytes in flight, so a phone that vanished (no FIN, no RST) is found by the
+                           # socket's TCP_USER_TIMEOUT (web/server.py) within seconds; browsers ignore comments
 RETRY_MS = 1500            # how soon a browser retries after a drop
 QUEUE_LIMIT = 16           # a phone that stops reading is dropped, not allowed to grow memory
 GONE_POLL_SECONDS = 0.5    # how often a waiting stream asks the server whether its phone is still there
@@ -109,20 +113,28 @@ class Broker:
             yield from [catch_up] if isinstance(catch_up, str) else catch_up
             end = time.monotonic() + lifetime
             ping = time.monotonic() + heartbeat
+            nudge = time.monotonic() + NUDGE_SECONDS
             while time.monotonic() < end:
                 now = time.monotonic()
-                wait = min(ping, end) - now if gone is None else min(GONE_POLL_SECONDS, ping - now, end - now)
+                wait = min(ping, end, nudge) - now
+                if gone is not None:
+                    wait = min(GONE_POLL_SECONDS, wait)
                 try:
                     message = q.get(timeout=max(0.0, wait))
                 except queue.Empty:
                     if gone is not None and gone():
                         return
-                    if time.monotonic() >= ping:
-                        ping = time.monotonic() + heartbeat
+                    now = time.monotonic()
+                    if now >= ping:
+                        ping, nudge = now + heartbeat, now + NUDGE_SECONDS
                         yield PING
+                    elif now >= nudge:
+                        nudge = now + NUDGE_SECONDS
+                        yield NUDGE
                     continue
                 if message is None:
                     return
+                nudge = time.monotonic() + NUDGE_SECONDS
                 yield message
         finally:
             self.discard(q)
