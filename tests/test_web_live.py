@@ -79,6 +79,16 @@ def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(t
     assert messages[2:] and all(m == "event: ping\ndata: {}\n\n" for m in messages[2:])
 
 
+def test_a_quiet_stream_still_sends_a_comment_so_a_vanished_phone_is_found(tmp_path, monkeypatch):
+    from companion_app.table import events
+
+    monkeypatch.setattr(events, "NUDGE_SECONDS", 0.02)
+    app, session = make_app(tmp_path)
+    messages = list(session.broker.stream(lambda: "first\n\n", heartbeat=60, lifetime=0.2))
+    assert messages[:2] == ["retry: 1500\n\n", "first\n\n"]
+    assert len(messages) >= 4 and set(messages[2:]) == {events.NUDGE} == {":\n\n"}   # no ping due yet
+
+
 def test_streams_beyond_the_limit_get_503_so_the_referee_keeps_threads(tmp_path):
     import urllib.error
 
