@@ -7,7 +7,6 @@ arrived, so a thousand updates to a hundred clients cost the test little memory.
 from __future__ import annotations
 
 import json
-import os
 import selectors
 import socket
 import threading
@@ -112,29 +111,18 @@ class Table:
 
     def __init__(self, tmp, pin: str = "424242", leds: bool = False):
         """``leds``: with the default simulated LED grid (its frames go to every screen too)."""
-        import subprocess
-        import sys
         from pathlib import Path
 
-        repo = Path(__file__).resolve().parent.parent
+        from play_process import start_play
+
         self.pin = pin
-        cmd = [sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
-               "--db", str(Path(tmp) / "load.sqlite3"), "--pin", pin, "--no-camera", "--new"] + ([] if leds else ["--no-leds"])
-        self.proc = subprocess.Popen(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        out = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            out.append(line)
-            if "Press Ctrl+C" in line or not line:
-                break
-        text = "".join(out)
+        self.proc, text = start_play("--host", "127.0.0.1", "--port", "0", "--db", str(Path(tmp) / "load.sqlite3"),
+                                     "--pin", pin, "--no-camera", "--new", *([] if leds else ["--no-leds"]))
         import re
         found = re.search(r"open http://127\.0\.0\.1:(\d+)/ on your phones", text)
         if not found:
             self.proc.kill()
-            raise AssertionError("flure play did not start:\n" + text)
+            raise AssertionError("flure play did not print its address:\n" + text)
         self.port = int(found.group(1))
         self.url = f"http://127.0.0.1:{self.port}/"
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()   # keep its pipe drained

@@ -219,26 +219,15 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
 
 
 def test_flure_play_takes_its_settings_from_the_file_and_prints_the_local_name(tmp_path):
-    import os
     import signal
-    import time
+
+    from play_process import start_play
 
     (tmp_path / "pin").write_text("135790\n")
     path = write(tmp_path, '[camera]\nsource = "none"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
                            'public_host = "flure.local"\npin_file = "pin"\ndatabase = "journal.sqlite3"\n')
-    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "play", "--config", str(path), "--no-leds"],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines, deadline = [], time.monotonic() + 30
+    proc, out = start_play("--config", str(path), "--no-leds")
     try:
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if "Press Ctrl+C" in line:
-                break
-        out = "".join(lines)
         assert "Players: open http://flure.local:" in out        # the name the QR code carries too
         assert "enter the PIN 135790" in out and f"Saved in {tmp_path / 'journal.sqlite3'}" in out
         assert 'Camera: switched off ([camera] source = "none")' in out

@@ -2,34 +2,21 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
+
+from play_process import start_play
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def start(tmp_path, *extra):
-    cmd = [sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
-           "--db", str(tmp_path / "table.db"), "--pin", "9876", "--no-camera", "--no-leds", *extra]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines = []
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if "Press Ctrl+C" in line:
-            return proc, "".join(lines)
-    proc.kill()
-    raise AssertionError("flure play did not start:\n" + "".join(lines))
+    return start_play("--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "table.db"), "--pin", "9876",
+                      "--no-camera", "--no-leds", *extra)
 
 
 def stop(proc, how=signal.SIGINT) -> str:
