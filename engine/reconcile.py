@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
+from .actions import Place
 from .geometry import square_name
 from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observation, PawnLook, looks
 from .pawns import outcomes
+from .placement import parse_placement
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
 
@@ -47,17 +49,21 @@ class Problem:
 
 @dataclass(frozen=True)
 class Change:
-    """One legal change: ``kind`` is ``none``, ``move`` or ``tile``; ``after`` the position."""
+    """One legal change: ``kind`` is ``none``, ``move``, ``tile`` or ``place`` (the advanced setup,
+    engine.reconcile_place); ``after`` the position."""
 
     kind: str
     after: Position
     pawn: str | None = None        # label of the moved pawn (``move``)
     moves: str | None = None       # one unit-move string producing it (``move``)
     tile: str | None = None        # the tile laid (``tile``; None while the card zone is unseen)
+    place: Place | None = None     # the piece put down (``place``, A2)
 
     def describe(self, before: Position) -> str:
         if self.kind == "none":
             return "nothing changed"
+        if self.kind == "place":
+            return parse_placement(self.place, before).describe()
         if self.kind == "tile":
             return f"tile {self.tile} laid in the card zone" if self.tile else "a tile laid in the card zone"
         p0, p1 = before.pawn(self.pawn), self.after.pawn(self.pawn)
@@ -82,9 +88,10 @@ class Change:
 class Reconciliation:
     """The answer to "which legal change did the camera see?" (VISION.md JSON via ``to_json``).
 
-    ``change`` is ``none``, ``move``, ``tile`` or ``unexplained`` (also for an ambiguous or
-    refused answer: ``problems`` then say why and ``candidates`` list what fitted).
-    Accepted means ``change`` is not ``unexplained`` and ``problems`` is empty.
+    ``change`` is ``none``, ``move``, ``tile``, ``place`` (the advanced setup, A2) or
+    ``unexplained`` (also for an ambiguous or refused answer: ``problems`` then say why and
+    ``candidates`` list what fitted).  Accepted means ``change`` is not ``unexplained`` and
+    ``problems`` is empty.
     """
 
     change: str
@@ -96,10 +103,11 @@ class Reconciliation:
     unseen: tuple[int, ...] = ()
     problems: tuple[Problem, ...] = ()
     candidates: tuple[Change, ...] = ()
+    place: Place | None = None
 
     @property
     def accepted(self) -> bool:
-        return self.change in ("none", "move", "tile") and not self.problems
+        return self.change in ("none", "move", "tile", "place") and not self.problems
 
     def to_json(self) -> dict:
         setup = None
@@ -107,12 +115,15 @@ class Reconciliation:
             setup = self.after.to_setup()
             if self.pawn is not None and self.after.pawn(self.pawn).place == OUT:
                 setup["pawns"].pop(self.pawn)   # a pawn that left by X is not listed (VISION.md)
-        return {"change": self.change,
-                "move": {"pawn": self.pawn, "moves": self.moves} if self.change == "move" else None,
-                "tile": self.tile,
-                "setup": setup,
-                "unseen": [square_name(sq) for sq in self.unseen],
-                "problems": [p.to_json() for p in self.problems]}
+        out = {"change": self.change,
+               "move": {"pawn": self.pawn, "moves": self.moves} if self.change == "move" else None,
+               "tile": self.tile,
+               "setup": setup,
+               "unseen": [square_name(sq) for sq in self.unseen],
+               "problems": [p.to_json() for p in self.problems]}
+        if self.change == "place":
+            out["place"] = self.place.to_json()
+        return out
 
 
 def refused(before: Position, *problems: Problem, unseen: Iterable[int] = ()) -> Reconciliation:
@@ -157,7 +168,7 @@ def _fits(change: Change, obs: Observation, before_looks: dict[int, Look], diffe
             return False
     elif obs.tile is not UNKNOWN and obs.tile is not None:
         return False
-    shown = looks(change.after) if change.kind == "move" else before_looks
+    shown = before_looks if change.kind in ("none", "tile") else looks(change.after)
     for sq in differs | shown.keys() | before_looks.keys():
         seen = obs.seen.get(sq)
         if seen is not None and seen != shown.get(sq, EMPTY):
@@ -167,7 +178,12 @@ def _fits(change: Change, obs: Observation, before_looks: dict[int, Look], diffe
 
 def reconcile_game(game, observation: Observation) -> Reconciliation:
     """``reconcile`` with the game's own prior: in the pawn phase the player to move and their
-    pawns not yet moved (G3), in the monster phase only a tile (G7); no change otherwise."""
+    pawns not yet moved (G3), in the monster phase only a tile (G7), in the advanced setup one
+    piece of those left (A2, engine.reconcile_place); no change once the game is over."""
+    if game.phase == "placement":
+        from .reconcile_place import reconcile_placement   # late: it builds this module's answers
+
+        return reconcile_placement(game.position, observation, game.placer, dict(game.pieces_left))
     if game.phase == "pawns":
         return reconcile(game.position, observation, game.to_move, only=game.unmoved)
     if game.phase == "monster":

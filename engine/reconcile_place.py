@@ -1,0 +1,196 @@
+"""Reading the advanced setup's placement (A1, A2) with the game as prior (TABLE.md).
+
+During the advanced setup the players put the board pieces down one at a time (A2).
+The game knows the position before, who places next and which pieces are left; the
+camera sees some squares and not others.  ``reconcile_placement`` lists every legal
+placement — built and checked by engine/placement.py itself (``parse_placement``,
+``check_placement``, ``apply_placement``), nothing re-derived here — plus "nothing
+placed yet", keeps those that agree with every *seen* square, and answers as
+``engine.reconcile`` does for a pawn move:
+
+- exactly one ⇒ that ``place`` action (engine.actions.Place), with the unseen squares
+  of a pool taken from it;
+- several ⇒ ``ambiguous``, naming the candidates and the squares to uncover (a piece
+  the camera cannot tell apart, say a teleporter whose square is covered, is never guessed);
+- none ⇒ ``unexplained``, naming the squares and the rule (A1, A2) no placement satisfies.
+
+A piece is told apart by what the camera reads of it (engine.observation.Look): a
+stone tile's marked face (plain, crystal, pivot right, pivot about), a teleporter's
+pair and arrow, and a pool by the squares it covers (a 2×2 block, a 1×4 row or
+column).  Pure: no I/O, no clock.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Mapping
+
+from .actions import Place
+from .errors import FlureError
+from .geometry import DIRECTION_NAMES, SQUARES, parse_square, square_name
+from .observation import EMPTY, Look, Observation, looks
+from .placement import TELEPORTER_PAIRS, apply_placement, check_placement, parse_placement
+from .pools import ORIENTATIONS, pool_squares
+from .position import Position
+from .reconcile import Change, Problem, Reconciliation, _ambiguous, _fits
+
+POOLS = ("pool-2x2", "pool-1x4")
+
+
+def place_actions(piece: str, square: int) -> Iterator[Place]:
+    """Every way to put ``piece`` down on ``square`` (its north-west square for a pool): a
+    teleporter in each pair and with each arrow, a 1×4 pool in each orientation."""
+    name = square_name(square)
+    if piece == "teleporter":
+        for pair in TELEPORTER_PAIRS:
+            for arrow in DIRECTION_NAMES:
+                yield Place(piece, name, arrow=arrow, pair=pair)
+    elif piece == "pool-1x4":
+        for orientation in ORIENTATIONS:
+            yield Place(piece, name, orientation=orientation)
+    else:
+        yield Place(piece, name)
+
+
+def _squares(action: Place) -> tuple[int, ...] | None:
+    """The squares ``action`` covers, from the same pool shapes the engine places (engine.pools)."""
+    sq = parse_square(action.square)
+    if action.piece in POOLS:
+        return pool_squares(sq, action.piece[5:], action.orientation or "horizontal")
+    return (sq,)
+
+
+def legal_placements(before: Position, left: Mapping[str, int], keep=None):
+    """Every legal placement from ``before`` with the pieces ``left`` (A1, A2), as ``reconcile.Change``
+    values of kind ``place``; ``keep(squares)`` may skip shapes early (a speed-up, never a rule)."""
+    out = []
+    for piece, n in left.items():
+        if n <= 0:
+            continue
+        for sq in SQUARES:
+            for action in place_actions(piece, sq):
+                squares = _squares(action)
+                if squares is None or (keep is not None and not keep(squares)):
+                    continue
+                try:
+                    placement = parse_placement(action, before)
+                    check_placement(before, placement, dict(left))
+                except FlureError:
+                    continue
+                out.append(Change("place", apply_placement(before, placement), place=action))
+    return out
+
+
+def describe_place(action: Place, before: Position) -> str:
+    """``a crystal on g7``, ``a teleporter on g7 (pair 1, arrow N)``: the engine's own wording."""
+    return "a " + parse_placement(action, before).describe()
+
+
+def reconcile_placement(before: Position, observation: Observation, placer: str | None,
+                        left: Mapping[str, int]):
+    """The one legal placement of ``placer`` (or nothing placed yet) that explains everything seen,
+    or why there is none or several.  The card zone plays no part in the setup."""
+    obs = Observation(observation.seen, None, observation.why)
+    before_looks = looks(before)
+    differs = {sq for sq, look in obs.seen.items() if look != before_looks.get(sq, EMPTY)}
+
+    def keep(squares) -> bool:   # a placement changes exactly its own squares
+        return differs <= set(squares) and all(sq in differs or sq not in obs.seen for sq in squares)
+
+    candidates = ([Change("none", before)] if not differs else []) + legal_placements(before, left, keep)
+    fitting = [c for c in candidates if _fits(c, obs, before_looks, differs)]
+    unseen = tuple(sorted(obs.unknown))
+    if not fitting:
+        square, message = unexplained_placement(before, obs, differs, left, placer)
+        return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem("unexplained", message, square),))
+    if len(fitting) > 1:
+        return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
+                              problems=(_ambiguous(before, obs, fitting),))
+    change = fitting[0]
+    return Reconciliation(change.kind, before, change.after, unseen=unseen, candidates=(change,), place=change.place)
+
+
+# -- why nothing fits ----------------------------------------------------------------------------
+
+def _new_parts(was: Look, now: Look) -> tuple[list[str], Look]:
+    """(what ``was`` showed that ``now`` does not, what ``now`` adds): a placed piece never goes away."""
+    gone = [f for f in ("monster", "stone", "pawn", "teleporter") if getattr(was, f) is not None
+            and getattr(now, f) != getattr(was, f)]
+    if was.pool and not now.pool:
+        gone.append("pool")
+    added = Look(stone=now.stone if now.stone != was.stone else None,
+                 pawn=now.pawn if now.pawn != was.pawn else None,
+                 teleporter=now.teleporter if now.teleporter != was.teleporter else None,
+                 pool=now.pool and not was.pool,
+                 monster=now.monster if now.monster != was.monster else None)
+    return gone, added
+
+
+def _pool_action(squares: set[int], unknown: frozenset[int], left: Mapping[str, int]) -> list[Place]:
+    """The pool pieces whose shape covers ``squares`` (and otherwise only unseen squares)."""
+    found = []
+    for piece in POOLS:
+        for sq in SQUARES:
+            for action in place_actions(piece, sq):
+                cells = _squares(action)
+                if cells is not None and squares <= set(cells) and set(cells) - squares <= unknown:
+                    found.append(action)
+    return found
+
+
+def unexplained_placement(before: Position, obs: Observation, differs: set[int], left: Mapping[str, int],
+                          placer: str | None) -> tuple[int | None, str]:
+    """(square, message): what is seen that no single legal placement (A1, A2) explains, in words."""
+    head = "no legal placement explains what the camera sees: "
+    before_looks = looks(before)
+    order = sorted(differs)
+    pieces: list[tuple[int, str]] = []      # (square, what is new there)
+    pool_new: set[int] = set()
+    for sq in order:
+        was, now = before_looks.get(sq, EMPTY), obs.seen[sq]
+        gone, added = _new_parts(was, now)
+        if gone:
+            return sq, (head + f"{square_name(sq)} showed {was.describe()} and now shows {now.describe()}: "
+                        "a piece already placed stays where it was put (A2); put it back")
+        if added.monster is not None:
+            return sq, head + (f"the monster is seen on {square_name(sq)}; it waits on {square_name(before.monster)} "
+                               "until the setup is done (A2)")
+        if added.pawn is not None:
+            return sq, head + (f"{added.pawn.name} is seen on {square_name(sq)}; pawns come onto the board only "
+                               "once every piece is placed (A2)")
+        if added.stone is not None or added.teleporter is not None:
+            pieces.append((sq, Look(stone=added.stone, teleporter=added.teleporter).describe()))
+        if added.pool:
+            pool_new.add(sq)
+    actions: list[Place] = []
+    for sq, _ in pieces:
+        look = obs.seen[sq]
+        new_stone = look.stone if look.stone != before_looks.get(sq, EMPTY).stone else None
+        if new_stone is not None:
+            actions.append(Place(new_stone, square_name(sq)))
+        else:
+            t = look.teleporter
+            actions.append(Place("teleporter", square_name(sq), arrow=DIRECTION_NAMES[t.arrow], pair=t.pair))
+    if pool_new:
+        shapes = _pool_action(pool_new, obs.unknown, left)
+        names = " ".join(square_name(s) for s in sorted(pool_new))
+        if not shapes:
+            return min(pool_new), head + (f"the pool squares {names} are not one 2×2 or 1×4 pool (A1)")
+        if len(shapes) > 1 and not pieces:
+            return min(pool_new), head + (f"the pool squares {names} could be more than one pool; uncover the squares "
+                                          "around them (A1)")
+        actions.append(shapes[0])
+    where = [(square_name(sq), what) for sq, what in pieces]
+    if pool_new:
+        where.append((square_name(min(pool_new)), "a pool"))
+    if len(actions) > 1:
+        listed = ", ".join(f"{what} on {sq}" for sq, what in sorted(where, key=lambda w: w[0]))
+        return order[0], head + (f"{len(actions)} new pieces are seen ({listed}); the players place one piece "
+                                 f"at a time{f', {placer} now' if placer else ''} (A2)")
+    action = actions[0]
+    try:
+        placement = parse_placement(action, before)
+        check_placement(before, placement, dict(left))
+    except FlureError as exc:   # the engine's own reason, with its rule (A1, A2)
+        return order[0], head + f"{describe_place(action, before)}: {exc}"
+    return order[0], head + (f"{describe_place(action, before)} is legal, but the rest of what is seen does not "
+                             "match it (A2)")
+
