@@ -36,7 +36,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".$extra"
-# The players' languages: compile the gettext catalogs (companion_app/translations/*/messages.po)
+# The players' languages: compile the gettext catalogs (companion_app/translations/*/LC_MESSAGES/{messages,rules}.po)
 .venv/bin/python -m companion_app.i18n compile >/dev/null
 if [ "$extra" = "[dev]" ]; then
   # Debian's headless Chromium for the browser tests, shellcheck for deploy/install.sh's test

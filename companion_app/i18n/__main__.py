@@ -1,7 +1,10 @@
 """``python -m companion_app.i18n extract|update|compile``: Babel's pybabel with this project's settings.
 
-extract  writes the template companion_app/translations/messages.pot from the code (babel.cfg)
-update   merges it into each language's messages.po (new msgids appear untranslated)
+Both domains each time: ``messages`` (the app's words) and ``rules`` (the rules reference).
+
+extract  writes the templates companion_app/translations/messages.pot from the code (babel.cfg)
+         and rules.pot from web/rules.json (web/make_rules.py: context = the rule id)
+update   merges them into each language's messages.po and rules.po (new msgids appear untranslated)
 compile  writes the .mo files the server loads
 """
 from __future__ import annotations
@@ -10,7 +13,7 @@ import sys
 
 from babel.messages.frontend import CommandLineInterface
 
-from . import LANGUAGES, TRANSLATIONS
+from . import DOMAINS, LANGUAGES, TRANSLATIONS, po_path
 
 ROOT = TRANSLATIONS.parent.parent
 KEYWORDS = ["-k", "_", "-k", "gettext", "-k", "pgettext:1c,2", "-k", "t", "-k", "N_", "-k", "NP_:1c,2", "-k", "ngettext_in:2,3", "-k", "_g:2"]
@@ -23,16 +26,23 @@ def extract_args(output: str) -> list[str]:
 
 
 def run(command: str) -> None:
-    pot = str(TRANSLATIONS / "messages.pot")
     cli = CommandLineInterface()
     if command == "extract":
-        cli.run(extract_args(pot))
+        from ..web.make_rules import write_template
+        from ..web.rules import load_rules
+
+        cli.run(extract_args(str(TRANSLATIONS / "messages.pot")))
+        print(f"writing rules template to {write_template(load_rules())}")
     elif command == "update":
-        for lang in LANGUAGES:
-            cli.run(["pybabel", "update", "-i", pot, "-d", str(TRANSLATIONS), "-l", lang,
-                     "--no-wrap", "--no-fuzzy-matching"])
+        for domain in DOMAINS:
+            pot = str(TRANSLATIONS / f"{domain}.pot")
+            for lang in LANGUAGES:   # a language's first catalog of a domain is made by init
+                action = "update" if po_path(lang, domain).exists() else "init"
+                cli.run(["pybabel", action, "-D", domain, "-i", pot, "-d", str(TRANSLATIONS), "-l", lang, "--no-wrap",
+                         *(["--no-fuzzy-matching"] if action == "update" else [])])
     elif command == "compile":
-        cli.run(["pybabel", "compile", "-d", str(TRANSLATIONS), "--statistics"])
+        for domain in DOMAINS:
+            cli.run(["pybabel", "compile", "-D", domain, "-d", str(TRANSLATIONS), "--statistics"])
     else:
         raise SystemExit(__doc__)
 

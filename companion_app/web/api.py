@@ -15,7 +15,7 @@ from engine import jsontext
 from engine.errors import FlureError, InvalidSetupError
 
 from . import schemas
-from .rules import load_rules
+from .rules import NO_SUCH_RULE, page_text, rules_in
 from .security import guarded_match, is_referee, log_in, referee_required
 from ..table.journal import request_key
 from ..table.events import StreamRefused
@@ -149,17 +149,29 @@ def board():
     return jsonify(board_json())
 
 
-@route("/rules", "GET", "Every rule text by id (G1 … A2)")
+def _rules_language() -> str:
+    from .i18n import current_language   # here: web/i18n.py registers its own route through this module
+    return current_language()
+
+
+@route("/rules", "GET", "Every rule text by id (G1 … A2), in the request's language (?lang=, cookie, "
+       "Accept-Language; each rule's lang and the Content-Language header say which)")
 def rules():
-    return jsonify(load_rules())
+    lang = _rules_language()
+    response = jsonify(rules_in(lang))
+    response.headers["Content-Language"] = lang
+    return response
 
 
-@route("/rules/<rule_id>", "GET", "One rule's text, e.g. /api/rules/M4")
+@route("/rules/<rule_id>", "GET", "One rule's text in the request's language, e.g. /api/rules/M4?lang=de")
 def rule(rule_id: str):
-    found = load_rules().get(rule_id.upper())
+    lang = _rules_language()
+    found = rules_in(lang).get(rule_id.upper())
     if found is None:
-        abort(404, f"There is no rule {rule_id!r}; rule ids look like G1, P7, M4, T2, B1, A2")
-    return jsonify(found)
+        abort(404, page_text(lang, NO_SUCH_RULE, rule=rule_id[:20]))
+    response = jsonify(found)
+    response.headers["Content-Language"] = lang
+    return response
 
 
 @route("/join", "GET", "The address phones open, and its QR code as SVG text")

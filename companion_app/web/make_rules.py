@@ -1,10 +1,15 @@
-"""Regenerate ``companion_app/web/rules.json`` from the spec's RULES.md.
+"""Regenerate ``companion_app/web/rules.json`` from the spec's RULES.md, and the ``rules`` gettext template.
 
 The app ships the rule texts as package data so the referee's rules
 reference works on a table with no spec folder beside it.  Run after RULES.md
-changes and commit the output:
+changes and commit the output, then bring the translations up to date:
 
     .venv/bin/python -m companion_app.web.make_rules ../shared/spec/RULES.md
+    .venv/bin/python -m companion_app.i18n update      # new/changed paragraphs appear untranslated
+
+The template (``translations/rules.pot``, not committed, like ``messages.pot``) has one msgid
+per rule title, paragraph and sub-bullet with the rule id as context, the section headings
+(context ``section``) and the page's intro (context ``page``).
 """
 from __future__ import annotations
 
@@ -13,7 +18,14 @@ import re
 import sys
 from pathlib import Path
 
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
+
+from ..i18n import RULES_DOMAIN, TRANSLATIONS
+from . import rules as texts
+
 OUT = Path(__file__).with_name("rules.json")
+TEMPLATE = TRANSLATIONS / f"{RULES_DOMAIN}.pot"
 RULE = re.compile(r"^- \*\*([A-Z]\d+)(?: ([^*]*?))?\.?\*\*\s*(.*)$")
 SECTION = re.compile(r"^## (.+?)(?: \(([A-Z])\))?$")
 
@@ -50,11 +62,35 @@ def parse_rules(text: str) -> dict[str, dict]:
             for rid, r in rules.items()}
 
 
+def template(rules: dict[str, dict]) -> Catalog:
+    """The ``rules`` domain's template: what a translator words, in the page's order."""
+    catalog = Catalog(domain=RULES_DOMAIN, project="Finstere Flure Companion", fuzzy=False)
+    for sentence in texts.PAGE_TEXTS:
+        catalog.add(sentence, context=texts.PAGE, auto_comments=["The rules reference's own words (page, API)."],
+                    flags=["python-format"] if "%(" in sentence else [])
+    for rule in rules.values():
+        catalog.add(rule["section"], context=texts.SECTION, auto_comments=["A section heading of the rules page."])
+    for rid, rule in rules.items():
+        if rule["title"]:
+            catalog.add(rule["title"], context=rid, auto_comments=[f"{rid}: the rule's title."])
+        for n, (bullet, line) in enumerate(texts.rule_lines(rule["text"]), 1):
+            kind = "a sub-bullet" if bullet else f"paragraph {n}"
+            catalog.add(line, context=rid, auto_comments=[
+                f"{rid}: {kind}. Keep rule ids, squares (a1, p11), pawn values (6/1), `code` and the ⚖ mark."])
+    return catalog
+
+
+def write_template(rules: dict[str, dict], path: Path = TEMPLATE) -> Path:
+    with path.open("wb") as f:
+        write_po(f, template(rules), width=0, omit_header=False)
+    return path
+
+
 def main(argv: list[str]) -> int:
     source = Path(argv[0]) if argv else Path(__file__).resolve().parents[3] / "shared" / "spec" / "RULES.md"
     rules = parse_rules(source.read_text(encoding="utf-8"))
     OUT.write_text(json.dumps(rules, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(rules)} rules to {OUT}")
+    print(f"wrote {len(rules)} rules to {OUT} and their template to {write_template(rules)}")
     return 0
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from .rules import load_rules
+from .i18n import current_language
+from .rules import INTRO, page_text, rules_in
 
 bp = Blueprint("pages", __name__)
 
@@ -25,7 +26,9 @@ def leds():
 
 @bp.get("/rules")
 def rules():
+    """The rules reference in the page's language (?lang=, the cookie, then Accept-Language)."""
+    lang = current_language()
     sections: dict[str, list[dict]] = {}
-    for rule in load_rules().values():
+    for rule in rules_in(lang).values():
         sections.setdefault(rule["section"], []).append(rule)
-    return render_template("rules.html", sections=sections)
+    return render_template("rules.html", sections=sections, intro=page_text(lang, INTRO))

@@ -513,7 +513,7 @@
     }
     let res, data;
     try {
-      res = await fetch(`/api/rules/${encodeURIComponent(id)}`);
+      res = await fetch(`/api/rules/${encodeURIComponent(id)}?lang=${document.documentElement.lang}`);   // the page's language
       data = await res.json();
     } catch (err) {
       $("rule-text").replaceChildren(h("p", { class: "error" }, "The server does not answer: is the Wi-Fi up?"));
