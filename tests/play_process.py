@@ -14,7 +14,8 @@ def start_play(*args: str, timeout: float = 30) -> tuple[subprocess.Popen, str]:
     """Run ``flure play *args`` and return it with what it printed up to "Press Ctrl+C" (it is serving then).
 
     If it exits or does not get there within ``timeout`` seconds it is killed and the test fails with its output."""
-    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "play", *args], cwd=REPO,
+    # --lang en first (a test's own --lang, later on the line, wins): the lines read here are English
+    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "--lang", "en", "play", *args], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     lines = []

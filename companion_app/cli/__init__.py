@@ -13,12 +13,18 @@ Failing is done one way: input a command cannot use ends as one plain sentence
 ``return fail("…")``; any package's plain-language error (``engine.errors.FlureError``,
 which the reader's and calibration's errors derive from) that a command lets
 through is printed the same way by ``main``.
+
+Every message a person reads is in the command's language (``lang.py``: ``--lang LANG``
+anywhere on the line, else the locale, else English), worded through ``lang._``; JSON
+outputs and the lines other programs parse stay as they are in every language.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
+
+from .lang import LanguageError, _, from_locale, set_language, speak_argparse, take_option
 
 # Modules that contribute sub-commands, in --help order.
 COMMAND_MODULES = (
@@ -51,9 +57,13 @@ def one_line(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="flure",
-        description="Finstere Flure Companion: plays the monster for your table.",
+        description=_("Finstere Flure Companion: plays the monster for your table."),
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Read (and taken off the line) by main before parsing: listed here for --help.
+    parser.add_argument("--lang", metavar="LANG",
+                        help=_("the language of flure's messages: en, fr, de or es (default: the locale's, "
+                               "like LANG=de_DE.UTF-8, else English); JSON output is the same in every language"))
+    sub = parser.add_subparsers(dest="command", metavar=_("COMMAND"))
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(name)
@@ -70,6 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     # OpenCV's own log lines ("global cap_v4l.cpp:914 open VIDEOIO ...") are for programmers; every
     # command says what went wrong in its own words.  Set before any command imports cv2.
     os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    set_language(from_locale())
+    speak_argparse()
+    try:
+        lang, argv = take_option(sys.argv[1:] if argv is None else argv)
+    except LanguageError as exc:
+        return fail(exc.sentence())
+    if lang is not None:
+        set_language(lang)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -82,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except FlureError as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
-        print("Stopped.", file=sys.stderr)
+        print(_("Stopped."), file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader of our output went away (``flure ... | head``): not an error for the user

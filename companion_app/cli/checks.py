@@ -4,6 +4,8 @@ Each check opens the real thing the session would open (the camera through the s
 source, the LED device through pyserial with WLED's own JSON request, the buttons through
 gpiozero's pin factory, the database folder, the web port) and says in words what is
 wrong.  Nothing here raises: a check that fails unexpectedly reports its exception's text.
+Each finding is worded in ``lang`` (the command's language; the errors quoted from other
+packages, like pyserial's or the camera's, stay as those packages word them).
 """
 from __future__ import annotations
 
@@ -13,72 +15,83 @@ import socket
 import time
 from pathlib import Path
 
+from ..i18n import DEFAULT, gettext as _g
 from ..table.checks import (MIN_FREE_MB, Finding, calibration_problems, check_board,  # noqa: F401 - re-exported
                             check_calibration, check_database)
+
+N_ = lambda s: s   # noqa: E731 - marks a topic for extraction; Finding.line words it
 
 CAMERA_TIMEOUT_S = 10.0     # for the first frame (the Pi camera takes a few seconds to start)
 WLED_ANSWER_S = 1.5         # a stock WLED answers {"v":true} within milliseconds
 
 
-def run_checks(config, *, pin_factory=None, camera_timeout: float = CAMERA_TIMEOUT_S) -> list[Finding]:
+def run_checks(config, *, pin_factory=None, camera_timeout: float = CAMERA_TIMEOUT_S,
+               lang: str = DEFAULT) -> list[Finding]:
     """Every check for one TableConfig, in the order a table owner would fix them."""
     findings: list[Finding] = []
-    for check in (lambda: check_calibration(config),
-                  lambda: check_camera(config, timeout=camera_timeout),
-                  lambda: check_leds(config),
-                  lambda: check_buttons(config, pin_factory),
-                  lambda: check_database(config),
-                  lambda: check_port(config)):
+    for check in (lambda: check_calibration(config, lang),
+                  lambda: check_camera(config, timeout=camera_timeout, lang=lang),
+                  lambda: check_leds(config, lang),
+                  lambda: check_buttons(config, pin_factory, lang),
+                  lambda: check_database(config, lang),
+                  lambda: check_port(config, lang)):
         try:
             findings += check()
         except Exception as exc:  # noqa: BLE001 - doctor reports, it never crashes
-            findings.append(Finding("check", False, f"unexpected failure: {exc}"))
+            findings.append(Finding(N_("check"), False, _g(lang, "unexpected failure: %(why)s", why=exc)))
     return findings
 
 
 # --- camera ----------------------------------------------------------------------------------------
 
-def check_camera(config, timeout: float = CAMERA_TIMEOUT_S) -> list[Finding]:
+def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT) -> list[Finding]:
     cam = config.camera
     if not cam.enabled:
-        return [Finding("camera", True, "switched off ([camera] source = \"none\"): the referee enters moves by tapping")]
+        return [Finding(N_("camera"), True, _g(lang, "switched off ([camera] source = \"none\"): the referee enters "
+                                                     "moves by tapping"))]
     from vision.sources import SourceError, open_source
 
     width, height = cam.resolution
     try:
         source = open_source(cam.source, **cam.source_options())
     except SourceError as exc:
-        return [Finding("camera", False, f"{exc}; set [camera] source (a USB index like \"0\", \"picamera\", "
-                                         "or \"synthetic\")")]
+        return [Finding(N_("camera"), False, _g(lang, "%(why)s; set [camera] source (a USB index like \"0\", "
+                                                      "\"picamera\", or \"synthetic\")", why=exc))]
     exposure = []
     if cam.exposure.locked:
-        note = getattr(source, "exposure_note", "") or "this source has no exposure controls"
+        note = getattr(source, "exposure_note", "") or _g(lang, "this source has no exposure controls")
         honoured = note.startswith("exposure locked") and "not honoured" not in note
-        exposure = [Finding("exposure", honoured, note if honoured else
-                            f"{note}: remove what it ignores from [camera.exposure], or set it in the camera's "
-                            "own tool (v4l2-ctl for a USB camera)")]
+        exposure = [Finding(N_("exposure"), honoured, note if honoured else
+                            _g(lang, "%(note)s: remove what it ignores from [camera.exposure], or set it in the "
+                                     "camera's own tool (v4l2-ctl for a USB camera)", note=note))]
     try:
         frame, fps = _first_frames(source, timeout)
     finally:
         source.close()
     if frame is None:
-        return [Finding("camera", False, f"{cam.source!r} opened but gave no picture within {timeout:.0f} s: "
-                                         "check its cable (and for the Pi camera: sudo rpicam-hello)")]
+        return [Finding(N_("camera"), False, _g(lang, "%(source)s opened but gave no picture within %(seconds)s s: "
+                                                      "check its cable (and for the Pi camera: sudo rpicam-hello)",
+                                                source=repr(cam.source), seconds=f"{timeout:.0f}"))]
     out = []
     got = (frame.shape[1], frame.shape[0])
     if got != (width, height):
-        out.append(Finding("camera", False, f"{cam.source!r} gives {got[0]}×{got[1]}, not the configured "
-                                            f"{width}×{height}: set [camera] resolution = [{got[0]}, {got[1]}] "
-                                            "or use a camera that supports it"))
+        out.append(Finding(N_("camera"), False, _g(lang, "%(source)s gives %(got)s, not the configured %(size)s: set "
+                                                         "[camera] resolution = %(setting)s or use a camera that "
+                                                         "supports it", source=repr(cam.source),
+                                                   got=f"{got[0]}×{got[1]}", size=f"{width}×{height}",
+                                                   setting=f"[{got[0]}, {got[1]}]")))
     else:
-        out.append(Finding("camera", True, f"{cam.source!r} opens and gives {width}×{height}"))
+        out.append(Finding(N_("camera"), True, _g(lang, "%(source)s opens and gives %(size)s", source=repr(cam.source),
+                                                  size=f"{width}×{height}")))
     if fps is not None:
         if fps + 0.05 < cam.fps:
-            out.append(Finding("frame rate", False, f"the camera delivers {fps:.1f} frames a second, fewer than "
-                                                    f"[camera] fps = {cam.fps:g}: lower fps or the resolution"))
+            out.append(Finding(N_("frame rate"), False, _g(lang, "the camera delivers %(got)s frames a second, fewer "
+                                                                 "than [camera] fps = %(fps)s: lower fps or the "
+                                                                 "resolution", got=f"{fps:.1f}", fps=f"{cam.fps:g}")))
         else:
-            out.append(Finding("frame rate", True, f"{fps:.1f} frames a second (the session reads {cam.fps:g})"))
-    out += exposure + check_board(frame, config)
+            out.append(Finding(N_("frame rate"), True, _g(lang, "%(got)s frames a second (the session reads %(fps)s)",
+                                                          got=f"{fps:.1f}", fps=f"{cam.fps:g}")))
+    out += exposure + check_board(frame, config, lang)
     return out
 
 
@@ -103,26 +116,28 @@ def _first_frames(source, timeout: float, count: int = 4):
 
 # --- LED device ---------------------------------------------------------------------------------------
 
-def check_leds(config) -> list[Finding]:
+def check_leds(config, lang: str = DEFAULT) -> list[Finding]:
     serial_cfg = config.hardware.serial
     url = serial_cfg.url
     if url == "emulator":
-        return [Finding("LED device", True, "the simulated device ([serial] url = \"emulator\"); "
-                                            "set url = \"/dev/flure-leds\" for the real LED controller")]
+        return [Finding(LED_DEVICE, True, _g(lang, "the simulated device ([serial] url = \"emulator\"); set url = "
+                                                   "\"/dev/flure-leds\" for the real LED controller"))]
     if "://" not in url:
         path = Path(url)
         if not path.exists():
-            hint = (" (deploy/install.sh's udev rule names a CP210x, CH340, CH9102 or FTDI board so)"
+            hint = (_g(lang, " (deploy/install.sh's udev rule names a CP210x, CH340, CH9102 or FTDI board so)")
                     if url == "/dev/flure-leds" else "")
-            return [Finding("LED device", False, f"{url} is not there: plug in the LED controller's USB cable"
-                                                 f"{hint}; ls /dev/serial/by-id/ lists serial devices")]
+            return [Finding(LED_DEVICE, False, _g(lang, "%(url)s is not there: plug in the LED controller's USB "
+                                                        "cable%(hint)s; ls /dev/serial/by-id/ lists serial devices",
+                                                  url=url, hint=hint))]
         if not os.access(path, os.R_OK | os.W_OK):
             group = _group_of(path)
-            return [Finding("LED device", False, f"{url}: no permission to use it; add this user to the "
-                                                 f"'{group}' group (sudo usermod -aG {group} $USER, then log in "
-                                                 "again; the service's user flure is in dialout)")]
+            return [Finding(LED_DEVICE, False, _g(lang, "%(url)s: no permission to use it; add this user to the "
+                                                        "'%(group)s' group (sudo usermod -aG %(group)s $USER, then "
+                                                        "log in again; the service's user flure is in dialout)",
+                                                  url=url, group=group))]
     from hardware.layout import LedLayout
-    return [_wled_answer(url, serial_cfg, LedLayout.from_config(config.hardware.layout).led_count)]
+    return [_wled_answer(url, serial_cfg, LedLayout.from_config(config.hardware.layout).led_count, lang)]
 
 
 def _group_of(path: Path) -> str:
@@ -133,7 +148,10 @@ def _group_of(path: Path) -> str:
         return "dialout"
 
 
-def _wled_answer(url: str, serial_cfg, need: int) -> Finding:
+LED_DEVICE = N_("LED device")
+
+
+def _wled_answer(url: str, serial_cfg, need: int, lang: str = DEFAULT) -> Finding:
     """Send WLED's JSON state request ``{"v":true}`` and wait for its JSON answer."""
     import serial
 
@@ -144,26 +162,28 @@ def _wled_answer(url: str, serial_cfg, need: int) -> Finding:
         try:
             port = serial.serial_for_url(url, baudrate=baud, timeout=0.1, write_timeout=1.0)
         except (serial.SerialException, OSError, ValueError) as exc:
-            return Finding("LED device", False, plain_error(url, exc, baud))
+            return Finding(LED_DEVICE, False, plain_error(url, exc, baud))
         try:
             port.reset_input_buffer()
             port.write(b'{"v":true}')
             reply = _read_json(port, WLED_ANSWER_S)
         except (serial.SerialException, OSError) as exc:
-            return Finding("LED device", False, plain_error(url, exc, baud))
+            return Finding(LED_DEVICE, False, plain_error(url, exc, baud))
         finally:
             port.close()
         if reply is not None:
             info = reply.get("info", {}) if isinstance(reply, dict) else {}
             leds = info.get("leds", {}).get("count") if isinstance(info.get("leds"), dict) else None
-            text = f"{url} answers: WLED {info.get('ver', '?')}" + (f", {leds} LEDs configured" if leds else "")
+            text = _g(lang, "%(url)s answers: WLED %(version)s", url=url, version=info.get("ver", "?")) + (
+                _g(lang, ", %(count)s LEDs configured", count=leds) if leds else "")
             if leds and leds < need:
-                return Finding("LED device", False, text + f", but the grid needs {need}: set the LED count in "
-                                                           "WLED's LED preferences")
-            return Finding("LED device", True, text + f" at {baud} baud")
-    return Finding("LED device", False, f"{url} is there but does not answer WLED's state request at "
-                                        f"{' or '.join(map(str, bauds))} baud: is it running WLED, with the same "
-                                        "baud rate in Config > Sync interfaces > Serial?")
+                return Finding(LED_DEVICE, False, text + _g(lang, ", but the grid needs %(need)s: set the LED count "
+                                                                  "in WLED's LED preferences", need=need))
+            return Finding(LED_DEVICE, True, text + _g(lang, " at %(baud)s baud", baud=baud))
+    return Finding(LED_DEVICE, False, _g(lang, "%(url)s is there but does not answer WLED's state request at "
+                                               "%(bauds)s baud: is it running WLED, with the same baud rate in "
+                                               "Config > Sync interfaces > Serial?", url=url,
+                                         bauds=_g(lang, " or ").join(map(str, bauds))))
 
 
 def _read_json(port, wait_s: float):
@@ -187,7 +207,7 @@ def _read_json(port, wait_s: float):
 
 # --- buttons -------------------------------------------------------------------------------------------
 
-def check_buttons(config, pin_factory=None) -> list[Finding]:
+def check_buttons(config, pin_factory=None, lang: str = DEFAULT) -> list[Finding]:
     import warnings
 
     cfg = config.hardware.buttons
@@ -206,12 +226,13 @@ def check_buttons(config, pin_factory=None) -> list[Finding]:
             if factory is None:
                 factory = Device.pin_factory or Device._default_pin_factory()
     except (BadPinFactory, RuntimeError) as exc:
-        text = str(exc) if isinstance(exc, RuntimeError) else "no GPIO pin library works here"
+        text = str(exc) if isinstance(exc, RuntimeError) else _g(lang, "no GPIO pin library works here")
         if not is_raspberry_pi():
-            return [Finding("buttons", True, f"off: this is not a Raspberry Pi (no GPIO); the referee view "
-                                             f"does what the buttons ({pins}) would")]
-        return [Finding("buttons", False, f"{text}: on a Raspberry Pi install python3-lgpio (deploy/install.sh "
-                                          "does); elsewhere the buttons stay off and the referee view does the same")]
+            return [Finding(N_("buttons"), True, _g(lang, "off: this is not a Raspberry Pi (no GPIO); the referee view "
+                                                          "does what the buttons (%(pins)s) would", pins=pins))]
+        return [Finding(N_("buttons"), False, _g(lang, "%(why)s: on a Raspberry Pi install python3-lgpio "
+                                                       "(deploy/install.sh does); elsewhere the buttons stay off and "
+                                                       "the referee view does the same", why=text))]
     name = type(factory).__name__
     opened = []
     try:
@@ -219,12 +240,13 @@ def check_buttons(config, pin_factory=None) -> list[Finding]:
             try:
                 opened.append(Button(pin, pull_up=cfg.pull_up, pin_factory=factory))
             except (GPIOZeroError, OSError, RuntimeError) as exc:
-                return [Finding("buttons", False, f"{button} button on GPIO{pin}: {exc}; pick a free pin in "
-                                                  "[buttons] pins (hardware/README.md)")]
+                return [Finding(N_("buttons"), False, _g(lang, "%(button)s button on GPIO%(pin)s: %(why)s; pick a "
+                                                               "free pin in [buttons] pins (hardware/README.md)",
+                                                         button=button, pin=pin, why=exc))]
     finally:
         for btn in opened:
             btn.close()
-    return [Finding("buttons", True, f"{pins} open ({name})")]
+    return [Finding(N_("buttons"), True, _g(lang, "%(pins)s open (%(name)s)", pins=pins, name=name))]
 
 
 def is_raspberry_pi(model_file: str = "/proc/device-tree/model") -> bool:
@@ -236,7 +258,7 @@ def is_raspberry_pi(model_file: str = "/proc/device-tree/model") -> bool:
 
 # --- port ---------------------------------------------------------------------------------------------
 
-def check_port(config) -> list[Finding]:
+def check_port(config, lang: str = DEFAULT) -> list[Finding]:
     host, port = config.web.host, config.web.port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
@@ -246,11 +268,17 @@ def check_port(config) -> list[Finding]:
             if exc.errno == 98:      # EADDRINUSE
                 from ..web.systemd import health_check, local_url
                 if health_check(local_url(host, port), timeout=2)():
-                    return [Finding("web port", False, f"{host}:{port} is in use by a running flure session: stop "
-                                                       "it (sudo systemctl stop flure) to check the devices it holds")]
-                return [Finding("web port", False, f"{host}:{port} is in use by another program: stop it or set "
-                                                   "[web] port")]
+                    return [Finding(WEB_PORT, False, _g(lang, "%(address)s is in use by a running flure session: "
+                                                              "stop it (sudo systemctl stop flure) to check the "
+                                                              "devices it holds", address=f"{host}:{port}"))]
+                return [Finding(WEB_PORT, False, _g(lang, "%(address)s is in use by another program: stop it or set "
+                                                          "[web] port", address=f"{host}:{port}"))]
             if exc.errno == 13:
-                return [Finding("web port", False, f"port {port} needs root: use a port above 1023")]
-            return [Finding("web port", False, f"cannot listen on {host}:{port} ({exc.strerror}): set [web] host")]
-    return [Finding("web port", True, f"{host}:{port} is free")]
+                return [Finding(WEB_PORT, False, _g(lang, "port %(port)s needs root: use a port above 1023",
+                                                    port=port))]
+            return [Finding(WEB_PORT, False, _g(lang, "cannot listen on %(address)s (%(why)s): set [web] host",
+                                                address=f"{host}:{port}", why=exc.strerror))]
+    return [Finding(WEB_PORT, True, _g(lang, "%(address)s is free", address=f"{host}:{port}"))]
+
+
+WEB_PORT = N_("web port")

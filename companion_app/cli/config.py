@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from . import fail
+from .lang import _
 
 # option dest -> the configuration key it overrides
 OVERRIDES = {
@@ -20,20 +21,21 @@ OVERRIDES = {
 def add_table_options(p: argparse.ArgumentParser, devices: bool = True) -> None:
     """``--config`` and the options that override its values (each defaults to the file's)."""
     p.add_argument("--config", metavar="TOML", default=None,
-                   help="table configuration file (flure config default prints a documented one)")
-    p.add_argument("--host", default=None, help="address to listen on ([web] host; default: every interface)")
-    p.add_argument("--port", type=int, default=None, help="port ([web] port; default 8000)")
-    p.add_argument("--pin", default=None, help="the referee's PIN or token ([web] pin; default: a new random PIN)")
-    p.add_argument("--db", default=None, help="session database ([web] database; default: "
-                                              "$STATE_DIRECTORY or ~/.local/share/flure/session.sqlite3)")
+                   help=_("table configuration file (flure config default prints a documented one)"))
+    p.add_argument("--host", default=None, help=_("address to listen on ([web] host; default: every interface)"))
+    p.add_argument("--port", type=int, default=None, help=_("port ([web] port; default 8000)"))
+    p.add_argument("--pin", default=None, help=_("the referee's PIN or token ([web] pin; default: a new random PIN)"))
+    p.add_argument("--db", default=None, help=_("session database ([web] database; default: "
+                                                "$STATE_DIRECTORY or ~/.local/share/flure/session.sqlite3)"))
     p.add_argument("--camera", metavar="SPEC", default=None,
-                   help="camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
-                        "a folder, 'simulated' (default: the simulated table), 'synthetic' or 'none'")
+                   help=_("camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
+                          "a folder, 'simulated' (default: the simulated table), 'synthetic' or 'none'"))
     p.add_argument("--leds", metavar="URL", default=None,
-                   help="LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
-                        "socket://host:port (default: the simulated device)")
+                   help=_("LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
+                          "socket://host:port (default: the simulated device)"))
     if devices:
-        p.add_argument("--no-camera", action="store_true", help="run without a camera (camera source 'none')")
+        p.add_argument("--no-camera", action="store_true",
+                       help=_("run without a camera (camera source 'none')"))
 
 
 def overrides_from(args) -> dict:
@@ -54,19 +56,20 @@ def load_from_args(args):
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("config", help="the table configuration file: show, check, print the defaults",
-                              description="The table configuration (one TOML file: camera, table, web app, "
-                                          "LED grid and buttons). Command-line options override the file.")
-    sub = p.add_subparsers(dest="config_command", metavar="ACTION")
-    show = sub.add_parser("show", help="every value in effect and where it came from (default / file / command line)")
+    p = subparsers.add_parser("config", help=_("the table configuration file: show, check, print the defaults"),
+                              description=_("The table configuration (one TOML file: camera, table, web app, "
+                                            "LED grid and buttons). Command-line options override the file."))
+    sub = p.add_subparsers(dest="config_command", metavar=_("ACTION"))
+    show = sub.add_parser("show", help=_("every value in effect and where it came from (default / file / command "
+                                         "line)"))
     add_table_options(show)
     show.set_defaults(func=cmd_show)
-    check = sub.add_parser("check", help="check a configuration file; exit status 1 if it is wrong")
+    check = sub.add_parser("check", help=_("check a configuration file; exit status 1 if it is wrong"))
     add_table_options(check)
     check.set_defaults(func=cmd_check)
-    default = sub.add_parser("default", help="print the documented defaults (a file to start your own from)")
+    default = sub.add_parser("default", help=_("print the documented defaults (a file to start your own from)"))
     default.add_argument("--set", metavar="SECTION.KEY=VALUE", action="append", default=[],
-                         help="set a value in the printed file, e.g. --set web.port=8080")
+                         help=_("set a value in the printed file, e.g. --set web.port=8080"))
     default.set_defaults(func=cmd_default)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -77,14 +80,14 @@ def cmd_show(args) -> int:
     config, error = load_from_args(args)
     if config is None:
         return fail(error)   # a file it cannot use: the CLI's one way (status 2); `check` answers 1
-    print(f"# the table configuration in effect ({config.path or 'defaults only'})")
+    print("# " + _("the table configuration in effect (%(path)s)", path=config.path or _("defaults only")))
     section = None
     for key, value, origin in describe(config):
-        head, _, name = key.rpartition(".")
+        head, _dot, name = key.rpartition(".")
         if head != section:
             print(f"\n[{head}]")
             section = head
-        print(f"{name} = {_show(value)}".ljust(44) + f"  # {origin}")
+        print(f"{name} = {_show(value)}".ljust(44) + f"  # {_origin(origin)}")
     return 0
 
 
@@ -92,7 +95,7 @@ def cmd_check(args) -> int:
     config, error = load_from_args(args)
     if config is None:
         return fail(error, 1)   # status 1: the file was checked and is not valid
-    print(f"ok: {config.path or 'the defaults'} is a valid table configuration")
+    print(_("ok: %(path)s is a valid table configuration", path=config.path or _("the defaults")))
     return 0
 
 
@@ -100,6 +103,13 @@ def cmd_default(args) -> int:
     from ..table.config import main
 
     return main(args.set)
+
+
+def _origin(origin: str) -> str:
+    """Where a value came from (``default``, ``file PATH``, ``command line``) in the command's language."""
+    if origin.startswith("file "):
+        return _("file %(path)s", path=origin[5:])
+    return {"default": _("default"), "command line": _("command line")}.get(origin, origin)
 
 
 def _show(value) -> str:

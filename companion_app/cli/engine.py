@@ -1,4 +1,9 @@
-"""Engine sub-commands: ``flure scenario run|check``, ``flure resolve``, ``flure demo``."""
+"""Engine sub-commands: ``flure scenario run|check``, ``flure resolve``, ``flure demo``.
+
+The plan is printed in the command's language by the same renderer as the phones'
+(``companion_app.i18n.plan_text``); ``--json`` and ``scenario run`` print the engine's JSON,
+the same in every language.
+"""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +14,7 @@ from pathlib import Path
 from engine import jsontext
 
 from . import fail
+from .lang import _, language
 
 DEMO_SETUP = {
     "monster": {"at": "j8", "facing": "E"},
@@ -20,30 +26,32 @@ DEMO_SETUP = {
 
 
 def register(sub) -> None:
-    sc = sub.add_parser("scenario", help="run or check scenario files (the engine's test contract)",
-                        description="Scenario files hold a position, one action and the expected outcome.")
+    sc = sub.add_parser("scenario", help=_("run or check scenario files (the engine's test contract)"),
+                        description=_("Scenario files hold a position, one action and the expected outcome."))
     scs = sc.add_subparsers(dest="scenario_command", metavar="run|check")
-    run = scs.add_parser("run", help="print the outcome of one scenario as JSON")
-    run.add_argument("file", help="a scenario JSON file")
+    run = scs.add_parser("run", help=_("print the outcome of one scenario as JSON"))
+    run.add_argument("file", help=_("a scenario JSON file"))
     run.set_defaults(func=cmd_scenario_run)
-    check = scs.add_parser("check", help="compare scenarios with their expected outcome",
-                           description="Exit 0 when all pass, 1 on any difference, 2 on an invalid file.")
-    check.add_argument("files", nargs="+", help="scenario JSON files")
-    check.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    check = scs.add_parser("check", help=_("compare scenarios with their expected outcome"),
+                           description=_("Exit 0 when all pass, 1 on any difference, 2 on an invalid file."))
+    check.add_argument("files", nargs="+", help=_("scenario JSON files"))
+    check.add_argument("-q", "--quiet", action="store_true", help=_("print only failures and the summary"))
     check.set_defaults(func=cmd_scenario_check)
     sc.set_defaults(func=lambda args: (sc.print_help(), 0)[1])
 
-    rs = sub.add_parser("resolve", help="show the monster's move for a tombstone tile",
-                        description="Print the monster's path step by step, with the rule behind each decision.")
-    rs.add_argument("position", help="a position JSON file (a scenario setup object, or a scenario file)")
-    rs.add_argument("--tile", "-t", required=True, help="the tombstone tile: 5 7 8 10 prey-1 prey-2 prey-3")
+    rs = sub.add_parser("resolve", help=_("show the monster's move for a tombstone tile"),
+                        description=_("Print the monster's path step by step, with the rule behind each decision."))
+    rs.add_argument("position", help=_("a position JSON file (a scenario setup object, or a scenario file)"))
+    rs.add_argument("--tile", "-t", required=True, help=_("the tombstone tile: 5 7 8 10 prey-1 prey-2 prey-3"))
     rs.add_argument("--round", type=int, choices=(1, 2), default=1,
-                    help="round 1: eaten pawns wait beside the entrance; round 2: they are gone (G9)")
-    rs.add_argument("--json", action="store_true", help="print the plan as JSON (what the LEDs and web views render)")
-    rs.add_argument("--gif", metavar="FILE", help="also write the move as an animated GIF (the start, then one frame a step)")
+                    help=_("round 1: eaten pawns wait beside the entrance; round 2: they are gone (G9)"))
+    rs.add_argument("--json", action="store_true",
+                    help=_("print the plan as JSON (what the LEDs and web views render)"))
+    rs.add_argument("--gif", metavar=_("FILE"),
+                    help=_("also write the move as an animated GIF (the start, then one frame a step)"))
     rs.set_defaults(func=cmd_resolve)
 
-    demo = sub.add_parser("demo", help="resolve the rulebook's advanced example and print the steps")
+    demo = sub.add_parser("demo", help=_("resolve the rulebook's advanced example and print the steps"))
     demo.set_defaults(func=cmd_demo)
 
 
@@ -66,15 +74,16 @@ def _load_json(path: str):
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
-        return None, f"{path}: cannot read the file ({exc.strerror or exc})"
+        return None, _("%(path)s: cannot read the file (%(why)s)", path=path, why=exc.strerror or exc)
     except UnicodeDecodeError as exc:
-        return None, f"{path}: not a text file in UTF-8 (byte {exc.start + 1})"
+        return None, _("%(path)s: not a text file in UTF-8 (byte %(byte)s)", path=path, byte=exc.start + 1)
     try:
         return jsontext.loads(text, object_pairs_hook=_no_duplicates), None
     except jsontext.JsonTextError as exc:   # not JSON, nested too deep, a 5,000-digit number, …
         return None, f"{path}: {exc}"
     except _DuplicateKey as exc:
-        return None, f"{path}: not valid: the key {exc.args[0]!r} appears twice in one object"
+        return None, _("%(path)s: not valid: the key %(key)s appears twice in one object", path=path,
+                       key=repr(exc.args[0]))
 
 
 def _load_scenario(path: str):
@@ -86,11 +95,11 @@ def _load_scenario(path: str):
     try:
         scenario = parse_scenario(data)
     except InvalidSetupError as exc:
-        return None, f"{path}: invalid scenario: {exc}"
+        return None, _("%(path)s: invalid scenario: %(why)s", path=path, why=exc)
     except Exception as exc:  # noqa: BLE001 - a file the checks above missed: still no traceback
-        return None, f"{path}: invalid scenario ({type(exc).__name__}: {exc})"
+        return None, _("%(path)s: invalid scenario (%(why)s)", path=path, why=f"{type(exc).__name__}: {exc}")
     for warning in scenario.warnings:
-        print(f"flure: {path}: note: {warning}", file=sys.stderr)
+        print("flure: " + _("%(path)s: note: %(note)s", path=path, note=warning), file=sys.stderr)
     return scenario, None
 
 
@@ -100,7 +109,8 @@ def _run(scenario, path: str):
     try:
         return run_scenario(scenario), None
     except Exception as exc:  # noqa: BLE001
-        return None, f"{path}: the engine failed on this scenario ({type(exc).__name__}: {exc}); please report it"
+        return None, _("%(path)s: the engine failed on this scenario (%(why)s); please report it", path=path,
+                       why=f"{type(exc).__name__}: {exc}")
 
 
 def cmd_scenario_run(args) -> int:
@@ -124,7 +134,7 @@ def cmd_scenario_check(args) -> int:
             invalid += 1
             continue
         if scenario.expect is None:
-            print(f"SKIP    {path}: no \"expect\" to compare")
+            print("SKIP    " + _("%(path)s: no \"expect\" to compare", path=path))
             continue
         outcome, err = _run(scenario, path)
         diffs = [err] if err else compare(scenario.expect, outcome)
@@ -137,7 +147,8 @@ def cmd_scenario_check(args) -> int:
             passed += 1
             if not args.quiet:
                 print(f"pass    {path}")
-    print(f"scenarios: {passed} passed, {failed} failed, {invalid} invalid")
+    print(_("scenarios: %(passed)s passed, %(failed)s failed, %(invalid)s invalid", passed=passed, failed=failed,
+            invalid=invalid))
     return 2 if invalid else 1 if failed else 0
 
 
@@ -155,7 +166,7 @@ def cmd_resolve(args) -> int:
     except InvalidSetupError as exc:
         return fail(f"{args.position}: {exc}")
     if args.json:
-        print(json.dumps(plan.to_json(), indent=2))
+        print(json.dumps(plan.to_json(), indent=2))   # the engine's JSON: the same in every language
     else:
         print_plan(plan)
     if args.gif:
@@ -164,22 +175,27 @@ def cmd_resolve(args) -> int:
             with open(args.gif, "wb") as f:
                 f.write(move_gif(plan))
         except OSError as exc:
-            return fail(f"cannot write the GIF to {args.gif}: {exc.strerror or exc}")
+            return fail(_("cannot write the GIF to %(path)s: %(why)s", path=args.gif, why=exc.strerror or exc))
         if not args.json:
-            print(f"The move's animation ({len(plan.steps) + 1} frames) is in {args.gif}.")
+            print(_("The move's animation (%(frames)s frames) is in %(path)s.", frames=len(plan.steps) + 1,
+                    path=args.gif))
     return 0
 
 
 def print_plan(plan) -> None:
-    """The board before, the plan's own lines (the words the phones and the referee log show too),
-    and the board after."""
+    """The board before, the plan's lines in the command's language (the words the phones and the
+    referee log show too: ``plan_text``, whose English is ``Plan.lines()``), and the board after."""
     from engine.geometry import direction_name, square_name
+
+    from ..i18n import pgettext as in_context   # the direction's msgid is plan_text's (context "direction")
+    from ..i18n.plan_text import plan_lines
     start = plan.start
-    print(f"Tombstone tile {plan.tile}: the monster starts on {square_name(start.monster)} "
-          f"facing {direction_name(start.facing)}.")
+    print(_("Tombstone tile %(tile)s: the monster starts on %(square)s facing %(direction)s.", tile=plan.tile,
+            square=square_name(start.monster),
+            direction=in_context(language(), "direction", direction_name(start.facing))))
     print(start)
     print()
-    for line in plan.lines():
+    for line in plan_lines(plan, language()):
         print(line)
     print()
     print(plan.result)
@@ -189,7 +205,7 @@ def cmd_demo(args) -> int:
     from engine.monster import resolve
     from engine.position import Position
     position = Position.from_setup(DEMO_SETUP)
-    print("The rulebook's advanced example: pivots, a crystal, a pool and a teleporter pair.\n")
+    print(_("The rulebook's advanced example: pivots, a crystal, a pool and a teleporter pair.") + "\n")
     print_plan(resolve(position, "8"))
-    print("\nTry it on your own position: flure resolve POSITION.json --tile 8  (flure --help for more)")
+    print("\n" + _("Try it on your own position: flure resolve POSITION.json --tile 8  (flure --help for more)"))
     return 0

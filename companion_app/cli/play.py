@@ -2,6 +2,9 @@
 
 Cheap to import (the ``flure`` command imports it for --help): Flask, waitress
 and the device libraries are imported inside ``play``.
+
+The start-up lines are in the command's language (``lang.py``); the ``demo finished: …``
+line (table/demo.py) is TABLE.md's contract, which scripts parse: it stays English verbatim.
 """
 from __future__ import annotations
 
@@ -10,34 +13,36 @@ import socket
 from pathlib import Path
 
 from .config import add_table_options, load_from_args
+from .lang import N_, _, language
 
 DEMO_SEED = 28   # as companion_app.table.demo.DEMO_SEED (not imported here: --help stays cheap)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "play", help="run the table session: web app for phones and referee, camera, LED grid",
-        description="Runs the table session. Phones follow the monster at the printed address; the referee "
-                    "opens /referee with the PIN. By default the camera films a simulated table where "
-                    "simulated players play a demo game, and the LEDs go to a simulated device. "
-                    "The last game is resumed from the database.")
+        "play", help=_("run the table session: web app for phones and referee, camera, LED grid"),
+        description=_("Runs the table session. Phones follow the monster at the printed address; the referee "
+                      "opens /referee with the PIN. By default the camera films a simulated table where "
+                      "simulated players play a demo game, and the LEDs go to a simulated device. "
+                      "The last game is resumed from the database."))
     add_table_options(p)
-    p.add_argument("--no-leds", action="store_true", help="run without the LED grid")
+    p.add_argument("--no-leds", action="store_true", help=_("run without the LED grid"))
     p.add_argument("--hardware-config", metavar="TOML", default=None,
-                   help="a separate LED and button configuration file (instead of --config's sections)")
-    p.add_argument("--new", action="store_true", help="do not resume the last game")
-    demo = p.add_argument_group("the simulated table (camera source 'simulated', the default)")
+                   help=_("a separate LED and button configuration file (instead of --config's sections)"))
+    p.add_argument("--new", action="store_true", help=_("do not resume the last game"))
+    demo = p.add_argument_group(_("the simulated table (camera source 'simulated', the default)"))
     demo.add_argument("--demo", action="store_true",
-                      help="start a new demo game on the simulated table, in auto mode")
+                      help=_("start a new demo game on the simulated table, in auto mode"))
     demo.add_argument("--seed", type=int, default=None, metavar="N",
-                      help=f"the demo game's seed: its deck and the players' choices (default {DEMO_SEED})")
+                      help=_("the demo game's seed: its deck and the players' choices (default %(seed)s)",
+                             seed=DEMO_SEED))
     demo.add_argument("--speed", type=float, default=1.0, metavar="X",
-                      help="multiply the simulated players' pace (default 1: watchable)")
+                      help=_("multiply the simulated players' pace (default 1: watchable)"))
     demo.add_argument("--mistakes", type=float, default=None, metavar="P",
-                      help="chance that a simulated player moves illegally or does a follow-up wrong, then "
-                           "puts it right once the session complains (default 0.05; 0 with --until-end)")
+                      help=_("chance that a simulated player moves illegally or does a follow-up wrong, then "
+                             "puts it right once the session complains (default 0.05; 0 with --until-end)"))
     demo.add_argument("--until-end", action="store_true",
-                      help="with --demo: play the game to its end, print 'demo finished: …' and exit")
+                      help=_("with --demo: play the game to its end, print 'demo finished: …' and exit"))
     p.set_defaults(func=play)
 
 
@@ -85,13 +90,13 @@ def play(args) -> int:
     try:
         session = TableSession(Store(db))
     except (sqlite3.Error, OSError) as exc:
-        print(f"Cannot use {db} as the session database ({exc}). Give another file with --db "
-              "or [web] database.")
+        print(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
+                "or [web] database.", path=db, why=exc))
         return 1
     try:
         resumed = False if args.new else session.resume()
     except (FlureError, ValueError, KeyError, sqlite3.Error) as exc:
-        print(f"Could not resume the last game from {db} ({exc}); starting without a game.")
+        print(_("Could not resume the last game from %(path)s (%(why)s); starting without a game.", path=db, why=exc))
         resumed = False
 
     def twin_state():
@@ -101,8 +106,8 @@ def play(args) -> int:
     camera = config.camera
     rig = None
     if args.demo and camera.source not in ("simulated", "none"):
-        print(f"--demo plays on the simulated table, which is its camera: leave out --camera {camera.source} "
-              "(or set [camera] source = \"simulated\").")
+        print(_("--demo plays on the simulated table, which is its camera: leave out --camera %(source)s "
+                "(or set [camera] source = \"simulated\").", source=camera.source))
         session.close()
         return 2
     if args.demo or camera.source == "simulated":
@@ -136,7 +141,8 @@ def play(args) -> int:
     try:
         server = Server(None, web.host, web.port)  # app set below, once the URL is known
     except OSError as exc:
-        print(f"Cannot listen on {web.host}:{web.port}: {exc.strerror}. Try another --port or [web] port.")
+        print(_("Cannot listen on %(host)s:%(port)s: %(why)s. Try another --port or [web] port.", host=web.host,
+                port=web.port, why=exc.strerror))
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"
@@ -144,23 +150,13 @@ def play(args) -> int:
                      table_config=config)
     server.set_app(app)
 
-    print("Finstere Flure table session")
-    print(f"  Players: open {phone_url} on your phones (or scan the code below).")
-    print(f"  Referee: open {phone_url}referee on the tablet and enter the PIN {pin}")
-    print(f"           (API clients send the header  Authorization: Bearer {pin}).")
-    game_line = ("resumed: " if resumed else "demo game: ") + session.state()["summary"] \
-        if session.game is not None else "none yet; start one from the referee view."
-    print(f"  Game:    {game_line}")
-    print(f"  Saved in {db}")
-    for note in session.journal_notes:
-        print(f"  Journal: {note}")
-    for device in (session.camera, session.leds, session.buttons):
-        print(f"  {device.name[0].upper() + device.name[1:]}: {device.startup or device.note or ('ready' if device.obj is not None else device.why)}")
+    _print_startup(session, phone_url, pin, resumed, db)
     print(qr_terminal(phone_url))
     if rig is not None:
-        print(f"  Table:   simulated players at {args.speed:g}x their pace, camera mode auto; the referee "
-              "pauses them and moves their pieces with POST /api/simulated")
-    print("Press Ctrl+C to stop.", flush=True)
+        print("  " + _("Table:   simulated players at %(speed)sx their pace, camera mode auto; the referee "
+                       "pauses them and moves their pieces with POST /api/simulated", speed=f"{args.speed:g}"))
+    # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
+    print(_("Press Ctrl+C to stop."), flush=True)
     signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
     if rig is not None:
         rig.start()
@@ -180,8 +176,39 @@ def play(args) -> int:
         if rig is not None:
             rig.close()
         session.close()
-        print("Stopped; the game is saved and resumes with the next flure play.")
+        print(_("Stopped; the game is saved and resumes with the next flure play."))
     return 0
+
+
+DEVICE_WORDS = {"camera": N_("Camera"), "LED grid": N_("LED grid"), "buttons": N_("Buttons"),
+                "speaker": N_("Speaker")}
+
+
+def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None:
+    """Where the phones and the referee go, the game, the journal and each device, in the command's language."""
+    print(_("Finstere Flure table session"))
+    print("  " + _("Players: open %(url)s on your phones (or scan the code below).", url=phone_url))
+    print("  " + _("Referee: open %(url)s on the tablet and enter the PIN %(pin)s", url=phone_url + "referee", pin=pin))
+    print("           " + _("(API clients send the header  Authorization: Bearer %(pin)s).", pin=pin))
+    if session.game is not None:
+        state = session.state()
+        summary = state.get("summary_i18n", {}).get(language(), state["summary"])
+        game_line = (_("resumed: %(summary)s", summary=summary) if resumed
+                     else _("demo game: %(summary)s", summary=summary))
+    else:
+        game_line = _("none yet; start one from the referee view.")
+    print("  " + _("Game:    %(game)s", game=game_line))
+    print("  " + _("Saved in %(path)s", path=db))
+    for note in session.journal_notes:
+        print("  " + _("Journal: %(note)s", note=note))
+    for device in _devices(session):
+        what = device.startup or device.note or (_("ready") if device.obj is not None else device.why)
+        name = _(DEVICE_WORDS[device.name]) if device.name in DEVICE_WORDS else device.name
+        print(f"  {name}: {what}")
+
+
+def _devices(session) -> list:
+    return [session.camera, session.leds, session.buttons] + ([session.speaker] if hasattr(session, "speaker") else [])
 
 
 def _demo_until_end(session, server, rig, args, camera: bool) -> int:
@@ -195,10 +222,10 @@ def _demo_until_end(session, server, rig, args, camera: bool) -> int:
         status, line = run_until_end(session, rig, speed=args.speed, camera=camera)
         time.sleep(END_GRACE_S)      # the phones and the LEDs show the end before the table closes
     except KeyboardInterrupt:
-        status, line = 130, "demo stopped (Ctrl+C); the game is saved."
+        status, line = 130, _("demo stopped (Ctrl+C); the game is saved.")
     finally:
         rig.close()
         server.close()
         session.close()
-    print(line, flush=True)
+    print(line, flush=True)   # 'demo finished: …' is TABLE.md's contract: English verbatim (table/demo.py)
     return status
