@@ -20,6 +20,7 @@ from .pawns import MOVE_LETTERS
 from .placement import PIECES
 from .pools import ORIENTATIONS
 from .position import STONE_KINDS, Position
+from .wording import N_, Text, join_and
 
 MAX_MOVES = 20   # no pawn has more points than 6; a longer string is a typing accident
 
@@ -142,20 +143,21 @@ def parse_action(data) -> Action:
     if isinstance(data, tuple(ACTION_TYPES.values())):
         return data
     if not isinstance(data, dict):
-        raise InvalidActionError("an action must be a JSON object with a \"type\"", "action")
+        raise InvalidActionError(N_("an action must be a JSON object with a \"type\""), "action")
     kind = data.get("type")
     cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise InvalidActionError(f"unknown action type {kind!r} (one of {', '.join(ACTION_TYPES)})", "type")
+        raise InvalidActionError(Text(N_("unknown action type %(value)s (one of %(types)s)"), value=repr(kind),
+                                      types=", ".join(ACTION_TYPES)), "type")
     fields = cls.REQUIRED + cls.OPTIONAL
     for key in data:
         if key != "type" and key not in fields:
-            raise InvalidActionError(f"a {kind} action takes {', '.join(fields) or 'no other fields'}, "
-                                     f"not {key!r}", key)
+            raise InvalidActionError(Text(N_("a %(kind)s action takes %(fields)s, not %(key)s"), kind=kind,
+                                          fields=", ".join(fields) or Text(N_("no other fields")), key=repr(key)), key)
     for key in cls.REQUIRED:
         if key not in data:
-            raise InvalidActionError(f"a {kind} action needs {' and '.join(cls.REQUIRED)}, "
-                                     f"e.g. {EXAMPLES[kind].to_json()}", key)
+            raise InvalidActionError(Text(N_("a %(kind)s action needs %(fields)s, e.g. %(example)s"), kind=kind,
+                                          fields=join_and(cls.REQUIRED), example=EXAMPLES[kind].to_json()), key)
     if cls is Move:
         return Move(_pawn(data["pawn"]), _moves(data["moves"]))
     if cls is PawnAt:
@@ -176,24 +178,28 @@ def _position(value) -> Position:
     except InvalidActionError:
         raise
     except InvalidSetupError as exc:
-        raise InvalidActionError(str(exc).removeprefix(f"{exc.field}: "), exc.field) from None
+        raise InvalidActionError(exc.text, exc.field) from None
 
 
 def _pawn(value) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InvalidActionError(f"must name a pawn, such as 'red-6/1' or 'red 6/1', not {value!r:.40}", "pawn")
+        raise InvalidActionError(Text(N_("must name a pawn, such as 'red-6/1' or 'red 6/1', not %(value)s"),
+                                      value=f"{value!r:.40}"), "pawn")
     return value.strip()
 
 
 def _moves(value) -> str:
     if not isinstance(value, str):
-        raise InvalidActionError(f"moves must be text such as 'IWWN', not {value!r:.40}", "moves")
+        raise InvalidActionError(Text(N_("moves must be text such as 'IWWN', not %(value)s"), value=f"{value!r:.40}"),
+                                 "moves")
     moves = value.strip().upper()
     for i, m in enumerate(moves):
         if m not in MOVE_LETTERS:
-            raise InvalidActionError(f"unknown move letter {m!r} at position {i + 1} (use N E S W I X)", "moves")
+            raise InvalidActionError(Text(N_("unknown move letter %(letter)s at position %(number)s (use N E S W I X)"),
+                                          letter=repr(m), number=i + 1), "moves")
     if len(moves) > MAX_MOVES:
-        raise InvalidActionError(f"{len(moves)} unit moves is more than any pawn has points (P1)", "moves")
+        raise InvalidActionError(Text(N_("%(num)s unit moves is more than any pawn has points (P1)"), num=len(moves)),
+                                 "moves")
     return moves
 
 
@@ -216,15 +222,15 @@ def _stones(value) -> tuple[tuple[str, str], ...] | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InvalidActionError("must be an object square -> stone kind, as seen after the move", "stones")
+        raise InvalidActionError(N_("must be an object square -> stone kind, as seen after the move"), "stones")
     out = {}
     for name, kind in value.items():
         sq = _square(name, f"stones.{name}")
         if kind not in STONE_KINDS:
-            raise InvalidActionError(f"unknown stone kind {kind!r:.40} (one of {', '.join(STONE_KINDS)})",
-                                     f"stones.{name}")
+            raise InvalidActionError(Text(N_("unknown stone kind %(value)s (one of %(kinds)s)"), value=f"{kind!r:.40}",
+                                          kinds=", ".join(STONE_KINDS)), f"stones.{name}")
         if sq in out:
-            raise InvalidActionError(f"{sq} is given twice", f"stones.{name}")
+            raise InvalidActionError(Text(N_("%(square)s is given twice"), square=sq), f"stones.{name}")
         out[sq] = kind
     return tuple(sorted(out.items(), key=lambda item: parse_square(item[0])))
 
@@ -233,14 +239,15 @@ def _tile(value) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)   # a step tile given as a number: 8 is the "8" tile
     if not isinstance(value, str) or value not in TILES:
-        raise InvalidActionError(f"{value!r:.40} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
-                                 "tile")
+        raise InvalidActionError(Text(N_("%(value)s is not a tombstone tile (one of %(tiles)s)"),
+                                      value=f"{value!r:.40}", tiles=", ".join(dict.fromkeys(TILES))), "tile")
     return value
 
 
 def _piece(value) -> str:
     if not isinstance(value, str) or value not in PIECES:
-        raise InvalidActionError(f"unknown piece {value!r:.40} (one of {', '.join(PIECES)})", "piece")
+        raise InvalidActionError(Text(N_("unknown piece %(value)s (one of %(pieces)s)"), value=f"{value!r:.40}",
+                                      pieces=", ".join(PIECES)), "piece")
     return value
 
 
@@ -256,7 +263,7 @@ def _arrow(value) -> str | None:
 def _pair(value) -> int | None:
     # A whole number only: 1.0 or True would be saved as such and not load again.
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value not in (1, 2)):
-        raise InvalidActionError(f"pair must be 1 or 2, not {value!r:.40}", "pair")
+        raise InvalidActionError(Text(N_("pair must be 1 or 2, not %(value)s"), value=f"{value!r:.40}"), "pair")
     return value
 
 
@@ -265,5 +272,6 @@ def _orientation(value) -> str | None:
         return None
     key = value.strip().lower() if isinstance(value, str) else value
     if key not in ORIENTATIONS:
-        raise InvalidActionError(f"orientation must be horizontal or vertical, not {value!r:.40}", "orientation")
+        raise InvalidActionError(Text(N_("orientation must be horizontal or vertical, not %(value)s"),
+                                      value=f"{value!r:.40}"), "orientation")
     return key

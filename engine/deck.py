@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from .errors import GameActionError, InvalidSetupError
 from .monster import tile_rule
+from .wording import N_, Join, Term, Text, listing
 
 TILES = ("5", "7", "7", "8", "8", "10", "prey-1", "prey-2")   # the eight tombstone tiles (G7)
 TILES_PLAYED_PER_ROUND = len(TILES) - 1  # G9: the last tile is never played
-_PREY_WORDS = {1: "one prey", 2: "two prey", 3: "three prey"}
+_PREY_WORDS = {1: N_("one prey"), 2: N_("two prey"), 3: N_("three prey")}
 
 
 def is_prey(tile: str, *, prey3_variant: bool = False) -> bool:
@@ -43,18 +44,27 @@ def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
 
 def tile_name(tile: str, *, prey3_variant: bool = False) -> str:
     """Plain-language tile name for messages: ``8 steps``, ``one prey``; the 5 under G11 is ``5 (three prey)``."""
+    return str(tile_words(tile, prey3_variant=prey3_variant))
+
+
+def tile_words(tile: str, *, prey3_variant: bool = False) -> Text:
+    """``tile_name`` as wording data (engine.wording), for the players' languages."""
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
-        return f"{tile} steps"
+        return Text(N_("%(n)s steps"), n=tile)
     if tile.startswith("prey-"):
-        return _PREY_WORDS[prey]
-    return f"{tile} ({_PREY_WORDS[prey]}, G11)"
+        return Text(_PREY_WORDS[prey])
+    return Text(N_("%(tile)s (%(prey)s, G11)"), tile=tile, prey=Term(_PREY_WORDS[prey]))
 
 
 def tiles_text(tiles, *, prey3_variant: bool = False) -> str:
     """``5 steps, 7 steps, one prey`` in deck order (TILES), for messages; ``none`` when empty."""
-    names = [tile_name(t, prey3_variant=prey3_variant) for t in sorted(tiles, key=TILES.index)]
-    return ", ".join(names) or "none"
+    return str(tiles_words(tiles, prey3_variant=prey3_variant))
+
+
+def tiles_words(tiles, *, prey3_variant: bool = False) -> Join | Text:
+    names = [tile_words(t, prey3_variant=prey3_variant) for t in sorted(tiles, key=TILES.index)]
+    return listing(names) if names else Text(N_("none"))
 
 
 @dataclass(frozen=True)
@@ -73,7 +83,7 @@ class Draw:
 def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_variant: bool) -> Draw:
     """Reveal the top tile (G7); the game's first tile follows G8."""
     if not deck:
-        raise GameActionError("The deck is empty", rule="G9")
+        raise GameActionError(N_("The deck is empty"), rule="G9")
     if not first_of_game:
         return Draw(deck[0], deck[1:])
     for i, tile in enumerate(deck):
@@ -82,7 +92,7 @@ def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_var
                 return Draw(tile, deck[1:])
             rest = deck[:i] + deck[i + 1:]
             return Draw(tile, shuffled(rest, seed, "first-tile"), deck[:i])
-    raise GameActionError("The deck holds no step tile", rule="G8")
+    raise GameActionError(N_("The deck holds no step tile"), rule="G8")
 
 
 def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> Draw:
@@ -92,14 +102,14 @@ def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: boo
     if not isinstance(tile, str) or tile not in TILES:
         raise InvalidSetupError(f"{tile!r} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
                                 "tile")
-    name = tile_name(tile, prey3_variant=prey3_variant)
+    name = tile_words(tile, prey3_variant=prey3_variant)
     if tile not in deck:
-        raise GameActionError(f"There is no {name} tile left in the deck "
-                              f"(left: {tiles_text(deck, prey3_variant=prey3_variant)})", rule="G7")
+        raise GameActionError(Text(N_("There is no %(tile)s tile left in the deck (left: %(left)s)"), tile=name,
+                                   left=tiles_words(deck, prey3_variant=prey3_variant)), rule="G7")
     if first_of_game and is_prey(tile, prey3_variant=prey3_variant):
-        raise GameActionError(f"The first tile of the game may not be a prey tile ({name}): "
-                              "set it aside and reveal the next one until a step tile appears; then all the "
-                              "other tiles are shuffled into a new deck", rule="G8")
+        raise GameActionError(Text(N_("The first tile of the game may not be a prey tile (%(tile)s): set it aside "
+                                      "and reveal the next one until a step tile appears; then all the other tiles "
+                                      "are shuffled into a new deck"), tile=name), rule="G8")
     # The table's own stack is what counts; our copy just loses that tile.
     i = deck.index(tile)
     return Draw(tile, deck[:i] + deck[i + 1:])

@@ -23,6 +23,8 @@ from .placement import PIECES, apply_placement, check_placement, parse_placement
 from .position import (
     BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position, pawn_label,
 )
+from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
+from .wording import Pawn as PawnName
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")
@@ -232,14 +234,14 @@ class Game:
         """
         action = parse_action(action)
         if self.phase == "over":
-            raise GameActionError(f"The game is over. {self._result_text()}")
+            raise GameActionError(Text(N_("The game is over. %(result)s"), result=self.result_words()))
         if type(action) is Correct:
             return self._correct(action)
         if type(action) is Place:
             return self._place(action)
         if self.phase == "placement":
-            raise GameActionError(f"The advanced setup is not finished: {self.placer} places the next piece",
-                                  rule="A2")
+            raise GameActionError(Text(N_("The advanced setup is not finished: %(colour)s places the next piece"),
+                                       colour=Colour(self.placer)), rule="A2")
         if type(action) in (Move, PawnAt):
             return self._pawn_action(action)
         return self._monster_action(action)
@@ -255,10 +257,11 @@ class Game:
         self._check_may_move(pawn)
         moves = action.moves if type(action) is Move else self._explain(pawn, action)
         if pawn.place == WAITING and moves and self._entries_exhausted(pawn.colour):
-            brought = " and ".join(p.name for p in self.pawns_of(pawn.colour) if p.place == BOARD)
-            raise GameActionError(f"In the first turn each player brings only {FIRST_TURN_ENTRIES} pawns onto "
-                                  f"the board; {pawn.colour} already brought {brought}, so {pawn.name} is just "
-                                  "flipped beside the board", rule="G4")
+            brought = join_and(PawnName(p.name) for p in self.pawns_of(pawn.colour) if p.place == BOARD)
+            raise GameActionError(Text(N_("In the first turn each player brings only %(num)s pawns onto the board; "
+                                          "%(colour)s already brought %(brought)s, so %(pawn)s is just flipped "
+                                          "beside the board"), num=FIRST_TURN_ENTRIES, colour=Colour(pawn.colour),
+                                       brought=brought, pawn=PawnName(pawn.name)), rule="G4")
         moved = apply_moves(self.position, label, moves)
         after = moved.pawn(label).flipped()
         position = moved.with_pawn(after)
@@ -279,18 +282,22 @@ class Game:
 
     def _check_may_move(self, pawn: Pawn) -> None:
         if self.phase == "monster":
-            raise GameActionError("Every pawn has moved this turn; it is the monster's turn: "
-                                  "draw or enter a tile", rule="G3")
+            raise GameActionError(N_("Every pawn has moved this turn; it is the monster's turn: "
+                                     "draw or enter a tile"), rule="G3")
+        name = PawnName(pawn.name)
         if pawn.place == OUT:
-            raise GameActionError(f"{pawn.name} is already out of the fortress and moves no more", rule="P3")
+            raise GameActionError(Text(N_("%(pawn)s is already out of the fortress and moves no more"), pawn=name),
+                                  rule="P3")
         if pawn.place == GONE:
-            raise GameActionError(f"{pawn.name} was eaten in round 2 and has left the game", rule="G9")
+            raise GameActionError(Text(N_("%(pawn)s was eaten in round 2 and has left the game"), pawn=name), rule="G9")
         if pawn.colour != self.to_move:
-            raise GameActionError(f"It is {self.to_move}'s turn, not {pawn.colour}'s", rule="G3")
+            raise GameActionError(Text(N_("It is %(colour)s's turn, not %(other)s's"), colour=Colour(self.to_move),
+                                       other=Colour(pawn.colour)), rule="G3")
         if pawn.label not in self.unmoved:
-            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).colour == pawn.colour]
-            raise GameActionError(f"{pawn.name} has already moved this turn; {pawn.colour} moves "
-                                  f"{' or '.join(mine)}", rule="G3")
+            mine = [PawnName(self.position.pawn(x).name) for x in self.unmoved
+                    if self.position.pawn(x).colour == pawn.colour]
+            raise GameActionError(Text(N_("%(pawn)s has already moved this turn; %(colour)s moves %(pawns)s"),
+                                       pawn=name, colour=Colour(pawn.colour), pawns=join_or(mine)), rule="G3")
 
     def _explain(self, pawn: Pawn, action: PawnAt) -> str:
         """Find the legal move behind a pawn seen on ``square`` (a physical event)."""
@@ -299,38 +306,43 @@ class Game:
         if action.stones is not None:
             after = replace(self.position, stones={parse_square(sq): kind for sq, kind in action.stones})
         found = explain(self.position, pawn.label, target, after)
-        where = {None: "beside the board", "out": "out of the fortress"}.get(target, f"on {target}")
+        name = PawnName(pawn.name)
+        where = {None: Text(N_("beside the board")),
+                 "out": Text.in_context("end", NP_("end", "out of the fortress"))}.get(
+            target, Text(N_("on %(square)s"), square=target))
         if not found:
             if after is not None and explain(self.position, pawn.label, target):
-                raise GameActionError(f"{pawn.name} can reach {target}, but no legal move leaves the stones as "
-                                      "they were seen; look at the stones again or enter the move itself",
-                                      rule="P7")
+                raise GameActionError(Text(N_("%(pawn)s can reach %(square)s, but no legal move leaves the stones as "
+                                              "they were seen; look at the stones again or enter the move itself"),
+                                           pawn=name, square=target), rule="P7")
             why, rule = self._why_not_there(pawn, target)
-            raise GameActionError(f"{pawn.name} cannot legally end its move {where} from "
-                                  f"{_where(pawn)} with {pawn.value} point(s){why}", rule=rule)
+            raise GameActionError(Text(N_("%(pawn)s cannot legally end its move %(where)s from %(start)s with "
+                                          "%(points)s point(s)%(why)s"), pawn=name, where=where, start=_where(pawn),
+                                       points=pawn.value, why=why), rule=rule)
         if len(found) > 1:
             # Several stone layouts possible: prefer the move that leaves the stones alone.
             still = [m for m in found if apply_moves(self.position, pawn.label, m).stones == self.position.stones]
             if not still:
-                raise GameActionError(f"{pawn.name} can reach {target} in ways that push stones differently "
-                                      f"({', '.join(found)}); enter the move itself", rule="P7")
+                raise GameActionError(Text(N_("%(pawn)s can reach %(square)s in ways that push stones differently "
+                                              "(%(moves)s); enter the move itself"), pawn=name, square=target,
+                                           moves=", ".join(found)), rule="P7")
             return still[0]
         return found[0]
 
-    def _why_not_there(self, pawn: Pawn, target: str | None) -> tuple[str, str]:
+    def _why_not_there(self, pawn: Pawn, target: str | None) -> tuple[Text | str, str]:
         """The plain reason a pawn cannot end on ``target``, when the square itself forbids it."""
         if target is None:
-            return ": a pawn on the board never goes back beside it", "P2"
+            return Text(N_(": a pawn on the board never goes back beside it")), "P2"
         if target == "out":
             return "", "P3"
         sq = parse_square(target)
         other = self.position.pawn_at(sq)
         if other is not None and other.label != pawn.label:
-            return f": {target} holds {other.name}", "P4"
+            return Text(N_(": %(square)s holds %(pawn)s"), square=target, pawn=PawnName(other.name)), "P4"
         if sq == self.position.monster:
-            return f": the monster stands on {target}", "P5"
+            return Text(N_(": the monster stands on %(square)s"), square=target), "P5"
         if sq in self.position.teleporters:
-            return f": {target} is a teleporter", "T1"
+            return Text(N_(": %(square)s is a teleporter"), square=target), "T1"
         return "", "P1"
 
     def _entries_exhausted(self, colour: str) -> bool:
@@ -361,14 +373,16 @@ class Game:
     # monster phase .........................................................
     def _monster_action(self, action: Draw | Tile) -> "Game":
         if self.phase != "monster":
-            mine = [self.position.pawn(x).name for x in self.unmoved if self.position.pawn(x).colour == self.to_move]
-            raise GameActionError(f"The monster moves only after every pawn has moved: {self.to_move} still "
-                                  f"moves {' or '.join(mine)}", rule="G3")
+            mine = [PawnName(self.position.pawn(x).name) for x in self.unmoved
+                    if self.position.pawn(x).colour == self.to_move]
+            raise GameActionError(Text(N_("The monster moves only after every pawn has moved: %(colour)s still moves "
+                                          "%(pawns)s"), colour=Colour(self.to_move), pawns=join_or(mine)), rule="G3")
         problems = self.position.status()
         if problems:   # only after a referee correction; the monster's rules need a possible board
             cite = {"two-pieces": "P4", "teleporter-pair": "A1"}   # the others cite their rule in the text
-            raise GameActionError("The monster cannot move until the board is corrected: "
-                                  + "; ".join(p["message"] for p in problems), rule=cite.get(problems[0]["code"]))
+            raise GameActionError(Text(N_("The monster cannot move until the board is corrected: %(problems)s"),
+                                       problems="; ".join(p["message"] for p in problems)),
+                                  rule=cite.get(problems[0]["code"]))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
         if type(action) is Draw:
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)
@@ -436,20 +450,27 @@ class Game:
         return replace(game, note=f"{game.note} {game._result_text()}".strip())
 
     def _result_text(self) -> str:
+        return str(self.result_words())
+
+    def result_words(self) -> Text | Join:
+        """The winner's line as wording data (companion_app/i18n renders it in each language)."""
         counts = self.out_counts()
         if self.winner == "monster":
-            return "Nobody got a pawn out: the monster wins (G10)."
+            return Text(N_("Nobody got a pawn out: the monster wins (G10)."))
         n = counts[self.winner]
-        text = f"{self.winner.capitalize()} wins with {n} pawn{'s' if n != 1 else ''} out ({self.end_rule})"
+        parts = [Plural("%(colour)s wins with %(num)s pawn out (%(rule)s)",
+                        "%(colour)s wins with %(num)s pawns out (%(rule)s)", n,
+                        colour=Cap(Colour(self.winner)), rule=self.end_rule)]
         rivals = [c for c, k in counts.items() if k == n and c != self.winner]
         if self.end_rule == "G10" and rivals:
-            text += f", having reached {n} before {', '.join(rivals)}"
-        return text + "."
+            parts.append(Text(N_(", having reached %(num)s before %(rivals)s"), num=n,
+                              rivals=listing(map(Colour, rivals))))
+        return Join("", [*parts, "."])
 
     # advanced setup ........................................................
     def _place(self, action: Place) -> "Game":
         if self.phase != "placement":
-            raise GameActionError("The board pieces are all placed; the game has started", rule="A2")
+            raise GameActionError(N_("The board pieces are all placed; the game has started"), rule="A2")
         left = dict(self.pieces_left)
         placement = parse_placement(action, self.position)
         check_placement(self.position, placement, left)
@@ -593,7 +614,8 @@ def _check_players(players) -> tuple[str, ...]:
         raise InvalidSetupError("players must be a list of colours", "players")
     players = tuple(players)
     if not 2 <= len(players) <= 7:
-        raise GameActionError(f"Finstere Flure is for 2 to 7 players, not {len(players)}", rule="G1")
+        raise GameActionError(Text(N_("Finstere Flure is for 2 to 7 players, not %(num)s"), num=len(players)),
+                              rule="G1")
     for c in players:
         if c not in COLOURS:
             raise InvalidSetupError(f"unknown colour {c!r} (one of {', '.join(COLOURS)})", "players")
@@ -603,8 +625,9 @@ def _check_players(players) -> tuple[str, ...]:
     if len(players) <= 4:
         short = [c for c in players if c not in FOUR_PAWN_COLOURS]
         if short:
-            raise GameActionError(f"With 2–4 players each needs four pawns, and {', '.join(short)} has only three: "
-                                  f"choose from {', '.join(FOUR_PAWN_COLOURS)}", rule="G1")
+            raise GameActionError(Text(N_("With 2–4 players each needs four pawns, and %(short)s has only three: "
+                                          "choose from %(colours)s"), short=listing(map(Colour, short)),
+                                       colours=listing(map(Colour, FOUR_PAWN_COLOURS))), rule="G1")
     return players
 
 
@@ -621,8 +644,8 @@ def _tie_break(counts: dict[str, int], out_log: tuple[str, ...]) -> str:
     return next(c for c, n in counts.items() if n == best)  # only if out_log was lost: player order
 
 
-def _where(pawn: Pawn) -> str:
-    return f"on {pawn.where()}" if pawn.place == BOARD else "beside the board"
+def _where(pawn: Pawn) -> Text:
+    return Text(N_("on %(square)s"), square=pawn.where()) if pawn.place == BOARD else Text(N_("beside the board"))
 
 
 def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> str:

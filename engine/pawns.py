@@ -14,6 +14,7 @@ from .errors import IllegalMoveError, InvalidSetupError
 from .geometry import DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
 from .pools import KEPT, pushed_to
 from .position import BOARD, OUT, WAITING, Position
+from .wording import N_, Pawn, Term, Text
 
 MOVE_LETTERS = "NESWIX"
 _WAITING = -1
@@ -22,9 +23,14 @@ _GONE = -3
 
 
 class _Illegal(Exception):
-    def __init__(self, rule: str, message: str):
+    def __init__(self, rule: str, template: str, **params):
         self.rule = rule
-        self.message = message
+        self.template = template
+        self.params = params
+
+    @property
+    def message(self) -> Text:
+        return Text(self.template, **self.params)
 
 
 class _Ctx:
@@ -37,24 +43,26 @@ class _Ctx:
         self.tele = pos.teleporters
         self.monster = pos.monster
         self.others = frozenset(p.square for p in pos.pawns if p.place == BOARD and p.label != label)
-        self.name = pos.pawn(label).name
+        self.name = Pawn(pos.pawn(label).name)
 
 
 def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
     """P7: the pawn entering ``s`` pushes its one stone on; returns the new stones or raises."""
     beyond = NEIGHBOUR[s * 4 + d]
     kind = stones[s]
-    what = "stone" if kind == "stone" else f"{kind} stone"
-    here = square_name(s)
     if beyond is None:
-        raise _Illegal("P7", f"the {what} on {here} cannot be pushed into wall {wall_letter(s, d)}")
+        raise _Illegal("P7", N_("%(what)s on %(square)s cannot be pushed into wall %(wall)s"),
+                       what=_stone_word(kind), square=square_name(s), wall=wall_letter(s, d))
     if beyond in stones:
-        raise _Illegal("P7", f"the {what} on {here} cannot be pushed: {square_name(beyond)} holds another stone "
-                              "(only one stone is ever pushed)")
+        raise _Illegal("P7", N_("%(what)s on %(square)s cannot be pushed: %(beyond)s holds another stone "
+                                "(only one stone is ever pushed)"),
+                       what=_stone_word(kind), square=square_name(s), beyond=square_name(beyond))
     if beyond in ctx.others:
-        raise _Illegal("P7", f"the {what} on {here} cannot be pushed onto the pawn on {square_name(beyond)}")
+        raise _Illegal("P7", N_("%(what)s on %(square)s cannot be pushed onto the pawn on %(beyond)s"),
+                       what=_stone_word(kind), square=square_name(s), beyond=square_name(beyond))
     if beyond == ctx.monster:
-        raise _Illegal("P7", f"the {what} on {here} cannot be pushed onto the monster on {square_name(beyond)}")
+        raise _Illegal("P7", N_("%(what)s on %(square)s cannot be pushed onto the monster on %(beyond)s"),
+                       what=_stone_word(kind), square=square_name(s), beyond=square_name(beyond))
     new = dict(stones)
     del new[s]
     others, monster = ctx.others, ctx.monster
@@ -64,6 +72,15 @@ def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
         new[path[-1]] = kind
     # otherwise destroyed on a teleporter (T3) or removed on a corner square (P7, B2)
     return new
+
+
+STONE_WORDS = {"stone": N_("the stone"), "crystal": N_("the crystal stone"),
+               "pivot-right": N_("the pivot-right stone"), "pivot-about": N_("the pivot-about stone")}
+
+
+def _stone_word(kind: str) -> Term:
+    """The pushed stone as the refusal names it (``the crystal stone``)."""
+    return Term(STONE_WORDS[kind])
 
 
 def _slide(ctx: _Ctx, stones: dict, sq: int, d: int) -> tuple[int, dict]:
@@ -91,35 +108,39 @@ def _slide(ctx: _Ctx, stones: dict, sq: int, d: int) -> tuple[int, dict]:
 def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
     """One unit move from ``sq`` (or _WAITING); returns (square, stones) or raises _Illegal."""
     if sq == _OUT:
-        raise _Illegal("P3", f"{ctx.name} has already left the fortress")
+        raise _Illegal("P3", N_("%(pawn)s has already left the fortress"), pawn=ctx.name)
     if sq == _GONE:
-        raise _Illegal("G9", f"{ctx.name} was eaten in round 2 and has left the game")
+        raise _Illegal("G9", N_("%(pawn)s was eaten in round 2 and has left the game"), pawn=ctx.name)
     if move == "I":
         if sq != _WAITING:
-            raise _Illegal("P2", f"{ctx.name} is already on the board; only a pawn beside the board can enter")
+            raise _Illegal("P2", N_("%(pawn)s is already on the board; only a pawn beside the board can enter"),
+                           pawn=ctx.name)
         if ENTRANCE == ctx.monster:
-            raise _Illegal("P5", f"{ctx.name} cannot enter onto p11 (P2): the monster stands there")
+            raise _Illegal("P5", N_("%(pawn)s cannot enter onto p11 (P2): the monster stands there"), pawn=ctx.name)
         if ENTRANCE in ctx.tele:
-            raise _Illegal("T1", f"{ctx.name} cannot enter onto p11 (P2): a teleporter lies there")
+            raise _Illegal("T1", N_("%(pawn)s cannot enter onto p11 (P2): a teleporter lies there"), pawn=ctx.name)
         if ENTRANCE in stones:
-            raise _Illegal("P2", f"{ctx.name} cannot enter: a stone lies on the entrance p11, and coming from "
-                                 "beside the board the pawn has no direction to push it in (P7)")
+            raise _Illegal("P2", N_("%(pawn)s cannot enter: a stone lies on the entrance p11, and coming from "
+                                    "beside the board the pawn has no direction to push it in (P7)"), pawn=ctx.name)
         return ENTRANCE, stones
     if sq == _WAITING:
-        raise _Illegal("P2", f"{ctx.name} is beside the board and must first enter onto p11 (I)")
+        raise _Illegal("P2", N_("%(pawn)s is beside the board and must first enter onto p11 (I)"), pawn=ctx.name)
     if move == "X":
         if sq != EXIT:
-            raise _Illegal("P3", f"{ctx.name} can only leave from the exit a1, not from {square_name(sq)}")
+            raise _Illegal("P3", N_("%(pawn)s can only leave from the exit a1, not from %(square)s"),
+                           pawn=ctx.name, square=square_name(sq))
         return _OUT, stones
     d = DIRECTION_NAMES.index(move)
     t = NEIGHBOUR[sq * 4 + d]
     if t is None:
-        raise _Illegal("P6", f"{ctx.name} cannot walk through wall {wall_letter(sq, d)} from {square_name(sq)}")
+        raise _Illegal("P6", N_("%(pawn)s cannot walk through wall %(wall)s from %(square)s"),
+                       pawn=ctx.name, wall=wall_letter(sq, d), square=square_name(sq))
     if t in ctx.tele:
-        raise _Illegal("T1", f"{ctx.name} cannot step onto the teleporter on {square_name(t)}: "
-                             "it is a wall for pawns (P6)")
+        raise _Illegal("T1", N_("%(pawn)s cannot step onto the teleporter on %(square)s: it is a wall for pawns (P6)"),
+                       pawn=ctx.name, square=square_name(t))
     if t == ctx.monster:
-        raise _Illegal("P5", f"{ctx.name} cannot step onto the monster on {square_name(t)}")
+        raise _Illegal("P5", N_("%(pawn)s cannot step onto the monster on %(square)s"),
+                       pawn=ctx.name, square=square_name(t))
     if t in stones:
         stones = _push_stone(ctx, stones, t, d)
     if t in ctx.pools:
@@ -178,19 +199,25 @@ def apply_moves(position: Position, label: str, moves: str, points: int | None =
     slid = False
     for i, m in enumerate(moves):
         if i >= budget:
-            costs = {"I": " (entering costs a point, P2)", "X": " (leaving costs a point, P3)"}.get(m, "")
-            raise IllegalMoveError(f"{ctx.name} has only {budget} point(s); move {i + 1} ({m}) is one too many"
-                                   + costs, "P1", i, m)
+            template = {"I": N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too "
+                                "many (entering costs a point, P2)"),
+                        "X": N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too "
+                                "many (leaving costs a point, P3)")}.get(
+                m, N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too many"))
+            raise IllegalMoveError(Text(template, pawn=ctx.name, points=budget, number=i + 1, letter=m), "P1", i, m)
         try:
             before = sq
             sq, stones = _unit(ctx, sq, stones, m)
         except _Illegal as exc:
-            raise IllegalMoveError(f"move {i + 1} ({m}): {exc.message}", exc.rule, i, m) from None
+            raise IllegalMoveError(Text(N_("move %(number)s (%(letter)s): %(reason)s"), number=i + 1, letter=m,
+                                        reason=exc.message), exc.rule, i, m) from None
         slid = m in "NESW" and NEIGHBOUR[before * 4 + DIRECTION_NAMES.index(m)] in ctx.pools
     if sq >= 0 and sq in ctx.others:
         last = len(moves) - 1
-        how = " (its slide across the pool ends there, P8)" if slid else ""
-        raise IllegalMoveError(f"{ctx.name} may not end its move on {square_name(sq)}, which holds another pawn{how}",
+        template = (N_("%(pawn)s may not end its move on %(square)s, which holds another pawn (its slide across "
+                       "the pool ends there, P8)") if slid else
+                    N_("%(pawn)s may not end its move on %(square)s, which holds another pawn"))
+        raise IllegalMoveError(Text(template, pawn=ctx.name, square=square_name(sq)),
                                "P4", last, moves[last] if moves else None)
     return _finish(position, label, sq, stones)
 

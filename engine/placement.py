@@ -13,6 +13,7 @@ from .errors import GameActionError, InvalidSetupError
 from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square_name
 from .pools import pool_squares
 from .position import STONE_KINDS, Position, Teleporter
+from .wording import N_, Join, Term, Text, listing
 
 if TYPE_CHECKING:
     from .actions import Place
@@ -23,9 +24,14 @@ PIECES: dict[str, int] = {
     "pool-2x2": 1, "pool-1x4": 1, "teleporter": 4,
 }
 PIECE_NAMES = {
-    "stone": "plain stone", "crystal": "crystal", "pivot-right": "right-turn pivot stone",
-    "pivot-about": "about-turn pivot stone", "pool-2x2": "2×2 pool", "pool-1x4": "1×4 pool",
-    "teleporter": "teleporter",
+    "stone": N_("plain stone"), "crystal": N_("crystal"), "pivot-right": N_("right-turn pivot stone"),
+    "pivot-about": N_("about-turn pivot stone"), "pool-2x2": N_("2×2 pool"), "pool-1x4": N_("1×4 pool"),
+    "teleporter": N_("teleporter"),
+}
+PIECE_PLURALS = {
+    "stone": N_("plain stones"), "crystal": N_("crystals"), "pivot-right": N_("right-turn pivot stones"),
+    "pivot-about": N_("about-turn pivot stones"), "pool-2x2": N_("2×2 pools"), "pool-1x4": N_("1×4 pools"),
+    "teleporter": N_("teleporters"),
 }
 TELEPORTER_PAIRS = (1, 2)
 
@@ -50,8 +56,14 @@ class Placement:
 
 
 def pieces_text(left: dict[str, int]) -> str:
-    parts = [f"{n} {PIECE_NAMES[p]}{'s' if n > 1 else ''}" for p, n in left.items() if n]
-    return ", ".join(parts) if parts else "none"
+    return str(pieces_words(left))
+
+
+def pieces_words(left: dict[str, int]) -> Join | Text:
+    """``3 plain stones, 1 crystal`` as wording data; ``none`` when nothing is left."""
+    parts = [Text(N_("%(num)s %(pieces)s"), num=n, pieces=Term(PIECE_PLURALS[p] if n > 1 else PIECE_NAMES[p]))
+             for p, n in left.items() if n]
+    return listing(parts) if parts else Text(N_("none"))
 
 
 def parse_placement(action: "Place", position: Position) -> Placement:
@@ -62,8 +74,8 @@ def parse_placement(action: "Place", position: Position) -> Placement:
     if piece in ("pool-2x2", "pool-1x4"):
         cells = pool_squares(corner, piece[5:], action.orientation or "horizontal")
         if cells is None:
-            raise GameActionError(f"A {PIECE_NAMES[piece]} starting at {action.square} would stick out of the board",
-                                  rule="A2")
+            raise GameActionError(Text(N_("A %(piece)s starting at %(square)s would stick out of the board"),
+                                       piece=Term(PIECE_NAMES[piece]), square=action.square), rule="A2")
         return Placement(piece, cells)
     if piece == "teleporter":
         if action.arrow is None:
@@ -87,26 +99,30 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
     """A1/A2: the piece is still available, fits, overlaps nothing, keeps clear of the corners."""
     piece = placement.piece
     if left.get(piece, 0) <= 0:
-        placed = (f"The {PIECE_NAMES[piece]} is" if PIECES[piece] == 1
-                  else f"All {PIECES[piece]} {PIECE_NAMES[piece]}s are")
-        raise GameActionError(f"{placed} already placed (still to place: {pieces_text(left)})", rule="A1")
+        template = (N_("The %(piece)s is already placed (still to place: %(left)s)") if PIECES[piece] == 1
+                    else N_("All %(num)s %(piece)s are already placed (still to place: %(left)s)"))
+        raise GameActionError(Text(template, num=PIECES[piece], left=pieces_words(left),
+                                   piece=Term(PIECE_NAMES[piece] if PIECES[piece] == 1 else PIECE_PLURALS[piece])),
+                              rule="A1")
     taken = set(position.stones) | set(position.pools) | set(position.teleporters) | {position.monster}
     for sq in placement.squares:
         if sq in CORNER_ZONE:
-            raise GameActionError(f"No piece may lie on or next to the corner squares a1 and p11, "
-                                  f"so not on {square_name(sq)}", rule="A2")
+            raise GameActionError(Text(N_("No piece may lie on or next to the corner squares a1 and p11, so not on "
+                                          "%(square)s"), square=square_name(sq)), rule="A2")
         if sq in taken:
-            raise GameActionError(f"{square_name(sq)} is already covered; pieces may not overlap", rule="A2")
+            raise GameActionError(Text(N_("%(square)s is already covered; pieces may not overlap"),
+                                       square=square_name(sq)), rule="A2")
     if piece == "teleporter":
         if _pair_counts(position).get(placement.pair, 0) >= 2:
-            raise GameActionError(f"Both teleporters of pair {placement.pair} are already placed; "
-                                  "place this one as the other pair", rule="A1")
+            raise GameActionError(Text(N_("Both teleporters of pair %(pair)s are already placed; place this one "
+                                          "as the other pair"), pair=placement.pair), rule="A1")
         sq = placement.squares[0]
         for d in range(4):
             n = NEIGHBOUR[sq * 4 + d]
             if n is not None and n in position.teleporters:
-                raise GameActionError(f"A teleporter on {square_name(sq)} would touch the teleporter on "
-                                      f"{square_name(n)}; two teleporters may not be side by side", rule="A2")
+                raise GameActionError(Text(N_("A teleporter on %(square)s would touch the teleporter on %(other)s; "
+                                              "two teleporters may not be side by side"),
+                                           square=square_name(sq), other=square_name(n)), rule="A2")
 
 
 def apply_placement(position: Position, placement: Placement) -> Position:

@@ -16,13 +16,13 @@ from babel.messages.frontend import CommandLineInterface
 from . import DOMAINS, LANGUAGES, TRANSLATIONS, po_path
 
 ROOT = TRANSLATIONS.parent.parent
-KEYWORDS = ["-k", "_", "-k", "gettext", "-k", "pgettext:1c,2", "-k", "t", "-k", "N_", "-k", "NP_:1c,2", "-k", "ngettext_in:2,3", "-k", "_g:2", "-k", "n_:1,2"]
+KEYWORDS = ["-k", "_", "-k", "gettext", "-k", "pgettext:1c,2", "-k", "t", "-k", "N_", "-k", "NP_:1c,2", "-k", "ngettext_in:2,3", "-k", "_g:2", "-k", "n_:1,2", "-k", "Plural:1,2"]
 
 
 def extract_args(output: str) -> list[str]:
     """The pybabel extract command line (also used by the catalog test, into a temporary file)."""
     return ["pybabel", "extract", "-F", str(ROOT / "babel.cfg"), "--no-location", "--sort-output",
-            "--no-wrap", *KEYWORDS, "-o", output, str(ROOT / "companion_app")]
+            "--no-wrap", *KEYWORDS, "-o", output, str(ROOT / "companion_app"), str(ROOT / "engine")]
 
 
 def run(command: str) -> None:

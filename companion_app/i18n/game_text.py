@@ -11,6 +11,7 @@ from engine.game import Game
 
 from . import gettext as _g, ngettext_in, pick
 from .plan_text import colour_name as _colour, pawn_name as _pawn
+from .text import render
 
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction
@@ -40,18 +41,7 @@ def summary(game: Game, lang: str) -> str:
 
 
 def _result(game: Game, lang: str) -> str:
-    counts = game.out_counts()
-    if game.winner == "monster":
-        return _g(lang, "Nobody got a pawn out: the monster wins (G10).")
-    n = counts[game.winner]
-    winner = _colour(lang, game.winner)
-    text = ngettext_in(lang, "%(colour)s wins with %(num)s pawn out (%(rule)s)", "%(colour)s wins with %(num)s pawns out (%(rule)s)",
-                       n, colour=winner[:1].upper() + winner[1:], rule=game.end_rule)
-    rivals = [c for c, k in counts.items() if k == n and c != game.winner]
-    if game.end_rule == "G10" and rivals:
-        text += _g(lang, ", having reached %(num)s before %(rivals)s", num=n,
-                   rivals=", ".join(_colour(lang, c) for c in rivals))
-    return text + "."
+    return render(game.result_words(), lang)   # the engine's own wording data (engine.wording)
 
 
 def all_summaries(game: Game) -> dict[str, str]:

@@ -16,6 +16,7 @@ from engine.errors import FlureError, InvalidSetupError
 
 from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
+from ..i18n.text import error_text
 from .security import guarded_match, is_referee, log_in, referee_required
 from ..table.journal import request_key
 from ..table.events import StreamRefused
@@ -83,11 +84,14 @@ def engine_error_status(exc: FlureError) -> int:
 
 
 def engine_call(fn, *args, **kwargs):
-    """Run a session call; engine refusals become 400/409 with the engine's own message."""
+    """Run a session call; engine refusals become 400/409 with the engine's own message, worded in the
+    request's language (``?lang``, the ``lang`` cookie, Accept-Language); rule and field stay as they are."""
     try:
         return fn(*args, **kwargs)
     except FlureError as exc:
-        response = jsonify(error=str(exc), rule=getattr(exc, "rule", None), field=getattr(exc, "field", None))
+        from .i18n import current_language   # web.i18n registers its route here: imported when first needed
+        response = jsonify(error=error_text(exc, current_language()), rule=getattr(exc, "rule", None),
+                           field=getattr(exc, "field", None))
         response.status_code = engine_error_status(exc)
         abort(response)
 

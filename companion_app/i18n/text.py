@@ -1,0 +1,55 @@
+"""The engine's wording data (engine.wording) in the players' language.
+
+The engine gives refusals, explanations and instructions as ``Text`` values: an English template
+(the msgid, marked with ``N_`` in the engine and extracted from there) and named fields.  Here the
+template is looked up in the language's catalog and the fields are rendered in turn: a pawn's name
+and a colour are translated (``red 3/4`` -> ``Rot 3/4``), words from fixed lists are msgids of their
+own, and squares, rule ids and numbers are kept as they are.  English gives exactly ``str(value)``.
+"""
+from __future__ import annotations
+
+from engine.errors import FlureError
+from engine.wording import Cap, Colour, Join, Pawn, Plural, Term, Text
+
+from . import LANGUAGES, gettext as _g, pgettext, pick, translations
+from .plan_text import colour_name, pawn_name
+
+
+def render(value, lang: str) -> str:
+    """``value`` (a Text, Join, Cap, Pawn, Colour, Term or anything else) in ``lang``."""
+    if isinstance(value, Text):
+        params = {k: render(v, lang) for k, v in value.params.items()}
+        if isinstance(value, Plural):
+            template = translations(lang).ngettext(value.template, value.plural, value.num)
+        elif value.context is not None:
+            template = pgettext(lang, value.context, value.template)
+        else:
+            template = _g(lang, value.template)
+        return template % params if params else template
+    if isinstance(value, Join):
+        sep = _g(lang, value.sep) if value.sep.strip() else value.sep
+        return sep.join(render(p, lang) for p in value.parts)
+    if isinstance(value, Cap):
+        text = render(value.inner, lang)
+        return text[:1].upper() + text[1:]
+    if isinstance(value, Pawn):
+        return pawn_name(lang, str(value))
+    if isinstance(value, Colour):
+        return colour_name(lang, str(value))
+    if isinstance(value, Term):
+        return _g(lang, str(value))
+    return str(value)
+
+
+def in_all(value) -> dict[str, str]:
+    """``value`` in every language, for the broadcast state's ``<field>_i18n``."""
+    return {lang: render(value, lang) for lang in LANGUAGES}
+
+
+def error_text(exc: BaseException, lang: str) -> str:
+    """An engine refusal in ``lang``, framed as ``str(exc)`` is (rule id, field); English is ``str(exc)``.
+    Errors raised with plain English (no wording data) stay English."""
+    lang = pick(lang)
+    if not isinstance(exc, FlureError) or exc.text is None or lang == "en":
+        return str(exc)
+    return exc.frame(render(exc.text, lang))

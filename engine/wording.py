@@ -1,0 +1,132 @@
+"""Sentences for people as data: an English template (the msgid) with named fields.
+
+The engine speaks English and stays pure: a refusal, a reading's explanation or a follow-up
+instruction is a ``Text`` whose ``str()`` is the English sentence the engine always gave, and
+whose ``template`` and ``params`` let a renderer (companion_app/i18n/text.py) say the same in
+another language.  Fields keep what they are: a ``Pawn`` or ``Colour`` is translated, a square
+(``g7``), a rule id (``M4``) or a number stays exactly as it is in every language.
+
+``N_`` marks a template for ``pybabel extract`` (the ``N_`` keyword) and returns it unchanged.
+"""
+from __future__ import annotations
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` as a msgid for extraction; the engine itself uses the English as is."""
+    return message
+
+
+def NP_(context: str, message: str) -> str:
+    """``N_`` with a gettext context, for a short English phrase that other languages word apart."""
+    return message
+
+
+class Pawn(str):
+    """A pawn's name as players read it (``red 3/4``): a renderer translates its colour."""
+
+    __slots__ = ()
+
+
+class Colour(str):
+    """A player's colour (``red``): a renderer translates it."""
+
+    __slots__ = ()
+
+
+class Term(str):
+    """A word from a fixed list (``crystal``, ``white``, ``pivot stone (right)``), marked with ``N_``
+    where it is defined: the word is its own msgid."""
+
+    __slots__ = ()
+
+
+class Text:
+    """One sentence: ``template % params`` in English; ``params`` may hold other ``Text``s."""
+
+    __slots__ = ("template", "params", "context")
+
+    def __init__(self, template: str, **params):
+        self.template = template
+        self.params = params
+        self.context = None
+
+    @classmethod
+    def in_context(cls, context: str, template: str, **params) -> "Text":
+        """A Text whose msgid has a gettext context (marked with ``NP_(context, template)``)."""
+        text = cls(template, **params)
+        text.context = context
+        return text
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.template
+        return self.template % {k: str(v) for k, v in self.params.items()}
+
+    def __repr__(self) -> str:
+        return f"Text({str(self)!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (Text, Join, Cap)) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+class Plural(Text):
+    """A sentence with a singular and a plural template chosen by ``num`` (gettext's ngettext);
+    English uses the singular for 1 only, other languages their own plural rule."""
+
+    __slots__ = ("plural", "num")
+
+    def __init__(self, singular: str, plural: str, num: int, **params):
+        super().__init__(singular, num=num, **params)
+        self.plural = plural
+        self.num = num
+
+    def __str__(self) -> str:
+        template = self.template if self.num == 1 else self.plural
+        return template % {k: str(v) for k, v in self.params.items()}
+
+
+class Join:
+    """Several parts said as one: ``sep.join(parts)``; ``sep`` is a msgid (`` or ``) or punctuation."""
+
+    __slots__ = ("sep", "parts")
+
+    def __init__(self, sep: str, parts):
+        self.sep = sep
+        self.parts = tuple(parts)
+
+    def __str__(self) -> str:
+        return self.sep.join(str(p) for p in self.parts)
+
+    __eq__ = Text.__eq__
+    __hash__ = Text.__hash__
+
+
+class Cap:
+    """``inner`` with its first letter made a capital (a sentence that starts with a field)."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __str__(self) -> str:
+        text = str(self.inner)
+        return text[:1].upper() + text[1:]
+
+    __eq__ = Text.__eq__
+    __hash__ = Text.__hash__
+
+
+def join_or(parts) -> Join:
+    return Join(N_(" or "), parts)
+
+
+def join_and(parts) -> Join:
+    return Join(N_(" and "), parts)
+
+
+def listing(parts) -> Join:
+    return Join(", ", parts)
