@@ -80,8 +80,10 @@ def legal_placements(before: Position, left: Mapping[str, int], keep=None):
 
 
 def describe_place(action: Place, before: Position) -> str:
-    """``a crystal on g7``, ``a teleporter on g7 (pair 1, arrow N)``: the engine's own wording."""
-    return "a " + parse_placement(action, before).describe()
+    """``a crystal on g7``, ``an about-turn pivot stone on e4``, ``a teleporter on g7 (pair 1, arrow N)``:
+    the engine's own wording (Placement.describe)."""
+    text = parse_placement(action, before).describe()
+    return ("an " if text[0] in "aeiou" else "a ") + text
 
 
 def reconcile_placement(before: Position, observation: Observation, placer: str | None,

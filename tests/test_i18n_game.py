@@ -46,3 +46,26 @@ def test_tile_names_in_each_language_english_the_engines():
         names = all_tile_names(game)
         assert names["en"] == {t: tile_name(t, prey3_variant=variant) for t in TILES}
     assert names["de"]["5"] == "5 (drei Opfer, G11)" and names["fr"]["prey-1"] == "une proie"
+
+
+def test_the_advanced_setup_line_and_the_placed_line_in_each_language_english_the_engines():
+    from companion_app.i18n.game_text import all_placed_lines
+    from companion_app.table.readings import placed_text
+    from engine.reconcile_place import describe_place, legal_placements
+
+    rng = random.Random(5)
+    game = Game.new(["red", "blue", "green"], first_player="red", setup="advanced", seed=5)
+    kinds = set()
+    while game.phase == "placement":
+        lines = all_summaries(game)
+        assert lines["en"] == game.summary() and len(set(lines.values())) == 4, lines
+        change = rng.choice(legal_placements(game.position, dict(game.pieces_left)))
+        placed = all_placed_lines(change.place.to_json(), game.placer)
+        assert placed["en"] == placed_text(game.placer, describe_place(change.place, game.position))
+        assert len(set(placed.values())) == 4 and all(change.place.square in t for t in placed.values())
+        kinds.add(change.place.piece)
+        game = game.apply(change.place)
+    assert kinds == {"stone", "crystal", "pivot-right", "pivot-about", "pool-2x2", "pool-1x4", "teleporter"}
+    game = Game.new(["red", "blue"], first_player="blue", setup="advanced", seed=1)
+    assert summary(game, "de").startswith("Fortgeschrittener Aufbau: Blau legt das nächste Teil (A2); noch 17 Teile")
+    assert "3 pierres simples, 2 cristaux" in summary(game, "fr")

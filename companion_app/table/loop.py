@@ -2,9 +2,10 @@
 
 The camera worker (``watcher``) hands every update to ``TableLoop.on_camera``.  The
 loop judges the last stable reading against the game (the prior): during a
-follow-up it lists what must still change on the table; in the pawn phase it asks
-which legal move explains the reading; in the monster phase a tombstone tile
-still in the deck resolves the monster.  Whatever applies a camera proposal —
+follow-up it lists what must still change on the table; in the advanced setup it
+asks which one legal placement explains the reading (A2); in the pawn phase
+which legal move; in the monster phase a tombstone tile still in the deck
+resolves the monster.  Whatever applies a camera proposal —
 ``auto`` mode, the referee's screen, the CONFIRM button — goes through ``gate``,
 which refuses a reading with problems, an ambiguous change, and a table that has
 changed since the screen showed it.
@@ -21,16 +22,19 @@ from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
 from vision.change import CARD_ZONE_CODES
 
+from ..i18n.game_text import all_placed_lines, all_summaries
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
+APPLIED = ("move", "place")      # changes auto mode applies from a fresh (or unseen) stable reading
 FOLLOW_WHY = {
     "monster": "Bring the table into the position after the monster's move",
     "setup": "Set up the board for the new game",
     "undo": "Put the table back as it was before the undone action",
     "referee": "Make the table show what the referee entered",
     "resume": "Check the table against the saved game",
+    "placement": "The table shows no legal placement (A2): put it back as the game has it, then place one piece",
     "round": "Round 1 is over (G9): bring the table into the position after the monster's move and build "
              "round 2's deck from all 8 tombstone tiles",
 }
@@ -38,7 +42,7 @@ FOLLOW_WHY = {
 
 @dataclass(frozen=True)
 class Change:
-    """What a stable reading means for the game now: ``kind`` is none, move, tile, follow, wait or refused."""
+    """What a stable reading means for the game now: ``kind`` is none, move, place, tile, wait, ask or refused."""
 
     kind: str
     message: str
@@ -48,9 +52,10 @@ class Change:
 
 def explain_reading(game, reading: dict, fixes) -> Change:
     """The pawn phase's prior: the one legal change of the player to move that explains the reading
-    (``engine.reconcile`` through ``readings.reconcile_reading``); squares the camera could not see
-    are unknown.  The card zone is not part of a pawn move (the last monster tile may still lie
-    there).  The game has the last word (a dry run of ``apply``).
+    (``engine.reconcile`` through ``readings.reconcile_reading``); in the advanced setup the one
+    legal placement of the player to place (A2, ``engine.reconcile_place``).  Squares the camera
+    could not see are unknown.  The card zone is not part of a pawn move or a placement (the last
+    monster tile may still lie there).  The game has the last word (a dry run of ``apply``).
     """
     board_only = dict(reading, tile=None,
                       problems=[p for p in reading.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES])
@@ -69,7 +74,7 @@ def explain_reading(game, reading: dict, fixes) -> Change:
         game.apply(action)
     except FlureError as exc:
         return Change("refused", f"the camera sees {message}, but the game refuses it: {exc}", blink=True)
-    return Change("move", message, action)
+    return Change("place" if action["type"] == "place" else "move", message, action)
 
 
 def table_position(game, seen: dict, unknown) -> dict:
@@ -110,6 +115,24 @@ def judge_tile(game, tile: str | None) -> Change:
     except FlureError as exc:
         return Change("refused", f"The tile {name} cannot be played now: {exc}", blink=True)
     return Change("tile", f"the camera read the tile {name}", action)
+
+
+def placement_guide(game) -> dict:
+    """The advanced setup's guidance (A2): whose turn it is to place and what is left, in every
+    language (the status line, i18n.game_text); ``follow`` is filled when the table must be put right."""
+    return {"placer": game.placer, "left": dict(game.pieces_left), "text": game.summary(),
+            "text_i18n": all_summaries(game), "follow": None}
+
+
+def _placement_fixes(game, expected: dict, seen: dict, unknown) -> dict | None:
+    """When the table shows no legal placement: what to change to bring it back to the game's
+    position, in plain words, with the squares to empty and to fill (as for the basic setup)."""
+    fixes = table_fixes(expected, seen, unknown)
+    if not fixes:
+        return None
+    empty, fill = squares_to_change(fixes)
+    return {"why": FOLLOW_WHY["placement"], "fixes": [f.to_json() for f in fixes], "empty": empty, "fill": fill,
+            "done": False, "facing": expected["monster"]["facing"]}
 
 
 def _is_unseen_flip(action) -> bool:
@@ -164,7 +187,7 @@ class TableLoop:
             self.view = view
             change = view.get("change") or {}
             unseen = update.stable and _is_unseen_flip(change.get("action"))   # no new reading will come
-            if fresh and change.get("kind") == "tile" or (fresh or unseen) and change.get("kind") == "move" \
+            if fresh and change.get("kind") == "tile" or (fresh or unseen) and change.get("kind") in APPLIED \
                     and self.mode == "auto":
                 try:
                     self.gate("auto")
@@ -178,7 +201,7 @@ class TableLoop:
             elif update.stable and self.blinked and self.blinked != update.serial and not change.get("blink"):
                 self.blinked = 0
                 session.show_on_leds()     # the error blink ends once the table is right again
-            if self.follow is not None:
+            if self.follow is not None or view.get("placement"):
                 self._show_follow_on_leds()
         self._publish()
 
@@ -198,7 +221,7 @@ class TableLoop:
             session.record_reading(self.update.reading, change["message"])
             state = session.act(action, by="camera" if by == "auto" else f"camera+{by}")
             self.applied.append({"seq": session.seq, "game_id": session.game_id, "text": change["message"],
-                                 "by": by, "action": action})
+                                 "text_i18n": change.get("message_i18n"), "by": by, "action": action})
             del self.applied[:-10]
             self.refresh()
         state["confirmed"] = change["message"]
@@ -256,7 +279,7 @@ class TableLoop:
         status = session.camera.status()
         view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
                       "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
-                      "change": None, "needs": None, "can_confirm": False, "why_not": "",
+                      "change": None, "needs": None, "placement": None, "can_confirm": False, "why_not": "",
                       "applied": [a for a in self.applied if a["game_id"] == session.game_id][-3:]}
         if update is not None:
             view["stable"] = update.stable
@@ -264,6 +287,8 @@ class TableLoop:
             view["problems"] = [p["message"] for p in update.blocking]
         if game is None:
             return self._cannot(view, "No game is running yet: start a new game from the referee view")
+        if game.phase == "placement":
+            view["placement"] = placement_guide(game)
         if update is None or update.reading is None:
             why = status.get("message") or (status.get("detail") or {}).get("message") or "the camera is not ready"
             return self._cannot(view, f"No camera reading: {why}")
@@ -293,8 +318,6 @@ class TableLoop:
                 return self._cannot(view, f"{view['follow']['why']} first: {fixes[0].text}")
         if game.phase == "over":
             return self._cannot(view, "The game is over")
-        if game.phase == "placement":
-            return self._cannot(view, f"Advanced setup: {game.placer} places the next piece on the referee view (A2)")
         if game.phase == "monster":
             if view["differences"]:
                 fixes = table_fixes(expected, seen, unknown)
@@ -302,6 +325,12 @@ class TableLoop:
                     return self._cannot(view, f"The table differs from the game; put it right before the monster "
                                               f"moves: {fixes[0].text}")
             change = judge_tile(game, update.reading.get("tile"))
+        elif game.phase == "placement":
+            change = explain_reading(game, self._reading(update), self.session.fixes)
+            if change.kind == "none":
+                change = Change("wait", game.summary())
+            elif change.kind == "refused":
+                view["placement"]["follow"] = _placement_fixes(game, expected, seen, unknown)
         else:
             change = explain_reading(game, self._reading(update), self.session.fixes)
             if change.kind == "none":
@@ -313,6 +342,8 @@ class TableLoop:
                 change = Change("wait", f"{game.to_move.capitalize()} moves {' or '.join(mine)} (G3)")
         view["change"] = {"kind": change.kind, "message": change.message, "action": change.action,
                           "blink": change.blink}
+        if change.kind == "place":      # the camera's sentence in every language (i18n.game_text)
+            view["change"]["message_i18n"] = all_placed_lines(change.action, game.placer)
         view["proposal"] = {"action": change.action, "message": change.message}
         if change.action is None:
             return self._cannot(view, change.message)
@@ -340,7 +371,7 @@ class TableLoop:
         self._publish()
 
     def _show_follow_on_leds(self) -> None:
-        follow = (self.view or {}).get("follow")
+        follow = self._led_guide()
         if not follow or follow["done"]:
             return
         key = (tuple(follow["empty"]), tuple(follow["fill"]), follow["facing"])
@@ -348,10 +379,20 @@ class TableLoop:
             self._led_fixes = key
             self.session.show_on_leds()
 
+    def _led_guide(self) -> dict | None:
+        """The follow-up being shown: the session's, or during the advanced setup what to put right
+        when the table shows no legal placement (A2)."""
+        view = self.view or {}
+        if self.follow is not None:
+            follow = view.get("follow")
+        else:
+            follow = (view.get("placement") or {}).get("follow")
+        return follow if follow and not follow["done"] else None
+
     def led_follow(self) -> dict | None:
         """What the LEDs show during a follow-up (squares to empty and to fill), or None."""
-        follow = (self.view or {}).get("follow")
-        if self.follow is None or not follow or follow["done"]:
+        follow = self._led_guide()
+        if follow is None:
             return None
         return {"empty": follow["empty"], "fill": follow["fill"]}
 

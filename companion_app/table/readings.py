@@ -13,6 +13,7 @@ from engine.errors import InvalidSetupError
 from engine.geometry import parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
+from engine.reconcile_place import describe_place
 from vision.change import observe
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
@@ -125,6 +126,8 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
     """The game action an answer of ``engine.reconcile`` stands for, or None and why."""
     if result.accepted and result.change == "tile":
         return {"type": "tile", "tile": result.tile}, f"the camera read the tile {result.tile}"
+    if result.accepted and result.change == "place":
+        return result.place.to_json(), placed_text(game.placer, describe_place(result.place, game.position))
     if result.accepted and result.change == "move":
         change = result.candidates[0]
         how = f" ({result.moves})" if result.moves else ""
@@ -134,7 +137,14 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
         return None, f"It is the monster's turn: show the drawn tile to the camera, or enter it (G7); {why}"
     if any(p.code == "not-located" for p in result.problems):
         return None, f"The camera has not located the board; nothing to confirm ({why})"
+    if game.phase == "placement":
+        return None, f"The reading is not one legal placement (A2): {why}"
     return None, f"The reading is not one legal pawn move: {why}"
+
+
+def placed_text(placer: str, what: str) -> str:
+    """The camera's sentence for a piece put down in the advanced setup: ``red placed a crystal on g7 (A2)``."""
+    return f"{placer} placed {what} (A2)"
 
 
 def unseen_flip(game) -> tuple[dict | None, str]:

@@ -448,6 +448,19 @@ class LedPanel {
   }
 }
 
+/* A text in this page's language from its ``<field>_i18n`` object, else the English one. */
+function inLang(texts, english) {
+  return (texts || {})[window.FLURE_LANG] || english;
+}
+
+/* The follow-up the table card and the board show: the session's, or during the advanced setup what to
+ * put right when the table shows no legal placement (view.placement.follow). */
+function activeFollow(view) {
+  const follow = view.follow && !view.follow.done ? view.follow : null;
+  const placing = view.placement && view.placement.follow;
+  return follow || (placing && !placing.done ? placing : null);
+}
+
 /* The table card (phones and referee): what the camera needs, and the follow-up still to do. */
 function renderTable(view) {
   const st = view.status || {}, detail = st.detail || {};
@@ -455,8 +468,10 @@ function renderTable(view) {
   const steady = st.present && view.stable;
   pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady") : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: detail.state || "…" }));
   pill.className = `pill ${steady ? "ok" : st.present ? "warn" : "muted"}`;
-  const follow = view.follow && !view.follow.done ? view.follow : null;
-  document.getElementById("table-needs").textContent = follow ? "" : (view.needs || "");
+  const follow = activeFollow(view);
+  const placing = view.placement;   // the advanced setup (A2): who places next and what is left, in this page's language
+  const needs = placing && view.change && view.change.kind === "wait" ? inLang(placing.text_i18n, placing.text) : view.needs;
+  document.getElementById("table-needs").textContent = follow ? "" : (needs || "");
   document.getElementById("follow").classList.toggle("hidden", !follow);
   if (follow) {
     document.getElementById("follow-why").textContent = `${follow.why}:`;

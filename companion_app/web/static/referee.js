@@ -259,7 +259,7 @@
   // with a legend under the board; otherwise a difference is just a difference.
   function markDifferences(view) {
     const marks = {};
-    const follow = view.follow && !view.follow.done ? view.follow : null;
+    const follow = activeFollow(view);
     for (const sq of view.unseen || []) marks[sq] = "unseen";
     for (const d of view.differences) marks[d.square] = "diff";
     if (follow) {
@@ -311,7 +311,7 @@
     const applied = $("applied");
     applied.replaceChildren(...(view.applied || []).slice().reverse().map((a) => {
       const last = latest && a.seq === latest.seq && a.game_id === latest.game_id;
-      return h("li", { "data-seq": a.seq }, h("span", {}, `Read by the camera: ${a.text}`),
+      return h("li", { "data-seq": a.seq }, h("span", {}, `Read by the camera: ${inLang(a.text_i18n, a.text)}`),
         last ? h("button", { class: "btn small ghost undo-camera", onclick: undoCamera }, "Undo") : null);
     }));
     if (running) markDifferences(view);
@@ -324,7 +324,7 @@
     if (!view.reading) img.classList.add("hidden");     // shown once a picture has loaded
   }
 
-  async function undoCamera() { await api("POST", "/api/undo", {}); toast("Undone: put the pawn back as it was.", true); }
+  async function undoCamera() { await api("POST", "/api/undo", {}); toast("Undone: put the table back as it was.", true); }
   let cameraPushes = 0;   // camera views received over the live stream
   function onCameraPush(view) { cameraPushes += 1; renderCamera(view); }
   async function readCamera() {   // once, after logging in or a fix; later views come over the stream
