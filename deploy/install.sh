@@ -141,7 +141,7 @@ remove() {
 
 # --- apt and the system user -------------------------------------------------------------------
 apt_packages() {
-  local wanted=(python3-venv python3-pip libglib2.0-0 avahi-daemon)
+  local wanted=(python3-venv python3-pip libglib2.0-0 avahi-daemon espeak-ng)   # espeak-ng: the [speaker]
   if is_pi; then wanted+=(python3-picamera2 python3-libcamera python3-lgpio); fi
   if ! on_system; then
     say "skipped under --root: apt packages (${wanted[*]})"
@@ -166,7 +166,7 @@ apt_install() {
 
 system_user() {
   if ! on_system; then
-    say "skipped under --root: the system user flure (groups video dialout gpio)"
+    say "skipped under --root: the system user flure (groups video dialout gpio audio)"
     return 0
   fi
   if ! id flure >/dev/null 2>&1; then
@@ -174,7 +174,7 @@ system_user() {
       --no-create-home --shell /usr/sbin/nologin flure
   fi
   local group
-  for group in video dialout gpio; do
+  for group in video dialout gpio audio; do
     if ! getent group "$group" >/dev/null; then
       [ "$group" = gpio ] && ! is_pi && { note "no group gpio on this machine (no GPIO)"; continue; }
       note "no group $group on this machine; the service cannot use its devices"

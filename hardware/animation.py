@@ -154,6 +154,12 @@ def plan_beats(plan: Plan | Mapping[str, Any]) -> list[Beat]:
     return beats
 
 
+def step_times(plan: Plan | Mapping[str, Any], beat_ms: float) -> list[float]:
+    """Seconds after the move starts at which each step's first beat (its look) is shown: when the
+    Pi speaker may start saying that step, so the voice never runs ahead of the LEDs."""
+    return [i * beat_ms / 1000.0 for i, beat in enumerate(plan_beats(plan)) if beat.kind == "look"]
+
+
 class Show:
     """Something the grid displays: ``frame_at(t)`` for t ≥ 0 seconds."""
 

@@ -25,7 +25,7 @@ def write(tmp_path: Path, text: str | bytes, name: str = "table.toml") -> Path:
 
 def test_the_defaults_are_one_documented_file_holding_every_section():
     data = tomllib.loads(default_text())
-    assert set(data) == {"camera", "table", "web", "layout", "serial", "power", "animation", "buttons"}
+    assert set(data) == {"camera", "table", "web", "speaker", "layout", "serial", "power", "animation", "buttons"}
     # the hardware sections come from hardware/default.toml, not a copy of it
     assert not any(line.startswith("[serial]") for line in DEFAULT_PATH.read_text().splitlines())
     cfg = load_table_config()

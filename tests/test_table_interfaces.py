@@ -17,6 +17,7 @@ from companion_app.table.frames import jpeg, last_frame
 from companion_app.table.watcher import CameraWorker
 from hardware.buttons import TableButtons
 from hardware.leds import LedGrid
+from hardware.speaker import Speaker
 from tests.hardware_helpers import FAST
 from vision.pipeline import TableCamera
 from vision.reading import Reading, not_located
@@ -25,6 +26,7 @@ IMPLEMENTATIONS = {
     interfaces.Camera: [CameraWorker, FakeCamera],
     interfaces.Leds: [LedGrid, FakeLeds],
     interfaces.Buttons: [TableButtons],
+    interfaces.Speaker: [Speaker],
     interfaces.Reading: [Reading, FakeReading],
 }
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -33,6 +33,7 @@ def run_checks(config, *, pin_factory=None, camera_timeout: float = CAMERA_TIMEO
                   lambda: check_camera(config, timeout=camera_timeout, lang=lang),
                   lambda: check_leds(config, lang),
                   lambda: check_buttons(config, pin_factory, lang),
+                  lambda: check_speaker(config, lang),
                   lambda: check_database(config, lang),
                   lambda: check_port(config, lang)):
         try:
@@ -254,6 +255,54 @@ def is_raspberry_pi(model_file: str = "/proc/device-tree/model") -> bool:
         return "Raspberry Pi" in Path(model_file).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
+
+
+# --- speaker -------------------------------------------------------------------------------------------
+
+SPEAKER = N_("speaker")
+
+
+def check_speaker(config, lang: str = DEFAULT) -> list[Finding]:
+    """espeak-ng installed and speaking the configured voice (quietly: ``-q`` makes no sound)."""
+    import shutil
+    import subprocess
+
+    from hardware.speaker import COMMAND, command_line, voice_for
+
+    cfg = config.speaker
+    if not cfg.enabled:
+        return [Finding(SPEAKER, True, _g(lang, "off ([speaker] enabled = false): the steps are not read aloud on "
+                                                "the table (the phones can read them)"))]
+    voice = voice_for(config.table.language, cfg.voice)
+    executable = shutil.which(COMMAND)
+    if executable is None:
+        return [Finding(SPEAKER, False, _g(lang, "espeak-ng is not installed: sudo apt install espeak-ng "
+                                                 "(deploy/install.sh does), or set [speaker] enabled = false"))]
+    if not _sound_card():
+        return [Finding(SPEAKER, False, _g(lang, "no sound card: plug in a USB speaker, or turn the Pi's own audio "
+                                                 "on (dtparam=audio=on in /boot/firmware/config.txt)"))]
+    argv = command_line(executable, "ok", voice, cfg.rate)
+    try:
+        done = subprocess.run([argv[0], "-q", *argv[1:]], capture_output=True, timeout=15)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [Finding(SPEAKER, False, _g(lang, "espeak-ng could not be run: %(why)s", why=exc))]
+    said = done.stderr.decode("utf-8", "replace").strip()
+    if done.returncode != 0 or said:
+        return [Finding(SPEAKER, False, _g(lang, "espeak-ng cannot speak with the voice %(voice)s (%(why)s): set "
+                                                 "[speaker] voice to one that espeak-ng --voices lists",
+                                           voice=repr(voice), why=said.splitlines()[0] if said else
+                                           _g(lang, "exit status %(code)s", code=done.returncode)))]
+    return [Finding(SPEAKER, True, _g(lang, "espeak-ng speaks with the voice %(voice)s, %(rate)s words a minute",
+                                      voice=repr(voice), rate=cfg.rate))]
+
+
+def _sound_card(cards: str = "/proc/asound/cards") -> bool:
+    """ALSA lists a sound card (a machine without /proc/asound is not judged: True)."""
+    try:
+        text = Path(cards).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return "no soundcards" not in text and bool(text.strip())
 
 
 # --- port ---------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def play(args) -> int:
     from engine.errors import FlureError
     from engine.position import basic_position
 
-    from ..table.devices import Device, open_buttons, open_camera, open_leds
+    from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
     from ..table.session import TableSession
     from ..table.store import Store
     from ..web.app import create_app
@@ -135,6 +135,9 @@ def play(args) -> int:
     session.leds = Device("LED grid", why="switched off (--no-leds)") if args.no_leds \
         else open_leds(args.leds, hardware)
     session.buttons = open_buttons(session, hardware)
+    session.language = config.table.language
+    session.speaker = open_speaker(config.speaker, config.table.language)
+    session.beat_ms = _beat_ms(hardware)
 
     web = config.web
     host = web.public_host or (lan_address() if web.host in ("0.0.0.0", "", "::") else web.host)
@@ -208,7 +211,16 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
 
 
 def _devices(session) -> list:
-    return [session.camera, session.leds, session.buttons] + ([session.speaker] if hasattr(session, "speaker") else [])
+    return [session.camera, session.leds, session.buttons, session.speaker]
+
+
+def _beat_ms(hardware) -> float:
+    """The LED animation's beat (the speaker keeps to it); the default when the file cannot say."""
+    from hardware.config import AnimationConfig, HardwareConfigError, load_config
+    try:
+        return load_config(hardware).animation.beat_ms
+    except (HardwareConfigError, ValueError, OSError):
+        return AnimationConfig().beat_ms
 
 
 def _demo_until_end(session, server, rig, args, camera: bool) -> int:

@@ -28,11 +28,13 @@ from engine.jsontext import MAX_DEPTH, data_depth
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
-TABLE_SECTIONS = ("camera", "table", "web")
+TABLE_SECTIONS = ("camera", "table", "web", "speaker")
 MODES = ("auto", "confirm")
 CAMERA_KEYS = {"source", "resolution", "fps", "calibration", "marker_scheme", "exposure", "reader"}
 EXPOSURE_KEYS = {"exposure_us", "analogue_gain", "colour_gains"}
 WEB_KEYS = {"host", "port", "public_host", "database", "pin", "pin_file"}
+SPEAKER_KEYS = {"enabled", "voice", "rate"}
+RATE_RANGE = (80, 450)        # espeak-ng -s: words a minute (its own default is 175)
 
 # Bounds for the camera reader's thresholds (vision.config.ReaderConfig).  A threshold not
 # listed (a new one) still gets READER_FALLBACK_RANGE: no number goes unchecked.
@@ -107,6 +109,15 @@ class CameraConfig:
 class SessionConfig:
     mode: str = "confirm"
     stable_frames: int = 3
+    language: str = "en"      # the table's own language: the Pi speaker's, and pages with no other hint
+
+
+@dataclass(frozen=True)
+class SpeakerConfig:
+    """The Pi's speaker (espeak-ng): off unless enabled; the voice follows [table] language unless set."""
+    enabled: bool = False
+    voice: str = ""           # an espeak-ng voice name; "" = the table language's
+    rate: int = 150           # words a minute
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,7 @@ class TableConfig:
     table: SessionConfig
     web: WebConfig
     hardware: HardwareConfig
+    speaker: SpeakerConfig = field(default_factory=SpeakerConfig)
     path: Path | None = None                 # the user's file, None = defaults only
     values: dict[str, Any] = field(default_factory=dict)    # "section.key" -> effective value
     origins: dict[str, str] = field(default_factory=dict)   # "section.key" -> default / file / command line
@@ -250,6 +262,7 @@ def load_table_config(path: str | Path | None = None,
         camera = _camera(merged.get("camera", {}), base, origin_of)
         table = _session(merged.get("table", {}))
         web = _web(merged.get("web", {}), base, origin_of)
+        speaker = _speaker(merged.get("speaker", {}))
     except HardwareConfigError as exc:
         raise TableConfigError(f"{_blame(str(exc), origins, where)}: {exc}") from None
     try:
@@ -257,7 +270,7 @@ def load_table_config(path: str | Path | None = None,
     except (HardwareConfigError, ValueError) as exc:
         raise TableConfigError(f"{_blame(str(exc), origins, where)}: {exc}") from None
     hardware = dataclasses.replace(hardware, source=where)
-    return TableConfig(camera=camera, table=table, web=web, hardware=hardware, path=file_path,
+    return TableConfig(camera=camera, table=table, web=web, hardware=hardware, speaker=speaker, path=file_path,
                        values=values, origins=origins)
 
 
@@ -340,11 +353,30 @@ def _reader(d: Mapping) -> dict[str, Any]:
 
 
 def _session(d: Mapping) -> SessionConfig:
-    only_keys("table", d, {"mode", "stable_frames"})
+    from ..i18n import LANGUAGES
+
+    only_keys("table", d, {"mode", "stable_frames", "language"})
     mode = d.get("mode", "confirm")
     if mode not in MODES:
         raise HardwareConfigError(f"[table] mode {mode!r} is not known (use \"auto\" or \"confirm\")")
-    return SessionConfig(mode=mode, stable_frames=_whole("table", "stable_frames", d.get("stable_frames", 3), 1, 100))
+    language = _text("table", "language", d.get("language", "en")).lower()
+    if language not in LANGUAGES:
+        raise HardwareConfigError(f"[table] language = {language!r} is not a language the table speaks: use "
+                                  f"{', '.join(repr(x) for x in LANGUAGES[:-1])} or {LANGUAGES[-1]!r}")
+    return SessionConfig(mode=mode, stable_frames=_whole("table", "stable_frames", d.get("stable_frames", 3), 1, 100),
+                         language=language)
+
+
+def _speaker(d: Mapping) -> SpeakerConfig:
+    only_keys("speaker", d, SPEAKER_KEYS)
+    enabled = d.get("enabled", False)
+    if not isinstance(enabled, bool):
+        raise HardwareConfigError(f"[speaker] enabled must be true or false, not {enabled!r}")
+    voice = _text("speaker", "voice", d.get("voice", ""))
+    if voice and not all(c.isalnum() or c in "-_+/" for c in voice):
+        raise HardwareConfigError(f"[speaker] voice = {voice!r} must be an espeak-ng voice name like \"fr\" or "
+                                  "\"en-us\" (espeak-ng --voices lists them), or \"\" for the table language's")
+    return SpeakerConfig(enabled=enabled, voice=voice, rate=_whole("speaker", "rate", d.get("rate", 150), *RATE_RANGE))
 
 
 def _web(d: Mapping, base: Path, origin_of) -> WebConfig:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .frames import KeepLastFrame
-from .interfaces import Buttons, Camera, Leds
+from .interfaces import Buttons, Camera, Leds, Speaker
 
 if TYPE_CHECKING:
     from .session import TableSession
 
 log = logging.getLogger(__name__)
-D = TypeVar("D")   # the device's interface: Camera, Leds or Buttons
+D = TypeVar("D")   # the device's interface: Camera, Leds, Buttons or Speaker
 R = TypeVar("R")
 
 
@@ -182,6 +182,22 @@ def _first_status(grid, wait_s: float = 1.0) -> dict:
         if status.get("connected") or status.get("last_error") or time.monotonic() >= end:
             return status
         time.sleep(0.05)
+
+
+def open_speaker(speaker_config, language: str) -> Device[Speaker]:
+    """The Pi speaker (``[speaker]``) in the table's language; off, or espeak-ng missing, says why."""
+    if not speaker_config.enabled:
+        return Device("speaker", None, why="switched off ([speaker] enabled = false)")
+    try:
+        from hardware.speaker import Speaker as EspeakSpeaker, SpeakerMissing, voice_for
+
+        voice = voice_for(language, speaker_config.voice)
+        speaker = EspeakSpeaker(voice, speaker_config.rate)
+        return Device("speaker", speaker, why="", note=f"espeak-ng, voice {voice}, {speaker_config.rate} words a minute")
+    except SpeakerMissing as exc:
+        return Device("speaker", None, why=f"no speaker: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a speaker must never stop the table
+        return Device("speaker", None, why=f"no speaker: {exc}")
 
 
 def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device[Buttons]:

@@ -4,7 +4,7 @@ Why: the session used to call devices by method names in strings, and the tests'
 fakes were copied by hand, so renaming ``LedGrid.show_plan`` broke the table silently.
 Now the session calls these methods by name in code (a type checker sees them), the
 real devices (``watcher.CameraWorker``, ``hardware.leds.LedGrid``,
-``hardware.buttons.TableButtons``) and the fakes in ``fakes.py`` both have to match
+``hardware.buttons.TableButtons``, ``hardware.speaker.Speaker``) and the fakes in ``fakes.py`` both have to match
 them, and ``tests/test_table_interfaces.py`` checks both against the same Protocols
 (method names and parameters), as gpiozero ships ``MockFactory`` beside the real pins.
 
@@ -13,7 +13,7 @@ Only what the session uses is declared: a device may do more (the LED grid's
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -54,6 +54,17 @@ class Leds(Protocol):
     def show_follow(self, position_json: Mapping[str, Any] | None, empty=(), fill=()) -> None: ...
 
     def sent_frame(self) -> dict | None: ...
+
+    def status(self) -> dict: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Speaker(Protocol):
+    """The Pi's speaker: says the monster's steps as the LEDs animate them, without holding up the caller."""
+
+    def announce(self, lines: Sequence[tuple[float, str]]) -> None: ...
 
     def status(self) -> dict: ...
 

@@ -24,7 +24,7 @@ from engine.position import BOARD
 from .events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
-from .interfaces import Buttons, Camera, Leds
+from .interfaces import Buttons, Camera, Leds, Speaker
 from .loop import TableLoop
 from .readings import check_fix
 from .state import preview_json, public_state
@@ -50,6 +50,9 @@ class TableSession(JournalMixin):
     camera: Device[Camera] = field(default_factory=lambda: Device("camera"))
     leds: Device[Leds] = field(default_factory=lambda: Device("LED grid"))
     buttons: Device[Buttons] = field(default_factory=lambda: Device("buttons"))
+    speaker: Device[Speaker] = field(default_factory=lambda: Device("speaker", why="switched off"))
+    language: str = "en"        # the table's own ([table] language): what the speaker says the steps in
+    beat_ms: float = 260.0      # the LED animation's beat ([animation] beat_ms): the speaker keeps to it
     rng: random.Random = field(default_factory=random.SystemRandom)
     simulated: object | None = None    # the simulated table (table.demo.SimulatedRig) when it is the camera
 
@@ -258,6 +261,7 @@ class TableSession(JournalMixin):
 
     def device_status(self) -> dict:
         return {"camera": self.camera.status(), "leds": self.leds.status(), "buttons": self.buttons.status(),
+                "speaker": self.speaker.status(),
                 "journal": self.journal_status(), "phones": self.broker.clients}
 
     def _publish_leds(self, every_s: float = 0.1) -> None:
@@ -272,7 +276,7 @@ class TableSession(JournalMixin):
     def close(self) -> None:
         self._stopping.set()
         self.broker.close_all()
-        for device in (self.leds, self.camera, self.buttons):
+        for device in (self.leds, self.camera, self.buttons, self.speaker):
             device.call(lambda obj: obj.close())
 
     # -- internals -----------------------------------------------------------
@@ -299,6 +303,7 @@ class TableSession(JournalMixin):
             self._led_plan = (self.game_id, self.plan_seq)
             plan = game.last_plan.to_json()
             self.leds.call(lambda leds: leds.show_plan(plan))
+            self._announce(game.last_plan)
         follow = self.loop.led_follow()
         if follow is not None:
             self._led_following = True
@@ -313,6 +318,18 @@ class TableSession(JournalMixin):
                 self.leds.call(lambda leds: leds.show_mark(first, position, mark[2], mark[3]))
             else:
                 self.leds.call(lambda leds: leds.show_idle(first, position))
+
+    def _announce(self, plan) -> None:
+        """The speaker says each step (plan_text's words, as the phones show them, in the table's
+        language) once the LEDs start it; it queues and returns, the table never waits for it."""
+        if self.speaker.obj is None:
+            return
+        from hardware.animation import step_times
+
+        from ..i18n.plan_text import step_texts
+
+        lines = list(zip(step_times(plan, self.beat_ms), step_texts(plan, self.language)))
+        self.speaker.call(lambda speaker: speaker.announce(lines))
 
     def _pawn_mark(self, action: dict, by: str, after: Game) -> tuple | None:
         """A pawn move the camera applied by itself (auto mode) is briefly marked on the LEDs

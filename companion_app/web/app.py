@@ -44,6 +44,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
         SESSION_COOKIE_SAMESITE="Strict",
         DEBUG=False,
         PROPAGATE_EXCEPTIONS=False,
+        TABLE_LANGUAGE=table_config.table.language if table_config is not None else "en",   # pages with no hint
     )
     if test_config:
         app.config.update(test_config)

@@ -1,4 +1,5 @@
-"""The page's language: Flask-Babel's locale from ``?lang=``, the ``lang`` cookie, then Accept-Language.
+"""The page's language: Flask-Babel's locale from ``?lang=``, the ``lang`` cookie, then Accept-Language,
+then the table's own language (``[table] language``, ``app.config["TABLE_LANGUAGE"]``).
 
 A ``?lang=`` choice is remembered on that phone in the ``lang`` cookie (a year).  The browser's
 scripts read the same catalog as JSON: ``/api/i18n/<lang>.json``, also embedded in every page so
@@ -6,7 +7,7 @@ the first drawing is already in the right words.
 """
 from __future__ import annotations
 
-from flask import Flask, abort, g, jsonify, request
+from flask import Flask, abort, current_app, g, jsonify, request
 from flask_babel import Babel
 
 from .api import route
@@ -20,7 +21,7 @@ def select_locale() -> str:
     for asked in (request.args.get("lang"), request.cookies.get(COOKIE)):
         if asked in LANGUAGES:
             return asked
-    return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+    return request.accept_languages.best_match(LANGUAGES) or current_app.config.get("TABLE_LANGUAGE", DEFAULT)
 
 
 def current_language() -> str:

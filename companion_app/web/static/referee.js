@@ -545,7 +545,7 @@
     try {
       const st = await api("GET", "/api/status");
       $("devices").replaceChildren(deviceLine("Camera", st.camera), deviceLine("LED grid", st.leds), deviceLine("Buttons", st.buttons),
-        ...(st.journal ? [deviceLine("Journal", st.journal)] : []));
+        ...(st.speaker ? [deviceLine("Speaker", st.speaker)] : []), ...(st.journal ? [deviceLine("Journal", st.journal)] : []));
       $("phones").textContent = `${st.phones} screen${st.phones === 1 ? "" : "s"} connected`;
     } catch (e) { /* shown */ }
   }
