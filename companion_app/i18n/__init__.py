@@ -81,13 +81,15 @@ def translations(lang: str, domain: str = DOMAIN) -> NullTranslations:
 @lru_cache(maxsize=None)
 def catalog(lang: str) -> dict[str, str]:
     """``lang``'s catalog as {msgid: text} for the browser: English gives msgid -> msgid, so the
-    scripts need no fallback rule of their own.  Read from the same ``.po`` as the server's."""
+    scripts need no fallback rule of their own.  Read from the same ``.po`` as the server's.
+    A message with a context is keyed ``context + "\\x04" + msgid``, gettext's own convention."""
     lang = pick(lang)
     out = {}
     for message in _read(lang):
-        if not message.id or isinstance(message.id, tuple) or message.context:
+        if not message.id or isinstance(message.id, tuple):
             continue
-        out[message.id] = (message.string or message.id) if lang != DEFAULT else message.id
+        key = f"{message.context}\x04{message.id}" if message.context else message.id
+        out[key] = (message.string or message.id) if lang != DEFAULT else message.id
     return out
 
 

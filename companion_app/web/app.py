@@ -11,9 +11,10 @@ import secrets
 import sqlite3
 
 from flask import Flask, jsonify, request
-from markupsafe import escape
+from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
+from .errors import error_page
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from ..table.events import PER_ADDRESS
 from .server import STREAM_LIMIT
@@ -69,31 +70,18 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     return app
 
 
-def _error_page(code: int, message: str) -> str:
-    """A page a player can act on: what went wrong in one sentence, and the way back to the game."""
-    from flask import url_for
-
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>Finstere Flure</title><link rel="icon" href="data:,">'
-            f'<link rel="stylesheet" href="{url_for("static", filename="app.css")}"></head><body>'
-            f'<main class="layout"><section class="card"><h2>Finstere Flure</h2><p>{escape(message)}</p>'
-            f'<p><a href="/">Follow the game</a> · <a href="/referee">Referee view</a> · '
-            f'<a href="/rules">Rules</a></p></section></main></body></html>')
-
-
 def _error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if exc.response is not None:   # abort(response) from engine_call
             return exc.response
         message = exc.description
+        limit = app.config["MAX_CONTENT_LENGTH"]
         if exc.code == 413:
-            message = f"The request body is too large (at most {app.config['MAX_CONTENT_LENGTH']} bytes)"
+            message = f"The request body is too large (at most {limit} bytes)"
         if request.path.startswith("/api/"):
             return jsonify(error=message), exc.code
-        if exc.code == 404:
-            message = f"There is no page {request.path} here."
-        return _error_page(exc.code, message), exc.code
+        return error_page(exc.code, limit=limit), exc.code
 
     @app.errorhandler(JournalError)
     @app.errorhandler(sqlite3.Error)
@@ -106,7 +94,10 @@ def _error_handlers(app: Flask) -> None:
                    f"Nothing was saved: the game journal cannot be written ({exc}); the game state is unchanged.")
         if request.path.startswith("/api/"):
             return jsonify(error=message), 507 if full else 503
-        return _error_page(503, message), 503
+        page = (_("Nothing was saved: %(error)s.", error=exc) if full else
+                _("Nothing was saved: the game journal cannot be written (%(error)s); the game state is unchanged.",
+                  error=exc))
+        return error_page(503, message=page), 503
 
     @app.errorhandler(Exception)
     def crash(exc: Exception):
@@ -114,4 +105,4 @@ def _error_handlers(app: Flask) -> None:
         message = "Something went wrong on the server; the game state is unchanged. The referee can reload the page."
         if request.path.startswith("/api/"):
             return jsonify(error=message), 500
-        return _error_page(500, message), 500
+        return error_page(500), 500

@@ -12,11 +12,13 @@ def join_url() -> str:
 
 
 def qr_svg(url: str, scale: int = 6) -> str:
+    """The QR code as SVG, its title (a tooltip) in the request's language."""
     import segno
+    from flask_babel import gettext as _
 
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="svg", scale=scale, border=2, xmldecl=False,
-                                    svgns=True, title="Scan to follow the monster")
+                                    svgns=True, title=_("Scan to follow the monster"))
     return buffer.getvalue().decode()
 
 

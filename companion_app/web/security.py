@@ -18,6 +18,7 @@ import threading
 import time
 
 from flask import Response, abort, current_app, request, session
+from flask_babel import gettext as _
 
 LOCKOUT_AFTER = 5          # wrong PINs in a row …
 LOCKOUT_SECONDS = 30.0     # … lock the login for this long
@@ -169,7 +170,7 @@ def check_request() -> None:
     host = request.headers.get("Host")
     if host is not None and not host_is_ours(host, current_app.config["TABLE_HOSTS"]):
         # Plain text, no links: the page is seen under a name that is not ours.
-        abort(Response("This table does not answer to that name: open the address flure play prints.\n",
+        abort(Response(_("This table does not answer to that name: open the address flure play prints.") + "\n",
                        400, mimetype="text/plain"))
     if request.method not in ("POST", "PUT", "PATCH", "DELETE"):
         return

@@ -11,6 +11,14 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const PITCH = 30;           // one square = 30 units = 30 mm on the real board
 const MARGIN = 14;          // room for the wall letters
 const HEADING = { N: 0, E: 90, S: 180, W: 270 };
+const N_ = (message) => message;   // marks a msgid for the catalog; t() translates it where it is shown
+
+// The pieces' names as the catalog has them (a stone's <title>, the referee's lists).
+const PIECE_NAMES = {
+  stone: N_("stone"), crystal: N_("crystal"), "pivot-right": N_("pivot stone (right)"), "pivot-about": N_("pivot stone (about)"),
+  teleporter: N_("teleporter"), "pool-2x2": N_("pool (2×2)"), "pool-1x4": N_("pool (1×4)"), monster: N_("monster"),
+  pawn: N_("pawn"), empty: N_("empty"),
+};
 const PAWN_FILL = {
   blue: "#2f6fdf", yellow: "#f2c318", red: "#d8342c", green: "#2e9e4f",
   purple: "#8a4fc9", black: "#1b1b1f", white: "#f4f1ea",
@@ -44,7 +52,7 @@ class FlureBoard {
     const w = board.cols * PITCH, h = board.rows * PITCH;
     this.svg = el("svg", {
       viewBox: `${-MARGIN} ${-MARGIN} ${w + 2 * MARGIN} ${h + 2 * MARGIN}`,
-      class: "board", role: "img", "aria-label": "The board",
+      class: "board", role: "img", "aria-label": t("The board"),
     });
     container.appendChild(this.svg);
     this.layers = {};
@@ -71,8 +79,8 @@ class FlureBoard {
       el("text", { x: s.col * PITCH + 2.5, y: s.row * PITCH + 7.5, class: "sq-name" }, g).textContent = s.name;
     }
     const ex = sqXY(b, b.exit), en = sqXY(b, b.entrance);
-    el("text", { x: ex.x + PITCH / 2, y: ex.y + PITCH - 4, class: "corner-label" }, g).textContent = "EXIT";
-    el("text", { x: en.x + PITCH / 2, y: en.y + PITCH - 4, class: "corner-label" }, g).textContent = "IN";
+    el("text", { x: ex.x + PITCH / 2, y: ex.y + PITCH - 4, class: "corner-label" }, g).textContent = t("EXIT");
+    el("text", { x: en.x + PITCH / 2, y: en.y + PITCH - 4, class: "corner-label" }, g).textContent = t("IN");
     for (const w of b.walls) {
       const p = sqXY(b, w.square);
       const off = { N: [PITCH / 2, -5], S: [PITCH / 2, PITCH + 9], E: [PITCH + 6, PITCH / 2 + 3],
@@ -120,8 +128,7 @@ class FlureBoard {
       if (kind === "pivot-right") el("path", { d: "M-4 7 V0 A5 5 0 0 1 1 -5 H7 M3.5 -8.5 L7 -5 L3.5 -1.5", class: "pivot-mark" }, g);
       if (kind === "pivot-about") el("path", { d: "M-5 7 V-1 A5 5 0 0 1 5 -1 V6 M1.5 2.5 L5 6 L8.5 2.5", class: "pivot-mark" }, g);
     }
-    const title = el("title", {}, g);
-    title.textContent = kind;
+    el("title", {}, g).textContent = pieceName(kind);
     return g;
   }
 
@@ -130,7 +137,8 @@ class FlureBoard {
     el("circle", { r: 11, fill: PAWN_FILL[p.color] || "#999", class: `pawn-body colour-${p.color}` }, g);
     if (p.face === "black") el("circle", { r: 8, class: "pawn-black-face" }, g);
     el("text", { y: 4.5, class: `pawn-value colour-${p.color} face-${p.face}` }, g).textContent = pawnValue(p);
-    el("title", {}, g).textContent = `${p.color} ${p.pawn} (${p.face} face up)`;
+    el("title", {}, g).textContent = t("%(colour)s %(pawn)s, %(face)s face up",
+      { colour: t(p.color), pawn: p.pawn, face: t(p.face) });
     return g;
   }
 
@@ -361,6 +369,50 @@ function tileName(tile) {
   return tile.startsWith("prey-") ? t("%(n)s prey", { n: tile.slice(5) }) : t("%(n)s steps", { n: tile });
 }
 
+/* A server-made sentence in this page's language: ``obj[field + "_i18n"][lang]`` when the server sent
+ * it in every language, else the field as it is. */
+function said(obj, field) {
+  return obj ? inLang(obj[`${field}_i18n`], obj[field]) : "";
+}
+
+function pieceName(kind) { return t(PIECE_NAMES[kind] || kind); }
+
+/* A pawn's name as the engine gives it ("red 3/4") in this page's language ("Rot 3/4"). */
+function pawnText(name) {
+  const [colour, ...rest] = String(name).split(" ");
+  return rest.length ? t("%(colour)s %(kind)s", { colour: t(colour), kind: rest.join(" ") }) : name;
+}
+
+/* The camera worker's state (table/watcher.py) in this page's language. */
+const CAMERA_STATES = { starting: N_("starting"), watching: N_("watching"), lost: N_("lost"), failed: N_("failed"),
+  error: N_("error"), stopped: N_("stopped") };
+function cameraState(state) { return state ? t(CAMERA_STATES[state] || state) : "…"; }
+
+/* A heading (N, E, S, W) in this page's language (W is "O" in French and Spanish). */
+function direction(letter) { return pgettext("direction", letter); }
+
+/* "Save this move" (phone and referee): the server draws the last move as a GIF (and a PNG); a
+ * device that can share files (Web Share API) offers it to its chat apps, any other browser
+ * downloads it.  ``box`` holds #save-move (the GIF) and #save-still (the PNG). */
+function showSave(state) {
+  const box = document.getElementById("save");
+  box.classList.toggle("hidden", !state.plan);
+  if (!state.plan) return;
+  document.getElementById("save-move").href = `/api/move.gif?seq=${state.plan_seq}`;
+  document.getElementById("save-still").href = `/api/move.png?seq=${state.plan_seq}`;
+}
+async function shareMove(event) {
+  if (!navigator.canShare || !navigator.share) return;   // the link downloads it
+  event.preventDefault();
+  const href = document.getElementById("save-move").href;
+  try {
+    const blob = await (await fetch(href)).blob();
+    const file = new File([blob], "monster-move.gif", { type: "image/gif" });
+    if (navigator.canShare({ files: [file] })) await navigator.share({ files: [file], title: t("Monster move") });
+    else window.location.href = href;
+  } catch (err) { /* the player closed the share sheet */ }
+}
+
 function capital(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
 /* The players' panel: for each colour, pawns out / on the board / waiting / gone. */
@@ -466,17 +518,17 @@ function renderTable(view) {
   const st = view.status || {}, detail = st.detail || {};
   const pill = document.getElementById("table-state");
   const steady = st.present && view.stable;
-  pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady") : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: detail.state || "…" }));
+  pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady") : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: cameraState(detail.state) }));
   pill.className = `pill ${steady ? "ok" : st.present ? "warn" : "muted"}`;
   const follow = activeFollow(view);
   const placing = view.placement;   // the advanced setup (A2): who places next and what is left, in this page's language
-  const needs = placing && view.change && view.change.kind === "wait" ? inLang(placing.text_i18n, placing.text) : view.needs;
+  const needs = placing && view.change && view.change.kind === "wait" ? said(placing, "text") : said(view, "needs");
   document.getElementById("table-needs").textContent = follow ? "" : (needs || "");
   document.getElementById("follow").classList.toggle("hidden", !follow);
   if (follow) {
-    document.getElementById("follow-why").textContent = `${follow.why}:`;
+    document.getElementById("follow-why").textContent = t("%(why)s:", { why: said(follow, "why") });
     document.getElementById("follow-list").replaceChildren(...follow.fixes.map((f) =>
-      h("li", { class: `fix ${f.what}`, "data-empty": f.empty.join(" "), "data-fill": f.fill.join(" ") }, f.text)));
+      h("li", { class: `fix ${f.what}`, "data-empty": f.empty.join(" "), "data-fill": f.fill.join(" ") }, said(f, "text"))));
   }
 }
 
@@ -516,7 +568,7 @@ function renderSteps(state, upTo) {
 /* The game log (#log), newest first, without the monster's lines the move panel already shows. */
 function renderLog(state) {
   const items = state.log.slice().reverse().filter((e) => !e.plan).slice(0, 12);
-  document.getElementById("log").replaceChildren(...items.map((e) => h("li", { "data-seq": e.seq }, e.text)));
+  document.getElementById("log").replaceChildren(...items.map((e) => h("li", { "data-seq": e.seq }, said(e, "text"))));
 }
 
 /* The board's geometry, fetched again until the server answers (the page may load just as Wi-Fi drops). */
@@ -538,5 +590,5 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
+window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, said, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
   renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };

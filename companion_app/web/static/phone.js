@@ -2,11 +2,11 @@
 "use strict";
 (function () {
   const { FlureBoard, LedPanel, connectLive, h, capital, playersPanel, tilesPanel, turnPills, renderSteps, renderLog,
-    renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines } = window.Flure;
+    renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines, said, showSave, shareMove } = window.Flure;
   const $ = (id) => document.getElementById(id);
   let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
 
-  const summaryText = (state) => (state.summary_i18n || {})[window.FLURE_LANG] || state.summary;
+  const summaryText = (state) => said(state, "summary");
 
   function renderStatus(state) {
     $("summary").textContent = summaryText(state);
@@ -27,25 +27,6 @@
     $("winner-title").className = `colour-text-${state.winner}`;
     $("winner-text").textContent = summaryText(state);
     $("winner-table").replaceChildren(playersPanel(state));
-  }
-
-  /* "Save this move": the server draws the last move as a GIF (and a PNG); a phone that can share
-   * files (Web Share API) offers it to its chat apps, any other browser downloads it. */
-  function showSave(state) {
-    $("save").classList.toggle("hidden", !state.plan);
-    if (!state.plan) return;
-    $("save-move").href = `/api/move.gif?seq=${state.plan_seq}`;
-    $("save-still").href = `/api/move.png?seq=${state.plan_seq}`;
-  }
-  async function shareMove(event) {
-    if (!navigator.canShare || !navigator.share) return;   // the link downloads it
-    event.preventDefault();
-    try {
-      const blob = await (await fetch($("save-move").href)).blob();
-      const file = new File([blob], "monster-move.gif", { type: "image/gif" });
-      if (navigator.canShare({ files: [file] })) await navigator.share({ files: [file], title: t("Monster move") });
-      else window.location.href = $("save-move").href;
-    } catch (err) { /* the player closed the share sheet */ }
   }
 
   function render(state) {

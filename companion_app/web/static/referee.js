@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
-    renderLog, renderTable, showLink,
+    renderLog, renderTable, showLink, said, pieceName, pawnText, direction, cameraState, showSave, shareMove,
     isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
@@ -11,6 +11,7 @@
   let csrf = null, board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
   let selectedPawn = null, targets = [], seating = [], lastCamera = null, lastRound = null, lastPhase = null;
   let previewSeq = null, previewGame = null;   // the state the "what would each tile do" list was made for
+  const pawnName = (state, label) => pawnText((state.names || {})[label] || label);
 
   // -- API -------------------------------------------------------------------
   let knownVersion = null;   // the newest state version this screen has seen (live stream or an answer)
@@ -43,11 +44,11 @@
           await new Promise((r) => setTimeout(r, 800 * (attempt + 1)));
           continue;
         }
-        toast("The server does not answer: is the Wi-Fi up?");
+        toast(t("The server does not answer: is the Wi-Fi up?"));
         throw e;
       }
     }
-    const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    const data = await res.json().catch(() => ({ error: t("The server answered HTTP %(status)s.", { status: res.status }) }));
     if (res.ok && data && typeof data.version === "number" && (knownVersion === null || data.version > knownVersion)) {
       knownVersion = data.version;
     }
@@ -56,7 +57,7 @@
     }
     if (res.status === 401) showLogin();
     if (!res.ok) {
-      toast(data.error || `HTTP ${res.status}`);
+      toast(said(data, "error") || t("The server answered HTTP %(status)s.", { status: res.status }));
       const err = new Error(data.error);
       err.status = res.status;
       throw err;
@@ -65,11 +66,11 @@
   }
 
   function toast(text, good) {
-    const t = $("toast");
-    t.textContent = text;
-    t.className = `toast ${good ? "good" : "bad"}`;
+    const box = $("toast");
+    box.textContent = text;
+    box.className = `toast ${good ? "good" : "bad"}`;
     clearTimeout(toast.timer);
-    toast.timer = setTimeout(() => t.classList.add("hidden"), 6000);
+    toast.timer = setTimeout(() => box.classList.add("hidden"), 6000);
   }
 
   // -- login -------------------------------------------------------------------
@@ -98,11 +99,11 @@
 
   // -- rendering -----------------------------------------------------------------
   function renderStatus(state) {
-    $("summary").textContent = state.summary;
+    $("summary").textContent = said(state, "summary");
     $("turnline").textContent = "";
     if (state.phase === "none") return;
     $("turnline").append(...turnPills(state),
-      h("span", { class: "pill muted" }, state.setup === "advanced" ? "advanced setup" : "basic setup"));
+      h("span", { class: "pill muted" }, state.setup === "advanced" ? t("advanced setup") : t("basic setup")));
     $("tiles").replaceChildren(tilesPanel(state));
     $("players").replaceChildren(playersPanel(state));
   }
@@ -118,35 +119,36 @@
     $("target-buttons").textContent = "";
     $("place-form").classList.toggle("hidden", state.phase !== "placement");
     if (state.phase === "placement") {
-      $("pawn-title").textContent = `Advanced setup: ${capital(state.placer)} places a piece (A2)`;
+      $("pawn-title").textContent = t("Advanced setup: %(colour)s places a piece (A2)", { colour: capital(t(state.placer)) });
       const sel = $("place-piece");
       const left = state.pieces_left || {};
       const was = sel.value;
-      sel.replaceChildren(...PIECES.filter((p) => left[p] > 0).map((p) => h("option", { value: p }, `${p} (${left[p]} left)`)));
+      sel.replaceChildren(...PIECES.filter((p) => left[p] > 0).map((p) => h("option", { value: p },
+        t("%(piece)s (%(n)s left)", { piece: pieceName(p), n: left[p] }))));
       if (left[was] > 0) sel.value = was;   // placing several of one kind: keep the choice
       // the teleporter pair offered first is one that is not on the board twice yet
-      const pairs = Object.values(state.position.teleporters || {}).map((t) => t.pair);
+      const pairs = Object.values(state.position.teleporters || {}).map((tp) => tp.pair);
       $("place-pair").value = pairs.filter((n) => n === 1).length >= 2 ? "2" : "1";
       updatePlaceFields();
-      $("tap-hint").textContent = "Choose the piece, then tap its square on the board.";
+      $("tap-hint").textContent = t("Choose the piece, then tap its square on the board.");
       return;
     }
     if (state.phase !== "pawns") {
-      $("pawn-title").textContent = "Pawns";
-      pawnBox.append(h("p", { class: "muted" }, state.phase === "monster" ? "Every pawn has moved: the monster's turn." : "No pawn to move."));
-      $("tap-hint").textContent = "Tap a square to correct the camera's reading of it.";
+      $("pawn-title").textContent = t("Pawns");
+      pawnBox.append(h("p", { class: "muted" }, state.phase === "monster" ? t("Every pawn has moved: the monster's turn.") : t("No pawn to move.")));
+      $("tap-hint").textContent = t("Tap a square to correct the camera's reading of it.");
       return;
     }
-    $("pawn-title").textContent = `${capital(state.to_move)} moves a pawn`;
+    $("pawn-title").textContent = t("%(colour)s moves a pawn", { colour: capital(t(state.to_move)) });
     const mine = state.unmoved.filter((label) => state.position.pawns[label].color === state.to_move);
     for (const label of mine) {
       const p = state.position.pawns[label];
-      const where = p.at ? `on ${p.at}` : "waiting";
+      const where = p.at ? t("on %(square)s", { square: p.at }) : t("waiting");
       pawnBox.append(h("button", { class: `btn pawn-btn colour-${p.color}${selectedPawn === label ? " selected" : ""}`,
-        "data-pawn": label, onclick: () => selectPawn(label) }, `${state.names[label]} · ${where}`));
+        "data-pawn": label, onclick: () => selectPawn(label) }, `${pawnName(state, label)} · ${where}`));
     }
-    $("tap-hint").textContent = selectedPawn ? "Tap a highlighted square to move the pawn there."
-      : "Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.";
+    $("tap-hint").textContent = selectedPawn ? t("Tap a highlighted square to move the pawn there.")
+      : t("Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.");
     renderTargets();
   }
 
@@ -154,10 +156,10 @@
     const box = $("target-buttons");
     box.textContent = "";
     const marks = {};
-    for (const t of targets) {
-      if (t.square && t.square !== "out") marks[t.square] = "target";
-      const text = t.square === null ? "stays beside the board" : t.square === "out" ? "leaves through the exit" : t.square;
-      box.append(h("button", { class: "btn small", onclick: () => movePawn(t.square) }, text));
+    for (const target of targets) {
+      if (target.square && target.square !== "out") marks[target.square] = "target";
+      const text = target.square === null ? t("stays beside the board") : target.square === "out" ? t("leaves through the exit") : target.square;
+      box.append(h("button", { class: "btn small", onclick: () => movePawn(target.square) }, text));
     }
     board.highlight(marks, ["target"]);
   }
@@ -170,7 +172,7 @@
 
   async function movePawn(square) {
     // The engine's own unit moves for that target (targets() gives them), so no guessing here.
-    const label = selectedPawn, target = targets.find((t) => t.square === square);
+    const label = selectedPawn, target = targets.find((x) => x.square === square);
     selectedPawn = null; targets = [];
     board.highlight({}, ["target"]);
     await api("POST", "/api/action", { type: "move", pawn: label, moves: target ? target.moves : "" });
@@ -178,14 +180,15 @@
 
   function render(state) {
     if (state.seq !== previewSeq || state.game_id !== previewGame) clearPreview();
+    showSave(state);
     renderStatus(state);
     renderLog(state);
     if (state.phase === "none") {
-      $("summary").replaceChildren("No game yet. ",
+      $("summary").replaceChildren(t("No game yet.") + " ",
         h("button", { class: "btn small primary", id: "goto-new-game", onclick: () => {
           $("new-game").open = true;
           $("new-game").scrollIntoView({ block: "start", behavior: "smooth" });
-        } }, "Set up a new game"));
+        } }, t("Set up a new game")));
       $("new-game").open = true;
     }
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
@@ -199,15 +202,16 @@
   function renderBanner(state) {
     let eyebrow = null, title = null;
     if (state.phase === "over" && lastPhase !== null && lastPhase !== "over") {
-      eyebrow = "Game over"; title = state.winner === "monster" ? "The monster wins" : `${capital(state.winner)} wins!`;
+      eyebrow = t("Game over");
+      title = state.winner === "monster" ? t("The monster wins") : t("%(colour)s wins!", { colour: capital(t(state.winner)) });
     } else if (lastRound === 1 && state.round === 2) {
-      eyebrow = "Round 1 is over"; title = "Round 2 begins: eaten pawns now leave the game (G9)";
+      eyebrow = t("Round 1 is over"); title = t("Round 2 begins: eaten pawns now leave the game (G9)");
     }
     lastPhase = state.phase; lastRound = state.round;
     if (!title) return;
     $("banner-eyebrow").textContent = eyebrow;
     $("banner-title").textContent = title;
-    $("banner-text").textContent = state.note;
+    $("banner-text").textContent = said(state, "note");
     $("banner-table").replaceChildren(playersPanel(state));
     $("banner").classList.remove("hidden");
   }
@@ -231,11 +235,13 @@
 
   // -- monster, preview, undo -----------------------------------------------------
   $("draw").addEventListener("click", () => api("POST", "/api/action", { type: "draw" }));
-  $("undo").addEventListener("click", async () => { await api("POST", "/api/undo", {}); toast("Undone.", true); });
-  for (const t of TILES) {
-    $("tile-buttons").append(h("button", { class: "btn tile-btn", "data-tile": t,
-      onclick: () => api("POST", "/api/action", { type: "tile", tile: t }) }, tileName(t)));
+  $("undo").addEventListener("click", async () => { await api("POST", "/api/undo", {}); toast(t("Undone."), true); });
+  function tileButtons() {   // again once the state has brought the game's tile names (G11)
+    $("tile-buttons").replaceChildren(...TILES.map((tile) => h("button", { class: "btn tile-btn", "data-tile": tile,
+      disabled: latest && latest.phase !== "monster" ? "" : null,
+      onclick: () => api("POST", "/api/action", { type: "tile", tile }) }, tileName(tile))));
   }
+  tileButtons();
   function clearPreview() { $("preview").textContent = ""; previewSeq = previewGame = null; }
   $("preview-btn").addEventListener("click", async () => {
     const asked = latest;
@@ -245,13 +251,14 @@
     previewSeq = asked ? asked.seq : null;
     previewGame = asked ? asked.game_id : null;
     const entries = Object.entries(plans);
-    if (!entries.length) { box.append(h("p", { class: "muted" }, "No tile to preview now.")); return; }
+    if (!entries.length) { box.append(h("p", { class: "muted" }, t("No tile to preview now."))); return; }
     for (const [tile, p] of entries) {
-      const eaten = p.eaten.length ? `eats ${p.eaten.join(", ")}` : "eats nobody";
+      const eaten = p.eaten.length ? t("eats %(pawns)s", { pawns: p.eaten.map(pawnText).join(", ") }) : t("eats nobody");
       box.append(h("button", { class: "preview-row", onclick: () => { board.draw(latest.position); board.drawPathMarks(p.plan, 99); } },
-        h("span", { class: "tile" }, tileName(tile)), ` ends on ${p.end.at} facing ${p.end.facing}, ${eaten}`));
+        h("span", { class: "tile" }, tileName(tile)), " " + t("ends on %(square)s facing %(direction)s, %(eaten)s",
+          { square: p.end.at, direction: direction(p.end.facing), eaten })));
     }
-    box.append(h("p", { class: "hint" }, "Tap a row to see its path on the board."));
+    box.append(h("p", { class: "hint" }, t("Tap a row to see its path on the board.")));
   });
 
   // -- camera ------------------------------------------------------------------
@@ -280,39 +287,41 @@
     const st = view.status;
     const detail = st.detail || {};
     const steady = st.present && view.stable;
-    $("camera-state").textContent = !st.present ? "not connected" : steady ? "steady reading"
-      : view.reading && view.reading.located ? "board located" : (detail.state || "no board");
+    $("camera-state").textContent = !st.present ? t("not connected") : steady ? t("steady reading")
+      : view.reading && view.reading.located ? t("board located") : detail.state ? cameraState(detail.state) : t("no board");
     $("camera-state").className = `pill ${steady ? "ok" : "warn"}`;
     $("camera-confirm").disabled = !view.can_confirm;
     $("camera-clear").disabled = !st.present;
     $("camera-why").replaceChildren(view.can_confirm
-      ? h("span", {}, h("b", {}, "Confirm would play: "), view.proposal.message)
-      : h("span", {}, h("b", {}, "Cannot confirm: "), view.why_not));
+      ? h("span", {}, h("b", {}, t("Confirm would play:") + " "), said(view.proposal, "message"))
+      : h("span", {}, h("b", {}, t("Cannot confirm:") + " "), said(view, "why_not")));
     $("accept-table").disabled = !(view.follow && !view.follow.done && view.stable);
     if (document.activeElement !== $("camera-mode")) $("camera-mode").value = view.mode;
     const list = $("differences");
     list.textContent = "";
-    if (!st.present) list.append(h("li", { class: "muted" }, st.message || "No camera."));
-    if (detail.message && st.present) list.append(h("li", { class: steady ? "muted" : "warn" }, detail.message));
-    if (st.error) list.append(h("li", { class: "error" }, st.error));
+    if (!st.present) list.append(h("li", { class: "muted" }, said(st, "message") || t("No camera.")));
+    if (detail.message && st.present) list.append(h("li", { class: steady ? "muted" : "warn" }, said(detail, "message")));
+    if (st.error) list.append(h("li", { class: "error" }, said(st, "error")));
     const running = latest && latest.phase && latest.phase !== "none";
     if (view.reading && running) {
-      for (const message of view.problems || []) list.append(h("li", { class: "warn" }, message));
+      const problems = (view.problems_i18n || {})[window.FLURE_LANG] || view.problems || [];
+      for (const message of problems) list.append(h("li", { class: "warn" }, message));
       for (const sq of view.unseen || []) {
         list.append(h("li", { class: "warn" }, h("b", {}, sq),
-          ": the camera cannot see this square, so it is taken as the game has it. Tap the square if that is wrong."));
+          t(": the camera cannot see this square, so it is taken as the game has it. Tap the square if that is wrong.")));
       }
-      if (view.stable && !view.differences.length) list.append(h("li", { class: "ok" }, "The camera agrees with the game."));
+      if (view.stable && !view.differences.length) list.append(h("li", { class: "ok" }, t("The camera agrees with the game.")));
       for (const d of view.differences) {
-        list.append(h("li", { class: "diff" }, h("b", {}, d.square), `: expected ${d.expected}, camera sees ${d.seen}`));
+        list.append(h("li", { class: "diff" }, h("b", {}, d.square),
+          t(": expected %(expected)s, camera sees %(seen)s", { expected: said(d, "expected"), seen: said(d, "seen") })));
       }
-      if (view.reading.tile) list.append(h("li", {}, `Tile in view: ${tileName(view.reading.tile)}`));
+      if (view.reading.tile) list.append(h("li", {}, t("Tile in view: %(tile)s", { tile: tileName(view.reading.tile) })));
     }
     const applied = $("applied");
     applied.replaceChildren(...(view.applied || []).slice().reverse().map((a) => {
       const last = latest && a.seq === latest.seq && a.game_id === latest.game_id;
-      return h("li", { "data-seq": a.seq }, h("span", {}, `Read by the camera: ${inLang(a.text_i18n, a.text)}`),
-        last ? h("button", { class: "btn small ghost undo-camera", onclick: undoCamera }, "Undo") : null);
+      return h("li", { "data-seq": a.seq }, h("span", {}, t("Read by the camera: %(move)s", { move: said(a, "text") })),
+        last ? h("button", { class: "btn small ghost undo-camera", onclick: undoCamera }, t("Undo")) : null);
     }));
     if (running) markDifferences(view);
     else $("follow-legend").classList.add("hidden");
@@ -324,7 +333,7 @@
     if (!view.reading) img.classList.add("hidden");     // shown once a picture has loaded
   }
 
-  async function undoCamera() { await api("POST", "/api/undo", {}); toast("Undone: put the table back as it was.", true); }
+  async function undoCamera() { await api("POST", "/api/undo", {}); toast(t("Undone: put the table back as it was."), true); }
   let cameraPushes = 0;   // camera views received over the live stream
   function onCameraPush(view) { cameraPushes += 1; renderCamera(view); }
   async function readCamera() {   // once, after logging in or a fix; later views come over the stream
@@ -339,13 +348,13 @@
     // send what the screen proposed: if the table changed since, the server plays nothing
     const shown = lastCamera && lastCamera.proposal ? lastCamera.proposal.action : null;
     const state = await api("POST", "/api/camera/confirm", shown ? { expect: shown } : {});
-    toast(`Confirmed: ${state.confirmed}`, true);
+    toast(t("Confirmed: %(move)s", { move: said(state, "confirmed") }), true);
   });
   $("camera-clear").addEventListener("click", async () => renderCamera(await api("POST", "/api/camera/clear", {})));
   $("accept-table").addEventListener("click", async () => {
-    if (!window.confirm("Make the game follow the table as the camera sees it? This is logged as a correction.")) return;
+    if (!window.confirm(t("Make the game follow the table as the camera sees it? This is logged as a correction."))) return;
     await api("POST", "/api/camera/accept-table", {});
-    toast("The game now follows the table (logged).", true);
+    toast(t("The game now follows the table (logged)."), true);
   });
   $("camera-mode").addEventListener("change", async () => renderCamera(await api("POST", "/api/camera/mode",
     { mode: $("camera-mode").value })));
@@ -354,15 +363,15 @@
 
   // -- the simulated table: the referee's hands on it (only when the session runs one) ------------
   // The game learns of a piece moved here only through the camera, exactly as at a real table.
-  const SIM_HINT = "The game learns of what you move here only through the camera, as at a real table.";
+  const SIM_HINT = N_("The game learns of what you move here only through the camera, as at a real table.");
   let sim = null, simMoving = false, simFrom = null;
   function renderSimulated(st) {
     sim = st;
     $("sim-card").classList.remove("hidden");
     const paused = st.players.paused;
-    $("sim-state").textContent = paused ? "paused" : "playing";
+    $("sim-state").textContent = paused ? t("paused") : t("playing");
     $("sim-state").className = `pill ${paused ? "warn" : "ok"}`;
-    $("sim-pause").textContent = paused ? "Resume the players" : "Pause the players";
+    $("sim-pause").textContent = paused ? t("Resume the players") : t("Pause the players");
   }
   async function readSimulated() {
     if (!csrf) return;
@@ -380,21 +389,21 @@
     simMoving = on;
     $("sim-move").setAttribute("aria-pressed", String(on));
     $("sim-move").classList.toggle("primary", on);
-    $("tap-hint").textContent = on ? "Tapping the board moves pieces on the simulated table."
-      : "Tap a square to correct the camera's reading of it.";
-    simStep(null, on ? "Tap the square of the piece to move." : SIM_HINT);
+    $("tap-hint").textContent = on ? t("Tapping the board moves pieces on the simulated table.")
+      : t("Tap a square to correct the camera's reading of it.");
+    simStep(null, on ? t("Tap the square of the piece to move.") : t(SIM_HINT));
   }
   async function simTap(to) {
     if (!simFrom && !to) return;
-    if (!simFrom) return simStep(to, `Now tap where the piece on ${to} goes (or put it beside the board).`);
+    if (!simFrom) return simStep(to, t("Now tap where the piece on %(square)s goes (or put it beside the board).", { square: to }));
     const from = simFrom;
-    if (to === from) return simStep(null, "Tap the square of the piece to move.");
+    if (to === from) return simStep(null, t("Tap the square of the piece to move."));
     try {
       const st = await api("POST", "/api/simulated", { move: { from, to } });
       renderSimulated(st);
-      simStep(null, `Moved ${st.moved}. Tap the next piece to move, or stop moving pieces.`);
+      simStep(null, t("Moved %(move)s. Tap the next piece to move, or stop moving pieces.", { move: said(st, "moved") }));
     } catch (e) {
-      simStep(null, "Tap the square of the piece to move.");   // the refusal is shown as a toast
+      simStep(null, t("Tap the square of the piece to move."));   // the refusal is shown as a toast
     }
   }
   $("sim-pause").addEventListener("click", async () => {
@@ -408,8 +417,8 @@
     if (simMoving) return simTap(sq);
     if (!latest) return;
     if (selectedPawn) {
-      if (targets.some((t) => t.square === sq)) return movePawn(sq);
-      toast(`${latest.names[selectedPawn]} cannot end its move on ${sq}.`);
+      if (targets.some((x) => x.square === sq)) return movePawn(sq);
+      toast(t("%(pawn)s cannot end its move on %(square)s.", { pawn: pawnName(latest, selectedPawn), square: sq }));
       return;
     }
     if (latest.phase === "placement") {
@@ -432,9 +441,10 @@
   let fixSquare = null;
   function openFix(sq) {
     fixSquare = sq;
-    $("fix-title").textContent = `Fix square ${sq}`;
+    $("fix-title").textContent = t("Fix square %(square)s", { square: sq });
     const diff = lastCamera && lastCamera.differences.find((d) => d.square === sq);
-    $("fix-seen").textContent = diff ? `Expected ${diff.expected}; the camera sees ${diff.seen}.` : "What stands on this square?";
+    $("fix-seen").textContent = diff ? t("Expected %(expected)s; the camera sees %(seen)s.",
+      { expected: said(diff, "expected"), seen: said(diff, "seen") }) : t("What stands on this square?");
     updateFixFields();
     $("fix").classList.remove("hidden");
   }
@@ -454,7 +464,7 @@
     $("fix").classList.add("hidden");
     renderCamera(await api("POST", "/api/camera/fix", body));
   });
-  $("fix-colour").replaceChildren(...COLOURS.map((c) => h("option", {}, c)));
+  $("fix-colour").replaceChildren(...COLOURS.map((c) => h("option", { value: c }, t(c))));
 
   // -- new game ------------------------------------------------------------------
   function renderSeating() {
@@ -463,23 +473,25 @@
       const i = seating.indexOf(c);
       return h("button", { class: `btn colour-btn colour-${c}${i >= 0 ? " selected" : ""}`, "data-colour": c,
         onclick: () => { if (i >= 0) seating.splice(i, 1); else seating.push(c); renderSeating(); } },
-        i >= 0 ? `${i + 1}. ${c}` : c);
+        i >= 0 ? `${i + 1}. ${t(c)}` : t(c));
     }));
-    $("seating").textContent = seating.length ? `Seating: ${seating.join(" → ")} (${seating.length} players)` : "No players chosen yet.";
+    $("seating").textContent = seating.length
+      ? t("Seating: %(order)s (%(n)s players)", { order: seating.map((c) => t(c)).join(" → "), n: seating.length })
+      : t("No players chosen yet.");
     const first = $("first-player"), was = first.value;
-    first.replaceChildren(...seating.map((c) => h("option", { value: c }, c)));
+    first.replaceChildren(...seating.map((c) => h("option", { value: c }, t(c))));
     if (seating.includes(was)) first.value = was;
     $("variant").disabled = seating.length < 6;
     if (seating.length < 6) $("variant").checked = false;
   }
   $("start-game").addEventListener("click", async () => {
     const running = latest && !["none", "over"].includes(latest.phase);
-    if (running && !window.confirm("A game is running. End it and start a new one? (It stays saved in the database.)")) return;
+    if (running && !window.confirm(t("A game is running. End it and start a new one? (It stays saved in the database.)"))) return;
     const body = { players: seating, first_player: $("first-player").value || undefined,
       setup: $("setup").value, prey3_variant: $("variant").checked };
     await api("POST", "/api/game", body);
     $("new-game").open = false;
-    toast("New game started.", true);
+    toast(t("New game started."), true);
   });
 
   // -- game records: download the running game, load one (flure-game/1) ------------
@@ -495,11 +507,13 @@
     e.target.value = "";
     if (!file) return;
     let record;
-    try { record = JSON.parse(await file.text()); } catch (err) { toast(`${file.name} is not a game record (not JSON).`); return; }
+    try { record = JSON.parse(await file.text()); } catch (err) {
+      toast(t("%(file)s is not a game record (not JSON).", { file: file.name })); return;
+    }
     const running = latest && !["none", "over"].includes(latest.phase);
-    if (running && !window.confirm("A game is running. Load this one instead? (The running game stays saved in the database.)")) return;
+    if (running && !window.confirm(t("A game is running. Load this one instead? (The running game stays saved in the database.)"))) return;
     await api("POST", "/api/game/import", record);
-    toast(`Loaded ${file.name}.`, true);
+    toast(t("Loaded %(file)s.", { file: file.name }), true);
   });
 
   // -- rules, join, devices --------------------------------------------------------
@@ -508,7 +522,7 @@
     const id = $("rule-id").value.trim();
     if (!/^[A-Za-z]\d{1,2}$/.test(id)) {
       $("rule-text").replaceChildren(h("p", { class: "error" },
-        id ? `“${id}” is not a rule id: rule ids look like G1, P7, M4, T2, B1, A2.` : "Type a rule id such as M4."));
+        id ? t("“%(id)s” is not a rule id: rule ids look like G1, P7, M4, T2, B1, A2.", { id }) : t("Type a rule id such as M4.")));
       return;
     }
     let res, data;
@@ -516,37 +530,40 @@
       res = await fetch(`/api/rules/${encodeURIComponent(id)}?lang=${document.documentElement.lang}`);   // the page's language
       data = await res.json();
     } catch (err) {
-      $("rule-text").replaceChildren(h("p", { class: "error" }, "The server does not answer: is the Wi-Fi up?"));
+      $("rule-text").replaceChildren(h("p", { class: "error" }, t("The server does not answer: is the Wi-Fi up?")));
       return;
     }
     $("rule-text").replaceChildren(res.ok
       ? h("div", { class: "rule" }, h("h3", {}, h("span", { class: "rule-id" }, data.id), ` ${data.title}`),
-          ...data.text.split("\n").map((t) => h("p", {}, t)))
-      : h("p", { class: "error" }, data.error));
+          ...data.text.split("\n").map((para) => h("p", {}, para)))
+      : h("p", { class: "error" }, said(data, "error")));
   });
 
   function deviceLine(name, st) {
     let text, cls;
-    if (!st.present) { text = st.message || "not connected"; cls = "muted"; }
-    else if (st.error) { text = st.error; cls = "error"; }
+    if (!st.present) { text = said(st, "message") || t("not connected"); cls = "muted"; }
+    else if (st.error) { text = said(st, "error"); cls = "error"; }
     else {
       const d = st.detail || {};
       if (d.last_problem && !d.error) d.error = d.last_problem;
       cls = d.connected === false || d.error || d.last_error ? "warn" : "ok";
       // last_error counts even while the port is open: a device can open and take nothing
-      text = d.error || d.message || (d.connected === false ? `disconnected${d.last_error ? ": " + d.last_error : ""}`
-        : d.last_error ? `not working: ${d.last_error}`
-        : `working: ${st.note || (d.port ? "on " + d.port : "ready")}`);
+      const where = d.port ? t("on %(port)s", { port: d.port }) : t("ready");
+      text = d.error || said(d, "message") || (d.connected === false
+        ? (d.last_error ? t("disconnected: %(error)s", { error: d.last_error }) : t("disconnected"))
+        : d.last_error ? t("not working: %(error)s", { error: d.last_error })
+        : t("working: %(note)s", { note: said(st, "note") || where }));
     }
-    return h("li", { class: cls }, h("b", {}, name), `: ${text}`);
+    return h("li", { class: cls }, h("b", {}, name), t(": %(state)s", { state: text }));
   }
   async function readDevices() {
     if (!csrf) return;
     try {
       const st = await api("GET", "/api/status");
-      $("devices").replaceChildren(deviceLine("Camera", st.camera), deviceLine("LED grid", st.leds), deviceLine("Buttons", st.buttons),
-        ...(st.speaker ? [deviceLine("Speaker", st.speaker)] : []), ...(st.journal ? [deviceLine("Journal", st.journal)] : []));
-      $("phones").textContent = `${st.phones} screen${st.phones === 1 ? "" : "s"} connected`;
+      $("devices").replaceChildren(deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
+        deviceLine(t("Buttons"), st.buttons), ...(st.speaker ? [deviceLine(t("Speaker"), st.speaker)] : []),
+        ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : []));
+      $("phones").textContent = st.phones === 1 ? t("1 screen connected") : t("%(n)s screens connected", { n: st.phones });
     } catch (e) { /* shown */ }
   }
 
@@ -561,6 +578,7 @@
   }
 
   async function start() {
+    $("save-move").addEventListener("click", shareMove);
     const geometry = await loadBoard(showLink);
     board = new FlureBoard($("board"), geometry, { onSquare,
       onStep: (step) => animState && renderSteps(animState, step.number) });

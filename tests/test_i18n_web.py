@@ -1,0 +1,232 @@
+"""The referee view, the Setup page and the error pages in each language (issue 16), in headless Chromium.
+
+A French, German or Spanish family meets no English word: every visible text node, every
+aria-label, title, alt and placeholder, the options of the visible menus and the page's title are
+checked twice —
+  1. against the catalog: a text that is an English msgid (or one filled in, ``Fix square g7``)
+     whose translation differs is an untranslated message;
+  2. against the same page in English: a text shown unchanged is a word nobody wrapped, unless it
+     is the same in both languages (a square, a rule id, a number, or ALLOWED below).
+Each page is also drawn at 360 px wide without anything sticking out (German words are long),
+with a screenshot per language under tests/output/.
+"""
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from companion_app.i18n import catalog
+from companion_app.web.server import Server
+from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
+from test_i18n_browser import OVERFLOW, longest
+from web_helpers import OUTPUT, TOKEN, make_app, play_pawn_phase, session_with
+
+pytestmark = needs_chromium
+LANGS = ["fr", "de", "es"]
+
+# Texts that are the same in every language (besides catalog words whose translation is the
+# English word, such as "Monster" in German): names, codes, commands.
+ALLOWED = {"Finstere Flure", "EN", "FR", "DE", "ES", "PIN", "JSON", "flure play", "flure replay FILE", "·", "–", "…", "OK"}
+SAME = re.compile(r"^([a-p]\d{1,2}|[GPMTBA]\d{1,2}|[\d\W_×]+|\d+ ?(px|cm|mm|°|s)|https?://\S+)$")
+WALL = re.compile(r"^[A-Z]$")   # the wall letters round the board (B2, M7 name them)
+# The server's own sentences (log lines, device and camera messages): their words come as
+# ``<field>_i18n`` from the server; the catalog check (1) covers them, the English-page check (2) not.
+SERVER_SENTENCES = ["#log", "#devices", "#differences", "#table-needs", "#follow", "#camera-why", "#applied",
+                    "#banner-text", "#join-url", "#rule-text", "#stickers-list", "#doctor-list", "#advice",
+                    "#lens-advice", "#no-picture", "#lens-message", "#leds-message", "#exposure-message"]
+
+# Every text a person meets on the page, with where it is (the closest element with an id).
+TEXTS = """(server) => {
+  const out = [];
+  const where = (el) => { const x = el.closest("[id]"); return x ? "#" + x.id : el.tagName.toLowerCase(); };
+  const shown = (el) => !el.closest(".hidden") && el.getClientRects().length > 0;
+  const serverText = (el) => server.some((sel) => el.closest(sel));
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement, text = n.textContent.replace(/\\s+/g, " ").trim();
+    if (!text || el.closest("script, style, title, option") || !shown(el)) continue;
+    out.push({ text, where: where(el), server: serverText(el) });
+  }
+  for (const el of document.querySelectorAll("[aria-label], [title], [alt], [placeholder]")) {
+    for (const a of ["aria-label", "title", "alt", "placeholder"]) {
+      if (el.hasAttribute(a)) out.push({ text: el.getAttribute(a).trim(), where: `${where(el)}[${a}]`, server: false });
+    }
+  }
+  for (const el of document.querySelectorAll("svg title")) out.push({ text: el.textContent.trim(), where: "svg title", server: false });
+  for (const el of document.querySelectorAll("select option")) {
+    if (shown(el.parentElement)) out.push({ text: el.textContent.trim(), where: where(el), server: false });
+  }
+  out.push({ text: document.title, where: "title", server: false });
+  return out.filter((x) => x.text);
+}"""
+
+
+def msgid_patterns(lang: str) -> list[tuple[str, re.Pattern]]:
+    """Each English msgid whose ``lang`` words differ, as a pattern a shown text would match in full
+    (``%(square)s`` matches anything).  Msgids with no word of their own (``%(why)s:``) are left out."""
+    out = []
+    for msgid, words in catalog(lang).items():
+        if "\x04" in msgid or words == msgid:
+            continue
+        bare = re.sub(r"%\(\w+\)s", " ", msgid)
+        if not re.search(r"[A-Za-z]{3,}", bare):
+            continue
+        parts = re.split(r"%\(\w+\)s", msgid.strip())
+        out.append((msgid, re.compile(".+?".join(map(re.escape, parts)), re.S)))
+    return out
+
+
+def english_left(texts: list[dict], lang: str, english: set[str]) -> list[str]:
+    """The texts that are still English (see the module's docstring); empty when the page is translated."""
+    same_word = {m for m, words in catalog(lang).items() if words == m}
+    patterns = msgid_patterns(lang)
+    left = []
+    for item in texts:
+        text = item["text"]
+        hit = next((m for m, p in patterns if p.fullmatch(text)), None)
+        if hit:
+            left.append(f"{item['where']}: {text!r} is the English msgid {hit!r}")
+        elif (not item["server"] and text in english and text not in ALLOWED and text not in same_word
+              and not SAME.match(text) and not (item["where"] == "#board" and WALL.match(text))):
+            left.append(f"{item['where']}: {text!r} is shown as on the English page")
+    if left:
+        print("\n".join(left))
+    return left
+
+
+def open_everything(page) -> None:
+    """Fold out what a referee folds out (New game), so its words are checked too."""
+    page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """A game in its second turn, after a monster move (so "Save this move" is there)."""
+    tmp_path = tmp_path_factory.mktemp("i18nweb")
+    session = session_with(tmp_path)
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue", "green"], "red", seed=6)
+    play_pawn_phase(session, longest)
+    session.act({"type": "draw"})
+    with Server(app) as server:
+        yield server, session
+
+
+def new_page(browser, width=360):
+    context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True, has_touch=True,
+                                  locale="en-US")
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+def referee(browser, server, lang: str):
+    """The referee view in ``lang``, logged in, the board drawn and the devices read."""
+    page = new_page(browser)
+    page.goto(f"{server.url}referee?lang={lang}")
+    page.wait_for_selector("#login:not(.hidden)")
+    page.fill("#pin", TOKEN)
+    page.click("#login-form button")
+    page.wait_for_selector("#login", state="hidden")
+    page.wait_for_selector(".link.live")
+    page.wait_for_selector("svg.board .monster")
+    page.wait_for_selector("#devices li")
+    page.wait_for_selector("#pawn-buttons button")
+    page.wait_for_selector("#save:not(.hidden)")
+    open_everything(page)
+    return page
+
+
+def texts_of(page) -> list[dict]:
+    return page.evaluate(TEXTS, SERVER_SENTENCES)
+
+
+def login_texts(browser, server, lang: str, path: str = "referee") -> list[dict]:
+    """The texts of ``path`` before logging in (the PIN dialog over the page)."""
+    page = new_page(browser)
+    page.goto(f"{server.url}{path}?lang={lang}")
+    page.wait_for_selector("#login:not(.hidden)")
+    texts = texts_of(page)
+    page.context.close()
+    return texts
+
+
+@pytest.fixture(scope="module")
+def english_referee(browser, live):
+    server, _ = live
+    texts = {x["text"] for x in login_texts(browser, server, "en")}
+    page = referee(browser, server, "en")
+    texts |= {x["text"] for x in texts_of(page)}
+    page.click("svg.board rect.sq[data-square='h6']")   # the dialog to fix a square
+    page.wait_for_selector("#fix:not(.hidden)")
+    texts |= {x["text"] for x in texts_of(page)}
+    page.context.close()
+    return texts
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_referee_view_has_no_english_word_left_and_fits_360_px(browser, live, english_referee, lang):
+    server, _ = live
+    assert english_left(login_texts(browser, server, lang), lang, english_referee) == []
+
+    page = referee(browser, server, lang)
+    words = catalog(lang)
+    assert page.locator("html").get_attribute("lang") == lang
+    assert page.inner_text("#save-move") == words["Save this move"]
+    assert page.inner_text("#link") == words["live"]
+    assert english_left(texts_of(page), lang, english_referee) == []
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"referee-{lang}.png"), full_page=True)
+    fit = page.evaluate(OVERFLOW)
+    assert fit["page"] <= 360 and fit["cut"] == [], fit
+
+    page.click("svg.board rect.sq[data-square='h6']")       # the dialog to fix a square
+    page.wait_for_selector("#fix:not(.hidden)")
+    assert page.inner_text("#fix-title") == words["Fix square %(square)s"].replace("%(square)s", "h6")
+    assert english_left(texts_of(page), lang, english_referee) == []
+    page.click("#fix-cancel")
+    assert page.errors == []
+    page.context.close()
+
+
+def test_the_check_finds_an_english_word(browser, live, english_referee):
+    """The check above can fail: an English button on the French page is found, by both rules."""
+    server, _ = live
+    page = referee(browser, server, "fr")
+    page.evaluate("() => { document.getElementById('draw').textContent = 'Draw from the virtual deck'; "
+                  "document.getElementById('undo').textContent = 'Take it back'; }")
+    left = english_left(texts_of(page), "fr", english_referee | {"Take it back"})
+    assert any("'Draw from the virtual deck' is the English msgid" in x for x in left)
+    assert any("'Take it back' is shown as on the English page" in x for x in left)
+    page.context.close()
+
+
+def test_the_referee_switches_language_and_keeps_it(browser, live):
+    server, _ = live
+    page = referee(browser, server, "en")
+    page.click(".langs a[hreflang=es]")
+    page.wait_for_selector("html[lang=es]")
+    page.goto(f"{server.url}referee")                        # a later visit: the choice stays
+    assert page.locator("html").get_attribute("lang") == "es"
+    page.wait_for_selector("#pawn-buttons button")
+    assert page.text_content("#monster-card h2").strip() == catalog("es")["Monster"]
+    page.context.close()
+
+
+def test_the_referees_save_this_move_gives_the_moves_gif(browser, live):
+    server, session = live
+    page = referee(browser, server, "de")
+    assert page.inner_text("#save-move") == "Diesen Zug speichern"
+    href = page.get_attribute("#save-move", "href")
+    assert href.startswith("/api/move.gif?seq=")
+    gif = page.request.get(server.url.rstrip("/") + href)
+    assert gif.ok and gif.headers["content-type"] == "image/gif"
+    image = Image.open(io.BytesIO(gif.body()))
+    assert image.format == "GIF" and image.n_frames == len(session.game.last_plan.steps) + 1
+    still = page.request.get(server.url.rstrip("/") + page.get_attribute("#save-still", "href"))
+    assert still.ok and Image.open(io.BytesIO(still.body())).format == "PNG"
+    page.context.close()
