@@ -21,11 +21,11 @@ def browser():
         b.close()
 
 
-def referee_login(page, url: str) -> None:
-    """Open the referee view at ``url`` and log in with the test PIN."""
+def referee_login(page, url: str, path: str = "referee") -> None:
+    """Open the referee view (or ``path``, the Setup page) at ``url`` and log in with the test PIN."""
     from web_helpers import TOKEN
 
-    page.goto(url + "referee")
+    page.goto(url + path)
     page.fill("#pin", TOKEN)
     page.click("#login-form button")
     page.wait_for_selector("#login", state="hidden")
