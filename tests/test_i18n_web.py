@@ -254,8 +254,3 @@ def test_the_error_pages_speak_the_requests_language(tmp_path, lang, words):
     assert other.text.strip() == catalog(lang)[
         "This table does not answer to that name: open the address flure play prints."]
 
-
-def test_the_rules_page_chrome_in_german(tmp_path):
-    app, _ = make_app(tmp_path)
-    page = app.test_client().get("/rules?lang=de").text
-    assert "<title>Spielregeln · Finstere Flure</title>" in page and "Jede Regel hat eine Kennung" in page
