@@ -191,3 +191,22 @@ def test_play_prints_its_start_up_lines_in_the_language(tmp_path):
     assert "referee en la tableta e introduce el PIN 2468" in out
     assert "Partida:  ninguna todavía; empieza una desde la vista del árbitro." in out
     assert f"Guardado en {tmp_path / 's.sqlite3'}" in out
+
+
+def test_the_device_and_camera_commands_speak_too(tmp_path, capsys):
+    assert cli.main(["--lang", "de", "leds", "layout"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == ("156 Felder mit LEDs, 156 LEDs auf dem Streifen; '-' keine "
+                                                        "LED, '#' ausgeschnittene Ecke.")
+    assert cli.main(["--lang", "fr", "stickers", "-o", str(tmp_path / "no" / "such")]) == 2
+    assert capsys.readouterr().err == (f"flure: {tmp_path / 'no' / 'such'} : le dossier {tmp_path / 'no'} (planches "
+                                       "d'autocollants) n'existe pas (créez-le, ou indiquez un autre chemin)\n")
+    assert cli.main(["--lang", "es", "calibrate", "board", "-o", str(tmp_path / "board.txt")]) == 2
+    assert capsys.readouterr().err == (f"flure: {tmp_path / 'board.txt'}: el archivo (imagen) debe terminar en .png o "
+                                       ".jpg o .jpeg, no en .txt\n")
+    with pytest.raises(SystemExit):
+        cli.main(["--lang", "es", "leds", "test", "emulator", "--seconds-each", "-1"])
+    assert "argumento --seconds-each: '-1' no es un número de segundos mayor que 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["--lang", "fr", "vision", "render", "--help"])
+    out = capsys.readouterr().out
+    assert "Dessine la table comme la voit une caméra au-dessus" in out and "une main et un avant-bras" in out

@@ -24,7 +24,7 @@ import argparse
 import importlib
 import sys
 
-from .lang import LanguageError, _, from_locale, set_language, speak_argparse, take_option
+from .lang import LanguageError, _, from_locale, language, set_language, speak_argparse, take_option
 
 # Modules that contribute sub-commands, in --help order.
 COMMAND_MODULES = (
@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except FlureError as exc:
-        return fail(str(exc))
+        from ..i18n.text import error_text
+        return fail(error_text(exc, language()))   # the engine's wording data in the command's language
     except KeyboardInterrupt:
         print(_("Stopped."), file=sys.stderr)
         return 130

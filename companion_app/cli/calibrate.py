@@ -8,43 +8,45 @@ import json
 from pathlib import Path
 
 from . import fail
+from .lang import _
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs,
                      output_path)
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("calibrate", help="set up the camera: lens calibration and board registration",
-                              description="Camera calibration (ChArUco) and board registration check.")
-    sub = p.add_subparsers(dest="calibrate_command", metavar="ACTION")
+    p = subparsers.add_parser("calibrate", help=_("set up the camera: lens calibration and board registration"),
+                              description=_("Camera calibration (ChArUco) and board registration check."))
+    sub = p.add_subparsers(dest="calibrate_command", metavar=_("ACTION"))
 
-    b = sub.add_parser("board", help="write the ChArUco calibration board to print")
-    b.add_argument("-o", "--output", default="charuco-board.png", help="PNG to write (default charuco-board.png)")
+    b = sub.add_parser("board", help=_("write the ChArUco calibration board to print"))
+    b.add_argument("-o", "--output", default="charuco-board.png",
+                   help=_("PNG to write (default charuco-board.png)"))
     b.add_argument("--dpi", type=int, default=300)
     _board_args(b)
     b.set_defaults(func=cmd_board)
 
-    c = sub.add_parser("camera", help="compute the lens calibration from views of the ChArUco board")
-    c.add_argument("source", help="folder of photos, video file, or camera (0, 'picamera')")
-    c.add_argument("-o", "--output", default="calibration.json", help="file to write (.json or .npz)")
-    c.add_argument("--frames", type=int, default=40, help="frames to read from a live source (default 40)")
+    c = sub.add_parser("camera", help=_("compute the lens calibration from views of the ChArUco board"))
+    c.add_argument("source", help=_("folder of photos, video file, or camera (0, 'picamera')"))
+    c.add_argument("-o", "--output", default="calibration.json", help=_("file to write (.json or .npz)"))
+    c.add_argument("--frames", type=int, default=40, help=_("frames to read from a live source (default 40)"))
     _board_args(c)
     c.set_defaults(func=cmd_camera)
 
-    k = sub.add_parser("check", help="check the board registration in one image of the table")
+    k = sub.add_parser("check", help=_("check the board registration in one image of the table"))
     k.add_argument("image")
     k.add_argument("--calibration", metavar="FILE")
     k.add_argument("--scheme", metavar="FILE")
-    k.add_argument("--save", action="store_true", help="store the result in the --calibration file")
+    k.add_argument("--save", action="store_true", help=_("store the result in the --calibration file"))
     k.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("show", help="print a calibration file")
+    s = sub.add_parser("show", help=_("print a calibration file"))
     s.add_argument("file")
     s.set_defaults(func=cmd_show)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
 def _board_args(p) -> None:
-    p.add_argument("--squares", default="7x5", help="ChArUco squares, columns x rows (default 7x5)")
+    p.add_argument("--squares", default="7x5", help=_("ChArUco squares, columns x rows (default 7x5)"))
     p.add_argument("--square-mm", type=float, default=30.0)
     p.add_argument("--marker-mm", type=float, default=22.0)
 
@@ -54,7 +56,7 @@ def _spec(args):
     try:
         cols, rows = (int(v) for v in args.squares.lower().split("x"))
     except ValueError:
-        raise InputError(f"--squares must look like 7x5, not {args.squares!r}") from None
+        raise InputError(_("--squares must look like 7x5, not %(given)s", given=repr(args.squares))) from None
     return CharucoSpec((cols, rows), args.square_mm, args.marker_mm)
 
 
@@ -64,9 +66,9 @@ def cmd_board(args) -> int:
     output_path(args.output, IMAGE_SUFFIXES, "image")
     spec = _spec(args)
     if not cv2.imwrite(args.output, spec.image(args.dpi)):
-        return fail(f"{args.output}: cannot write the image")
-    print(f"wrote {args.output}: print at {args.dpi} dpi, 100% scale; check that one square "
-          f"measures {spec.square_mm:g} mm")
+        return fail(_("%(path)s: cannot write the image", path=args.output))
+    print(_("wrote %(path)s: print at %(dpi)s dpi, full scale; check that one square measures %(mm)s mm",
+            path=args.output, dpi=args.dpi, mm=f"{spec.square_mm:g}"))
     return 0
 
 
@@ -92,10 +94,11 @@ def cmd_camera(args) -> int:
     try:
         cal = calibrate(views)
     except NotEnoughViews as exc:
-        return fail(f"calibration failed: {exc}", 1)
+        return fail(_("calibration failed: %(why)s", why=exc), 1)
     save_calibration(cal, args.output)
-    print(f"wrote {args.output}: {len(views)} views, reprojection error {cal.rms_px:.2f} px, "
-          f"focal length {cal.camera_matrix[0, 0]:.0f} px ({rms_advice(cal.rms_px)})")
+    print(_("wrote %(path)s: %(views)s views, reprojection error %(rms)s px, focal length %(focal)s px (%(advice)s)",
+            path=args.output, views=len(views), rms=f"{cal.rms_px:.2f}", focal=f"{cal.camera_matrix[0, 0]:.0f}",
+            advice=rms_advice(cal.rms_px)))
     return 0
 
 
@@ -108,7 +111,7 @@ def cmd_check(args) -> int:
     print(json.dumps(report.to_json(), indent=1))
     if args.save:
         if cal is None:
-            return fail("--save needs --calibration FILE")
+            return fail(_("--save needs --calibration FILE"))
         cal.registration = report.to_json()
         save_calibration(cal, args.calibration)
     return 0 if report.ok else 1

@@ -14,6 +14,7 @@ from pathlib import Path
 from engine import jsontext
 
 from . import fail
+from ..i18n.text import error_text   # an engine error in a language (plain English ones stay English)
 from .lang import _, language
 
 DEMO_SETUP = {
@@ -95,7 +96,7 @@ def _load_scenario(path: str):
     try:
         scenario = parse_scenario(data)
     except InvalidSetupError as exc:
-        return None, _("%(path)s: invalid scenario: %(why)s", path=path, why=exc)
+        return None, _("%(path)s: invalid scenario: %(why)s", path=path, why=error_text(exc, language()))
     except Exception as exc:  # noqa: BLE001 - a file the checks above missed: still no traceback
         return None, _("%(path)s: invalid scenario (%(why)s)", path=path, why=f"{type(exc).__name__}: {exc}")
     for warning in scenario.warnings:
@@ -164,7 +165,7 @@ def cmd_resolve(args) -> int:
         position = Position.from_setup(setup, strict=True)
         plan = resolve(position, args.tile, eaten_place=WAITING if args.round == 1 else GONE)
     except InvalidSetupError as exc:
-        return fail(f"{args.position}: {exc}")
+        return fail(f"{args.position}: {error_text(exc, language())}")
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))   # the engine's JSON: the same in every language
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 
 from . import fail
+from .lang import _
 
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")   # what the image-writing commands are asked for
@@ -70,7 +71,8 @@ def load_before(path: str):
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") from None
+        raise InputError(_("%(path)s: cannot read the file (%(why)s)", path=path,
+                           why=getattr(exc, "strerror", None) or exc)) from None
     try:
         data = jsontext.loads(text)
     except jsontext.JsonTextError as exc:
@@ -82,8 +84,9 @@ def load_before(path: str):
     for pawn in before.pawns:   # the camera tells pawns apart only by their stickers' colour and pair
         for key, value in (("color", pawn.colour), ("pawn", pawn.kind)):
             if value is None:
-                raise InputError(f"{path}: BEFORE.pawns.{pawn.label}.{key}: required, the camera tells pawns "
-                                 "apart by colour and pair (like \"red-6/1\": {\"color\": \"red\", \"pawn\": \"6/1\"})")
+                raise InputError(_("%(path)s: %(field)s: required, the camera tells pawns apart by colour and pair "
+                                   "(like \"red-6/1\": {\"color\": \"red\", \"pawn\": \"6/1\"})", path=path,
+                                   field=f"BEFORE.pawns.{pawn.label}.{key}"))
     return before
 
 
@@ -100,20 +103,29 @@ def output_path(path: str, suffixes: tuple[str, ...] | None, what: str = "file")
     p = Path(path)
     if suffixes is None:
         if p.exists() and not p.is_dir():
-            raise InputError(f"{path} is a file; give a folder for the {what}")
+            raise InputError(_("%(path)s is a file; give a folder for the %(what)s", path=path, what=_(what)))
         if not p.is_dir() and not p.parent.is_dir():
-            raise InputError(f"{path}: the folder {p.parent} for the {what} does not exist "
-                             "(create it, or give another path)")
+            raise InputError(_("%(path)s: the folder %(folder)s for the %(what)s does not exist (create it, or give "
+                               "another path)", path=path, folder=p.parent, what=_(what)))
         return p
     if p.is_dir():
-        raise InputError(f"{path} is a folder; name the {what} file in it (like {p / (what + suffixes[0])})")
+        raise InputError(_("%(path)s is a folder; name the %(what)s file in it (like %(example)s)", path=path,
+                           what=_(what), example=p / (what + suffixes[0])))
     if p.suffix.lower() not in suffixes:
-        raise InputError(f"{path}: the {what} must end in {' or '.join(suffixes)}"
-                         + (f", not {p.suffix}" if p.suffix else ""))
+        ends = _(" or ").join(suffixes)
+        raise InputError(_("%(path)s: the %(what)s must end in %(ends)s, not %(suffix)s", path=path, what=_(what),
+                           ends=ends, suffix=p.suffix) if p.suffix else
+                         _("%(path)s: the %(what)s must end in %(ends)s", path=path, what=_(what), ends=ends))
     if not p.parent.is_dir():
-        raise InputError(f"{path}: the folder {p.parent} for the {what} does not exist "
-                         "(create it, or give another path)")
+        raise InputError(_("%(path)s: the folder %(folder)s for the %(what)s does not exist (create it, or give "
+                           "another path)", path=path, folder=p.parent, what=_(what)))
     return p
+
+
+N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction; translated where it is used
+# what the commands write, as output_path names it (``output_path(path, (".png",), "image")``)
+OUTPUT_WORDS = (N_("image"), N_("calibration"), N_("report"), N_("images"), N_("sticker sheets"),
+                N_("ground truth"), N_("file"))
 
 
 def check_output(path: str, suffixes: tuple[str, ...] | None, what: str = "file"):

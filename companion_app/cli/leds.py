@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
+from .lang import _
 
 
 def _seconds(text: str) -> float:
@@ -27,47 +28,49 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+        raise argparse.ArgumentTypeError(_("%(given)s is not a number of seconds above 0", given=repr(text)))
     return value
 
 
 def register(sub) -> None:
-    leds = sub.add_parser("leds", help="the LED grid under the board: emulate, test the wiring, show a plan",
-                          description="Drive the LED grid (WLED or Adalight over USB serial) or its emulator.")
+    leds = sub.add_parser("leds", help=_("the LED grid under the board: emulate, test the wiring, show a plan"),
+                          description=_("Drive the LED grid (WLED or Adalight over USB serial) or its emulator."))
     ls = leds.add_subparsers(dest="leds_command", metavar="emulate|test|show|layout")
     leds.set_defaults(func=lambda args: (leds.print_help(), 0)[1])
 
-    em = ls.add_parser("emulate", help="run a simulated LED device and draw it in the terminal",
-                       description="Starts a simulated WLED device on a pseudo-terminal (or a TCP socket) "
-                                   "and prints the path to give to --url.")
-    em.add_argument("--png", help="save the LEDs drawn as the board to this PNG file on exit")
-    em.add_argument("--socket", action="store_true", help="listen on socket://127.0.0.1:PORT instead of a pty")
-    em.add_argument("--seconds", type=_seconds, default=None, help="stop after this many seconds (default: Ctrl-C)")
-    em.add_argument("--config", help="hardware TOML file (for the LED layout)")
+    em = ls.add_parser("emulate", help=_("run a simulated LED device and draw it in the terminal"),
+                       description=_("Starts a simulated WLED device on a pseudo-terminal (or a TCP socket) "
+                                     "and prints the path to give to --url."))
+    em.add_argument("--png", help=_("save the LEDs drawn as the board to this PNG file on exit"))
+    em.add_argument("--socket", action="store_true", help=_("listen on socket://127.0.0.1:PORT instead of a pty"))
+    em.add_argument("--seconds", type=_seconds, default=None,
+                    help=_("stop after this many seconds (default: Ctrl-C)"))
+    em.add_argument("--config", help=_("hardware TOML file (for the LED layout)"))
     em.add_argument("--tpm2", choices=("wled", "strict"), default="wled",
-                    help="read TPM2 frames as WLED does (default) or as a plain TPM2 controller")
+                    help=_("read TPM2 frames as WLED does (default) or as a plain TPM2 controller"))
     em.set_defaults(func=cmd_emulate)
 
-    te = ls.add_parser("test", help="light each square in turn, a1 … p11",
-                       description="Lights every square in turn so you can check the strip's wiring "
-                                   "against the layout in the configuration.")
-    te.add_argument("url", help="the device: /dev/ttyUSB0, /dev/serial/by-id/…, socket://host:port, or 'emulator'")
-    te.add_argument("--seconds-each", type=_seconds, default=0.15, help="how long each square stays lit")
-    te.add_argument("--config", help="hardware TOML file (layout, protocol, baud)")
+    te = ls.add_parser("test", help=_("light each square in turn, a1 … p11"),
+                       description=_("Lights every square in turn so you can check the strip's wiring "
+                                     "against the layout in the configuration."))
+    te.add_argument("url", help=_("the device: /dev/ttyUSB0, /dev/serial/by-id/…, socket://host:port, or 'emulator'"))
+    te.add_argument("--seconds-each", type=_seconds, default=0.15, help=_("how long each square stays lit"))
+    te.add_argument("--config", help=_("hardware TOML file (layout, protocol, baud)"))
     te.set_defaults(func=cmd_test)
 
-    sh = ls.add_parser("show", help="stream a monster plan JSON to the LEDs",
-                       description="Animates a plan, e.g. from `flure resolve POS.json --tile 8 --json > plan.json`.")
-    sh.add_argument("plan", help="the plan JSON file ('-' reads standard input)")
-    sh.add_argument("--url", help="the device (default: from the configuration; 'emulator' if none)")
-    sh.add_argument("--config", help="hardware TOML file")
-    sh.add_argument("--png", help="with the emulator: save the final LED state as a PNG")
+    sh = ls.add_parser("show", help=_("stream a monster plan JSON to the LEDs"),
+                       description=_("Animates a plan, e.g. from `flure resolve POS.json --tile 8 --json > "
+                                     "plan.json`."))
+    sh.add_argument("plan", help=_("the plan JSON file ('-' reads standard input)"))
+    sh.add_argument("--url", help=_("the device (default: from the configuration; 'emulator' if none)"))
+    sh.add_argument("--config", help=_("hardware TOML file"))
+    sh.add_argument("--png", help=_("with the emulator: save the final LED state as a PNG"))
     sh.set_defaults(func=cmd_show)
 
-    lo = ls.add_parser("layout", help="print which LED index lights each square",
-                       description="Prints the board with each square's LED index from the [layout] "
-                                   "configuration, to compare with the wiring.")
-    lo.add_argument("--config", help="hardware TOML file")
+    lo = ls.add_parser("layout", help=_("print which LED index lights each square"),
+                       description=_("Prints the board with each square's LED index from the [layout] "
+                                     "configuration, to compare with the wiring."))
+    lo.add_argument("--config", help=_("hardware TOML file"))
     lo.set_defaults(func=cmd_layout)
 
 
@@ -99,9 +102,10 @@ def cmd_emulate(args, cfg) -> int:
     # `kill` and systemd stop it as cleanly as Ctrl+C: the pty link and its /tmp folder go away
     previous = signal.signal(signal.SIGTERM, _interrupt)
     header = "\n".join([
-        f"Simulated LED device ({emu.layout.led_count} LEDs, Adalight and TPM2, any baud) is listening on:",
+        _("Simulated LED device (%(count)s LEDs, Adalight and TPM2, any baud) is listening on:",
+          count=emu.layout.led_count),
         f"  {emu.url}",
-        f"Send it a plan:  flure leds show PLAN.json --url {emu.url}",
+        _("Send it a plan:  flure leds show PLAN.json --url %(url)s", url=emu.url),
     ])
     live = sys.stdout.isatty()
     shown = -1
@@ -113,15 +117,16 @@ def cmd_emulate(args, cfg) -> int:
             if emu.frames_decoded != shown:
                 shown = emu.frames_decoded
                 if live:  # the redraw keeps the path on screen: it is what the user came for
-                    print("\x1b[H\x1b[2J" + header + "\n" + emu.terminal() + "\n    Ctrl-C to stop.", flush=True)
+                    print("\x1b[H\x1b[2J" + header + "\n" + emu.terminal() + "\n    " + _("Ctrl-C to stop."),
+                          flush=True)
     except KeyboardInterrupt:
         pass
     finally:
         if not live:
             print(emu.terminal())
-        print(f"{emu.frames_decoded} frames decoded.")
+        print(_("%(count)s frames decoded.", count=emu.frames_decoded))
         if args.png:
-            print(f"Saved {emu.save_png(args.png)}")
+            print(_("Saved %(path)s", path=emu.save_png(args.png)))
         emu.stop()
         signal.signal(signal.SIGTERM, previous)
     return 0
@@ -135,7 +140,7 @@ def _grid(cfg, url: str | None):
     from hardware.leds import LedGrid
     grid = LedGrid(cfg, url=url)
     if grid.warning:
-        print(f"flure: note: {grid.warning}", file=sys.stderr)
+        print("flure: " + _("note: %(note)s", note=grid.warning), file=sys.stderr)
     return grid
 
 
@@ -146,12 +151,12 @@ def _finish(grid, what: str, timeout: float) -> int:
     ok = grid.status()["connected"] and grid.wait_done(timeout)
     status = grid.status()
     if not ok or not status["connected"]:
-        print(f"flure: {what} was not delivered: {status['last_error'] or 'the device did not take the frames'}",
-              file=sys.stderr)
+        print("flure: " + _("%(what)s was not delivered: %(why)s", what=what,
+                            why=status["last_error"] or _("the device did not take the frames")), file=sys.stderr)
         return 1
-    print(f"{what}: {status['frames_sent']} frames sent to {status['port']} ({status['protocol']}, "
-          f"{status['baud']} baud); estimated current at most {status['peak_ma']} mA of the "
-          f"{status['budget_ma']} mA budget.")
+    print(_("%(what)s: %(frames)s frames sent to %(port)s (%(protocol)s, %(baud)s baud); estimated current at most "
+            "%(ma)s mA of the %(budget)s mA budget.", what=what, frames=status["frames_sent"], port=status["port"],
+            protocol=status["protocol"], baud=status["baud"], ma=status["peak_ma"], budget=status["budget_ma"]))
     return 0
 
 
@@ -160,7 +165,7 @@ def cmd_test(args, cfg) -> int:
     grid = _grid(cfg, args.url)
     try:
         grid.show_squares(args.seconds_each)
-        return _finish(grid, "square test", timeout=args.seconds_each * 200 + 5)
+        return _finish(grid, _("square test"), timeout=args.seconds_each * 200 + 5)
     finally:
         grid.close()
 
@@ -171,24 +176,24 @@ def cmd_show(args, cfg) -> int:
     try:
         plan = loads(sys.stdin.buffer.read() if args.plan == "-" else Path(args.plan).read_bytes())
     except OSError as exc:
-        return fail(f"{args.plan}: cannot read the file ({exc.strerror or exc})")
+        return fail(_("%(path)s: cannot read the file (%(why)s)", path=args.plan, why=exc.strerror or exc))
     except JsonTextError as exc:
         return fail(f"{args.plan}: {exc}")
     from hardware.animation import PlanError, read_plan
     try:
         steps = len(read_plan(plan).steps)   # the engine's own check of the plan, naming the path at fault
     except PlanError as exc:
-        return fail(f"{args.plan}: not a monster plan: {exc}")
+        return fail(_("%(path)s: not a monster plan: %(why)s", path=args.plan, why=exc))
     grid = _grid(cfg, args.url)
     try:
         if not grid.show_plan(plan):
             return fail(f"{args.plan}: {grid.last_error}")
-        code = _finish(grid, f"monster move ({steps} steps)", timeout=120)
+        code = _finish(grid, _("monster move (%(steps)s steps)", steps=steps), timeout=120)
         if grid.emulator is not None:
             time.sleep(0.1)
             print(grid.emulator.terminal())
             if args.png:
-                print(f"Saved {grid.emulator.save_png(args.png)}")
+                print(_("Saved %(path)s", path=grid.emulator.save_png(args.png)))
         return code
     finally:
         grid.close()
@@ -207,7 +212,8 @@ def cmd_layout(args, cfg) -> int:
             cells.append("    #" if not on_board(col, row) else "    -" if not idx else f"{idx[0]:>5}")
         print(f"{row + 1:>5}" + "".join(cells))
     per = {len(v) for v in layout.leds.values()}
-    print(f"{len(layout.leds)} squares with LEDs, {layout.led_count} LEDs on the strip"
-          + (f", {max(per)} per square (first index shown)" if per and max(per) > 1 else "")
-          + "; '-' no LED, '#' cut-away corner.")
+    print(_("%(squares)s squares with LEDs, %(leds)s LEDs on the strip", squares=len(layout.leds),
+            leds=layout.led_count)
+          + (_(", %(per)s per square (first index shown)", per=max(per)) if per and max(per) > 1 else "")
+          + _("; '-' no LED, '#' cut-away corner."))
     return 0

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
+from .lang import N_, _
 
-DESCRIPTION = """\
+DESCRIPTION = N_("""\
 Draw the table as an overhead camera sees it (the synthetic camera: the board to scale, the
 pieces with their stickers from the marker scheme, a posed lens, the room's light and the
 sensor's noise) and write the image and its ground truth JSON.  The position is a scenario's
 setup (--setup), a seeded random one (--random) or the basic start.  The same arguments and
---seed give the same image."""
+--seed give the same image.""")   # worded where the parser is built (vision.py)
 
 EXAMPLES = """\
 examples:
@@ -33,31 +34,31 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--setup", metavar="FILE",
-                      help="scenario JSON (a file with a \"setup\" object, or the setup itself)")
-    what.add_argument("--random", type=int, metavar="SEED", help="a random plausible position")
+                      help=_("scenario JSON (a file with a \"setup\" object, or the setup itself)"))
+    what.add_argument("--random", type=int, metavar="SEED", help=_("a random plausible position"))
     p.add_argument("--name-pawns", action="store_true",
-                   help="give pawns without colour and kind (scenario pawns like \"A\") free stickers")
-    p.add_argument("--tile", help="tombstone tile in the card zone (5, 7, 8, 10, prey-1, prey-2)")
-    p.add_argument("-o", "--output", default="synthetic.png", help="image file (default synthetic.png)")
-    p.add_argument("--truth", metavar="FILE", help="ground-truth JSON (default: beside the image)")
-    p.add_argument("--frames", type=int, default=1, help="consecutive frames: OUT-0.png, OUT-1.png, …")
-    p.add_argument("--seed", type=int, default=0, help="seed of the light, glare, hand and noise (default 0)")
+                   help=_("give pawns without colour and kind (scenario pawns like \"A\") free stickers"))
+    p.add_argument("--tile", help=_("tombstone tile in the card zone (5, 7, 8, 10, prey-1, prey-2)"))
+    p.add_argument("-o", "--output", default="synthetic.png", help=_("image file (default synthetic.png)"))
+    p.add_argument("--truth", metavar="FILE", help=_("ground-truth JSON (default: beside the image)"))
+    p.add_argument("--frames", type=int, default=1, help=_("consecutive frames: OUT-0.png, OUT-1.png, …"))
+    p.add_argument("--seed", type=int, default=0, help=_("seed of the light, glare, hand and noise (default 0)"))
     p.add_argument("--width", type=int, default=1920)
     p.add_argument("--height", type=int, default=1080)
-    p.add_argument("--height-mm", type=float, default=900.0, help="camera height above the board")
-    p.add_argument("--tilt", type=float, default=0.0, help="degrees from vertical (up to 30 is realistic)")
-    p.add_argument("--azimuth", type=float, default=180.0, help="where the tilted camera stands, deg from N")
-    p.add_argument("--rotation", type=float, default=0.0, help="camera turn about its axis, degrees")
-    p.add_argument("--offset", default="0,0", metavar="X,Y", help="aim point shift in mm")
-    p.add_argument("--distortion", type=float, default=0.0, help="radial k1 (negative = barrel)")
-    p.add_argument("--light", type=float, default=0.0, help="uneven light 0..1")
-    p.add_argument("--colour-temp", type=float, default=5500.0, help="kelvin (camera balanced for 5500)")
-    p.add_argument("--glare", type=float, default=0.0, help="glare spot 0..1")
-    p.add_argument("--noise", type=float, default=0.0, help="sensor noise sigma, 8-bit levels")
-    p.add_argument("--blur", type=float, default=0.0, help="defocus sigma in pixels")
-    p.add_argument("--jpeg", type=int, metavar="QUALITY", help="JPEG-compress the frame")
-    p.add_argument("--hand", action="store_true", help="a hand and forearm over the board")
-    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+    p.add_argument("--height-mm", type=float, default=900.0, help=_("camera height above the board"))
+    p.add_argument("--tilt", type=float, default=0.0, help=_("degrees from vertical (up to 30 is realistic)"))
+    p.add_argument("--azimuth", type=float, default=180.0, help=_("where the tilted camera stands, deg from N"))
+    p.add_argument("--rotation", type=float, default=0.0, help=_("camera turn about its axis, degrees"))
+    p.add_argument("--offset", default="0,0", metavar="X,Y", help=_("aim point shift in mm"))
+    p.add_argument("--distortion", type=float, default=0.0, help=_("radial k1 (negative = barrel)"))
+    p.add_argument("--light", type=float, default=0.0, help=_("uneven light 0..1"))
+    p.add_argument("--colour-temp", type=float, default=5500.0, help=_("kelvin (camera balanced for 5500)"))
+    p.add_argument("--glare", type=float, default=0.0, help=_("glare spot 0..1"))
+    p.add_argument("--noise", type=float, default=0.0, help=_("sensor noise sigma, 8-bit levels"))
+    p.add_argument("--blur", type=float, default=0.0, help=_("defocus sigma in pixels"))
+    p.add_argument("--jpeg", type=int, metavar="QUALITY", help=_("JPEG-compress the frame"))
+    p.add_argument("--hand", action="store_true", help=_("a hand and forearm over the board"))
+    p.add_argument("--scheme", metavar="FILE", help=_("marker scheme file (default: the packaged one)"))
 
 
 def run(args) -> int:
@@ -77,7 +78,7 @@ def run(args) -> int:
         if len(offset) != 2:
             raise ValueError
     except ValueError:
-        return fail(f"--offset must be two numbers in mm like 20,-10, not {args.offset!r}")
+        return fail(_("--offset must be two numbers in mm like 20,-10, not %(given)s", given=repr(args.offset)))
     try:
         if args.setup:
             position = _read_setup(Path(args.setup))
@@ -89,11 +90,11 @@ def run(args) -> int:
         else:
             position, tile = basic_position(), args.tile
     except (OSError, JsonTextError, InvalidSetupError) as exc:
-        return fail(f"cannot read the setup {args.setup}: {exc}")
+        return fail(_("cannot read the setup %(path)s: %(why)s", path=args.setup, why=exc))
     if args.name_pawns:
         position, named = name_pawns(position)
         for old, new in named:
-            print(f"pawn {old} is drawn as {new}")
+            print(_("pawn %(old)s is drawn as %(new)s", old=old, new=new))
 
     import cv2
     from vision.twin.scene import render_burst
@@ -106,18 +107,18 @@ def run(args) -> int:
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
         unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
-        return fail(str(exc) + ("; --name-pawns draws such pawns with free stickers" if unnamed else ""))
+        return fail(str(exc) + (_("; --name-pawns draws such pawns with free stickers") if unnamed else ""))
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
-    for path, (img, _) in zip(paths, frames):
+    for path, (img, _truth) in zip(paths, frames):
         if not cv2.imwrite(str(path), img):
-            return fail(f"cannot write the image {path}")
+            return fail(_("cannot write the image %(path)s", path=path))
         print(path)
     truth_path = Path(args.truth) if args.truth else out.with_suffix(".json")
     try:
         truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
     except OSError as exc:
-        return fail(f"cannot write the ground truth {truth_path}: {exc.strerror or exc}")
+        return fail(_("cannot write the ground truth %(path)s: %(why)s", path=truth_path, why=exc.strerror or exc))
     print(truth_path)
     return 0
 

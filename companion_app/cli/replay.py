@@ -53,7 +53,8 @@ def cmd_replay(args) -> int:
         for n, (action, game) in enumerate(steps, start=1):
             _print_step(args, n, format_action(action), game)
     except InvalidSetupError as exc:
-        return fail(f"{args.file}: {exc}")
+        from ..i18n.text import error_text
+        return fail(f"{args.file}: {error_text(exc, language())}")
     if not args.json:
         from ..i18n.game_text import summary
         print(_("After %(num)s actions: %(summary)s", num=len(record.actions), summary=summary(game, language())))

@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 from . import fail
+from .lang import _
 from .inputs import check_output
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "stickers", help="write print-ready marker sticker sheets (PDF or 300-dpi PNG)",
-        description="Write every sticker of the marker scheme at exact physical size: the 4 board "
-                    "corner markers and one sticker per piece face, on A4 pages with a 100 mm ruler "
-                    "to check the printer's scale. Print at 100 % (no \"fit to page\").")
+        "stickers", help=_("write print-ready marker sticker sheets (PDF or 300-dpi PNG)"),
+        description=_("Write every sticker of the marker scheme at exact physical size: the 4 board "
+                      "corner markers and one sticker per piece face, on A4 pages with a 100 mm ruler "
+                      "to check the printer's scale. Print at full scale (no \"fit to page\")."))
     p.add_argument("-o", "--output", default="stickers", metavar="DIR",
-                   help="folder to write into (default: ./stickers)")
+                   help=_("folder to write into (default: ./stickers)"))
     p.add_argument("--format", choices=("pdf", "png"), default="pdf",
-                   help="one multi-page PDF, or one 300-dpi PNG per page (default: pdf)")
-    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+                   help=_("one multi-page PDF, or one 300-dpi PNG per page (default: pdf)"))
+    p.add_argument("--scheme", metavar=_("FILE"), help=_("marker scheme file (default: the packaged one)"))
     p.set_defaults(func=run)
 
 
@@ -29,9 +30,9 @@ def run(args) -> int:
     try:
         paths = write_sheets(scheme, args.output, args.format)
     except OSError as exc:
-        return fail(f"cannot write into {args.output}: {exc.strerror or exc}", 1)
+        return fail(_("cannot write into %(path)s: %(why)s", path=args.output, why=exc.strerror or exc), 1)
     for path in paths:
         print(path)
-    print(f"{len(scheme.stickers) + len(scheme.board_markers)} stickers; print at 100 % and check the "
-          f"100 mm ruler on each page.")
+    print(_("%(count)s stickers; print at full scale and check the 100 mm ruler on each page.",
+            count=len(scheme.stickers) + len(scheme.board_markers)))
     return 0

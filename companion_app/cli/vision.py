@@ -15,51 +15,53 @@ from pathlib import Path
 from . import fail
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
                      load_inputs, output_path)
+from .lang import _
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("vision", help="read the board from a camera image, or render one",
-                              description="Read the physical board from camera images (VISION.md); "
-                                          "render test images with the synthetic camera.")
-    sub = p.add_subparsers(dest="vision_command", metavar="ACTION", parser_class=_LazyParser)
+    p = subparsers.add_parser("vision", help=_("read the board from a camera image, or render one"),
+                              description=_("Read the physical board from camera images (VISION.md); "
+                                            "render test images with the synthetic camera."))
+    sub = p.add_subparsers(dest="vision_command", metavar=_("ACTION"), parser_class=_LazyParser)
 
-    r = sub.add_parser("read", help="print the reading of an image as JSON (scenario setup format)")
-    r.add_argument("image", help="photo or frame of the table (PNG, JPEG, …)")
+    r = sub.add_parser("read", help=_("print the reading of an image as JSON (scenario setup format)"))
+    r.add_argument("image", help=_("photo or frame of the table (PNG, JPEG, …)"))
     _common(r)
     r.set_defaults(func=cmd_read)
 
-    s = sub.add_parser("show", help="write the image with the detected grid and pieces drawn over it")
+    s = sub.add_parser("show", help=_("write the image with the detected grid and pieces drawn over it"))
     s.add_argument("image")
-    s.add_argument("-o", "--output", help="output image (default: IMAGE-shown.png beside it)")
+    s.add_argument("-o", "--output", help=_("output image (default: IMAGE-shown.png beside it)"))
     _common(s)
     s.set_defaults(func=cmd_show)
 
-    x = sub.add_parser("explain", help="which legal change a picture shows, given the position before",
-                       description="Read one or more consecutive frames of one camera and say which legal "
-                                   "change of the game they show (VISION.md, 'Reading a change').")
-    x.add_argument("before", metavar="BEFORE.json", help="the position before the change (a scenario setup object)")
-    x.add_argument("images", metavar="IMAGE", nargs="+", help="consecutive frames of one camera")
-    x.add_argument("--player", metavar="COLOUR", help="the player to move (pawn phase); "
-                                                      "without it a move of any one pawn is allowed")
+    x = sub.add_parser("explain", help=_("which legal change a picture shows, given the position before"),
+                       description=_("Read one or more consecutive frames of one camera and say which legal "
+                                     "change of the game they show (VISION.md, 'Reading a change')."))
+    x.add_argument("before", metavar="BEFORE.json",
+                   help=_("the position before the change (a scenario setup object)"))
+    x.add_argument("images", metavar="IMAGE", nargs="+", help=_("consecutive frames of one camera"))
+    x.add_argument("--player", metavar="COLOUR", help=_("the player to move (pawn phase); without it a move of any "
+                                                        "one pawn is allowed"))
     _common(x)
     x.set_defaults(func=cmd_explain)
 
-    w = sub.add_parser("watch", help="read a camera source until a stable position is accepted")
-    w.add_argument("source", help="camera index (0), video file, stream URL, image folder, "
-                                  "'picamera', 'simulated' or 'synthetic'")
-    w.add_argument("--frames", type=int, default=30, help="give up after this many frames (default 30)")
-    w.add_argument("--stable", type=int, default=3, help="identical frames needed (default 3)")
+    w = sub.add_parser("watch", help=_("read a camera source until a stable position is accepted"))
+    w.add_argument("source", help=_("camera index (0), video file, stream URL, image folder, "
+                                    "'picamera', 'simulated' or 'synthetic'"))
+    w.add_argument("--frames", type=int, default=30, help=_("give up after this many frames (default 30)"))
+    w.add_argument("--stable", type=int, default=3, help=_("identical frames needed (default 3)"))
     _common(w)
     w.set_defaults(func=cmd_watch)
 
     from . import render as twin_cli   # argparse only: cheap
-    m = sub.add_parser("render", help="make a camera image of a position with the synthetic camera",
-                       description=twin_cli.DESCRIPTION, epilog=twin_cli.EXAMPLES,
+    m = sub.add_parser("render", help=_("make a camera image of a position with the synthetic camera"),
+                       description=_(twin_cli.DESCRIPTION), epilog=twin_cli.EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     twin_cli.add_arguments(m)
     m.set_defaults(func=twin_cli.run)
 
-    e = sub.add_parser("eval", help="accuracy on a fixed-seed set of synthetic images")
+    e = sub.add_parser("eval", help=_("accuracy on a fixed-seed set of synthetic images"))
     _common(e)
     e.lazy_arguments = _eval_arguments   # vision.evaluate is only imported when eval runs
     e.set_defaults(func=cmd_eval)
@@ -85,8 +87,8 @@ def _eval_arguments(parser) -> None:
 
 
 def _common(p) -> None:
-    p.add_argument("--calibration", metavar="FILE", help="camera calibration (flure calibrate camera)")
-    p.add_argument("--scheme", metavar="FILE", help="marker scheme file (default: the packaged one)")
+    p.add_argument("--calibration", metavar=_("FILE"), help=_("camera calibration (flure calibrate camera)"))
+    p.add_argument("--scheme", metavar=_("FILE"), help=_("marker scheme file (default: the packaged one)"))
 
 
 @exits_2_on_input_error
@@ -106,7 +108,8 @@ def cmd_explain(args) -> int:
     from vision.reader import read_image
     from vision.sources import load_image_file
     if args.player is not None and args.player not in COLOURS:
-        raise InputError(f"--player: unknown colour {args.player!r} (one of {', '.join(COLOURS)})")
+        raise InputError(_("--player: unknown colour %(given)s (one of %(colours)s)", given=repr(args.player),
+                           colours=", ".join(COLOURS)))
     before = load_before(args.before)
     _none, scheme, cal = load_inputs(None, args.scheme, args.calibration)
     readings = []
@@ -130,10 +133,10 @@ def cmd_show(args) -> int:
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     reading = read_image(image, scheme, cal)
     if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
-        return fail(f"{out}: cannot write the image")
-    print(f"wrote {out}")
+        return fail(_("%(path)s: cannot write the image", path=out))
+    print(_("wrote %(path)s", path=out))
     for p in reading.problems:
-        print(f"  problem: {p['message']}")
+        print("  " + _("problem: %(message)s", message=p["message"]))
     return 0
 
 
@@ -148,7 +151,7 @@ def cmd_watch(args) -> int:
         raise InputError(str(exc)) from None
     cam = TableCamera(source, scheme, cal, stable_frames=args.stable)
     try:
-        for _ in range(args.frames):
+        for _frame in range(args.frames):
             cam.poll()
             print(json.dumps(cam.status()), file=sys.stderr)
             if cam.accepted is not None:
@@ -156,7 +159,7 @@ def cmd_watch(args) -> int:
                 return 0
     finally:
         cam.close()
-    return fail(f"no stable reading in {args.frames} frames", 1)
+    return fail(_("no stable reading in %(frames)s frames", frames=args.frames), 1)
 
 
 @exits_2_on_input_error
