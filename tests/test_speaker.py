@@ -7,6 +7,7 @@ down to ``subprocess.Popen`` is the real code.
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import stat
 import sys
@@ -255,3 +256,16 @@ def test_pages_without_a_hint_open_in_the_table_language(tmp_path):
     assert '<html lang="de">' in client.get("/", headers={"Accept-Language": "ja"}).text     # no match: the table's
     assert '<html lang="de">' in app.test_client().get("/").text                             # no header at all
     assert '<html lang="fr">' in app.test_client().get("/", headers={"Accept-Language": "fr"}).text   # the phone's wins
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed here (Debian package espeak-ng)")
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_real_espeak_takes_the_command_line_and_has_each_languages_voice(tmp_path, lang):
+    """The same argv as the speaker's, with -q (no sound), through flure doctor's check."""
+    from companion_app.cli.checks import check_speaker
+
+    table = tmp_path / "table.toml"
+    table.write_text(f'[table]\nlanguage = "{lang}"\n[speaker]\nenabled = true\n')
+    (finding,) = check_speaker(load_table_config(table))
+    assert finding.ok, finding.text
+    assert finding.text == f"espeak-ng speaks with the voice '{lang}', 150 words a minute"
