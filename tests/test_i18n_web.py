@@ -113,21 +113,49 @@ def live(tmp_path_factory):
         yield server, session
 
 
-def referee(browser, server, lang: str):
-    """The referee view in ``lang``, logged in, the board drawn and the devices read."""
+def logged_in(browser, server, path: str, lang: str, *shown: str):
+    """``path`` in ``lang`` at 360 px, logged in, once every selector of ``shown`` is there."""
     page = phone(browser)
-    referee_login(page, server.url, f"referee?lang={lang}")
-    page.wait_for_selector(".link.live")
-    page.wait_for_selector("svg.board .monster")
-    page.wait_for_selector("#devices li")
-    page.wait_for_selector("#pawn-buttons button")
-    page.wait_for_selector("#save:not(.hidden)")
+    referee_login(page, server.url, f"{path}?lang={lang}")
+    for selector in shown:
+        page.wait_for_selector(selector)
     open_everything(page)
     return page
 
 
+def referee(browser, server, lang: str):
+    """The referee view in ``lang``, logged in, the board drawn and the devices read."""
+    return logged_in(browser, server, "referee", lang, ".link.live", "svg.board .monster", "#devices li",
+                     "#pawn-buttons button", "#save:not(.hidden)")
+
+
 def texts_of(page) -> list[dict]:
     return page.evaluate(TEXTS, SERVER_SENTENCES)
+
+
+def fits_360_px(page, name: str) -> None:
+    """A screenshot under tests/output/, and nothing sticking out of the 360 px screen."""
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"{name}.png"), full_page=True)
+    fit = page.evaluate(OVERFLOW)
+    assert fit["page"] <= 360 and fit["cut"] == [], fit
+
+
+def english_texts(browser, server, path: str, open_page, then=None) -> set[str]:
+    """Every text of ``path`` in English: before logging in, logged in (``open_page``), and after ``then(page)``."""
+    texts = {x["text"] for x in login_texts(browser, server, "en", path)}
+    page = open_page(browser, server, "en")
+    texts |= {x["text"] for x in texts_of(page)}
+    if then:
+        then(page)
+        texts |= {x["text"] for x in texts_of(page)}
+    page.context.close()
+    return texts
+
+
+def open_fix_dialog(page) -> None:
+    page.click("svg.board rect.sq[data-square='h6']")       # the dialog to fix a square
+    page.wait_for_selector("#fix:not(.hidden)")
 
 
 def login_texts(browser, server, lang: str, path: str = "referee") -> list[dict]:
@@ -142,15 +170,7 @@ def login_texts(browser, server, lang: str, path: str = "referee") -> list[dict]
 
 @pytest.fixture(scope="module")
 def english_referee(browser, live):
-    server, _ = live
-    texts = {x["text"] for x in login_texts(browser, server, "en")}
-    page = referee(browser, server, "en")
-    texts |= {x["text"] for x in texts_of(page)}
-    page.click("svg.board rect.sq[data-square='h6']")   # the dialog to fix a square
-    page.wait_for_selector("#fix:not(.hidden)")
-    texts |= {x["text"] for x in texts_of(page)}
-    page.context.close()
-    return texts
+    return english_texts(browser, live[0], "referee", referee, open_fix_dialog)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -164,13 +184,9 @@ def test_the_referee_view_has_no_english_word_left_and_fits_360_px(browser, live
     assert page.inner_text("#save-move") == words["Save this move"]
     assert page.inner_text("#link") == words["live"]
     assert english_left(texts_of(page), lang, english_referee) == []
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / f"referee-{lang}.png"), full_page=True)
-    fit = page.evaluate(OVERFLOW)
-    assert fit["page"] <= 360 and fit["cut"] == [], fit
+    fits_360_px(page, f"referee-{lang}")
 
-    page.click("svg.board rect.sq[data-square='h6']")       # the dialog to fix a square
-    page.wait_for_selector("#fix:not(.hidden)")
+    open_fix_dialog(page)
     assert page.inner_text("#fix-title") == words["Fix square %(square)s"].replace("%(square)s", "h6")
     assert english_left(texts_of(page), lang, english_referee) == []
     page.click("#fix-cancel")
@@ -214,6 +230,37 @@ def test_the_referees_save_this_move_gives_the_moves_gif(browser, live):
     assert image.format == "GIF" and image.n_frames == len(session.game.last_plan.steps) + 1
     still = page.request.get(server.url.rstrip("/") + page.get_attribute("#save-still", "href"))
     assert still.ok and Image.open(io.BytesIO(still.body())).format == "PNG"
+    page.context.close()
+
+
+def setup_page(browser, server, lang: str):
+    """The Setup page in ``lang``, logged in, its cards filled (the session has no camera: the
+    page says so, in the server's words)."""
+    return logged_in(browser, server, "setup", lang, "#doctor-list li", "#coverage div", "#leds-message:not(:empty)",
+                     "#no-picture:not(:empty)")
+
+
+@pytest.fixture(scope="module")
+def english_setup(browser, live):
+    return english_texts(browser, live[0], "setup", setup_page)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_setup_page_has_no_english_word_left_and_fits_360_px(browser, live, english_setup, lang):
+    server, _ = live
+    assert english_left(login_texts(browser, server, lang, "setup"), lang, english_setup) == []
+    page = setup_page(browser, server, lang)
+    words = catalog(lang)
+    assert page.locator("html").get_attribute("lang") == lang
+    assert page.text_content("#lens-card h2").strip() == words["Lens calibration"]
+    assert page.inner_text("#coverage-label").startswith(words["Where corners have been seen (%(views)s views, "
+                                                               "%(filled)s of %(cells)s parts):"].split("%(")[0])
+    assert page.text_content("#views") == "0"
+    page.select_option("#light-line", "row 3")
+    assert page.locator("#light-line option:checked").inner_text() == words["row %(n)s"].replace("%(n)s", "3")
+    assert english_left(texts_of(page), lang, english_setup) == []
+    fits_360_px(page, f"setup-{lang}")
+    assert page.errors == []
     page.context.close()
 
 

@@ -20,6 +20,8 @@ import numpy as np
 
 from engine.geometry import COLS, ROWS, SQUARES, square_name
 
+from ..i18n import DEFAULT, gettext as _g
+
 log = logging.getLogger(__name__)
 MIN_VIEWS = 10               # the page asks for 15; fewer than 10 is refused outright
 LOOK_MAX_AGE_S = 0.7         # the overlay and its numbers are computed at most this often
@@ -328,24 +330,27 @@ class SetupTool:
         return self.marks()
 
     # -- doctor card -------------------------------------------------------------------------------
-    def doctor(self) -> list[dict]:
-        """flure doctor's checks that do not need the devices the session holds, plus the session's own view."""
-        from .checks import Finding, check_board, check_calibration, check_database
+    def doctor(self, lang: str = DEFAULT) -> list[dict]:
+        """flure doctor's checks that do not need the devices the session holds, plus the session's own view;
+        worded in ``lang`` (the Setup page's language), topics included."""
+        from .checks import N_, Finding, check_board, check_calibration, check_database
 
-        findings = check_calibration(self.config)
+        findings = check_calibration(self.config, lang)
         frame = self.frame()
-        findings += check_board(frame, self.config) if frame is not None else [
-            Finding("board", False, "the camera has given no picture yet")]
-        findings += check_database(self.config)
-        for name, device in (("camera", self.session.camera), ("LED device", self.session.leds),
-                             ("buttons", self.session.buttons)):
+        findings += check_board(frame, self.config, lang) if frame is not None else [
+            Finding(N_("board"), False, _g(lang, "the camera has given no picture yet"))]
+        findings += check_database(self.config, lang)
+        for name, device in ((N_("camera (in this session)"), self.session.camera),
+                             (N_("LED device (in this session)"), self.session.leds),
+                             (N_("buttons (in this session)"), self.session.buttons)):
             status = device.status()
             ok = status.get("present", False) and not status.get("error")
-            findings.append(Finding(f"{name} (in this session)", ok,
-                                    status.get("error") or status.get("note") or status.get("message") or "working"))
-        findings.append(Finding("more", True, "the camera's frame rate, the LED device's answer, the buttons' pins "
-                                              "and the web port are checked by `flure doctor` with the session stopped"))
-        return [{"topic": f.topic, "ok": f.ok, "text": f.text} for f in findings]
+            findings.append(Finding(name, ok, status.get("error") or status.get("note") or status.get("message")
+                                    or _g(lang, "working")))
+        findings.append(Finding(N_("more"), True, _g(lang, "the camera's frame rate, the LED device's answer, the "
+                                                           "buttons' pins and the web port are checked by `flure "
+                                                           "doctor` with the session stopped")))
+        return [{"topic": _g(lang, f.topic), "ok": f.ok, "text": f.text} for f in findings]
 
 
 def sticker_check(ids: list[int], scheme) -> dict:

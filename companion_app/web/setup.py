@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from . import api, schemas
+from .i18n import current_language
 from .security import referee_required
 from ..table.setup import SetupError, SetupTool
 
@@ -134,4 +135,4 @@ def mark():
 
 @route("/doctor", "GET", "flure doctor's checks that can run beside the session")
 def doctor():
-    return jsonify(findings=tool().doctor())
+    return jsonify(findings=tool().doctor(current_language()))   # in the page's language

@@ -375,6 +375,15 @@ function said(obj, field) {
   return obj ? inLang(obj[`${field}_i18n`], obj[field]) : "";
 }
 
+/* A translated sentence with elements in it: withNodes(t("%(views)s views"), { views: span }) gives the
+ * sentence's pieces in the language's order, each %(name)s replaced by its element. */
+function withNodes(text, nodes) {
+  return text.split(/(%\(\w+\)s)/).filter(Boolean).map((part) => {
+    const m = /^%\((\w+)\)s$/.exec(part);
+    return m && nodes[m[1]] ? nodes[m[1]] : part;
+  });
+}
+
 function pieceName(kind) { return t(PIECE_NAMES[kind] || kind); }
 
 /* A pawn's name as the engine gives it ("red 3/4") in this page's language ("Rot 3/4"). */
@@ -590,5 +599,5 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, said, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
+window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, said, withNodes, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
   renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };

@@ -8,7 +8,7 @@
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
   const TILES = ["5", "7", "8", "10", "prey-1", "prey-2"];
   const PIECES = ["stone", "crystal", "pivot-right", "pivot-about", "teleporter", "pool-2x2", "pool-1x4"];
-  let csrf = null, board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
+  let board = null, latest = null, animState = null, shownPlan = undefined, shownGame = undefined;
   let selectedPawn = null, targets = [], seating = [], lastCamera = null, lastRound = null, lastPhase = null;
   let previewSeq = null, previewGame = null;   // the state the "what would each tile do" list was made for
   const pawnName = (state, label) => pawnText((state.names || {})[label] || label);
@@ -21,7 +21,7 @@
 
   async function api(method, path, body) {
     const opts = { method, headers: {}, credentials: "same-origin" };
-    if (csrf) opts.headers["X-CSRF-Token"] = csrf;
+    if (login.token()) opts.headers["X-CSRF-Token"] = login.token();
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
@@ -55,7 +55,7 @@
     if (res.status === 409 && data.error && data.error.startsWith("The table moved on")) {
       fetch("/api/state").then((r) => r.json()).then(onState).catch(() => {});
     }
-    if (res.status === 401) showLogin();
+    if (res.status === 401) login.forget();
     if (!res.ok) {
       toast(said(data, "error") || t("The server answered HTTP %(status)s.", { status: res.status }));
       const err = new Error(data.error);
@@ -73,29 +73,9 @@
     toast.timer = setTimeout(() => box.classList.add("hidden"), 6000);
   }
 
-  // -- login -------------------------------------------------------------------
-  function showLogin() { $("login").classList.remove("hidden"); $("pin").focus(); }
-
-  async function checkLogin() {
-    const who = await (await fetch("/api/whoami", { credentials: "same-origin" })).json();
-    if (who.referee) { csrf = who.csrf; $("login").classList.add("hidden"); $("logout").classList.remove("hidden"); return true; }
-    showLogin();
-    return false;
-  }
-
-  $("login-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    $("login-error").textContent = "";
-    const res = await fetch("/api/login", { method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }) });
-    const data = await res.json();
-    if (!res.ok) { $("login-error").textContent = data.error; return; }
-    csrf = data.csrf;
-    $("login").classList.add("hidden");
-    $("logout").classList.remove("hidden");
-    afterLogin();
-  });
-  $("logout").addEventListener("click", async () => { await api("POST", "/api/logout", {}); csrf = null; showLogin(); });
+  // -- login (static/login.js) ---------------------------------------------------------
+  const login = window.FlureLogin;
+  $("logout").addEventListener("click", async () => { await api("POST", "/api/logout", {}); login.forget(); });
 
   // -- rendering -----------------------------------------------------------------
   function renderStatus(state) {
@@ -326,7 +306,7 @@
     if (running) markDifferences(view);
     else $("follow-legend").classList.add("hidden");
     const img = $("camera-frame");
-    if (view.reading && csrf && Date.now() - lastFrameAt > 1000) {   // the picture at most once a second
+    if (view.reading && login.token() && Date.now() - lastFrameAt > 1000) {   // the picture at most once a second
       lastFrameAt = Date.now();
       img.src = `/api/camera/frame.jpg?t=${lastFrameAt}`;
     }
@@ -337,7 +317,7 @@
   let cameraPushes = 0;   // camera views received over the live stream
   function onCameraPush(view) { cameraPushes += 1; renderCamera(view); }
   async function readCamera() {   // once, after logging in or a fix; later views come over the stream
-    if (!csrf) return;
+    if (!login.token()) return;
     const before = cameraPushes;
     try {
       const view = await api("GET", "/api/camera");
@@ -374,7 +354,7 @@
     $("sim-pause").textContent = paused ? t("Resume the players") : t("Pause the players");
   }
   async function readSimulated() {
-    if (!csrf) return;
+    if (!login.token()) return;
     const res = await fetch("/api/simulated", { credentials: "same-origin" }).catch(() => null);
     if (!res || !res.ok) { $("sim-card").classList.add("hidden"); return; }   // a real table: no card
     renderSimulated(await res.json());
@@ -557,7 +537,7 @@
     return h("li", { class: cls }, h("b", {}, name), t(": %(state)s", { state: text }));
   }
   async function readDevices() {
-    if (!csrf) return;
+    if (!login.token()) return;
     try {
       const st = await api("GET", "/api/status");
       $("devices").replaceChildren(deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
@@ -586,7 +566,7 @@
     $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
     const leds = new LedPanel($("leds-panel"), geometry);
     connectLive(onState, showLink, { camera: onCameraPush, leds: (frame) => leds.show(frame) });
-    if (await checkLogin()) afterLogin();
+    login.start(afterLogin);
     setInterval(() => { readDevices(); readSimulated(); }, 5000);
   }
   start();

@@ -3,44 +3,34 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  let csrf = null, auto = null, refreshing = false, exposureShown = false;
+  const { said, withNodes } = window.Flure;
+  let auto = null, refreshing = false, exposureShown = false;
 
   async function api(method, path, body) {
     const opts = { method, headers: {}, credentials: "same-origin" };
-    if (csrf) opts.headers["X-CSRF-Token"] = csrf;
+    if (login.token()) opts.headers["X-CSRF-Token"] = login.token();
     if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
     const res = await fetch(path, opts);
-    const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
-    if (res.status === 401) showLogin();
-    if (!res.ok) { const err = new Error(data.error || `HTTP ${res.status}`); err.status = res.status; throw err; }
+    const data = await res.json().catch(() => ({}));
+    if (res.status === 401) login.forget();
+    if (!res.ok) {
+      const err = new Error(said(data, "error") || t("The server answered HTTP %(status)s.", { status: res.status }));
+      err.status = res.status;
+      throw err;
+    }
     return data;
   }
   const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
 
-  // -- login (the referee's PIN) ----------------------------------------------------------------
-  function showLogin() { $("login").classList.remove("hidden"); $("pin").focus(); }
-  async function checkLogin() {
-    const who = await (await fetch("/api/whoami", { credentials: "same-origin" })).json();
-    if (who.referee) { csrf = who.csrf; $("login").classList.add("hidden"); return true; }
-    showLogin();
-    return false;
-  }
-  $("login-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    $("login-error").textContent = "";
-    const res = await fetch("/api/login", { method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("pin").value }) });
-    const data = await res.json().catch(() => ({}));
-    if (!res.ok) { $("login-error").textContent = data.error || `HTTP ${res.status}`; return; }
-    csrf = data.csrf;
-    $("login").classList.add("hidden");
-    start();
-  });
+  const login = window.FlureLogin;   // static/login.js
 
   // -- the live picture and its numbers -------------------------------------------------------------
   const VERDICT_CLASS = { good: "ok", "too far": "bad", "too close": "bad", "too tilted": "warn" };
+  // the placement verdict (vision's registration report) in this page's language
+  const VERDICT = { good: N_("good"), "too far": N_("too far"), "too close": N_("too close"),
+    "too tilted": N_("too tilted"), "not located": N_("not located") };
   async function refresh() {
-    if (refreshing || !csrf) return;
+    if (refreshing || !login.token()) return;
     refreshing = true;
     try {
       const look = await api("GET", "/api/setup/look");
@@ -64,7 +54,7 @@
     finally { refreshing = false; }
   }
   function showLook(look) {
-    if (!look.picture) { $("no-picture").textContent = look.message; $("no-picture").classList.remove("hidden"); return; }
+    if (!look.picture) { $("no-picture").textContent = said(look, "message"); $("no-picture").classList.remove("hidden"); return; }
     if (!exposureShown && look.exposure) {     // the stored settings, once
       exposureShown = true;
       const x = look.exposure;
@@ -72,48 +62,52 @@
       if (x.colour_gains) { $("red-gain").value = x.colour_gains[0]; $("blue-gain").value = x.colour_gains[1]; }
     }
     $("charuco").textContent = look.charuco_corners
-      ? `The calibration board is in view: ${look.charuco_corners} corners (yellow dots).` : "";
+      ? t("The calibration board is in view: %(n)s corners (yellow dots).", { n: look.charuco_corners }) : "";
     const reg = look.registration;
-    $("verdict").textContent = look.verdict;
+    $("verdict").textContent = t(VERDICT[look.verdict] || look.verdict);
     $("verdict").className = `pill ${VERDICT_CLASS[look.verdict] || "warn"}`;
-    $("advice").textContent = look.advice;
+    $("advice").textContent = said(look, "advice");
     $("n-sticker").textContent = reg.smallest_sticker_px == null ? "–" : `${reg.smallest_sticker_px} px`;
     $("n-height").textContent = reg.camera_height_mm == null ? "–" : `${Math.round(reg.camera_height_mm / 10)} cm`;
     $("n-tilt").textContent = reg.tilt_deg == null ? "–" : `${reg.tilt_deg}°`;
     $("n-size").textContent = `${look.size[0]}×${look.size[1]}`;
     const st = look.stickers, list = $("stickers-list");
     list.replaceChildren();
-    if (!look.located) { $("stickers-summary").textContent = "The board is not located: the stickers are checked once it is."; return; }
-    $("stickers-summary").textContent = `${st.seen.length} of ${st.pieces} pieces seen`;
+    if (!look.located) {
+      $("stickers-summary").textContent = t("The board is not located: the stickers are checked once it is.");
+      return;
+    }
+    $("stickers-summary").textContent = t("%(seen)s of %(pieces)s pieces seen", { seen: st.seen.length, pieces: st.pieces });
     const item = (cls, text) => list.append(el("li", cls, text));
-    if (st.missing.length) item("fix", `missing (no sticker seen): ${st.missing.join(", ")}`);
-    if (st.unknown.length) item("fix", `unknown ids (not a sticker of this game): ${st.unknown.join(", ")}`);
-    if (st.twice.length) item("fix", `seen twice: ${st.twice.join("; ")}`);
-    if (!st.missing.length && !st.unknown.length && !st.twice.length) item("ok", "every piece seen once");
-    if (st.seen.length) item("ok", `seen: ${st.seen.join(", ")}`);
+    if (st.missing.length) item("fix", t("missing (no sticker seen): %(pieces)s", { pieces: st.missing.join(", ") }));
+    if (st.unknown.length) item("fix", t("unknown ids (not a sticker of this game): %(ids)s", { ids: st.unknown.join(", ") }));
+    if (st.twice.length) item("fix", t("seen twice: %(what)s", { what: st.twice.join("; ") }));
+    if (!st.missing.length && !st.unknown.length && !st.twice.length) item("ok", t("every piece seen once"));
+    if (st.seen.length) item("ok", t("seen: %(pieces)s", { pieces: st.seen.join(", ") }));
   }
 
   // -- lens calibration -----------------------------------------------------------------------------
   function showCalibration(c) {
-    $("views").textContent = c.views;
-    $("filled").textContent = c.coverage_filled;
-    $("cells").textContent = c.coverage_cells;
+    const count = (id, n) => { const span = $(id); span.textContent = n; return span; };
+    $("coverage-label").replaceChildren(...withNodes(t("Where corners have been seen (%(views)s views, %(filled)s of %(cells)s parts):"),
+      { views: count("views", c.views), filled: count("filled", c.coverage_filled), cells: count("cells", c.coverage_cells) }));
     const cov = $("coverage");
     cov.style.gridTemplateColumns = `repeat(${c.coverage[0].length}, 1fr)`;
     cov.replaceChildren(...c.coverage.flat().map((n) => {
       const d = el("div", n === 0 ? "" : n < 5 ? "seen1" : n < 15 ? "seen2" : "seen3");
-      d.title = `${n} corners`;
+      d.title = t("%(n)s corners", { n });
       return d;
     }));
     cov.dataset.filled = String(c.coverage_filled);
     $("tilts").textContent = c.tilts.length
-      ? `${c.tilts.map((t) => `${Math.round(t.tilt_deg)}°`).join(", ")} — ${c.tilt_directions} of 4 directions`
-      : "none yet";
-    $("lens-advice").replaceChildren(...c.advice.map((a) => el("li", "", a)));
+      ? t("%(tilts)s — %(n)s of 4 directions", { tilts: c.tilts.map((x) => `${Math.round(x.tilt_deg)}°`).join(", "), n: c.tilt_directions })
+      : t("none yet");
+    const advice = (c.advice_i18n || {})[window.FLURE_LANG] || c.advice;
+    $("lens-advice").replaceChildren(...advice.map((a) => el("li", "", a)));
     if (c.pending) {
       const p = c.pending;
-      $("lens-result").textContent = `${p.advice}; focal length ${p.fx} px, centre (${p.cx}, ${p.cy}) at ` +
-        `${p.image_size[0]}×${p.image_size[1]}. Save to use it (${c.saved_to}).`;
+      $("lens-result").textContent = t("%(advice)s; focal length %(fx)s px, centre (%(cx)s, %(cy)s) at %(size)s. Save to use it (%(file)s).",
+        { advice: said(p, "advice"), fx: p.fx, cx: p.cx, cy: p.cy, size: `${p.image_size[0]}×${p.image_size[1]}`, file: c.saved_to });
     }
     $("save").disabled = !c.pending;
   }
@@ -121,7 +115,7 @@
     try {
       const c = await api("POST", "/api/setup/capture", {});
       showCalibration(c);
-      if (!quiet || c.added) $("lens-message").textContent = c.message;
+      if (!quiet || c.added) $("lens-message").textContent = said(c, "message");
     } catch (e) { $("lens-message").textContent = e.message; }
   }
   $("capture").addEventListener("click", () => capture(false));
@@ -130,14 +124,14 @@
     if ($("auto").checked) auto = setInterval(() => capture(true), 2000);
   });
   $("calibrate").addEventListener("click", async () => {
-    $("lens-result").textContent = "Calculating…";
+    $("lens-result").textContent = t("Calculating…");
     try { showCalibration(await api("POST", "/api/setup/calibrate", {})); }
     catch (e) { $("lens-result").textContent = e.message; $("save").disabled = true; }
   });
   $("save").addEventListener("click", async () => {
     try {
       const r = await api("POST", "/api/setup/save", {});
-      $("lens-result").textContent = `Saved ${r.saved}; ${r.config}. The camera uses it now.`;
+      $("lens-result").textContent = t("Saved %(file)s; %(config)s. The camera uses it now.", { file: r.saved, config: said(r, "config") });
       $("lens-result").dataset.saved = r.saved;
       doctor();
     } catch (e) { $("lens-result").textContent = e.message; }
@@ -151,7 +145,7 @@
   async function saveExposure(body) {
     try {
       const r = await api("POST", "/api/setup/exposure", body);
-      $("exposure-message").textContent = `${r.config}. ${r.camera.note || ""}`;
+      $("exposure-message").textContent = `${said(r, "config")}. ${said(r.camera, "note") || ""}`;
     } catch (e) { $("exposure-message").textContent = e.message; }
   }
   $("exposure-save").addEventListener("click", () => {
@@ -167,8 +161,8 @@
   // -- LED check --------------------------------------------------------------------------------------
   const COLS = "abcdefghijklmnop".split(""), ROWS = Array.from({ length: 11 }, (_, i) => i + 1);
   function buildLeds() {
-    $("light-line").replaceChildren(...ROWS.map((r) => new Option(`row ${r}`, `row ${r}`)),
-      ...COLS.map((c) => new Option(`column ${c}`, `column ${c}`)));
+    $("light-line").replaceChildren(...ROWS.map((r) => new Option(t("row %(n)s", { n: r }), `row ${r}`)),
+      ...COLS.map((c) => new Option(t("column %(c)s", { c }), `column ${c}`)));
     const grid = $("led-grid");
     for (const r of ROWS) for (const c of COLS) {
       const b = el("button", "", `${c}${r}`);
@@ -179,7 +173,8 @@
   }
   function showMarks(m) {
     for (const b of $("led-grid").children) b.classList.toggle("wrong", m.wrong.includes(b.dataset.square));
-    $("leds-message").textContent = m.wrong.length ? `marked wrong: ${m.wrong.join(", ")} (saved in ${m.file})` : "no square marked wrong";
+    $("leds-message").textContent = m.wrong.length
+      ? t("marked wrong: %(squares)s (saved in %(file)s)", { squares: m.wrong.join(", "), file: m.file }) : t("no square marked wrong");
   }
   async function mark(square, wrong) {
     try { showMarks(await api("POST", "/api/setup/leds/mark", { square, wrong })); }
@@ -189,7 +184,9 @@
     try {
       const r = await api("POST", "/api/setup/leds/light", { what });
       for (const b of $("led-grid").children) b.classList.toggle("lit", what !== "all" && r.squares.includes(b.dataset.square));
-      $("leds-message").textContent = what === "all" ? "Each square lights in turn (0.4 s each), a1 first." : `${what} is lit: do the lights sit under those squares?`;
+      const line = $("light-line").selectedOptions[0];
+      $("leds-message").textContent = what === "all" ? t("Each square lights in turn (0.4 s each), a1 first.")
+        : t("%(line)s is lit: do the lights sit under those squares?", { line: line ? line.textContent : what });
     } catch (e) { $("leds-message").textContent = e.message; }
   }
   $("light-all").addEventListener("click", () => light("all"));
@@ -199,7 +196,8 @@
   async function doctor() {
     try {
       const r = await api("GET", "/api/setup/doctor");
-      $("doctor-list").replaceChildren(...r.findings.map((f) => el("li", f.ok ? "ok" : "fix", `${f.topic}: ${f.text}`)));
+      $("doctor-list").replaceChildren(...r.findings.map((f) => el("li", f.ok ? "ok" : "fix",
+        t("%(topic)s: %(text)s", { topic: f.topic, text: f.text }))));
     } catch (e) { $("doctor-list").replaceChildren(el("li", "fix", e.message)); }
   }
   $("doctor-run").addEventListener("click", doctor);
@@ -212,5 +210,5 @@
     doctor();
   }
   buildLeds();
-  checkLogin().then((ok) => { if (ok) start(); });
+  login.start(start);
 })();
