@@ -10,7 +10,7 @@ from markupsafe import escape
 
 from companion_app.i18n import LANGUAGES, RULES_DOMAIN, po_path
 from companion_app.web.make_rules import parse_rules, template, write_template
-from companion_app.web.rules import INTRO, NO_SUCH_RULE, load_rules, page_text, rules_in
+from companion_app.web.rules import INTRO, NO_SUCH_RULE, load_rules, page_text, pieces, rules_in
 from web_helpers import make_app
 
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
@@ -147,3 +147,11 @@ def test_the_rules_page_in_each_language(tmp_path, lang):
     assert f"<h2>{rules['M9']['section']}</h2>" in html
     assert str(escape(page_text(lang, INTRO))) in html and str(escape(rules["M9"]["title"])) in html
     assert "<code>p11</code>" in html and "`" not in html.split("<main", 1)[1].split("</main>")[0]
+    assert '(<a href="#T3">T3</a>)' in html                          # B2, P7, M6 cite T3: a link to it
+
+
+def test_a_paragraph_in_pieces_code_and_the_rules_it_cites():
+    assert pieces("A stone pushed onto a corner square (`a1`, `p11`) is removed (T3); not Z9, G10.") == [
+        ("text", "A stone pushed onto a corner square ("), ("code", "a1"), ("text", ", "), ("code", "p11"),
+        ("text", ") is removed ("), ("rule", "T3"), ("text", "); not Z9, "), ("rule", "G10"), ("text", ".")]
+    assert pieces("`6/1 4/3 3/4 2/5`") == [("code", "6/1 4/3 3/4 2/5")]

@@ -45,6 +45,8 @@ def test_the_rules_page_in_each_language(browser, server, lang):
         assert page.inner_text(f"#{rid} h3") == f"{rid} {rules[rid]['title']}".strip()
         assert shown(page, rid) == [line.replace("`", "") for line in rules[rid]["text"].split("\n")]
     assert page.inner_text("#P2 code") == "p11"                      # `p11` is drawn as code, not backticks
+    page.click("#B2 a[href='#T3']")                                    # a rule a text cites: one tap to its text
+    page.wait_for_function("location.hash === '#T3'")
     OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"rules-{lang}.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360   # long German words still fit

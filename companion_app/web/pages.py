@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template
 
 from .i18n import current_language
-from .rules import INTRO, page_text, rules_in
+from .rules import INTRO, page_text, pieces, rules_in
 
 bp = Blueprint("pages", __name__)
 
@@ -31,4 +31,4 @@ def rules():
     sections: dict[str, list[dict]] = {}
     for rule in rules_in(lang).values():
         sections.setdefault(rule["section"], []).append(rule)
-    return render_template("rules.html", sections=sections, intro=page_text(lang, INTRO))
+    return render_template("rules.html", sections=sections, intro=page_text(lang, INTRO), pieces=pieces)

@@ -8,12 +8,14 @@ for each.  Section headings have the context ``section``, the page's own sentenc
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
 from ..i18n import RULES_DOMAIN, pick, translations
 
 BULLET = "• "
+PIECES = re.compile(r"`([^`]*)`|\b([GPBMTA]\d{1,2})\b")   # a `code` span, or a rule id the text cites
 SECTION = "section"          # context of the section headings ("Game flow", "The monster" …)
 PAGE = "page"                # context of the rules page's own sentences
 INTRO = ("Each rule has an id (G1, M4 …) that the game log cites. ⚖ marks a ruling: how this "
@@ -47,6 +49,21 @@ def rules_in(lang: str) -> dict[str, dict]:
         out[rid] = {"id": rid, "title": word(rid, title) if title else "", "section": word(SECTION, section),
                     "text": "\n".join(lines), "lang": lang}
     return out
+
+
+def pieces(line: str) -> list[tuple[str, str]]:
+    """A paragraph as ("text" | "code" | "rule", words) pieces, so the rules page can draw `a1`
+    as code and link each rule the paragraph cites (B2's "(T3)" → #T3) to its text."""
+    out, at = [], 0
+    for found in PIECES.finditer(line):
+        code, rid = found.groups()
+        if rid is not None and rid not in load_rules():
+            continue
+        out.append(("text", line[at:found.start()]))
+        out.append(("code", code) if rid is None else ("rule", rid))
+        at = found.end()
+    out.append(("text", line[at:]))
+    return [piece for piece in out if piece[1] or piece[0] == "code"]
 
 
 def page_text(lang: str, message: str, **params) -> str:
