@@ -258,8 +258,8 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
             return p
         return undistort_points(p, k, dist)
 
-    obj, img, seen = board_correspondences(det, scheme, undistort)
-    raw = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))[1]
+    obj, raw, seen = board_correspondences(det, scheme, lambda p: np.asarray(p, dtype=np.float64).reshape(-1, 2))
+    img = raw if dist is None else board_correspondences(det, scheme, undistort)[1]
     all_ids = [m.id for m in scheme.board_markers]
     missing = tuple(i for i in all_ids if i not in seen)
     need = min(config.min_board_markers, len(all_ids))
@@ -341,17 +341,20 @@ def _estimate_k1(det: Detections, scheme: Scheme, k: np.ndarray, obj: np.ndarray
 
     centre, f = k[:2, 2], k[0, 0]
     xn = (pts.reshape(-1, 2) - centre) / f                  # normalised distorted coordinates
+    rn = np.sum(xn * xn, axis=1)                            # their squared radii
 
     def parts(k1s) -> tuple[np.ndarray, np.ndarray]:
         """For each k1: the spread of the stickers' relative sizes and the corner markers'
         fit error (px), all k1 values at once (a batched plain DLT: findHomography's
         refinement per value cost more than the rest of the reading)."""
-        k1s = np.asarray(k1s, dtype=np.float64)[:, None, None]
-        xu = np.broadcast_to(xn, (len(k1s),) + xn.shape)
-        for _ in range(5):         # undistort as cv2.undistortPoints does for k1 alone: 5 fixed-point steps
-            d = 1.0 + k1s * np.sum(xu * xu, axis=2, keepdims=True)
-            xu = np.where(d > 0, xn / np.where(d > 0, d, 1.0), xn)     # (OpenCV gives up the same way)
-        und = xu * f + centre                                                    # (K, N, 2)
+        k1s = np.asarray(k1s, dtype=np.float64)[:, None]
+        # Undistort as cv2.undistortPoints does for k1 alone: 5 fixed-point steps xu = xn / d,
+        # d = 1 + k1 |xu|², kept as the scale 1 / d of each point (its direction never changes).
+        scale = np.ones((len(k1s), len(rn)))
+        for _ in range(5):
+            d = 1.0 + k1s * (scale * scale * rn)
+            scale = np.where(d > 0, 1.0 / np.where(d > 0, d, 1.0), 1.0)     # (OpenCV gives up the same way)
+        und = xn * (scale * f)[:, :, None] + centre                              # (K, N, 2)
         h = _dlt_batch(obj, und[:, :nb])
         ok = np.all(np.isfinite(h), axis=(1, 2)) & (np.abs(np.linalg.det(h)) > 1e-12)
         h[~ok] = np.eye(3)

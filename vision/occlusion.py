@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -116,7 +117,11 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     whole = lab.reshape(ROWS, p, COLS, p, 3).transpose(0, 2, 1, 3, 4)        # (R, C, p, p, 3)
     cells = whole[:, :, m:p - m, m:p - m, :].reshape(ROWS, COLS, -1, 3)      # inner part
     whole = whole.reshape(ROWS, COLS, -1, 3)
-    seen_frac = np.mean(~np.isnan(cells[..., 0]), axis=2).ravel()
+    # Pixels left to judge per square (NaN where a read piece hides them), counted once:
+    # every per-square fraction below is a count over these.
+    inner_seen = ~np.isnan(cells[..., 0])
+    inner_count = inner_seen.sum(axis=2)
+    seen_frac = (inner_count / inner_seen.shape[2]).ravel()
     # Per square (index = square number) masks: on the board, read, pool, printed art.
     n = ROWS * COLS
     valid, free, pool = _mask(n, SQUARES), ~_mask(n, occupied), _mask(n, pools)
@@ -142,14 +147,15 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         diff = cells - refs[:, :, None, :]
         dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
                        + diff[..., 2] ** 2)
-        frac = np.nanmean(np.where(np.isnan(dist), np.nan, dist > config.occlusion_colour_distance), axis=2).ravel()
+        # (a NaN pixel compares False: counted neither as differing nor as white)
+        frac = (np.count_nonzero(dist > config.occlusion_colour_distance, axis=2) / inner_count).ravel()
         # A sticker that was not decoded still shows its white paper: much brighter
         # than the board (or pool) and nearly colourless.  (The exit and entrance art has none.)
         w = whole
         white_px = ((w[..., 0] > refs[..., 0:1] + config.sticker_white_lightness)
                     & (np.abs(w[..., 1]) < config.sticker_white_chroma)
                     & (np.abs(w[..., 2]) < config.sticker_white_chroma))
-        white = np.nanmean(np.where(np.isnan(w[..., 0]), np.nan, white_px), axis=2).ravel()
+        white = (np.count_nonzero(white_px, axis=2) / np.count_nonzero(~np.isnan(w[..., 0]), axis=2)).ravel()
         # ... and its black-and-white pattern: far more contrast than empty board,
         # even when blurred beyond decoding.  Relative to the board's own texture,
         # so a stone-textured print is no sticker; printed art gets a higher bar.
@@ -210,11 +216,8 @@ def _texture(light: np.ndarray, side: int) -> np.ndarray:
     a linear ramp: a lamp's gradient across a square is not texture, a sticker's ink is.
     Squares partly hidden (NaN) get the ramp fitted to what is visible (the plain spread
     when too little is)."""
-    ys, xs = np.mgrid[0:side, 0:side]
-    x = np.column_stack([np.ones(side * side), xs.ravel(), ys.ravel()]).astype(np.float32)
-    ramp_free = np.eye(side * side, dtype=np.float32) - x @ np.linalg.pinv(x)
+    xs, ys, x, ramp_free = _ramp(side)
     resid = light @ ramp_free.T
-    plain = np.nanstd(light, axis=2)
     flat = np.sqrt(np.mean(resid ** 2, axis=2) * (side * side) / (side * side - 3))
     partial = np.argwhere(np.isnan(flat))
     if len(partial):
@@ -236,7 +239,22 @@ def _texture(light: np.ndarray, side: int) -> np.ndarray:
             res = (v[ok] - coef @ a.T) * w[ok]
             rows, cols = partial[ok, 0], partial[ok, 1]
             flat[rows, cols] = np.sqrt(np.sum(res ** 2, axis=1) / (n[ok] - 3))
-    return np.where(np.isnan(flat), plain, flat)
+    left = np.isnan(flat)
+    if left.any():      # the plain spread, only where no ramp could be fitted
+        flat[left] = np.nanstd(light[left], axis=1)
+    return flat
+
+
+@lru_cache(maxsize=4)
+def _ramp(side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For a side × side square: its pixel columns and rows, the linear-ramp design matrix
+    (1, x, y) and the projection that removes a fitted ramp — the same every frame."""
+    ys, xs = np.mgrid[0:side, 0:side]
+    x = np.column_stack([np.ones(side * side), xs.ravel(), ys.ravel()]).astype(np.float32)
+    ramp_free = np.eye(side * side, dtype=np.float32) - x @ np.linalg.pinv(x)
+    for a in (xs, ys, x, ramp_free):
+        a.flags.writeable = False
+    return xs, ys, x, ramp_free
 
 
 def _groups(cells: set[int]) -> list[set[int]]:
