@@ -222,17 +222,44 @@ class _NoSource:
 
 
 def run_levels(levels, per_level: int, base_seed: int, stable_frames: int, scheme, calibration=None,
-               save_dir: Path | None = None, progress=None) -> list[LevelResult]:
-    results = []
+               save_dir: Path | None = None) -> list[LevelResult]:
+    def scene(index, level, image):
+        return evaluate_image(level, index, base_seed, image, stable_frames, scheme, calibration, save_dir)
+    return per_condition(levels, per_level, scene, lambda level: LevelResult(level.name), _tally)
+
+
+def per_condition(levels, per_level: int, scene, start, fold) -> list:
+    """The loop both evaluations share (this one and ``--moves``): for each (index, level)
+    a fresh tally ``start(level)``, into which ``fold(tally, level, outcome)`` takes the
+    outcome of ``scene(index, level, image)`` for each of ``per_level`` images; a line on
+    stderr as each level is done.  Returns the tallies in the levels' order."""
+    tallies = []
     for index, level in levels:
-        res = LevelResult(level.name)
+        tally = start(level)
         for image in range(per_level):
-            out = evaluate_image(level, index, base_seed, image, stable_frames, scheme, calibration, save_dir)
-            _tally(res, level, out)
-            if progress:
-                progress(level, image, out)
-        results.append(res)
-    return results
+            fold(tally, level, scene(index, level, image))
+        print(f"  {level.name}: done", file=sys.stderr, flush=True)
+        tallies.append(tally)
+    return tallies
+
+
+def images_per_level(args, default: int) -> int:
+    """``--per-level`` (at least 1), 1 with ``--quick``, else ``default``."""
+    return 1 if getattr(args, "quick", False) else max(1, int(getattr(args, "per_level", None) or default))
+
+
+def write_report(path: Path | None, data: dict) -> int:
+    """Write a run's JSON report (none when ``path`` is None); 1 with flure's one sentence
+    on stderr when the file cannot be written, else 0."""
+    if path is None:
+        return 0
+    try:
+        path.write_text(json.dumps(data, indent=1) + "\n")
+    except OSError as exc:
+        print(f"flure: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"report: {path}")
+    return 0
 
 
 def _tally(res: LevelResult, level: Level, out: dict) -> None:
@@ -333,30 +360,18 @@ def run(args, calibration=None) -> int:
     path = report_path(getattr(args, "report", None), evaluate_moves.default_report() if moves else default_report())
     if moves:
         return evaluate_moves.run(args, levels, path, scheme, calibration)
-    per_level = 1 if getattr(args, "quick", False) else max(1, int(args.per_level or DEFAULT_PER_LEVEL))
+    per_level = images_per_level(args, DEFAULT_PER_LEVEL)
     stable = max(1, int(getattr(args, "stable_frames", None) or 3))
     save_dir = Path(args.save_images) if getattr(args, "save_images", None) else None
 
     print(f"vision eval: {len(levels)} levels x {per_level} images, {stable} frames each, seed {args.seed}")
     t0 = time.perf_counter()
-
-    def progress(level, image, out):
-        if image == per_level - 1:
-            print(f"  {level.name}: done", file=sys.stderr, flush=True)
-
-    results = run_levels(levels, per_level, args.seed, stable, scheme, calibration, save_dir, progress)
+    results = run_levels(levels, per_level, args.seed, stable, scheme, calibration, save_dir)
     elapsed = time.perf_counter() - t0
     checks = check_targets(levels, results)
     _print_table(results, checks, elapsed)
-    if path is not None:
-        data = _report(levels, results, checks, args.seed, per_level, stable, scheme, elapsed)
-        try:
-            path.write_text(json.dumps(data, indent=1) + "\n")
-        except OSError as exc:
-            print(f"flure: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
-        print(f"report: {path}")
-    return 0
+    return write_report(path, None if path is None else
+                        _report(levels, results, checks, args.seed, per_level, stable, scheme, elapsed))
 
 
 class UsageError(FlureError):

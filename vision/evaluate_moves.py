@@ -15,9 +15,7 @@ accepted — that must never happen, nor may an illegal change be accepted.
 """
 from __future__ import annotations
 
-import json
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -28,7 +26,7 @@ from engine.observation import EMPTY, Look, looks
 from engine.position import BOARD, WAITING, Position
 from engine.reconcile import legal_changes
 
-from .evaluate import LEVELS, Level, level_params
+from .evaluate import LEVELS, Level, images_per_level, level_params, per_condition, write_report
 
 TARGET_NEAR_NOMINAL = 0.95
 TARGET_ALL = 0.85
@@ -262,36 +260,26 @@ def check_targets(total: Tally) -> list[dict]:
 def run(args, levels, path: Path | None, scheme, calibration=None) -> int:
     """The ``--moves`` set over ``levels`` ((index, Level) pairs), its table and its report at ``path``;
     returns 0 when the set ran (targets are reported, not enforced)."""
-    per_level = 1 if getattr(args, "quick", False) else max(1, int(args.per_level or DEFAULT_PER_LEVEL))
+    per_level = images_per_level(args, DEFAULT_PER_LEVEL)
     frames = max(1, int(getattr(args, "stable_frames", None) or DEFAULT_FRAMES))
     print(f"vision eval --moves: {len(levels)} levels x {per_level} scenes, {frames} frames each, seed {args.seed}")
     t0 = time.perf_counter()
-    tallies = []
-    for index, level in levels:
-        t = Tally(level.name)
-        for image in range(per_level):
-            _tally(t, evaluate_scene(level, 100 + index, args.seed, image, frames, scheme, calibration))
-        print(f"  {level.name}: done", file=sys.stderr, flush=True)
-        tallies.append(t)
+
+    def scene(index, level, image):
+        return evaluate_scene(level, 100 + index, args.seed, image, frames, scheme, calibration)
+    tallies = per_condition(levels, per_level, scene, lambda level: Tally(level.name),
+                            lambda t, _level, out: _tally(t, out))
     total = Tally("all")
     for t in tallies:
         total.add(t)
     elapsed = time.perf_counter() - t0
     checks = check_targets(total)
     print_table(tallies, total, checks, elapsed)
-    if path is not None:
-        data = {"format": "flure-vision-eval-moves/1", "seed": args.seed, "per_level": per_level, "frames": frames,
-                "levels": {t.name: {**t.summary(), "failures": t.failures} for t in tallies},
-                "all": total.summary(), "targets": checks, "elapsed_s": round(elapsed, 1),
-                "grid": [{"name": lv.name, "about": lv.about} for _, lv in levels]}
-        try:
-            path.write_text(json.dumps(data, indent=1) + "\n")
-        except OSError as exc:
-            print(f"flure: cannot write the report {path}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            return 1
-        print(f"report: {path}")
-    return 0
+    return write_report(path, {"format": "flure-vision-eval-moves/1", "seed": args.seed, "per_level": per_level,
+                               "frames": frames,
+                               "levels": {t.name: {**t.summary(), "failures": t.failures} for t in tallies},
+                               "all": total.summary(), "targets": checks, "elapsed_s": round(elapsed, 1),
+                               "grid": [{"name": lv.name, "about": lv.about} for _, lv in levels]})
 
 
 def print_table(tallies: list[Tally], total: Tally, checks: list[dict], elapsed: float) -> None:

@@ -69,7 +69,8 @@ def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *
                     # The height shift is measured anew, and with it every square's place.
                     location = with_parallax(merged, loc.location, scheme, config, gray)
                     reading = interpret(merged, location, scheme, config)
-                    _check_occlusion(reading, image, gray, location, scheme, config)
+                    # (the board's cells depend on the board's plane only, not on the height shift)
+                    _check_occlusion(reading, image, gray, location, scheme, config, cells)
                 else:
                     reading = interpret(merged, location, scheme, config)
                     _carry_occlusion(first, reading)

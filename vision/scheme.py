@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,7 @@ class Scheme:
         x, y, w, h = self.card_zone_mm
         return x <= x_mm <= x + w and y <= y_mm <= y + h
 
-    @property
+    @cached_property
     def board_marker_ids(self) -> frozenset[int]:
         return frozenset(m.id for m in self.board_markers)
 
