@@ -167,10 +167,13 @@ class BoardLocation:
         f = float(self.camera_matrix[0, 0])
         target = 1.0 / parallax if parallax > 0 else math.inf
         centre = self.centre
-        for _ in range(4):      # the height grows about in proportion to f: 2-3 rounds
-            k = self.camera_matrix.copy()
-            k[0, 0] = k[1, 1] = f
-            _rot, centre = _pose(self.homography, k)
+        for i in range(4):      # the height grows about in proportion to f: 2-3 rounds
+            if i == 0 and float(self.camera_matrix[1, 1]) == f:
+                centre = self.centre      # the camera matrix's own focal length: the pose at hand
+            else:
+                k = self.camera_matrix.copy()
+                k[0, 0] = k[1, 1] = f
+                _rot, centre = _pose(self.homography, k)
             height = max(float(-centre[2]), 1e-6)
             new = float(np.clip(f * target / height, f_lo, f_hi)) if math.isfinite(target) else f_hi
             if abs(new - f) <= 1e-3 * f:
