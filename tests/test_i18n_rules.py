@@ -86,6 +86,23 @@ def test_the_check_catches_an_untranslated_a_stale_and_a_changed_entry():
     assert len(found) == 4
 
 
+def test_both_domains_are_compiled_on_first_use(tmp_path, monkeypatch):
+    """A fresh checkout has no .mo files: the first look-up compiles messages and rules alike."""
+    import shutil
+
+    import companion_app.i18n as i18n
+    from babel.support import Translations
+
+    copy = tmp_path / "translations"
+    shutil.copytree(i18n.TRANSLATIONS, copy, ignore=shutil.ignore_patterns("*.mo", "*.pot"))
+    monkeypatch.setattr(i18n, "TRANSLATIONS", copy)
+    done = i18n.ensure_compiled()
+    assert {f"{lang}/{domain}" for lang in LANGUAGES for domain in ("messages", "rules")} == set(done)
+    assert i18n.ensure_compiled() == []                                  # up to date: nothing to do
+    german = Translations.load(str(copy), ["de"], RULES_DOMAIN)
+    assert german.pgettext("M4", "Decision") == "Entscheidung"
+
+
 def test_the_ids_squares_and_values_stay_as_they_are():
     fr, de, es = (rules_in(lang) for lang in ("fr", "de", "es"))
     for rules in (fr, de, es):

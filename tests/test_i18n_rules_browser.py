@@ -77,6 +77,11 @@ def test_the_referees_rule_look_up_answers_in_the_pages_language(browser, server
     rule = rules_in(lang)["B2"]
     page.wait_for_selector("#rule-text h3")
     assert page.locator("#rule-text p").all_inner_texts() == rule["text"].split("\n")
+    page.fill("#rule-id", "p7")
+    page.click("#rule-form button")
+    page.wait_for_selector("#rule-text h3:has-text('P7')")
+    assert page.locator("#rule-text code").all_inner_texts() == ["a1", "p11"]   # drawn as code, no backticks
+    assert page.inner_text("#rule-text h3") == "P7 " + rules_in(lang)["P7"]["title"]
     page.fill("#rule-id", "Z9")
     page.click("#rule-form button")
     page.wait_for_selector("#rule-text .error")

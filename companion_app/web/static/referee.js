@@ -515,7 +515,8 @@
     }
     $("rule-text").replaceChildren(res.ok
       ? h("div", { class: "rule" }, h("h3", {}, h("span", { class: "rule-id" }, data.id), ` ${data.title}`),
-          ...data.text.split("\n").map((para) => h("p", {}, para)))
+          ...data.text.split("\n").map((para) => h("p", {},   // `a1` as code, as on the rules page
+            para.split("`").map((part, i) => (i % 2 ? h("code", {}, part) : part)))))
       : h("p", { class: "error" }, said(data, "error")));
   });
 
