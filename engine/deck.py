@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .errors import GameActionError, InvalidSetupError
 from .monster import tile_rule
-from .wording import N_, Join, Term, Text, listing
+from .wording import N_, Join, Plural, Term, Text, listing
 
 TILES = ("5", "7", "7", "8", "8", "10", "prey-1", "prey-2")   # the eight tombstone tiles (G7)
 TILES_PLAYED_PER_ROUND = len(TILES) - 1  # G9: the last tile is never played
@@ -33,13 +33,20 @@ def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
 
 def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
     """What the revealed tile makes the monster do, for the game log (M1, G11)."""
+    return str(tile_effect_words(tile, prey3_variant=prey3_variant))
+
+
+def tile_effect_words(tile: str, *, prey3_variant: bool = False) -> Text:
+    """``tile_effect`` as wording data (engine.wording)."""
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
-        return f"{tile_name(tile)}: the monster walks {steps} steps (M1)"
-    hunt = f"the monster hunts until it has eaten {prey} pawn{'s' if prey != 1 else ''} (M1)"
+        return Text(N_("%(tile)s: the monster walks %(num)s steps (M1)"), tile=tile_words(tile), num=steps)
+    hunt = Plural("the monster hunts until it has eaten %(num)s pawn (M1)",
+                  "the monster hunts until it has eaten %(num)s pawns (M1)", prey)
     if not tile.startswith("prey-"):
-        return f"the {tile} tile counts as {_PREY_WORDS[prey]} (G11): {hunt}"
-    return f"{tile_name(tile)}: {hunt}"
+        return Text(N_("the %(tile)s tile counts as %(prey)s (G11): %(hunt)s"), tile=tile, prey=Term(_PREY_WORDS[prey]),
+                    hunt=hunt)
+    return Text(N_("%(tile)s: %(hunt)s"), tile=tile_words(tile), hunt=hunt)
 
 
 def tile_name(tile: str, *, prey3_variant: bool = False) -> str:

@@ -10,7 +10,7 @@ decides who may act, flips pawns (G3), and keeps score.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from . import deck as tiles
@@ -32,7 +32,7 @@ SETUPS = ("basic", "advanced")
 FOUR_PAWN_SET = ("6/1", "4/3", "3/4", "2/5")   # G1, 2–4 players
 THREE_PAWN_SET = ("6/1", "3/4", "2/5")         # G1, 5–7 players
 FIRST_TURN_ENTRIES = 2                         # G4
-CORRECTED = "The referee corrected the position."
+CORRECTED = N_("The referee corrected the position.")
 
 
 def pawn_set(n_players: int) -> tuple[str, ...]:
@@ -65,6 +65,7 @@ class Game:
     winner: str | None = None
     end_rule: str | None = None           # "G2" or "G10" once the game is over
     note: str = ""                        # what the last action did, in plain language
+    note_words: object = field(default=None, compare=False, repr=False)   # ``note`` as engine.wording data
     last_tile: str | None = None          # the last monster move: tile, position before, where eaten went
     last_before: Position | None = None
     last_eaten_place: str | None = None
@@ -95,11 +96,12 @@ class Game:
         if setup == "basic":
             game = cls(players, first_player, setup, prey3_variant, seed, basic_position(pawns), "placement",
                        deck=deck)
-            return game._start_pawn_phase(first_player, note="New game, basic setup.")
+            return game._start_pawn_phase(first_player, **_note(Text(N_("New game, basic setup."))))
         position = Position(EXIT, E, {}, frozenset(), {}, pawns)
         return cls(players, first_player, setup, prey3_variant, seed, position, "placement", deck=deck,
                    placer=first_player, pieces_left=tuple(PIECES.items()),
-                   note=f"New game, advanced setup: {first_player} places the first piece (A2).")
+                   **_note(Text(N_("New game, advanced setup: %(colour)s places the first piece (A2)."),
+                                colour=Colour(first_player))))
 
     # -- read-only views ---------------------------------------------------
     @property
@@ -202,7 +204,7 @@ class Game:
                 del out_log[len(out_log) - 1 - out_log[::-1].index(old.colour)]
         in_play = {p.label for p in position.pawns if p.in_play}
         unmoved = tuple(x for x in self.unmoved if x in in_play)
-        game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), note=CORRECTED)
+        game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), **_note(Text(CORRECTED)))
         if self.phase not in ("pawns", "monster"):
             return game
         ended = game._check_end()
@@ -266,18 +268,17 @@ class Game:
         after = moved.pawn(label).flipped()
         position = moved.with_pawn(after)
         out_log = self.out_log + ((pawn.colour,) if after.place == OUT else ())
-        stays_why = (f"G4: {pawn.colour} already brought {FIRST_TURN_ENTRIES} pawns in"
-                     if self._entries_exhausted(pawn.colour) else "G5")
-        note = f"{pawn.name} {_describe_move(pawn, after, moves, stays_why)} and is flipped (G3)."
+        stays_why = "G4" if self._entries_exhausted(pawn.colour) else "G5"
+        note = _describe_move(pawn, after, moves, stays_why)
         unmoved = tuple(x for x in self.unmoved if x != label)
-        game = replace(self, position=position, unmoved=unmoved, out_log=out_log, note=note)
+        game = replace(self, position=position, unmoved=unmoved, out_log=out_log, **_note(note))
         ended = game._check_end()
         if ended is not None:
             return ended
         nxt = game._next_mover(pawn.colour, unmoved)
         if nxt is None:
             return replace(game, phase="monster", to_move=None,
-                           note=note + " Every pawn has moved: the monster's turn (G3).")
+                           **_then(game, Text(N_("Every pawn has moved: the monster's turn (G3)."))))
         return replace(game, to_move=nxt)
 
     def _check_may_move(self, pawn: Pawn) -> None:
@@ -367,7 +368,7 @@ class Game:
         game = replace(self, phase="pawns", first_player=first, unmoved=unmoved, placer=None, **changes)
         if not unmoved:   # only after a referee correction took every pawn out of play
             return replace(game, phase="monster", to_move=None,
-                           note=game.note + " No pawn is left to move: the monster's turn (G3).")
+                           **_then(game, Text(N_("No pawn is left to move: the monster's turn (G3)."))))
         return replace(game, to_move=game._next_mover(None, unmoved))
 
     # monster phase .........................................................
@@ -390,21 +391,22 @@ class Game:
             drawn = tiles.take(self.deck, action.tile, **common)
         eaten_place = self._eaten_place()
         plan = resolve(self.position, drawn.tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
-        note = f"Tile {tiles.tile_effect(drawn.tile, prey3_variant=self.prey3_variant)}"
+        parts = [Text(N_("Tile %(effect)s"), effect=tiles.tile_effect_words(drawn.tile,
+                                                                            prey3_variant=self.prey3_variant))]
         if drawn.set_aside:
-            set_aside = ", ".join(tiles.tile_name(t, prey3_variant=self.prey3_variant) for t in drawn.set_aside)
-            note = (f"Revealed {set_aside} first: the game's first "
-                    f"tile may not be a prey tile, so the others were reshuffled (G8). " + note)
+            set_aside = listing(tiles.tile_words(t, prey3_variant=self.prey3_variant) for t in drawn.set_aside)
+            parts.insert(0, Text(N_("Revealed %(tiles)s first: the game's first tile may not be a prey tile, so the "
+                                    "others were reshuffled (G8). "), tiles=set_aside))
         if plan.eaten:
-            names = [self.position.pawn(x).name for x in plan.eaten]
-            fate = "back beside the entrance (G9)" if eaten_place == WAITING else "out of the game (G9)"
-            note += f"; it eats {', '.join(names)}: {fate}"
+            names = listing(PawnName(self.position.pawn(x).name) for x in plan.eaten)
+            parts.append(Text(N_("; it eats %(pawns)s: back beside the entrance (G9)") if eaten_place == WAITING
+                              else N_("; it eats %(pawns)s: out of the game (G9)"), pawns=names))
         if type(action) is Tile and self.first_tile_of_game:
-            note += (". If prey tiles were revealed before it, shuffle all the other tiles into a new "
-                     "face-down deck (G8)")
+            parts.append(Text(N_(". If prey tiles were revealed before it, shuffle all the other tiles into a new "
+                                 "face-down deck (G8)")))
         game = replace(self, position=plan.result, deck=drawn.deck, tiles_played=self.tiles_played + (drawn.tile,),
                        last_tile=drawn.tile, last_before=self.position, last_eaten_place=eaten_place,
-                       note=note + ".")
+                       **_note(Join("", [*parts, "."])))
         game.__dict__["last_plan"] = plan  # already resolved; saves resolving again
         ended = game._check_end()
         if ended is not None:
@@ -415,7 +417,8 @@ class Game:
                 return game
         nxt = self.players[(self.players.index(self.first_player) + 1) % len(self.players)]
         return game._start_pawn_phase(nxt, turn=self.turn + 1,
-                                      note=game.note + f" {nxt.capitalize()} is the new first player (G6).")
+                                      **_then(game, Text(N_("%(colour)s is the new first player (G6)."),
+                                                         colour=Cap(Colour(nxt)))))
 
     def _eaten_place(self) -> str:
         return WAITING if self.round == 1 else GONE
@@ -424,12 +427,12 @@ class Game:
         """G9: after the 7th tile of a round, reshuffle all 8 (round 1) or end the game (round 2)."""
         if self.round == 1:
             game = replace(self, round=2, deck=tiles.shuffled(tiles.TILES, self.seed, "round-2"), tiles_played=(),
-                           note=self.note + " Round 1 is over: all 8 tiles are reshuffled and round 2 begins; "
-                                            "from now on eaten pawns leave the game (G9).")
+                           **_then(self, Text(N_("Round 1 is over: all 8 tiles are reshuffled and round 2 begins; "
+                                                 "from now on eaten pawns leave the game (G9)."))))
             return game._check_end() or game
         pawns = tuple(replace(p, place=GONE, square=None) if p.place == BOARD else p for p in self.position.pawns)
         game = replace(self, position=replace(self.position, pawns=pawns),
-                       note=self.note + " Round 2 is over: pawns still in the fortress count as eaten (G9).")
+                       **_then(self, Text(N_("Round 2 is over: pawns still in the fortress count as eaten (G9)."))))
         return game._finish("G10")
 
     # end of game .........................................................
@@ -447,7 +450,7 @@ class Game:
         if winner is None:
             winner = _tie_break(self.out_counts(), self.out_log)
         game = replace(self, phase="over", winner=winner, end_rule=rule, to_move=None, unmoved=())
-        return replace(game, note=f"{game.note} {game._result_text()}".strip())
+        return replace(game, **_then(game, game.result_words()))
 
     def _result_text(self) -> str:
         return str(self.result_words())
@@ -478,12 +481,14 @@ class Game:
         position = apply_placement(self.position, placement)
         i = self.players.index(self.placer)
         nxt = self.players[(i + 1) % len(self.players)]
-        note = f"{self.placer.capitalize()} placed a {placement.describe()} (A2)."
-        game = replace(self, position=position, pieces_left=tuple(left.items()), placer=nxt, note=note)
+        note = Text(N_("%(colour)s placed a %(piece)s (A2)."), colour=Cap(Colour(self.placer)),
+                    piece=placement.describe_words())
+        game = replace(self, position=position, pieces_left=tuple(left.items()), placer=nxt, **_note(note))
         if sum(left.values()):
             return game
         # A2: the player after the last placer starts the game.
-        return game._start_pawn_phase(nxt, note=note + f" All pieces are placed: {nxt} starts the game as first player (A2).")
+        return game._start_pawn_phase(nxt, **_then(game, Text(N_("All pieces are placed: %(colour)s starts the game "
+                                                                 "as first player (A2)."), colour=Colour(nxt))))
 
     # -- JSON ----------------------------------------------------------------
     def to_json(self) -> dict:
@@ -648,11 +653,28 @@ def _where(pawn: Pawn) -> Text:
     return Text(N_("on %(square)s"), square=pawn.where()) if pawn.place == BOARD else Text(N_("beside the board"))
 
 
-def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> str:
+def _note(words) -> dict:
+    """The ``note`` and ``note_words`` fields of a game whose last action ``words`` says (engine.wording)."""
+    return {"note": str(words), "note_words": words}
+
+
+def _then(game: "Game", words) -> dict:
+    """``game``'s note with ``words`` said after it (an empty note is left out)."""
+    before = game.note_words if game.note_words is not None else game.note
+    return _note(Join(" ", [before, words]) if game.note else words)
+
+
+def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> Text:
+    """What a pawn's move did, for the game log (the pawn is flipped after every move, G3)."""
+    name = PawnName(before.name)
     if after.place == OUT:
-        return "leaves the fortress through the exit (P3)"
+        return Text(N_("%(pawn)s leaves the fortress through the exit (P3) and is flipped (G3)."), pawn=name)
+    if after.place == WAITING and stays_why == "G4":
+        return Text(N_("%(pawn)s stays beside the board (G4: %(colour)s already brought %(num)s pawns in) and is "
+                       "flipped (G3)."), pawn=name, colour=Colour(before.colour), num=FIRST_TURN_ENTRIES)
     if after.place == WAITING:
-        return f"stays beside the board ({stays_why})"
+        return Text(N_("%(pawn)s stays beside the board (G5) and is flipped (G3)."), pawn=name)
     if before.place == BOARD and before.square == after.square:
-        return f"stays on {after.where()}"
-    return f"moves to {after.where()} ({moves})"
+        return Text(N_("%(pawn)s stays on %(square)s and is flipped (G3)."), pawn=name, square=after.where())
+    return Text(N_("%(pawn)s moves to %(square)s (%(moves)s) and is flipped (G3)."), pawn=name, square=after.where(),
+                moves=moves)

@@ -13,6 +13,8 @@ from typing import Iterable, Mapping
 
 from .geometry import SQUARE_SET, square_name
 from .position import BOARD, Pawn, Position, Teleporter
+from .wording import N_, NP_, Direction, Join, Term, Text
+from .wording import Pawn as PawnName
 
 ANY_PAWN = "any-pawn"          # mover: one move of any one pawn (``flure vision explain`` without --player)
 MONSTER_PHASE = "monster"      # mover: the monster phase, only a tile in the card zone is expected (G7)
@@ -51,7 +53,11 @@ class PawnLook:
 
     @property
     def name(self) -> str:
-        return f"{self.colour} {self.kind}" if self.colour and self.kind else "a pawn"
+        return str(self.name_words)
+
+    @property
+    def name_words(self):
+        return PawnName(f"{self.colour} {self.kind}") if self.colour and self.kind else Text(N_("a pawn"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +76,25 @@ class Look:
     pool: bool = False
 
     def describe(self) -> str:
+        return str(self.describe_words())
+
+    def describe_words(self) -> Join | Text:
+        """What the square shows, as wording data (engine.wording)."""
         parts = []
         if self.monster is not None:
-            parts.append(f"the monster facing {'NESW'[self.monster]}")
+            parts.append(Text(N_("the monster facing %(direction)s"), direction=Direction("NESW"[self.monster])))
         if self.pawn is not None:
-            parts.append(f"{self.pawn.name} ({self.pawn.face} face up)")
+            template = (N_("%(pawn)s (black face up)") if self.pawn.face == "black" else
+                        N_("%(pawn)s (white face up)") if self.pawn.face == "white" else "%(pawn)s (%(face)s face up)")
+            parts.append(Text(template, pawn=self.pawn.name_words, face=self.pawn.face))
         if self.stone is not None:
-            parts.append("a stone" if self.stone == "stone" else f"a {self.stone} stone")
+            parts.append(Text.in_context("look", _STONE_LOOKS[self.stone]) if self.stone in _STONE_LOOKS
+                         else Text("a %(kind)s stone", kind=self.stone))
         if self.teleporter is not None:
-            parts.append(f"teleporter {self.teleporter.pair}")
+            parts.append(Text(N_("teleporter %(pair)s"), pair=self.teleporter.pair))
         if self.pool:
-            parts.append("a pool" if len(parts) == 0 else "on a pool")
-        return " ".join(parts) if parts else "empty"
+            parts.append(Text(N_("a pool")) if len(parts) == 0 else Text(N_("on a pool")))
+        return Join(" ", parts) if parts else Text(N_("empty"))
 
 
 EMPTY = Look()
@@ -135,10 +148,19 @@ class Observation:
         return cls({sq: shown.get(sq, EMPTY) for sq in SQUARE_SET if sq not in why}, tile, why)
 
     def unknown_text(self, sq: int) -> str:
+        return str(self.unknown_words(sq))
+
+    def unknown_words(self, sq: int) -> Text:
+        """Why square ``sq`` is unknown, as wording data (engine.wording)."""
         reason = self.why.get(sq)
-        return f"{square_name(sq)} is not seen" + (f" ({_REASONS.get(reason, reason)})" if reason else "")
+        if not reason:
+            return Text(N_("%(square)s is not seen"), square=square_name(sq))
+        return Text(N_("%(square)s is not seen (%(why)s)"), square=square_name(sq),
+                    why=Term(_REASONS[reason]) if reason in _REASONS else reason)
 
 
-_REASONS = {"occluded": "covered, a hand?", "hidden-square": "hidden behind a taller piece",
-            "unread-square": "a sticker there does not decode", "out-of-view": "outside the picture",
-            "unsure-square": "a lifted sticker could stand there"}
+_REASONS = {"occluded": N_("covered, a hand?"), "hidden-square": N_("hidden behind a taller piece"),
+            "unread-square": N_("a sticker there does not decode"), "out-of-view": N_("outside the picture"),
+            "unsure-square": N_("a lifted sticker could stand there")}
+_STONE_LOOKS = {"stone": NP_("look", "a stone"), "crystal": NP_("look", "a crystal stone"),
+                "pivot-right": NP_("look", "a pivot-right stone"), "pivot-about": NP_("look", "a pivot-about stone")}

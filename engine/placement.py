@@ -13,7 +13,7 @@ from .errors import GameActionError, InvalidSetupError
 from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square_name
 from .pools import pool_squares
 from .position import STONE_KINDS, Position, Teleporter
-from .wording import N_, Join, Term, Text, listing
+from .wording import N_, Direction, Join, Term, Text, listing
 
 if TYPE_CHECKING:
     from .actions import Place
@@ -46,13 +46,18 @@ class Placement:
     pair: int | None = None
 
     def describe(self) -> str:
+        return str(self.describe_words())
+
+    def describe_words(self) -> Text:
+        """The piece and where it lies, as wording data (engine.wording)."""
         where = square_name(self.squares[0])
         if len(self.squares) > 1:
             where = f"{where}–{square_name(self.squares[-1])}"
-        extra = ""
         if self.piece == "teleporter":
-            extra = f" (pair {self.pair}, arrow {DIRECTION_NAMES[self.arrow]})"
-        return f"{PIECE_NAMES[self.piece]} on {where}{extra}"
+            return Text(N_("%(piece)s on %(square)s (pair %(pair)s, arrow %(direction)s)"),
+                        piece=Term(PIECE_NAMES[self.piece]), square=where, pair=self.pair,
+                        direction=Direction(DIRECTION_NAMES[self.arrow]))
+        return Text(N_("%(piece)s on %(square)s"), piece=Term(PIECE_NAMES[self.piece]), square=where)
 
 
 def pieces_text(left: dict[str, int]) -> str:

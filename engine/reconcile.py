@@ -18,7 +18,7 @@ rules themselves, not a re-derivation.  Pure: no I/O, no clock.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from .actions import Place
@@ -28,6 +28,7 @@ from .pawns import outcomes
 from .placement import parse_placement
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
+from .wording import N_, Join, Pawn, Text, join_or
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
@@ -41,6 +42,12 @@ class Problem:
     code: str
     message: str
     square: int | None = None
+    words: object = field(default=None, compare=False, repr=False)   # ``message`` as engine.wording data
+
+    @classmethod
+    def said(cls, code: str, words, square: int | None = None) -> "Problem":
+        """A problem whose message is wording data (its English is ``message``)."""
+        return cls(code, str(words), square, words)
 
     def to_json(self) -> dict:
         return {"code": self.code, "message": self.message,
@@ -60,21 +67,29 @@ class Change:
     place: Place | None = None     # the piece put down (``place``, A2)
 
     def describe(self, before: Position) -> str:
+        return str(self.describe_words(before))
+
+    def describe_words(self, before: Position):
+        """The change in words, as wording data (engine.wording)."""
         if self.kind == "none":
-            return "nothing changed"
+            return Text(N_("nothing changed"))
         if self.kind == "place":
             return parse_placement(self.place, before).describe()
         if self.kind == "tile":
-            return f"tile {self.tile} laid in the card zone" if self.tile else "a tile laid in the card zone"
+            return (Text(N_("tile %(tile)s laid in the card zone"), tile=self.tile) if self.tile
+                    else Text(N_("a tile laid in the card zone")))
         p0, p1 = before.pawn(self.pawn), self.after.pawn(self.pawn)
+        name = Pawn(p0.name)
         if p1.place == OUT:
-            return f"{p0.name} left the fortress from a1 (P3)"
+            return Text(N_("%(pawn)s left the fortress from a1 (P3)"), pawn=name)
         if p0.place == BOARD and p1.place == BOARD and p0.square == p1.square:
             if self.moves:
-                return f"{p0.name} pushed a stone and came back to {p1.where()} ({self.moves})"
-            return f"{p0.name} stayed on {p1.where()}"
-        start = "beside the board" if p0.place == WAITING else p0.where()
-        return f"{p0.name} went from {start} to {p1.where()}"
+                return Text(N_("%(pawn)s pushed a stone and came back to %(square)s (%(moves)s)"), pawn=name,
+                            square=p1.where(), moves=self.moves)
+            return Text(N_("%(pawn)s stayed on %(square)s"), pawn=name, square=p1.where())
+        if p0.place == WAITING:
+            return Text(N_("%(pawn)s went from beside the board to %(square)s"), pawn=name, square=p1.where())
+        return Text(N_("%(pawn)s went from %(start)s to %(square)s"), pawn=name, start=p0.where(), square=p1.where())
 
     def destination(self) -> int | None:
         """The board square where the moved pawn ends, if on the board."""
@@ -218,7 +233,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
     if not fitting:
         square, message = unexplained(before, observation, mover, differs, only)
         return Reconciliation("unexplained", before, unseen=unseen,
-                              problems=(Problem("unexplained", message, square),))
+                              problems=(Problem.said("unexplained", message, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
                               problems=(_ambiguous(before, observation, fitting),))
@@ -226,9 +241,11 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
     dest = change.destination()
     if dest is not None and dest not in observation.seen:
         p = before.pawn(change.pawn)
-        problem = Problem("destination-unseen",
-                          f"only {change.describe(before)} fits what is seen, but {observation.unknown_text(dest)}, "
-                          f"so {p.name}'s face there cannot be checked (P1): uncover {square_name(dest)}", dest)
+        problem = Problem.said("destination-unseen",
+                               Text(N_("only %(change)s fits what is seen, but %(why)s, so %(pawn)s's face there "
+                                       "cannot be checked (P1): uncover %(square)s"), change=change.describe_words(before),
+                                    why=observation.unknown_words(dest), pawn=Pawn(p.name), square=square_name(dest)),
+                               dest)
         return Reconciliation("unexplained", before, unseen=unseen, candidates=(change,), problems=(problem,))
     tile = observation.tile if change.kind == "tile" else None
     return Reconciliation(change.kind, before, change.after, change.pawn, change.moves, tile, unseen,
@@ -239,13 +256,17 @@ def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Pro
     """Name the candidates and the unseen squares (or the card zone) that would tell them apart."""
     shown = [looks(c.after) for c in fitting]
     telling = sorted(sq for sq in obs.unknown if len({s.get(sq, EMPTY) for s in shown}) > 1)
-    names = " or ".join(c.describe(before) for c in fitting[:4]) + (
-        f" (or {len(fitting) - 4} more)" if len(fitting) > 4 else "")
+    names = join_or(c.describe_words(before) for c in fitting[:4])
+    if len(fitting) > 4:
+        names = Join("", [names, Text(N_(" (or %(num)s more)"), num=len(fitting) - 4)])
     uncover = [square_name(sq) for sq in telling[:4]]
-    reasons = [obs.unknown_text(sq) for sq in telling[:4]]
+    reasons = [obs.unknown_words(sq) for sq in telling[:4]]
     if obs.tile is UNKNOWN and len({c.kind == "tile" for c in fitting}) > 1:
-        uncover.append("the card zone")
-        reasons.append("the card zone is not seen")
-    what = f": {'; '.join(reasons)} — uncover {', '.join(uncover)}" if uncover else ""
-    return Problem("ambiguous", f"{names} could explain what is seen{what} (a guess is never applied)",
-                   telling[0] if telling else None)
+        uncover.append(Text(N_("the card zone")))
+        reasons.append(Text(N_("the card zone is not seen")))
+    if uncover:
+        words = Text(N_("%(candidates)s could explain what is seen: %(reasons)s — uncover %(squares)s (a guess is "
+                        "never applied)"), candidates=names, reasons=Join("; ", reasons), squares=Join(", ", uncover))
+    else:
+        words = Text(N_("%(candidates)s could explain what is seen (a guess is never applied)"), candidates=names)
+    return Problem.said("ambiguous", words, telling[0] if telling else None)

@@ -11,44 +11,52 @@ from .geometry import square_name
 from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, looks
 from .pawns import outcomes
 from .position import BOARD, WAITING, Position
+from .wording import N_, Cap, Colour, Join, Pawn, Plural, Text, listing
 
 MAX_LISTED = 4
 
 
-def unexplained(before: Position, obs, mover: str, differs: set[int], only=None) -> tuple[int | None, str]:
-    """(first differing square, message) for a reading no legal change of ``mover`` explains."""
+def unexplained(before: Position, obs, mover: str, differs: set[int], only=None) -> tuple[int | None, Join]:
+    """(first differing square, message) for a reading no legal change of ``mover`` explains; the
+    message is wording data (engine.wording), ``str()`` of it the English sentence."""
     shown = looks(before)
     order = sorted(differs)
-    seen_text = "; ".join(f"{square_name(sq)} was {shown.get(sq, EMPTY).describe()}, now "
-                          f"{obs.seen[sq].describe()}" for sq in order[:MAX_LISTED])
+    seen = Join("; ", [Text(N_("%(square)s was %(before)s, now %(after)s"), square=square_name(sq),
+                            before=shown.get(sq, EMPTY).describe_words(), after=obs.seen[sq].describe_words())
+                       for sq in order[:MAX_LISTED]])
     if len(order) > MAX_LISTED:
-        seen_text += f" (and {len(order) - MAX_LISTED} more squares)"
-    reasons: list[str] = []
+        seen = Join("", [seen, Text(N_(" (and %(num)s more squares)"), num=len(order) - MAX_LISTED)])
+    reasons: list = []
     if obs.tile is not None and obs.tile is not UNKNOWN and differs:
-        reasons.append(f"tile {obs.tile} lies in the card zone but the board changed too: "
-                       "the tile is laid with the board as it was (G7)")
+        reasons.append(Text(N_("tile %(tile)s lies in the card zone but the board changed too: the tile is laid "
+                               "with the board as it was (G7)"), tile=obs.tile))
     if any(shown.get(sq, EMPTY).monster != obs.seen[sq].monster for sq in differs):
-        reasons.append("the monster is not as it was: it moves only in the monster phase (G3)")
+        reasons.append(Text(N_("the monster is not as it was: it moves only in the monster phase (G3)")))
     if any((shown.get(sq, EMPTY).pool, shown.get(sq, EMPTY).teleporter) != (obs.seen[sq].pool, obs.seen[sq].teleporter)
            for sq in differs):
-        reasons.append("pools and teleporters never move (B1, T1)")
+        reasons.append(Text(N_("pools and teleporters never move (B1, T1)")))
     changed = _changed_pawns(before, obs, differs)
     stones_moved = any(shown.get(sq, EMPTY).stone != obs.seen[sq].stone for sq in differs)
-    whose = "" if mover in (ANY_PAWN, MONSTER_PHASE) else f" of {mover}'s"
+    anyone = mover in (ANY_PAWN, MONSTER_PHASE)
     if changed and mover == MONSTER_PHASE:
-        reasons.append(f"{_names(changed)} changed, but no pawn moves in the monster phase: only the "
-                       "tombstone tile is laid (G3, G7)")
+        reasons.append(Text(N_("%(pawns)s changed, but no pawn moves in the monster phase: only the tombstone tile "
+                               "is laid (G3, G7)"), pawns=_names(changed)))
     elif len(changed) > 1:
-        reasons.append(f"more than one pawn changed ({_names(changed)}): a player moves one pawn at a time (G3)")
+        reasons.append(Text(N_("more than one pawn changed (%(pawns)s): a player moves one pawn at a time (G3)"),
+                            pawns=_names(changed)))
     elif changed:
         reasons.append(_one_pawn(before, obs, changed[0], mover, only))
     elif stones_moved:
-        reasons.append(f"a stone moved but no pawn{whose} could have pushed it: a stone moves only when a "
-                       "pawn enters its square (P7)")
+        reasons.append(Text(N_("a stone moved but no pawn could have pushed it: a stone moves only when a pawn "
+                               "enters its square (P7)")) if anyone else
+                       Text(N_("a stone moved but no pawn of %(colour)s's could have pushed it: a stone moves only "
+                               "when a pawn enters its square (P7)"), colour=Colour(mover)))
     if not reasons:
-        reasons.append(f"no legal move{whose} leaves the board like this")
-    return (order[0] if order else None), f"no legal change explains what the camera sees: {seen_text}. " \
-                                           + " ".join(r[0].upper() + r[1:] + "." for r in reasons)
+        reasons.append(Text(N_("no legal move leaves the board like this")) if anyone else
+                       Text(N_("no legal move of %(colour)s's leaves the board like this"), colour=Colour(mover)))
+    words = Join("", [Text(N_("no legal change explains what the camera sees: %(seen)s."), seen=seen),
+                      *(Join("", [" ", Cap(r), "."]) for r in reasons)])
+    return (order[0] if order else None), words
 
 
 def _changed_pawns(before: Position, obs, differs: set[int]) -> list[tuple]:
@@ -67,41 +75,50 @@ def _changed_pawns(before: Position, obs, differs: set[int]) -> list[tuple]:
     return keys
 
 
-def _names(keys) -> str:
-    return ", ".join(f"{c} {k}" for c, k in keys)
+def _names(keys) -> Join:
+    return listing(Pawn(f"{c} {k}") for c, k in keys)
 
 
-def _one_pawn(before: Position, obs, who: tuple, mover: str, only=None) -> str:
+def _one_pawn(before: Position, obs, who: tuple, mover: str, only=None) -> Text:
     """Why the one pawn that changed cannot have made this change."""
     pawn = next((p for p in before.pawns if (p.colour, p.kind) == who), None)
-    name = f"{who[0]} {who[1]}"
+    name = Pawn(f"{who[0]} {who[1]}")
     if pawn is None:
-        return f"{name} is not a pawn of this game"
+        return Text(N_("%(pawn)s is not a pawn of this game"), pawn=name)
     if mover != ANY_PAWN and pawn.colour != mover:
-        return f"{name} changed but it is {mover}'s turn: only {mover}'s pawns move now (G3)"
+        return Text(N_("%(pawn)s changed but it is %(colour)s's turn: only %(colour)s's pawns move now (G3)"),
+                    pawn=name, colour=Colour(mover))
     if only is not None and pawn.label not in only:
-        return f"{name} has already moved in this pawn phase: each pawn moves once (G3)"
+        return Text(N_("%(pawn)s has already moved in this pawn phase: each pawn moves once (G3)"), pawn=name)
     if pawn.place not in (BOARD, WAITING):
-        return f"{name} has left the game ({pawn.place}) and cannot come back (P3, G9)"
+        return Text(N_("%(pawn)s has left the game (%(place)s) and cannot come back (P3, G9)"), pawn=name,
+                    place=pawn.place)
     at = [sq for sq, look in obs.seen.items() if look.pawn is not None and (look.pawn.colour, look.pawn.kind) == who]
-    start = pawn.where() if pawn.place == BOARD else "beside the board"
+    start = pawn.where() if pawn.place == BOARD else Text(N_("beside the board"))
     if not at:
         if pawn.place == BOARD and pawn.square in obs.seen:
-            return (f"{name} is no longer on {start} and is seen nowhere: a pawn leaves the board only from "
-                    "a1, by spending a point (P3)")
-        return f"no legal move of {name} explains the change"
+            return Text(N_("%(pawn)s is no longer on %(square)s and is seen nowhere: a pawn leaves the board only "
+                           "from a1, by spending a point (P3)"), pawn=name, square=start)
+        return Text(N_("no legal move of %(pawn)s explains the change"), pawn=name)
     dest = at[0]
     face = obs.seen[dest].pawn.face
     if face == pawn.face:
-        return (f"{name} stands on {square_name(dest)} with its {face} face still up: a pawn is flipped "
-                "after every move, even when it stays (P1, G3)")
+        template = {"white": N_("%(pawn)s stands on %(square)s with its white face still up: a pawn is flipped "
+                                "after every move, even when it stays (P1, G3)"),
+                    "black": N_("%(pawn)s stands on %(square)s with its black face still up: a pawn is flipped "
+                                "after every move, even when it stays (P1, G3)")}.get(
+            face, "%(pawn)s stands on %(square)s with its %(face)s face still up: a pawn is flipped after every "
+                  "move, even when it stays (P1, G3)")
+        return Text(template, pawn=name, square=square_name(dest), face=face)
     if pawn.value is None:
-        return f"{name}'s points are not known"
+        return Text(N_("%(pawn)s's points are not known"), pawn=name)
     ends = {after.pawn(pawn.label).square for after in outcomes(before, pawn.label)
             if after.pawn(pawn.label).place == BOARD}
     if dest not in ends:
-        return (f"{name} cannot get from {start} to {square_name(dest)} with its {pawn.value} point"
-                f"{'s' if pawn.value != 1 else ''} (P1; walls, teleporters, the monster and other pawns "
-                "are in the way as P2–P8 say)")
-    return (f"{name} can reach {square_name(dest)}, but no such move leaves the stones as seen "
-            "(P7 pushes one stone one square; P8, B2 slides)")
+        return Plural("%(pawn)s cannot get from %(start)s to %(square)s with its %(num)s point (P1; walls, "
+                      "teleporters, the monster and other pawns are in the way as P2–P8 say)",
+                      "%(pawn)s cannot get from %(start)s to %(square)s with its %(num)s points (P1; walls, "
+                      "teleporters, the monster and other pawns are in the way as P2–P8 say)",
+                      pawn.value, pawn=name, start=start, square=square_name(dest))
+    return Text(N_("%(pawn)s can reach %(square)s, but no such move leaves the stones as seen "
+                   "(P7 pushes one stone one square; P8, B2 slides)"), pawn=name, square=square_name(dest))

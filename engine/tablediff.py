@@ -12,14 +12,18 @@ only concerns unknown squares is left out, since the table may well be right the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .geometry import parse_square, square_col, square_row
+from .wording import N_, Direction, Pawn, Term, Text
 
-STONE_WORDS = {"stone": "stone", "crystal": "crystal", "pivot-right": "pivot stone (right)",
-               "pivot-about": "pivot stone (about turn)"}
-PLACE_WORDS = {"waiting": "back beside the board", "out": "off the board: it is out (P3)",
-               "gone": "off the board: it has left the game (G9)"}
+# Each stone kind with its article, as the instructions say it ("move the crystal", "put a stone").
+THE_STONE = {"stone": N_("the stone"), "crystal": N_("the crystal"), "pivot-right": N_("the pivot stone (right)"),
+             "pivot-about": N_("the pivot stone (about turn)")}
+A_STONE = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_("a pivot stone (right)"),
+           "pivot-about": N_("a pivot stone (about turn)")}
+PLACE_WORDS = {"waiting": N_("back beside the board"), "out": N_("off the board: it is out (P3)"),
+               "gone": N_("off the board: it has left the game (G9)")}
 
 
 @dataclass(frozen=True)
@@ -27,10 +31,11 @@ class TableFix:
     """One thing to do on the table: ``empty`` squares to clear, ``fill`` squares to put a piece on."""
 
     what: str                  # "monster", "stone", "pawn", "teleporter" or "pool"
-    text: str
+    text: str                  # in English; ``words`` is the same as wording data (engine.wording)
     empty: tuple[str, ...] = ()
     fill: tuple[str, ...] = ()
     facing: str | None = None  # the monster's heading to show, for "monster" fixes
+    words: Text | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
         out = {"what": self.what, "text": self.text, "empty": list(self.empty), "fill": list(self.fill)}
@@ -55,13 +60,18 @@ def table_fixes(target: dict, seen: dict, unknown=()) -> tuple[TableFix, ...]:
     return tuple(sorted(kept, key=_board_order))
 
 
-def new_round_fix(tile_name: str | None) -> TableFix | None:
+def _fix(what: str, words: Text, empty=(), fill=(), facing: str | None = None) -> TableFix:
+    return TableFix(what, str(words), tuple(empty), tuple(fill), facing, words)
+
+
+def new_round_fix(tile_name) -> TableFix | None:
     """Between rounds (G9) the deck is rebuilt from all 8 tombstone tiles: while a tile (``tile_name``,
-    in words) still lies in the card zone the table is not ready for round 2.  None once it is clear."""
+    in words: engine.deck.tile_words) still lies in the card zone the table is not ready for round 2.
+    None once it is clear."""
     if tile_name is None:
         return None
-    return TableFix("tiles", f"take the tile {tile_name} out of the card zone and shuffle all 8 tombstone tiles "
-                             "into a new face-down deck for round 2 (G9)")
+    return _fix("tiles", Text(N_("take the tile %(tile)s out of the card zone and shuffle all 8 tombstone tiles "
+                                 "into a new face-down deck for round 2 (G9)"), tile=tile_name))
 
 
 def squares_to_change(fixes) -> tuple[list[str], list[str]]:
@@ -82,13 +92,17 @@ def _monster(target: dict, seen: dict) -> list[TableFix]:
     if not at:
         return []
     was, was_facing = seen.get("at"), seen.get("facing")
+    heading = Direction(facing)
     if not was:
-        return [TableFix("monster", f"put the monster on {at} facing {facing}", (), (at,), facing)]
+        return [_fix("monster", Text(N_("put the monster on %(square)s facing %(direction)s"), square=at,
+                                     direction=heading), (), (at,), facing)]
     if was != at:
-        turn = f" and turn it to face {facing}" if was_facing != facing else ""
-        return [TableFix("monster", f"move the monster from {was} to {at}{turn}", (was,), (at,), facing)]
+        template = (N_("move the monster from %(start)s to %(square)s and turn it to face %(direction)s")
+                    if was_facing != facing else N_("move the monster from %(start)s to %(square)s"))
+        return [_fix("monster", Text(template, start=was, square=at, direction=heading), (was,), (at,), facing)]
     if was_facing != facing:
-        return [TableFix("monster", f"turn the monster to face {facing}", (), (at,), facing)]
+        return [_fix("monster", Text(N_("turn the monster to face %(direction)s"), direction=heading), (), (at,),
+                     facing)]
     return []
 
 
@@ -113,11 +127,14 @@ def _stones(target: dict, seen: dict) -> list[TableFix]:
     for kind in sorted(set(target.values()) | set(seen.values())):
         want = {sq for sq, k in target.items() if k == kind}
         have = {sq for sq, k in seen.items() if k == kind}
-        word = STONE_WORDS.get(kind, kind)
+        the, a_stone = Term(THE_STONE.get(kind, kind)), Term(A_STONE.get(kind, kind))
         pairs, missing, extra = _pair_up(sorted(want - have, key=parse_square), sorted(have - want, key=parse_square))
-        out += [TableFix("stone", f"move the {word} from {a} to {b}", (a,), (b,)) for a, b in pairs]
-        out += [TableFix("stone", f"put a {word} on {b}", (), (b,)) for b in missing]
-        out += [TableFix("stone", f"take the {word} off {a}", (a,), ()) for a in extra]
+        out += [_fix("stone", Text(N_("move %(stone)s from %(start)s to %(square)s"), stone=the, start=a, square=b),
+                     (a,), (b,)) for a, b in pairs]
+        out += [_fix("stone", Text(N_("put %(stone)s on %(square)s"), stone=a_stone, square=b), (), (b,))
+                for b in missing]
+        out += [_fix("stone", Text(N_("take %(stone)s off %(square)s"), stone=the, square=a), (a,), ())
+                for a in extra]
     return out
 
 
@@ -128,25 +145,45 @@ def _teleporters(target: dict, seen: dict) -> list[TableFix]:
         if want == have:
             continue
         if want is None:
-            out.append(TableFix("teleporter", f"take the teleporter off {sq}", (sq,), ()))
+            out.append(_fix("teleporter", Text(N_("take the teleporter off %(square)s"), square=sq), (sq,), ()))
         elif have is None:
-            out.append(TableFix("teleporter", f"put a teleporter of pair {want.get('pair')} on {sq}, its arrow "
-                                              f"pointing {want.get('arrow')}", (), (sq,)))
+            out.append(_fix("teleporter", Text(N_("put a teleporter of pair %(pair)s on %(square)s, its arrow pointing "
+                                                  "%(direction)s"), pair=want.get("pair"), square=sq,
+                                               direction=Direction(want.get("arrow"))), (), (sq,)))
         else:
-            out.append(TableFix("teleporter", f"turn the teleporter on {sq} so its arrow points {want.get('arrow')}"
-                                + (f" (pair {want.get('pair')})" if want.get("pair") != have.get("pair") else ""),
-                                (), (sq,)))
+            template = (N_("turn the teleporter on %(square)s so its arrow points %(direction)s (pair %(pair)s)")
+                        if want.get("pair") != have.get("pair") else
+                        N_("turn the teleporter on %(square)s so its arrow points %(direction)s"))
+            out.append(_fix("teleporter", Text(template, square=sq, direction=Direction(want.get("arrow")),
+                                               pair=want.get("pair")), (), (sq,)))
     return out
 
 
 def _pools(target: list, seen: list) -> list[TableFix]:
     want, have = set(target), set(seen)
-    return ([TableFix("pool", f"lay a pool over {sq}", (), (sq,)) for sq in sorted(want - have, key=parse_square)]
-            + [TableFix("pool", f"take the pool off {sq}", (sq,), ()) for sq in sorted(have - want, key=parse_square)])
+    return ([_fix("pool", Text(N_("lay a pool over %(square)s"), square=sq), (), (sq,))
+             for sq in sorted(want - have, key=parse_square)]
+            + [_fix("pool", Text(N_("take the pool off %(square)s"), square=sq), (sq,), ())
+               for sq in sorted(have - want, key=parse_square)])
 
 
-def _pawn_name(p: dict, label: str) -> str:
-    return f"{p['color']} {p['pawn']}" if p.get("color") and p.get("pawn") else label
+def _pawn_name(p: dict, label: str) -> Pawn | str:
+    return Pawn(f"{p['color']} {p['pawn']}") if p.get("color") and p.get("pawn") else label
+
+
+# The pawn instructions that name a face, one template per face (the face's word agrees with its noun).
+PUT = {"white": N_("put %(pawn)s on %(square)s, white side up"), "black": N_("put %(pawn)s on %(square)s, black side up")}
+MOVE_FLIP = {"white": N_("move %(pawn)s from %(start)s to %(square)s, white side up"),
+             "black": N_("move %(pawn)s from %(start)s to %(square)s, black side up")}
+TURN_OVER = {"white": N_("turn %(pawn)s on %(square)s over to its white side"),
+             "black": N_("turn %(pawn)s on %(square)s over to its black side")}
+
+
+def _faced(templates: dict, face: str, **params) -> Text:
+    """The template for ``face``; a face outside white/black (a malformed setup) is said in English."""
+    if face in templates:
+        return Text(templates[face], **params)
+    return Text(templates["white"].replace("white", "%(face)s"), face=face, **params)
 
 
 def _pawns(target: dict, seen: dict) -> list[TableFix]:
@@ -160,18 +197,21 @@ def _pawns(target: dict, seen: dict) -> list[TableFix]:
         face = p.get("face", "white")
         if now is None:
             if at:
-                out.append(TableFix("pawn", f"put {name} on {at}, {face} side up", (), (at,)))
+                out.append(_fix("pawn", _faced(PUT, face, pawn=name, square=at), (), (at,)))
             continue
         if not at:
-            where_to = PLACE_WORDS.get(p.get("place") or "waiting", PLACE_WORDS["waiting"])
-            out.append(TableFix("pawn", f"take {name} from {now['at']} {where_to}", (now["at"],), ()))
+            where_to = Term(PLACE_WORDS.get(p.get("place") or "waiting", PLACE_WORDS["waiting"]))
+            out.append(_fix("pawn", Text(N_("take %(pawn)s from %(square)s %(where)s"), pawn=name, square=now["at"],
+                                         where=where_to), (now["at"],), ()))
         elif now["at"] != at:
-            flip = f", {face} side up" if now.get("face", "white") != face else ""
-            out.append(TableFix("pawn", f"move {name} from {now['at']} to {at}{flip}", (now["at"],), (at,)))
+            words = (_faced(MOVE_FLIP, face, pawn=name, start=now["at"], square=at)
+                     if now.get("face", "white") != face else
+                     Text(N_("move %(pawn)s from %(start)s to %(square)s"), pawn=name, start=now["at"], square=at))
+            out.append(_fix("pawn", words, (now["at"],), (at,)))
         elif now.get("face", "white") != face:
-            out.append(TableFix("pawn", f"turn {name} on {at} over to its {face} side", (), (at,)))
+            out.append(_fix("pawn", _faced(TURN_OVER, face, pawn=name, square=at), (), (at,)))
     for label, p in seen.items():
         if p.get("at") and (p.get("color"), p.get("pawn")) not in known:
-            out.append(TableFix("pawn", f"take {_pawn_name(p, label)} off {p['at']}: it is not in this game",
-                                (p["at"],), ()))
+            out.append(_fix("pawn", Text(N_("take %(pawn)s off %(square)s: it is not in this game"),
+                                         pawn=_pawn_name(p, label), square=p["at"]), (p["at"],), ()))
     return out

@@ -33,6 +33,12 @@ class Colour(str):
     __slots__ = ()
 
 
+class Direction(str):
+    """A heading or an arrow's direction (``N``, ``E``, ``S``, ``W``): a renderer uses the language's letters."""
+
+    __slots__ = ()
+
+
 class Term(str):
     """A word from a fixed list (``crystal``, ``white``, ``pivot stone (right)``), marked with ``N_``
     where it is defined: the word is its own msgid."""

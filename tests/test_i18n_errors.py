@@ -60,7 +60,7 @@ def test_a_malformed_action_keeps_its_field():
         Game.new(["red", "blue"], first_player="red", seed=1).apply({"type": "move", "pawn": "red-6/1", "moves": "NQ"})
     assert str(caught.value) == "moves: unknown move letter 'Q' at position 2 (use N E S W I X)"
     texts = check_all_languages(caught.value)
-    assert texts["de"] == "moves: unbekannter Schrittbuchstabe 'Q' an Stelle 2 (nimm N E S W I X)"
+    assert texts["de"] == "moves: unbekannter Schrittbuchstabe 'Q' an Stelle 2 (nehmt N E S W I X)"
 
 
 def random_refusals(game: Game, rng: random.Random):

@@ -9,9 +9,9 @@ own, and squares, rule ids and numbers are kept as they are.  English gives exac
 from __future__ import annotations
 
 from engine.errors import FlureError
-from engine.wording import Cap, Colour, Join, Pawn, Plural, Term, Text
+from engine.wording import Cap, Colour, Direction, Join, Pawn, Plural, Term, Text
 
-from . import LANGUAGES, gettext as _g, pgettext, pick, translations
+from . import LANGUAGES, gettext as _g, pgettext as _pg, pick, translations
 from .plan_text import colour_name, pawn_name
 
 
@@ -22,13 +22,15 @@ def render(value, lang: str) -> str:
         if isinstance(value, Plural):
             template = translations(lang).ngettext(value.template, value.plural, value.num)
         elif value.context is not None:
-            template = pgettext(lang, value.context, value.template)
+            template = _pg(lang, value.context, value.template)
         else:
             template = _g(lang, value.template)
         return template % params if params else template
     if isinstance(value, Join):
         sep = _g(lang, value.sep) if value.sep.strip() else value.sep
         return sep.join(render(p, lang) for p in value.parts)
+    if isinstance(value, FlureError):
+        return error_text(value, lang)
     if isinstance(value, Cap):
         text = render(value.inner, lang)
         return text[:1].upper() + text[1:]
@@ -36,6 +38,8 @@ def render(value, lang: str) -> str:
         return pawn_name(lang, str(value))
     if isinstance(value, Colour):
         return colour_name(lang, str(value))
+    if isinstance(value, Direction):
+        return _pg(lang, "direction", str(value)) if value in ("N", "E", "S", "W") else str(value)
     if isinstance(value, Term):
         return _g(lang, str(value))
     return str(value)

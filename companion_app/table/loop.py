@@ -14,30 +14,39 @@ from __future__ import annotations
 
 import copy
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from engine.deck import tile_name
+from engine.deck import tile_words
 from engine.errors import FlureError, GameActionError
 from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
+from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
 from vision.change import CARD_ZONE_CODES
 
 from ..i18n.game_text import all_placed_lines, all_summaries
+from ..i18n.text import in_all
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
 APPLIED = ("move", "place")      # changes auto mode applies from a fresh (or unseen) stable reading
 FOLLOW_WHY = {
-    "monster": "Bring the table into the position after the monster's move",
-    "setup": "Set up the board for the new game",
-    "undo": "Put the table back as it was before the undone action",
-    "referee": "Make the table show what the referee entered",
-    "resume": "Check the table against the saved game",
-    "placement": "The table shows no legal placement (A2): put it back as the game has it, then place one piece",
-    "round": "Round 1 is over (G9): bring the table into the position after the monster's move and build "
-             "round 2's deck from all 8 tombstone tiles",
+    "monster": N_("Bring the table into the position after the monster's move"),
+    "setup": N_("Set up the board for the new game"),
+    "undo": N_("Put the table back as it was before the undone action"),
+    "referee": N_("Make the table show what the referee entered"),
+    "resume": N_("Check the table against the saved game"),
+    "placement": N_("The table shows no legal placement (A2): put it back as the game has it, then place one piece"),
+    "round": N_("Round 1 is over (G9): bring the table into the position after the monster's move and build "
+                "round 2's deck from all 8 tombstone tiles"),
 }
+
+
+def said(out: dict, key: str, words, every: dict | None = None) -> None:
+    """``out[key]`` in English and ``out[key + "_i18n"]`` in every language (each screen shows its own);
+    ``every`` when the sentence was already rendered in each language."""
+    out[key] = str(words)
+    out[key + "_i18n"] = every or in_all(words)
 
 
 @dataclass(frozen=True)
@@ -45,9 +54,10 @@ class Change:
     """What a stable reading means for the game now: ``kind`` is none, move, place, tile, wait, ask or refused."""
 
     kind: str
-    message: str
+    message: object              # the sentence as wording data (engine.wording) or plain English text
     action: dict | None = None
     blink: bool = False          # a refusal the LEDs blink for (an illegal move, a tile not in the deck)
+    message_i18n: dict | None = None   # ``message`` already rendered in each language, when it was
 
 
 def explain_reading(game, reading: dict, fixes) -> Change:
@@ -63,17 +73,20 @@ def explain_reading(game, reading: dict, fixes) -> Change:
     if not answer.accepted:
         problem = answer.problems[0]
         illegal = problem.code == "unexplained"
-        prefix = "no legal change explains what the camera sees: " if illegal and "explains" not in problem.message else ""
-        return Change("refused" if illegal else "ask", prefix + problem.message, blink=illegal)
+        message = problem.words if problem.words is not None else problem.message
+        if illegal and "explains" not in problem.message:
+            message = Text(N_("no legal change explains what the camera sees: %(why)s"), why=message)
+        return Change("refused" if illegal else "ask", message, blink=illegal)
     if answer.change == "none":
-        return Change("none", "the table agrees with the game")
+        return Change("none", Text(N_("the table agrees with the game")))
     action, message = action_for(game, answer)
     if action is None:
         return Change("ask", message)
     try:
         game.apply(action)
     except FlureError as exc:
-        return Change("refused", f"the camera sees {message}, but the game refuses it: {exc}", blink=True)
+        return Change("refused", Text(N_("the camera sees %(what)s, but the game refuses it: %(why)s"), what=message,
+                                      why=exc), blink=True)
     return Change("place" if action["type"] == "place" else "move", message, action)
 
 
@@ -102,19 +115,33 @@ def table_position(game, seen: dict, unknown) -> dict:
 def judge_tile(game, tile: str | None) -> Change:
     """The monster phase: a tile in the card zone that is still in the deck resolves the monster (G7)."""
     if not tile:
-        return Change("wait", "It is the monster's turn: lay the drawn tombstone tile in the card zone, "
-                              "or press MONSTER (G7)")
-    name = tile_name(tile, prey3_variant=game.prey3_variant)
+        return Change("wait", Text(N_("It is the monster's turn: lay the drawn tombstone tile in the card zone, "
+                                      "or press MONSTER (G7)")))
+    name = tile_words(tile, prey3_variant=game.prey3_variant)
     if tile not in game.deck:
-        why = "it was already played this round" if tile in game.tiles_played else "there is none left in the deck"
-        return Change("refused", f"The tile {name} in the card zone is not in the deck ({why}): take it away and "
-                                 "lay the tile you drew (G7)", blink=True)
+        template = (N_("The tile %(tile)s in the card zone is not in the deck (it was already played this round): "
+                       "take it away and lay the tile you drew (G7)") if tile in game.tiles_played else
+                    N_("The tile %(tile)s in the card zone is not in the deck (there is none left in the deck): "
+                       "take it away and lay the tile you drew (G7)"))
+        return Change("refused", Text(template, tile=name), blink=True)
     action = {"type": "tile", "tile": tile}
     try:
         game.apply(action)
     except FlureError as exc:
-        return Change("refused", f"The tile {name} cannot be played now: {exc}", blink=True)
-    return Change("tile", f"the camera read the tile {name}", action)
+        return Change("refused", Text(N_("The tile %(tile)s cannot be played now: %(why)s"), tile=name, why=exc),
+                      blink=True)
+    return Change("tile", Text(N_("the camera read the tile %(tile)s"), tile=name), action)
+
+
+def _words(fix):
+    return fix.words if fix.words is not None else fix.text
+
+
+def _fix_json(fix) -> dict:
+    """A follow-up instruction's JSON with its text in every language (``text_i18n``)."""
+    out = fix.to_json()
+    said(out, "text", _words(fix))
+    return out
 
 
 def placement_guide(game) -> dict:
@@ -131,8 +158,10 @@ def _placement_fixes(game, expected: dict, seen: dict, unknown) -> dict | None:
     if not fixes:
         return None
     empty, fill = squares_to_change(fixes)
-    return {"why": FOLLOW_WHY["placement"], "fixes": [f.to_json() for f in fixes], "empty": empty, "fill": fill,
-            "done": False, "facing": expected["monster"]["facing"]}
+    out = {"fixes": [_fix_json(f) for f in fixes], "empty": empty, "fill": fill,
+           "done": False, "facing": expected["monster"]["facing"]}
+    said(out, "why", Text(FOLLOW_WHY["placement"]))
+    return out
 
 
 def _is_unseen_flip(action) -> bool:
@@ -249,8 +278,8 @@ class TableLoop:
                                       + "; ".join(p["message"] for p in problems))
             state = session.act({"type": "correct", "position": position.to_setup()}, by="referee")
             self.follow = None       # the game now is the table
-            session.add_log_line("The referee accepted the table as it is instead of: "
-                                 + "; ".join(f.text for f in fixes) + ".")
+            session.add_log_line(Text(N_("The referee accepted the table as it is instead of: %(fixes)s."),
+                                      fixes=Join("; ", [_words(f) for f in fixes])))
             self.refresh()
             return session.state()
 
@@ -286,49 +315,53 @@ class TableLoop:
             view["count"], view["needed"] = update.count, update.needed
             view["problems"] = [p["message"] for p in update.blocking]
         if game is None:
-            return self._cannot(view, "No game is running yet: start a new game from the referee view")
+            return self._cannot(view, Text(N_("No game is running yet: start a new game from the referee view")))
         if game.phase == "placement":
             view["placement"] = placement_guide(game)
         if update is None or update.reading is None:
-            why = status.get("message") or (status.get("detail") or {}).get("message") or "the camera is not ready"
-            return self._cannot(view, f"No camera reading: {why}")
+            why = status.get("message") or (status.get("detail") or {}).get("message") or Text(N_("the camera is not ready"))
+            return self._cannot(view, Text(N_("No camera reading: %(why)s"), why=why))
         view["reading"] = copy.deepcopy(update.reading)
         if not update.reading.get("setup"):
             problems = update.reading.get("problems") or [{"message": update.status["message"]}]
-            return self._cannot(view, f"The camera does not see the board: {problems[0]['message']}")
+            return self._cannot(view, Text(N_("The camera does not see the board: %(why)s"), why=problems[0]["message"]))
         seen, unknown = self._seen(update, game)
         view["reading"]["setup"] = seen
         view["unseen"] = unknown
         expected = game.position.to_setup()
         view["differences"] = compare(expected, seen, unknown)
         if not update.stable:
-            return self._cannot(view, f"Waiting for a clear view: {update.blocking[0]['message']}" if update.blocking
-                                else f"Waiting for a steady view ({update.count} of {update.needed} frames)")
+            return self._cannot(view, Text(N_("Waiting for a clear view: %(why)s"), why=update.blocking[0]["message"])
+                                if update.blocking else
+                                Text(N_("Waiting for a steady view (%(count)s of %(needed)s frames)"),
+                                     count=update.count, needed=update.needed))
         if self.follow is not None:
             fixes = table_fixes(expected, seen, unknown)
             empty, fill = squares_to_change(fixes)
             tile = update.reading.get("tile")
-            deck = new_round_fix(tile_name(tile, prey3_variant=game.prey3_variant) if tile else None) \
+            deck = new_round_fix(tile_words(tile, prey3_variant=game.prey3_variant) if tile else None) \
                 if self.follow == "round" else None
             fixes = fixes + ((deck,) if deck is not None else ())
-            view["follow"] = {"why": FOLLOW_WHY.get(self.follow, self.follow), "fixes": [f.to_json() for f in fixes],
+            why = Text(FOLLOW_WHY.get(self.follow, self.follow))
+            view["follow"] = {"fixes": [_fix_json(f) for f in fixes],
                               "empty": empty, "fill": fill, "done": not fixes,
                               "facing": expected["monster"]["facing"]}
+            said(view["follow"], "why", why)
             if fixes:
-                return self._cannot(view, f"{view['follow']['why']} first: {fixes[0].text}")
+                return self._cannot(view, Text(N_("%(why)s first: %(fix)s"), why=why, fix=_words(fixes[0])))
         if game.phase == "over":
-            return self._cannot(view, "The game is over")
+            return self._cannot(view, Text(N_("The game is over")))
         if game.phase == "monster":
             if view["differences"]:
                 fixes = table_fixes(expected, seen, unknown)
                 if fixes:
-                    return self._cannot(view, f"The table differs from the game; put it right before the monster "
-                                              f"moves: {fixes[0].text}")
+                    return self._cannot(view, Text(N_("The table differs from the game; put it right before the "
+                                                      "monster moves: %(fix)s"), fix=_words(fixes[0])))
             change = judge_tile(game, update.reading.get("tile"))
         elif game.phase == "placement":
             change = explain_reading(game, self._reading(update), self.session.fixes)
             if change.kind == "none":
-                change = Change("wait", game.summary())
+                change = Change("wait", game.summary(), message_i18n=all_summaries(game))
             elif change.kind == "refused":
                 view["placement"]["follow"] = _placement_fixes(game, expected, seen, unknown)
         else:
@@ -338,22 +371,28 @@ class TableLoop:
                 if action is not None:
                     change = Change("move", message, action)
             if change.kind == "none":
-                mine = [game.position.pawn(x).name for x in game.unmoved if game.position.pawn(x).colour == game.to_move]
-                change = Change("wait", f"{game.to_move.capitalize()} moves {' or '.join(mine)} (G3)")
-        view["change"] = {"kind": change.kind, "message": change.message, "action": change.action,
-                          "blink": change.blink}
+                mine = [Pawn(game.position.pawn(x).name) for x in game.unmoved
+                        if game.position.pawn(x).colour == game.to_move]
+                change = Change("wait", Text(N_("%(colour)s moves %(pawns)s (G3)"), colour=Cap(Colour(game.to_move)),
+                                             pawns=join_or(mine)))
         if change.kind == "place":      # the camera's sentence in every language (i18n.game_text)
-            view["change"]["message_i18n"] = all_placed_lines(change.action, game.placer)
-        view["proposal"] = {"action": change.action, "message": change.message}
+            change = replace(change, message_i18n=all_placed_lines(change.action, game.placer))
+        view["change"] = {"kind": change.kind, "action": change.action, "blink": change.blink}
+        said(view["change"], "message", change.message, change.message_i18n)
+        view["proposal"] = {"action": change.action}
+        said(view["proposal"], "message", change.message, change.message_i18n)
         if change.action is None:
-            return self._cannot(view, change.message)
+            return self._cannot(view, change.message, change.message_i18n)
         view["can_confirm"] = True
         view["needs"] = None
         return view
 
     @staticmethod
-    def _cannot(view: dict, why: str) -> dict:
-        view["can_confirm"], view["why_not"], view["needs"] = False, why, why
+    def _cannot(view: dict, why, every: dict | None = None) -> dict:
+        """The view with nothing to confirm, and why (wording data or plain text), in every language."""
+        view["can_confirm"] = False
+        said(view, "why_not", why, every)
+        said(view, "needs", why, every)
         return view
 
     # -- effects ---------------------------------------------------------------------------------
@@ -364,8 +403,9 @@ class TableLoop:
         self.follow = None
         self.consumed = max(self.consumed, update.serial)
         if why is not None:
-            session.add_log_line("The table matches the game: " + ("the pawn phase begins."
-                                 if session.game is not None and session.game.phase == "pawns" else "go on."))
+            session.add_log_line(Text(N_("The table matches the game: the pawn phase begins."))
+                                 if session.game is not None and session.game.phase == "pawns" else
+                                 Text(N_("The table matches the game: go on.")))
         self.view = self._judge()
         session.publish_state()
         self._publish()

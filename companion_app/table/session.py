@@ -14,13 +14,16 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.geometry import square_name
 from engine.position import BOARD
+from engine.wording import N_, Text
 
+from ..i18n.plan_text import all_plan_lines
+from ..i18n.text import in_all
 from .events import Broker, sse_message
 from .devices import Device
 from .frames import jpeg, last_frame
@@ -105,7 +108,7 @@ class TableSession(JournalMixin):
         with self._lock:
             self.game_id = self.store.new_game(settings, game.to_json(), **self._journal())
             self.game, self.seq, self.plan_seq = game, 0, None
-            self.log_lines = [{"seq": 0, "text": game.note}]
+            self.log_lines = [_log_line(0, game)]
             self.fixes = {}
             self.loop.start_follow("setup")
             self._changed()
@@ -147,7 +150,7 @@ class TableSession(JournalMixin):
             self.game = Game.from_json(step.state)
             self.seq = step.seq
             self._rebuild_log(self.store.history(self.game_id))
-            self.log_lines.append({"seq": self.seq, "text": "Undone: back to the position before the last action."})
+            self.log_lines.append(_said({"seq": self.seq}, Text(N_("Undone: back to the position before the last action."))))
             self.fixes = {}
             self.loop.start_follow("undo")
             self._changed()
@@ -223,9 +226,10 @@ class TableSession(JournalMixin):
             except (JournalError, sqlite3.Error):
                 pass   # a reading is a diagnostic record: a full disk must not stop the move (the Journal line says)
 
-    def add_log_line(self, text: str) -> None:
+    def add_log_line(self, text) -> None:
+        """A line of the session's own (``text``: engine.wording data or plain English) in the game log."""
         with self._lock:
-            self.log_lines.append({"seq": self.seq, "text": text})
+            self.log_lines.append(_said({"seq": self.seq}, text))
 
     def publish_state(self) -> None:
         """Tell the phones about a change that is not a game action (a follow-up done)."""
@@ -342,24 +346,26 @@ class TableSession(JournalMixin):
         return (self.game_id, self.seq, square_name(pawn.square), pawn.colour)
 
     def _add_log(self, seq: int, action: dict, game: Game) -> None:
-        self.log_lines.append({"seq": seq, "text": game.note})
+        self.log_lines.append(_log_line(seq, game))
         if action.get("type") in MONSTER_ACTIONS and game.last_plan is not None:
             # the plan's own lines, marked so the phones can keep them out of the short game log
-            self.log_lines.extend({"seq": seq, "text": line, "plan": True} for line in game.last_plan.lines())
+            every = all_plan_lines(game.last_plan)
+            self.log_lines.extend({"seq": seq, "text": line, "text_i18n": {lang: lines[i] for lang, lines in every.items()},
+                                   "plan": True} for i, line in enumerate(game.last_plan.lines()))
 
     def _rebuild_log(self, steps) -> None:
         self.log_lines, self.plan_seq, self.plan_turn = [], None, None
         previous = None
         for step in steps:
             if step.problem:
-                self.log_lines.append({"seq": step.seq, "text": f"Step {step.seq} could not be read from the "
-                                                                 "journal and was skipped."})
+                self.log_lines.append(_said({"seq": step.seq}, Text(N_("Step %(seq)s could not be read from the "
+                                                                        "journal and was skipped."), seq=step.seq)))
                 continue
-            game = Game.from_json(step.state)
+            game = _with_words(Game.from_json(step.state), previous, step.action)
             if step.seq == 0:
-                self.log_lines.append({"seq": 0, "text": game.note})
+                self.log_lines.append(_log_line(0, game))
             elif step.action.get("type") == "correct":
-                self.log_lines.append({"seq": step.seq, "text": game.note})
+                self.log_lines.append(_log_line(step.seq, game))
             else:
                 if step.action.get("type") in MONSTER_ACTIONS:
                     self.plan_seq = step.seq
@@ -367,3 +373,31 @@ class TableSession(JournalMixin):
                 self._add_log(step.seq, step.action, game)
             previous = game
 
+
+def _said(line: dict, words) -> dict:
+    """A log line with its text in English and in every language (``text_i18n``, each screen shows its own)."""
+    line["text"] = str(words)
+    line["text_i18n"] = in_all(words)
+    return line
+
+
+def _log_line(seq: int, game: Game) -> dict:
+    return _said({"seq": seq}, game.note_words if game.note_words is not None else game.note)
+
+
+def _with_words(game: Game, previous: Game | None, action: dict | None) -> Game:
+    """A game read back from the journal has its note in English only; replaying its action on the
+    step before gives the note as wording data again (kept only when it says the same)."""
+    try:
+        if previous is None:   # the game's first step: the new game itself
+            replayed = Game.new(game.players, game.first_player, game.setup, prey3_variant=game.prey3_variant,
+                                seed=game.seed)
+        elif action:
+            replayed = previous.apply({k: v for k, v in action.items() if k != "by"})
+        else:
+            return game
+    except FlureError:
+        return game
+    if replayed.note != game.note:
+        return game
+    return replace(game, note_words=replayed.note_words)

@@ -11,6 +11,7 @@ from engine.game import Game
 
 from ..i18n.game_text import WAITING, all_summaries, all_tile_names, waiting_summaries
 from ..i18n.plan_text import all_plan_lines
+from ..i18n.text import in_all
 
 WAITING_SUMMARY = WAITING
 
@@ -27,6 +28,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     return {
         **base,
         "phase": game.phase, "summary": game.summary(), "note": game.note,
+        "note_i18n": in_all(game.note_words if game.note_words is not None else game.note),
         "summary_i18n": all_summaries(game),   # the same line in each language (i18n.game_text)
         "round": game.round, "turn": game.turn, "players": list(game.players),
         "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,

@@ -1,0 +1,155 @@
+"""What the camera side, the follow-up and the game log say, in four languages (issue 16).
+
+Each sentence comes from a real engine result (a reconcile answer, a table difference, a game's
+note) as wording data (engine.wording); companion_app.i18n.text renders it: English is exactly the
+engine's own text, the other languages keep every square and rule id and translate pawns and colours.
+"""
+import random
+import re
+
+from companion_app.i18n.text import in_all, render
+from engine.game import Game
+from engine.position import Position
+from engine.reconcile import Observation, reconcile
+from engine.tablediff import new_round_fix, table_fixes
+from engine.deck import tile_words
+from tests.game_helpers import full_placement, play_out
+from companion_app.table.fakes import FakeReading
+from tests.web_helpers import show_table
+from tests.test_engine_reconcile import BASE, hide, play
+from tests.test_table_loop import _entered, _started
+
+NAMES = re.compile(r"\b[a-p](1[01]|[1-9])\b|\b[GPMTBA]\d+\b")   # squares and rule ids
+
+
+def names(text: str) -> list[str]:
+    return sorted(m.group(0) for m in NAMES.finditer(text))
+
+
+def check(words, english: str) -> dict[str, str]:
+    """``words`` renders as ``english`` in English and keeps its squares and rule ids elsewhere."""
+    every = in_all(words)
+    assert every["en"] == render(words, "en") == english == str(words)
+    for lang in ("fr", "de", "es"):
+        assert "%(" not in every[lang] and every[lang] != english, (lang, every[lang])
+        assert names(every[lang]) == names(english), (lang, english, every[lang])
+    return every
+
+
+def test_an_ambiguous_reading_in_each_language():
+    before = Position.from_setup(BASE)
+    after = play(before, "red-3/4", "SS")
+    problem = reconcile(before, Observation.of(after, hide("k3", "k5", "k7")), "red").problems[0]
+    assert problem.code == "ambiguous"
+    every = check(problem.words, problem.message)
+    assert "Rot 3/4" in every["de"] and "Rot 2/5" in every["de"] and "verdeckt, eine Hand?" in every["de"]
+    assert "rouge 3/4" in every["fr"] and "couverte, une main ?" in every["fr"] and "découvrez k3, k5, k7" in every["fr"]
+    assert "rojo 2/5" in every["es"] and "destapa" in every["es"]
+
+
+def test_an_unexplained_reading_and_an_unseen_destination_in_each_language():
+    before = Position.from_setup(BASE)
+    moved = play(before, "blue-6/1", "I")           # blue enters, but red is to move (G3)
+    problem = reconcile(before, Observation.of(moved), "red").problems[0]
+    assert problem.code == "unexplained" and "Blue 6/1 changed but it is red's turn" in problem.message
+    every = check(problem.words, problem.message)
+    assert "Blau 6/1 hat sich verändert, aber Rot ist am Zug" in every["de"]
+    after = play(before, "red-2/5", "NN")
+    problem = reconcile(before, Observation.of(after, hide("k5")), "red").problems[0]
+    assert problem.code == "destination-unseen"
+    every = check(problem.words, problem.message)
+    assert every["es"].endswith("destapa k5")
+
+
+def test_follow_up_instructions_in_each_language():
+    before = Position.from_setup(BASE)
+    after = play(before, "red-2/5", "EW")           # red 2/5 pushes the stone on l7 to m7 and comes back
+    target = after.to_setup()
+    target["monster"] = {"at": "b1", "facing": "N"}
+    fixes = table_fixes(target, before.to_setup())
+    texts = [f.text for f in fixes]
+    assert "move the stone from l7 to m7" in texts and "move the monster from a1 to b1 and turn it to face N" in texts
+    assert "turn red 2/5 on k7 over to its black side" in texts
+    german = {f.text: check(f.words, f.text)["de"] for f in fixes}
+    assert german["turn red 2/5 on k7 over to its black side"] == "dreht Rot 2/5 auf k7 auf die schwarze Seite"
+    assert german["move the stone from l7 to m7"] == "legt den Stein von l7 nach m7"
+    deck = new_round_fix(tile_words("prey-1"))
+    assert deck.text == "take the tile one prey out of the card zone and shuffle all 8 tombstone tiles into a new " \
+                        "face-down deck for round 2 (G9)"
+    assert "la tuile une proie" in check(deck.words, deck.text)["fr"]
+
+
+def test_follow_ups_of_random_games_render_as_the_engine_says_them():
+    """Every follow-up between two positions of random games: English is the engine's text."""
+    seen = 0
+    for seed in range(4):
+        game = Game.new(["red", "blue", "green"], first_player="red", seed=seed)
+        rng = random.Random(seed)
+
+        def each(before, action, after):
+            nonlocal seen
+            for f in table_fixes(after.position.to_setup(), before.position.to_setup()):
+                assert render(f.words, "en") == f.text
+                for lang in ("fr", "de", "es"):
+                    assert names(render(f.words, lang)) == names(f.text)
+                seen += 1
+
+        play_out(game, rng, each)
+    assert seen > 100
+
+
+def test_the_game_log_of_random_games_in_each_language():
+    """Every note of whole random games (basic and advanced setups): English is ``game.note``."""
+    notes = set()
+    for seed in range(6):
+        colours = ["red", "blue", "green", "yellow", "purple", "black"][: 2 + seed]
+        game = Game.new(colours, first_player=colours[0], seed=seed, setup="advanced" if seed % 2 else "basic",
+                        prey3_variant=seed == 4)
+        rng = random.Random(seed)
+        if game.phase == "placement":
+            for action in full_placement():
+                game = game.apply(action)
+                check(game.note_words, game.note)
+
+        def each(before, action, after):
+            check(after.note_words, after.note)
+            notes.update(re.findall(r"Tile|Round \d is over|wins|is the new first player", after.note))
+
+        play_out(game, rng, each)
+    assert {"Tile", "Round 1 is over", "wins", "is the new first player"} <= notes, notes
+
+
+def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
+    s, camera, leds = _started(tmp_path)
+    table = s.game.position.to_setup()
+    table["monster"] = {"at": "b1", "facing": "N"}          # the new game's table: the monster misplaced
+    camera.show(FakeReading(True, table))
+    view = s.camera_view()
+    assert view["needs_i18n"]["en"] == view["needs"] == ("Set up the board for the new game first: move the monster "
+                                                         "from b1 to a1 and turn it to face E")
+    assert view["needs_i18n"]["de"] == ("Zuerst: Baut den Spielplan für das neue Spiel auf: stellt das Monster von b1 "
+                                        "nach a1 und dreht es nach O")
+    assert view["follow"]["why_i18n"]["fr"] == "Installez le plateau pour la nouvelle partie"
+    fix = view["follow"]["fixes"][0]
+    assert fix["text_i18n"]["en"] == fix["text"] and fix["text_i18n"]["es"] == ("mueve el monstruo de b1 a a1 y "
+                                                                                "gíralo hacia el E")
+    show_table(camera, s)
+    camera.show(FakeReading(True, _entered(s, "blue-6/1")))   # blue moves on red's turn (G3)
+    view = s.camera_view()
+    assert view["change"]["kind"] == "refused"
+    assert view["why_not_i18n"]["en"] == view["why_not"]
+    assert view["why_not_i18n"]["de"].startswith("keine erlaubte Änderung erklärt, was die Kamera sieht: ")
+    assert "Blau 6/1" in view["why_not_i18n"]["de"]
+    state = s.state()
+    first = state["log"][0]
+    assert first["text_i18n"] == {"en": "New game, basic setup.", "fr": "Nouvelle partie, mise en place de base.",
+                                  "de": "Neues Spiel, Grundaufbau.", "es": "Nueva partida, preparación básica."}
+    for colour in ("red", "blue"):
+        label = next(x for x in s.game.unmoved if s.game.position.pawn(x).colour == colour)
+        s.act({"type": "move", "pawn": label, "moves": ""})
+    s.undo()                     # the log is rebuilt from the journal: still in every language
+    log = s.state()["log"]
+    moved = [e for e in log if e["seq"] == 1]
+    assert moved and moved[0]["text_i18n"]["de"].startswith("Rot ") and "wird umgedreht (G3)" in moved[0]["text_i18n"]["de"]
+    assert log[-1]["text_i18n"]["fr"] == "Annulé : retour à la position d'avant la dernière action."
+    assert log[0]["text_i18n"] == first["text_i18n"]
