@@ -301,3 +301,60 @@ def test_the_error_pages_speak_the_requests_language(tmp_path, lang, words):
     assert other.text.strip() == catalog(lang)[
         "This table does not answer to that name: open the address flure play prints."]
 
+
+
+def start_state(session, state: str) -> None:
+    """A game at the monster's turn (its tile to draw), or in the advanced setup's placement (A2)."""
+    if state == "monster":
+        session.new_game(["red", "blue", "green", "yellow", "purple", "white"], "blue", seed=3, prey3_variant=True)
+        play_pawn_phase(session)
+    else:
+        session.new_game(["red", "blue"], "red", setup="advanced", seed=4)
+
+
+def preview(page) -> None:
+    """What each tile would do (the monster's turn), or nothing to open (the placement)."""
+    if page.is_enabled("#draw"):
+        page.click("#preview-btn")
+        page.wait_for_selector("#preview .preview-row")
+
+
+@pytest.mark.parametrize("state, shown", [("monster", "#tile-buttons button:not([disabled])"),
+                                          ("placement", "#place-form:not(.hidden)")])
+def test_the_referee_view_at_the_monsters_turn_and_in_the_placement_has_no_english_word_left(
+        browser, tmp_path, state, shown):
+    session = session_with(tmp_path)
+    app, _ = make_app(tmp_path, session)
+    start_state(session, state)
+    with Server(app) as server:
+        def opened(browser, server, lang):
+            page = logged_in(browser, server, "referee", lang, ".link.live", "#devices li", shown)
+            preview(page)
+            return page
+        english = english_texts(browser, server, "referee", opened)
+        for lang in LANGS:
+            page = opened(browser, server, lang)
+            assert english_left(texts_of(page), lang, english) == [], lang
+            assert page.errors == []
+            page.context.close()
+
+
+def phone_view(browser, server, lang: str):
+    page = phone(browser)
+    page.goto(f"{server.url}?lang={lang}")
+    for selector in (".link.live", "svg.board .monster", "#turnline .pill", "#save:not(.hidden)"):
+        page.wait_for_selector(selector)
+    return page
+
+
+def test_the_phone_view_has_no_english_word_left(browser, live):
+    """The phone's own words (test_i18n_browser checks it at 360 px), by the same two rules."""
+    server, _ = live
+    page = phone_view(browser, server, "en")
+    english = {x["text"] for x in texts_of(page)}
+    page.context.close()
+    for lang in LANGS:
+        page = phone_view(browser, server, lang)
+        assert english_left(texts_of(page), lang, english) == [], lang
+        assert page.errors == []
+        page.context.close()
