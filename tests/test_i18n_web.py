@@ -358,3 +358,20 @@ def test_the_phone_view_has_no_english_word_left(browser, live):
         assert english_left(texts_of(page), lang, english) == [], lang
         assert page.errors == []
         page.context.close()
+
+
+def test_the_setup_steps_say_their_refusals_and_messages_in_the_pages_language(tmp_path):
+    from web_helpers import AUTH
+
+    app, _ = make_app(tmp_path)
+    client = app.test_client()
+    refused = client.post("/api/setup/save", json={}, headers={**AUTH, "Accept-Language": "de"})
+    assert refused.status_code == 409
+    assert refused.json["error"] == "Noch nichts zu speichern: nehmt Ansichten auf und drückt zuerst auf Kalibrieren."
+    english = client.post("/api/setup/save", json={}, headers={**AUTH, "Accept-Language": "en"})
+    assert english.json["error"] == "Nothing to save yet: capture views and press Calibrate first."
+    look = client.get("/api/setup/look", headers=AUTH).json          # no camera: said in every language
+    assert look["picture"] is False and look["message"].startswith("The camera has given no picture yet (")
+    assert look["message_i18n"]["fr"].startswith("La caméra n'a encore donné aucune image (")
+    doctor = client.get("/api/setup/doctor", headers={**AUTH, "Accept-Language": "es"}).json["findings"]
+    assert {f["topic"] for f in doctor} >= {"cámara (en esta sesión)", "más"}

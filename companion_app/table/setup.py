@@ -20,7 +20,10 @@ import numpy as np
 
 from engine.geometry import COLS, ROWS, SQUARES, square_name
 
+from engine.wording import N_, Text
+
 from ..i18n import DEFAULT, gettext as _g
+from ..i18n.text import in_all
 
 log = logging.getLogger(__name__)
 MIN_VIEWS = 10               # the page asks for 15; fewer than 10 is refused outright
@@ -30,7 +33,12 @@ KNOWN = (255, 200, 0)        # outline of every other sticker
 
 
 class SetupError(ValueError):
-    """A setup step that cannot be done now; the message says why and what to do."""
+    """A setup step that cannot be done now; the message says why and what to do.  Raised with a
+    ``Text`` (engine.wording), the page words it in its own language (``text``)."""
+
+    def __init__(self, message):
+        self.text = message if isinstance(message, Text) else None
+        super().__init__(str(message))
 
 
 def twin_state(session):
@@ -115,8 +123,9 @@ class SetupTool:
         frame = self.frame()
         status = self.session.camera.status()
         if frame is None:
-            why = status.get("message") or (status.get("detail") or {}).get("message") or "no picture yet"
-            return {"picture": False, "message": f"The camera has given no picture yet ({why})."}, None
+            why = status.get("message") or (status.get("detail") or {}).get("message") or Text(N_("no picture yet"))
+            message = Text(N_("The camera has given no picture yet (%(why)s)."), why=why)
+            return {"picture": False, "message": str(message), "message_i18n": in_all(message)}, None
         scheme, calibration, config = self._reader()
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         reading, _ = read_frame(frame, scheme, calibration, config=config)
@@ -156,13 +165,15 @@ class SetupTool:
         """Add the current frame as a view of the ChArUco board (refused views say why)."""
         frame = self.frame()
         if frame is None:
-            raise SetupError("The camera has given no picture yet: wait for it, then capture.")
+            raise SetupError(Text(N_("The camera has given no picture yet: wait for it, then capture.")))
         with self._lock:
             n = len(self.views)
             corners = self.views.add(frame, f"view {n + 1}")
             out = self.calibration_summary()
         out["added"] = corners > 0
-        out["message"] = (f"view {n + 1} added: {corners} corners" if corners else self.views.rejected[-1])
+        message = (Text(N_("view %(n)s added: %(corners)s corners"), n=n + 1, corners=corners) if corners
+                   else self.views.rejected[-1])
+        out["message"], out["message_i18n"] = str(message), in_all(message)
         return out
 
     def calibration_summary(self) -> dict:
@@ -195,13 +206,14 @@ class SetupTool:
             size = self.views.image_size
             want = tuple(self.config.camera.resolution)
             if size is not None and tuple(size) != want:
-                raise SetupError(f"The views are {size[0]}×{size[1]} but [camera] resolution is {want[0]}×{want[1]}: "
-                                 "a calibration describes one resolution only; set the resolution, then start again.")
+                raise SetupError(Text(N_("The views are %(views)s but [camera] resolution is %(want)s: a calibration "
+                                         "describes one resolution only; set the resolution, then start again."),
+                                      views=f"{size[0]}×{size[1]}", want=f"{want[0]}×{want[1]}"))
             try:
                 self.pending = calibrate(self.views, min_views=MIN_VIEWS)
             except NotEnoughViews as exc:
                 self.pending = None
-                raise SetupError(f"Not calibrated: {exc}.") from None
+                raise SetupError(Text(N_("Not calibrated: %(why)s."), why=exc)) from None
             return self.calibration_summary()
 
     def save_calibration(self) -> dict:
@@ -211,7 +223,7 @@ class SetupTool:
         with self._lock:
             cal = self.pending
             if cal is None:
-                raise SetupError("Nothing to save yet: capture views and press Calibrate first.")
+                raise SetupError(Text(N_("Nothing to save yet: capture views and press Calibrate first.")))
             frame = self.frame()
             try:
                 check_size(cal, (frame.shape[1], frame.shape[0]) if frame is not None
@@ -223,7 +235,7 @@ class SetupTool:
         camera = dataclasses.replace(self.config.camera, calibration=path)
         note = self._write_config({"camera.calibration": str(path)})
         self._apply(camera)
-        return {"saved": str(path), "config": note, "camera": self.session.camera.status()}
+        return {"saved": str(path), "config": str(note), "config_i18n": in_all(note), "camera": self.session.camera.status()}
 
     # -- camera settings -------------------------------------------------------------------------
     def save_exposure(self, exposure_us: int, analogue_gain: float, colour_gains) -> dict:
@@ -246,7 +258,8 @@ class SetupTool:
             settings["camera.exposure.colour_gains"] = list(exposure.colour_gains)
         note = self._write_config(settings)
         self._apply(camera)
-        return {"exposure": dataclasses.asdict(exposure), "config": note, "camera": self.session.camera.status()}
+        return {"exposure": dataclasses.asdict(exposure), "config": str(note), "config_i18n": in_all(note),
+                "camera": self.session.camera.status()}
 
     # -- applying and writing ------------------------------------------------------------------
     def _apply(self, camera) -> None:
@@ -261,14 +274,14 @@ class SetupTool:
                              self.config.table.stable_frames, on_update=self.session.loop.on_camera,
                              open_frames=rig.open_source if rig is not None else None)
         if device.obj is None:
-            raise SetupError(f"Saved, but the camera could not use it: {device.why}")
+            raise SetupError(Text(N_("Saved, but the camera could not use it: %(why)s"), why=device.why))
         old, self.session.camera = self.session.camera, device
         self.config = dataclasses.replace(self.config, camera=camera)
         old.call(lambda obj: obj.close())
         with self._lock:
             self._look = (0.0, None, None)
 
-    def _write_config(self, settings: dict) -> str:
+    def _write_config(self, settings: dict) -> Text:
         """Set ``section.key`` values in the table configuration file, atomically; says what was done."""
         from calibration.store import atomic_write
 
@@ -277,8 +290,8 @@ class SetupTool:
         path = self.config.path
         if path is None:
             lines = ", ".join(f"{k.rpartition('.')[2]} = {v!r}" for k, v in settings.items())
-            return (f"flure play was started without --config: the running session uses it now; to keep it, "
-                    f"put {lines} in your table.toml")
+            return Text(N_("flure play was started without --config: the running session uses it now; to keep it, "
+                           "put %(lines)s in your table.toml"), lines=lines)
         text = path.read_text(encoding="utf-8")
         for dotted, value in settings.items():
             section = dotted.rpartition(".")[0]
@@ -289,7 +302,7 @@ class SetupTool:
             except TableConfigError as exc:
                 raise SetupError(f"{path}: {exc}") from None
         atomic_write(path, text.encode("utf-8"))
-        return f"{path} updated (the previous version is {path.name}.bak)"
+        return Text(N_("%(path)s updated (the previous version is %(backup)s)"), path=path, backup=f"{path.name}.bak")
 
     # -- LED check ---------------------------------------------------------------------------------
     def light(self, what: str) -> dict:
@@ -299,7 +312,7 @@ class SetupTool:
             raise SetupError("light 'all', 'row N' (1–11) or 'column X' (a–p)")
         squares = [square_name(sq) for sq in SQUARES] if kind == "all" else line_squares(kind, which)
         if self.session.leds.obj is None:
-            raise SetupError(f"No LED grid: {self.session.leds.why}")
+            raise SetupError(Text(N_("No LED grid: %(why)s"), why=self.session.leds.why))
         if kind == "all":
             self.session.leds.call(lambda leds: leds.show_squares(0.4))
         else:

@@ -7,6 +7,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 
 from . import api, schemas
 from .i18n import current_language
+from ..i18n.text import render
 from .security import referee_required
 from ..table.setup import SetupError, SetupTool
 
@@ -45,8 +46,8 @@ def answer(fn, *args):
     """Run a setup step; a step that cannot be done now is a 409 with its sentence."""
     try:
         return jsonify(fn(*args))
-    except SetupError as exc:
-        response = jsonify(error=str(exc))
+    except SetupError as exc:   # in the page's language when the step gave its wording as data
+        response = jsonify(error=render(exc.text, current_language()) if exc.text is not None else str(exc))
         response.status_code = 409
         abort(response)
 
