@@ -89,11 +89,11 @@ def test_an_unknown_lang_is_refused_in_the_locales_language():
 
 @pytest.mark.parametrize("lang, first", [
     ("en", "The rulebook's advanced example: pivots, a crystal, a pool and a teleporter pair."),
-    ("fr", "L'exemple avancé de la règle : pierres pivot et demi-tour, un cristal, une flaque de sang et une paire "
+    ("fr", "L'exemple avancé de la règle\u00a0: pierres de pivot, un cristal, une flaque de sang et une paire "
            "de téléporteurs."),
-    ("de", "Das Fortgeschrittenen-Beispiel der Spielregel: Dreh- und Wendestein, ein Kristall, eine Blutlache und "
+    ("de", "Das Fortgeschrittenen-Beispiel der Spielregel: Drehsteine, ein Kristall, eine Blutlache und "
            "ein Teleporterpaar."),
-    ("es", "El ejemplo avanzado del reglamento: piedras de giro y de media vuelta, un cristal, un charco de sangre y "
+    ("es", "El ejemplo avanzado del reglamento: piedras de giro, un cristal, un charco de sangre y "
            "un par de teletransportadores."),
 ])
 def test_demo_prints_the_plan_in_the_locales_language_with_the_phones_words(lang, first):
@@ -104,12 +104,12 @@ def test_demo_prints_the_plan_in_the_locales_language_with_the_phones_words(lang
     lines = plan_lines(demo_plan(), lang)          # the same renderer as the phones and the referee log
     assert lines == [line for line in out if line in lines]   # every line, in order
     assert ("Step 1:" in r.stdout) == (lang == "en")
-    assert {"fr": "Pas 1 :", "de": "Schritt 1:", "es": "Paso 1:", "en": "Step 1:"}[lang] in r.stdout
+    assert {"fr": "Pas 1\u00a0:", "de": "Schritt 1:", "es": "Paso 1:", "en": "Step 1:"}[lang] in r.stdout
 
 
 def test_lang_overrides_the_locale():
     r = flure("demo", "--lang", "fr", lang_env="de_DE.UTF-8")
-    assert r.returncode == 0 and "Tuile pierre tombale 8 : le monstre part de j8, tourné vers E." in r.stdout
+    assert r.returncode == 0 and "Tuile tombale 8\u00a0: le monstre part de j8, tourné vers l'est." in r.stdout
     assert "Schritt" not in r.stdout
 
 
@@ -121,7 +121,7 @@ def test_resolve_json_is_the_same_in_every_language(tmp_path):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "flure: {path}: cannot read the file (No such file or directory)"),
-    ("fr", "flure: {path} : impossible de lire le fichier (No such file or directory)"),
+    ("fr", "flure: {path}\u00a0: impossible de lire le fichier (No such file or directory)"),
     ("de", "flure: {path}: die Datei kann nicht gelesen werden (No such file or directory)"),
     ("es", "flure: {path}: no se puede leer el archivo (No such file or directory)"),
 ])
@@ -136,12 +136,12 @@ def test_argparse_speaks_the_language_too(capsys):
         cli.main(["resolve", "p.json", "--lang", "fr"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("utilisation : flure resolve") and "les arguments suivants sont requis : --tile/-t" in err
+    assert err.startswith("utilisation\u00a0: flure resolve") and "les arguments suivants sont requis\u00a0: --tile/-t" in err
     with pytest.raises(SystemExit):
         cli.main(["--lang", "de", "--help"])
     out = capsys.readouterr().out
     assert out.startswith("Aufruf: flure") and "Finstere Flure Companion: spielt das Monster für euren Tisch." in out
-    assert "zeigt den Zug des Monsters für ein Grabstein-Plättchen" in out       # a command's help line
+    assert "zeigt die Bewegung des Monsters für einen Grabstein" in out       # a command's help line
     with pytest.raises(SystemExit):
         cli.main(["--lang", "es", "resolve", "--help"])
     out = capsys.readouterr().out
@@ -154,7 +154,7 @@ def test_scenario_check_summary_and_config_check(tmp_path, capsys):
     table = tmp_path / "table.toml"
     table.write_text("[web]\nport = 8123\n")
     assert cli.main(["--lang", "fr", "config", "check", "--config", str(table)]) == 0
-    assert capsys.readouterr().out == f"ok : {table} est une configuration de table valide\n"
+    assert capsys.readouterr().out == f"ok\u00a0: {table} est une configuration de table valide\n"
 
 
 def test_doctor_words_each_check_but_keeps_its_ok_fix_column(tmp_path, capsys):
@@ -198,7 +198,7 @@ def test_the_device_and_camera_commands_speak_too(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1] == ("156 Felder mit LEDs, 156 LEDs auf dem Streifen; '-' keine "
                                                         "LED, '#' ausgeschnittene Ecke.")
     assert cli.main(["--lang", "fr", "stickers", "-o", str(tmp_path / "no" / "such")]) == 2
-    assert capsys.readouterr().err == (f"flure: {tmp_path / 'no' / 'such'} : le dossier {tmp_path / 'no'} (planches "
+    assert capsys.readouterr().err == (f"flure: {tmp_path / 'no' / 'such'}\u00a0: le dossier {tmp_path / 'no'} (planches "
                                        "d'autocollants) n'existe pas (créez-le, ou indiquez un autre chemin)\n")
     assert cli.main(["--lang", "es", "calibrate", "board", "-o", str(tmp_path / "board.txt")]) == 2
     assert capsys.readouterr().err == (f"flure: {tmp_path / 'board.txt'}: el archivo (imagen) debe terminar en .png o "

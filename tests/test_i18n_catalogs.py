@@ -74,3 +74,37 @@ def test_the_referee_page_in_french(tmp_path):
     page = app.test_client().get("/referee?lang=fr").text
     assert '<html lang="fr">' in page and "Nouvelle partie" in page and "Commencer la partie" in page
     assert "<code>flure play</code>" in page and ">New game<" not in page
+
+
+def french_punctuation_faults(text: str, msgid: str) -> list[str]:
+    """Where ``text`` lacks the no-break space (U+00A0) French sets before : ; ? ! and inside « ».
+    Code is left alone: host:port, https://, %(a)s:%(b)s, or a token kept from the msgid (Authorization:)."""
+    faults = []
+    for hit in re.finditer(r"[:;?!»]", text):
+        at = hit.start()
+        after = text[at + 1:at + 2]
+        if after and (after.isalnum() or after in "/%="):
+            continue
+        word = re.search(r"\S+$", text[:at])   # a token kept from the msgid: Authorization:, {"color":
+        if word and not re.fullmatch(r"%\(\w+\)s", word.group(0)) and word.group(0) + text[at] in msgid:
+            continue
+        if at == 0 or text[at - 1] != "\u00a0":
+            faults.append(text[max(0, at - 20):at + 1])
+    faults += [text[at.start():at.start() + 20] for at in re.finditer(r"«(?!\u00a0)", text)]
+    return faults
+
+
+def test_french_sets_a_no_break_space_before_double_punctuation():
+    """translations/GLOSSARY.md: U+00A0 before : ; ? ! and inside « » in every French msgstr, never a plain space nor none."""
+    assert french_punctuation_faults("Tuiles jouées :", "Tiles played:") == ["Tuiles jouées :"]
+    assert french_punctuation_faults("hôte:port, https://x, Authorization: Bearer", "Authorization: Bearer") == []
+    assert french_punctuation_faults("%(path)s: x", "%(path)s: x") == ["%(path)s:"]
+    wrong = []
+    for path in sorted(po_path("fr").parent.glob("*.po")):   # every domain: messages, rules…
+        for m in read(path):
+            if not m.id:
+                continue
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            for text in m.string if isinstance(m.string, tuple) else (m.string,):
+                wrong += [f"{path.name} {ids[0]!r}: …{f}" for f in french_punctuation_faults(text or "", ids[-1])]
+    assert not wrong, "French punctuation needs a no-break space (U+00A0):\n" + "\n".join(wrong)

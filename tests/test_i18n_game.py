@@ -1,9 +1,11 @@
 """The game's status line in four languages (companion_app.i18n.game_text): English is the engine's."""
 import random
+import re
 
 from companion_app.i18n.game_text import all_summaries, summary
 from engine.game import Game
 from tests.game_helpers import play_out
+from tests.glossary import term
 
 
 def test_english_is_the_engines_summary_through_whole_random_games():
@@ -27,7 +29,41 @@ def test_english_is_the_engines_summary_through_whole_random_games():
 def test_german_summary_names_the_pawns_in_german():
     game = Game.new(["red", "blue"], first_player="red", seed=1)
     text = summary(game, "de")
-    assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Plättchen" in text
+    assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Noch 8 Grabsteine im Stapel." in text
+
+
+def test_status_lines_use_the_glossary_words_for_round_turn_pawn_and_tile():
+    """Through a whole random game: the pawn phase, the monster phase and the result in fr, de, es."""
+    game = Game.new(["red", "blue", "green"], first_player="green", seed=3)
+    lines = {lang: set() for lang in ("fr", "de", "es")}
+
+    def check(before, action, after):
+        for lang in lines:
+            lines[lang].add((after.phase, summary(after, lang)))
+
+    final, _ = play_out(game, random.Random(3), check)
+    assert final.phase == "over"
+    for lang, seen in lines.items():
+        pawns = [t for phase, t in seen if phase == "pawns"]
+        monster = [t for phase, t in seen if phase == "monster"]
+        assert pawns and monster
+        for text in pawns + monster:
+            assert text.startswith(f"{term('round', lang).capitalize()} ") and f", {term('turn', lang)} " in text, text
+            assert term("tile", lang).lower() in text.lower(), text
+            assert not ENGLISH.search(text), text
+        assert all(term("pawn", lang) in text for text in monster), lang          # every pawn has moved (G7)
+        if lang != "de":   # French and Spanish pawn names carry the word (le pion rouge 3/4); German: Rot 3/4
+            assert all(term("pawn", lang) in text for text in pawns), lang
+    # Pawn names agree with the word for pawn (es: la ficha roja), the player's colour is a name (es: rojo).
+    es = next(t for _, t in lines["es"] if t.startswith("Ronda 1, turno 1: verde mueve "))
+    assert "la ficha verde " in es and "Quedan 8 lápidas en el mazo." in es
+    fr = next(t for _, t in lines["fr"] if t.startswith("Manche 1, tour 1\u00a0: vert déplace "))
+    assert "le pion vert " in fr and "Il reste 8 tuiles dans la pioche." in fr
+    end = summary(final, "es")
+    assert term("pawn", "es") in end or "monstruo" in end
+
+
+ENGLISH = re.compile(r"\b(the|pawn|pawns|moves|turn|round|tile|tiles|left|deck|wins|out|red|blue|green)\b")
 
 
 def test_the_line_before_any_game_in_each_language():

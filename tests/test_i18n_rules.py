@@ -114,7 +114,7 @@ def test_the_ids_squares_and_values_stay_as_they_are():
 
 
 @pytest.mark.parametrize("lang, words", [
-    ("fr", {"B2": "flaque de sang", "P8": "flaque de sang", "T3": "téléporteur", "M9": "pierre pivot",
+    ("fr", {"B2": "flaque de sang", "P8": "flaque de sang", "T3": "téléporteur", "M9": "pierre de pivot",
             "M10": "cristaux", "G7": "tuiles pierres tombales", "P3": "sortie", "P2": "entrée", "M5": "dévore"}),
     ("de", {"B2": "Blutlache", "P8": "Blutlache", "T3": "Teleporter", "M9": "Drehstein", "M10": "Kristalle",
             "G7": "Grabstein", "P3": "Ausgang", "P2": "Eingang", "M5": "frisst"}),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import unicodedata
 
 from .lang import LanguageError, _, from_locale, language, set_language, speak_argparse, take_option
 
@@ -50,8 +51,10 @@ def fail(message: str, code: int = 2) -> int:
 
 
 def one_line(text: str) -> str:
-    """``text`` with control characters (line breaks, NUL, escape) written as Python escapes."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    """``text`` with control characters (line breaks, NUL, escape) written as Python escapes.  Spaces
+    stay, the no-break ones included: French sets one before ``:`` (translations/GLOSSARY.md)."""
+    return "".join(c if c.isprintable() or unicodedata.category(c) == "Zs" else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 def build_parser() -> argparse.ArgumentParser:

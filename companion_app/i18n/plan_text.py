@@ -21,6 +21,13 @@ DIRECTION_WORDS = (NP_("direction", "N"), NP_("direction", "E"), NP_("direction"
 
 COLOUR_WORDS = {"blue": N_("blue"), "yellow": N_("yellow"), "red": N_("red"), "green": N_("green"),
                 "purple": N_("purple"), "black": N_("black"), "white": N_("white")}
+# The colour inside a pawn's name agrees with the language's word for pawn (es: la ficha roja), while a
+# player's colour (COLOUR_WORDS) is a name of its own (es: rojo): hence a context of their own.
+PAWN_COLOUR_WORDS = {"blue": NP_("pawn", "blue"), "yellow": NP_("pawn", "yellow"), "red": NP_("pawn", "red"),
+                     "green": NP_("pawn", "green"), "purple": NP_("pawn", "purple"), "black": NP_("pawn", "black"),
+                     "white": NP_("pawn", "white")}
+# Between a step's events; French sets a space before the semicolon (translations/GLOSSARY.md).
+EVENT_SEPARATOR = N_("; ")
 STONE_WORDS = {"stone": N_("the stone"), "crystal": N_("the crystal"),
                "pivot-right": N_("the pivot-right"), "pivot-about": N_("the pivot-about")}
 STOP_WORDS = {"steps": N_("all steps taken"), "prey": N_("enough prey eaten"), "cap": N_("20-step cap reached")}
@@ -32,10 +39,11 @@ def colour_name(lang: str, colour: str) -> str:
 
 
 def pawn_name(lang: str, name: str) -> str:
-    """A pawn's name (``red 3/4``) in ``lang`` (``Rot 3/4``); a bare label stays as it is."""
+    """A pawn's name (``red 3/4``) in ``lang`` (``Rot 3/4``, ``le pion rouge 3/4``, ``la ficha roja 3/4``: the
+    article comes with the name, as with ``the stone``); a bare label stays as it is."""
     colour, _, rest = name.partition(" ")
-    if rest and colour in COLOUR_WORDS:
-        return _g(lang, "%(colour)s %(kind)s", colour=colour_name(lang, colour), kind=rest)
+    if rest and colour in PAWN_COLOUR_WORDS:
+        return _g(lang, "%(colour)s %(kind)s", colour=_pg(lang, "pawn", colour), kind=rest)
     return name
 
 
@@ -134,7 +142,7 @@ class Words:
 
     def step(self, s: Step) -> str:
         return self.t("Step %(number)s: %(look)s; %(events)s; ends on %(square)s.", number=s.number,
-                      look=self.look(s.look), events="; ".join(self.event(e) for e in s.events),
+                      look=self.look(s.look), events=self.t(EVENT_SEPARATOR).join(self.event(e) for e in s.events),
                       square=square_name(s.end))
 
 
