@@ -91,7 +91,7 @@ def test_the_language_switch_is_remembered_on_that_phone(browser, live):
     page.wait_for_selector("html[lang=de]")
     page.goto(server.url)                                            # a later visit: the choice stays
     assert page.locator("html").get_attribute("lang") == "de"
-    assert page.text_content("#move h2").startswith("Zug des Monsters")
+    assert page.text_content("#move h2").startswith("Bewegung des Monsters")
     page.context.close()
 
 
@@ -114,7 +114,7 @@ def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, 
     assert {s["lang"] for s in spoken} == {"de"}
     # "Save this move" appears with the move, in German, pointing at the server's GIF of it
     page.wait_for_selector("#save:not(.hidden)")
-    assert page.inner_text("#save-move") == "Diesen Zug speichern"
+    assert page.inner_text("#save-move") == "Diese Bewegung speichern"
     gif = page.request.get(server.url.rstrip("/") + page.get_attribute("#save-move", "href"))
     assert gif.ok and gif.headers["content-type"] == "image/gif"
     assert page.errors == []
