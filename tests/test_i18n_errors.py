@@ -41,8 +41,8 @@ def test_a_walk_through_a_wall_in_each_language():
     assert str(exc) == "move 5 (N): red 3/4 cannot walk through wall K from k1 (P6)"
     assert check_all_languages(exc) == {
         "de": "Schritt 5 (N): Rot 3/4 kann nicht von k1 durch die Wand K gehen (P6)",
-        "fr": "déplacement 5 (N) : rouge 3/4 ne peut pas traverser le mur K depuis k1 (P6)",
-        "es": "movimiento 5 (N): rojo 3/4 no puede atravesar la pared K desde k1 (P6)"}
+        "fr": "déplacement 5 (N)\u00a0: le pion rouge 3/4 ne peut pas traverser le mur K depuis k1 (P6)",
+        "es": "movimiento 5 (N): la ficha roja 3/4 no puede atravesar la pared K desde k1 (P6)"}
 
 
 def test_wrong_turn_and_already_moved_name_colours_and_pawns_in_each_language():

@@ -221,7 +221,7 @@ def test_the_referee_switches_language_and_keeps_it(browser, live):
 def test_the_referees_save_this_move_gives_the_moves_gif(browser, live):
     server, session = live
     page = referee(browser, server, "de")
-    assert page.inner_text("#save-move") == "Diesen Zug speichern"
+    assert page.inner_text("#save-move") == "Diese Bewegung speichern"
     href = page.get_attribute("#save-move", "href")
     assert href.startswith("/api/move.gif?seq=")
     gif = page.request.get(server.url.rstrip("/") + href)

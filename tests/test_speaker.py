@@ -90,7 +90,7 @@ def test_the_espeak_command_line_for_each_language(espeak, speakers, lang):
     assert speaker.wait_idle(60)
     argv = [call["argv"] for call in espeak()]
     assert argv == [[espeak.script, "-v", lang, "-s", "150", "-b", "1", "--", text] for text in lines]
-    first = {"en": "Step 1: ", "fr": "Pas 1 : ", "de": "Schritt 1: ", "es": "Paso 1: "}[lang]
+    first = {"en": "Step 1: ", "fr": "Pas 1\u00a0: ", "de": "Schritt 1: ", "es": "Paso 1: "}[lang]
     assert argv[0][-1].startswith(first) and argv[-1][-1].startswith(first.replace("1", str(len(lines))))
     assert speaker.status()["spoken"] == len(lines) and speaker.status()["last_error"] is None
 
