@@ -43,8 +43,8 @@ def test_an_ambiguous_reading_in_each_language():
     assert problem.code == "ambiguous"
     every = check(problem.words, problem.message)
     assert "Rot 3/4" in every["de"] and "Rot 2/5" in every["de"] and "verdeckt, eine Hand?" in every["de"]
-    assert "rouge 3/4" in every["fr"] and "couverte, une main ?" in every["fr"] and "découvrez k3, k5, k7" in every["fr"]
-    assert "rojo 2/5" in every["es"] and "destapa" in every["es"]
+    assert "rouge 3/4" in every["fr"] and "couverte, une main\u00a0?" in every["fr"] and "découvrez k3, k5, k7" in every["fr"]
+    assert "la ficha roja 2/5" in every["es"] and "destapa" in every["es"]
 
 
 def test_an_unexplained_reading_and_an_unseen_destination_in_each_language():
@@ -128,11 +128,11 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     assert view["needs_i18n"]["en"] == view["needs"] == ("Set up the board for the new game first: move the monster "
                                                          "from b1 to a1 and turn it to face E")
     assert view["needs_i18n"]["de"] == ("Zuerst: Baut den Spielplan für das neue Spiel auf: stellt das Monster von b1 "
-                                        "nach a1 und dreht es nach O")
+                                        "nach a1 und dreht es nach Osten")
     assert view["follow"]["why_i18n"]["fr"] == "Installez le plateau pour la nouvelle partie"
     fix = view["follow"]["fixes"][0]
     assert fix["text_i18n"]["en"] == fix["text"] and fix["text_i18n"]["es"] == ("mueve el monstruo de b1 a a1 y "
-                                                                                "gíralo hacia el E")
+                                                                                "gíralo hacia el este")
     show_table(camera, s)
     camera.show(FakeReading(True, _entered(s, "blue-6/1")))   # blue moves on red's turn (G3)
     view = s.camera_view()
@@ -151,5 +151,5 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     log = s.state()["log"]
     moved = [e for e in log if e["seq"] == 1]
     assert moved and moved[0]["text_i18n"]["de"].startswith("Rot ") and "wird umgedreht (G3)" in moved[0]["text_i18n"]["de"]
-    assert log[-1]["text_i18n"]["fr"] == "Annulé : retour à la position d'avant la dernière action."
+    assert log[-1]["text_i18n"]["fr"] == "Annulé\u00a0: retour à la position d'avant la dernière action."
     assert log[0]["text_i18n"] == first["text_i18n"]
