@@ -91,7 +91,7 @@ def test_an_unknown_lang_is_refused_in_the_locales_language():
     ("en", "The rulebook's advanced example: pivots, a crystal, a pool and a teleporter pair."),
     ("fr", "L'exemple avancé de la règle\u00a0: pierres de pivot, un cristal, une flaque de sang et une paire "
            "de téléporteurs."),
-    ("de", "Das Fortgeschrittenen-Beispiel der Spielregel: Drehsteine, ein Kristall, eine Blutlache und "
+    ("de", "Das Fortgeschrittenen-Beispiel der Spielregel: Dreh- und Wendesteine, ein Kristall, eine Blutlache und "
            "ein Teleporterpaar."),
     ("es", "El ejemplo avanzado del reglamento: piedras de giro, un cristal, un charco de sangre y "
            "un par de teletransportadores."),
@@ -141,7 +141,7 @@ def test_argparse_speaks_the_language_too(capsys):
         cli.main(["--lang", "de", "--help"])
     out = capsys.readouterr().out
     assert out.startswith("Aufruf: flure") and "Finstere Flure Companion: spielt das Monster für euren Tisch." in out
-    assert "zeigt die Bewegung des Monsters für einen Grabstein" in out       # a command's help line
+    assert "zeigt die Bewegung des Monsters für ein Grabstein-Plättchen" in out       # a command's help line
     with pytest.raises(SystemExit):
         cli.main(["--lang", "es", "resolve", "--help"])
     out = capsys.readouterr().out

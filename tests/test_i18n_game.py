@@ -29,7 +29,7 @@ def test_english_is_the_engines_summary_through_whole_random_games():
 def test_german_summary_names_the_pawns_in_german():
     game = Game.new(["red", "blue"], first_player="red", seed=1)
     text = summary(game, "de")
-    assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Noch 8 Grabsteine im Stapel." in text
+    assert text.startswith("Runde 1, Zug 1: Rot zieht Rot ") and "(G3)" in text and "Noch 8 Grabstein-Plättchen im Stapel." in text
 
 
 def test_status_lines_use_the_glossary_words_for_round_turn_pawn_and_tile():
@@ -58,7 +58,7 @@ def test_status_lines_use_the_glossary_words_for_round_turn_pawn_and_tile():
     es = next(t for _, t in lines["es"] if t.startswith("Ronda 1, turno 1: verde mueve "))
     assert "la ficha verde " in es and "Quedan 8 lápidas en el mazo." in es
     fr = next(t for _, t in lines["fr"] if t.startswith("Manche 1, tour 1\u00a0: vert déplace "))
-    assert "le pion vert " in fr and "Il reste 8 tuiles dans la pioche." in fr
+    assert "le pion vert " in fr and "Il reste 8 tuiles dans la pile." in fr
     end = summary(final, "es")
     assert term("pawn", "es") in end or "monstruo" in end
 
