@@ -115,7 +115,14 @@ class EngineReferee:
     def look(self) -> None:
         g, view = self.game, self.table.view()
         self.complaint = None
-        if view.hand is not None or g.phase not in ("pawns", "monster"):
+        if view.hand is not None or g.phase not in ("pawns", "monster", "placement"):
+            return
+        if g.phase == "placement":
+            result = reconcile_game(g, Observation.of(view.position()))
+            if result.accepted and result.change == "place":
+                self.apply(result.place.to_json())
+            elif not result.accepted:
+                self.complaint = result.problems[0].message
             return
         if g.phase == "monster":
             if view.tile:
@@ -137,8 +144,8 @@ class EngineReferee:
             self.complaint = result.problems[0].message if result.problems else "nothing moved"
 
 
-def play(seed: int, err_rate: float, steps: int = 4000):
-    game = Game.new(["red", "blue"], seed=seed)
+def play(seed: int, err_rate: float, steps: int = 4000, setup: str = "basic"):
+    game = Game.new(["red", "blue"], seed=seed, setup=setup)
     table = PhysicalTable(game.position, seed=seed)
     referee = EngineReferee(game, table)
     players = SimulatedPlayers(table, referee.watch, seed=seed, err_rate=err_rate, hand_frames=0)
@@ -265,3 +272,57 @@ def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_readin
     assert action["type"] == "pawn-at" and action["square"] is None and "(G4)" in message
     assert len([p for p in game.position.pawns if p.colour == game.to_move and p.on_board]) == 2
     assert game.apply(action).position.pawn(action["pawn"]).face == "black"
+
+
+# -- the advanced setup (A1, A2) -------------------------------------------------------------
+
+def test_board_pieces_put_down_are_read_as_they_lie():
+    """Stone tiles, a teleporter pair with their arrows and both pools, put down by hand, read back."""
+    game = Game.new(["red", "blue"], seed=3, setup="advanced")
+    table = PhysicalTable(game.position, seed=7)
+    table.put_piece("crystal", ("g7",))
+    table.put_piece("pivot-about", ("k4",))
+    table.put_piece("teleporter", ("d8",), arrow=3, pair=2)
+    table.put_piece("teleporter", ("m3",), arrow=1, pair=2)
+    table.put_piece("pool-2x2", ("e3", "f3", "e4", "f4"))
+    table.put_piece("pool-1x4", ("j8", "j9", "j10", "j11"))
+    reading = read(TableCamera(SimulatedCamera(table, seed=2)))
+    assert [p for p in reading["problems"] if p["code"] != "teleporter-pair"] == []
+    setup = reading["setup"]
+    assert setup["stones"] == {"g7": "crystal", "k4": "pivot-about"}
+    assert setup["teleporters"] == {"d8": {"pair": 2, "arrow": "W"}, "m3": {"pair": 2, "arrow": "E"}}
+    assert setup["pools"] == sorted(["e3", "f3", "e4", "f4", "j8", "j9", "j10", "j11"],
+                                    key=parse_square)
+    table.take_piece(("j8", "j9", "j10", "j11"))
+    assert read(TableCamera(SimulatedCamera(table, seed=2)))["setup"]["pools"] == ["e3", "f3", "e4", "f4"]
+
+
+def test_players_place_every_piece_legally_then_play_the_game():
+    referee, players, table = play(seed=6, err_rate=0.0, setup="advanced")
+    placed = [a for a in referee.applied if a["type"] == "place"]
+    assert len(placed) == players.counts["placed"] == 17
+    assert referee.applied[:17] == placed                           # the setup first, one piece a turn (A2)
+    replay = Game.new(["red", "blue"], seed=6, setup="advanced")
+    for action in placed:
+        replay = replay.apply(action)
+    assert replay.phase == "pawns" and len(replay.position.teleporters) == 4 and len(replay.position.pools) == 8
+    assert referee.game.phase == "over" and players.counts["illegal"] == 0
+
+
+def test_an_induced_illegal_placement_is_refused_and_put_right():
+    game = Game.new(["red", "blue"], seed=2, setup="advanced")
+    table = PhysicalTable(game.position, seed=2)
+    referee = EngineReferee(game, table)
+    players = SimulatedPlayers(table, referee.watch, seed=2, err_rate=1.0, hand_frames=0)
+    said = players.step()
+    assert "next to a corner, A2" in said and players.counts["illegal"] == 1
+    assert table.differences(game.position)
+    referee.look()
+    assert referee.applied == [] and "(A2)" in referee.complaint     # refused, never applied
+    said = players.step()
+    assert said.startswith("put it right after the session complained")
+    assert table.differences(game.position) == [] and players.applied_errors == []
+    players.err_rate = 0.0
+    players.step()
+    referee.look()
+    assert [a["type"] for a in referee.applied] == ["place"]

@@ -162,7 +162,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         std = _texture(cells[..., 0], p - 2 * m).ravel()
     foreign = judged & (frac >= config.occlusion_cell_fraction)
     groups = sorted(_groups(set(np.flatnonzero(foreign).tolist())), key=len, reverse=True)
-    big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares]
+    big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares
+           and not _pool_tile(g, med, ref, pool_ref, config)]
     in_groups = _mask(n, [sq for g in big for sq in g])
     base = max(float(np.median(std[empty])), 0.5)
     # A pool's print may carry more texture than the board: its own median, never less than the board's.
@@ -173,6 +174,22 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     lone = judged & ~in_groups & ((white >= config.sticker_white_fraction) | (ratio >= limit))
     stray = _stray(foreign & ~in_groups & ~lone, decorated, empty, med, ref, pool_ref, config)
     return Occlusion(big, np.flatnonzero(lone).tolist(), hidden_squares, stray)
+
+
+def _pool_tile(group, med: np.ndarray, ref: np.ndarray, pool_ref, config) -> bool:
+    """A group of at most four squares with the read pools' own colour (all but one: the square
+    the monster's figure leans over) is a pool tile whose sticker that figure hides, not a hand:
+    its squares stay unread (``_stray``), unknown to the game, without holding up every reading
+    while the monster stands there (a hand is not pool-coloured; where one is, its squares are
+    still unknown, never taken as empty)."""
+    if pool_ref is None or len(group) > 4:
+        return False
+    w = np.array([config.occlusion_luma_weight, 1.0, 1.0])
+    far = float(np.linalg.norm((pool_ref - ref) * w))
+    if far <= config.occlusion_colour_distance:
+        return False
+    d = np.linalg.norm(np.nan_to_num((med[list(group)] - pool_ref) * w, nan=1e9), axis=1)
+    return int(np.sum(d < 0.5 * far)) >= max(2, len(group) - 1)
 
 
 def _nan_median(a: np.ndarray) -> np.ndarray:

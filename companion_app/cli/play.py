@@ -33,6 +33,9 @@ def register(subparsers) -> None:
     demo = p.add_argument_group(_("the simulated table (camera source 'simulated', the default)"))
     demo.add_argument("--demo", action="store_true",
                       help=_("start a new demo game on the simulated table, in auto mode"))
+    demo.add_argument("--advanced", action="store_true",
+                      help=_("with --demo: the advanced setup; the simulated players first place the 17 board "
+                             "pieces one by one (A1, A2), each read by the camera, then play the game"))
     demo.add_argument("--seed", type=int, default=None, metavar="N",
                       help=_("the demo game's seed: its deck and the players' choices (default %(seed)s)",
                              seed=DEMO_SEED))
@@ -118,7 +121,8 @@ def play(args) -> int:
 
         keep_heap_small()
         if args.demo or session.game is None or session.game.phase == "over":
-            session.new_game(list(DEMO_PLAYERS), seed=DEMO_SEED if args.seed is None else args.seed)
+            session.new_game(list(DEMO_PLAYERS), seed=DEMO_SEED if args.seed is None else args.seed,
+                             setup="advanced" if args.advanced else "basic")
             resumed = False
         mistakes = args.mistakes if args.mistakes is not None else (0.0 if args.until_end else 0.05)
         # rendered at a modest size unless [camera] resolution is set: a laptop keeps up

@@ -1,12 +1,13 @@
 """Simulated players at the simulated table (TABLE.md "The simulated table").
 
-They know the game as players at a real table do — whose turn it is, the position, what the
-LEDs and the referee say is wrong — but they act only on the physical table
-(``vision.twin.table.PhysicalTable``): they move pawns with a hand over the board, put pieces
+They know the game as players at a real table do — whose turn it is, the position, the pieces
+still in the box, what the LEDs and the referee say is wrong — but they act only on the
+physical table (``vision.twin.table.PhysicalTable``): in the advanced setup they put the board
+pieces down one by one (A2), they move pawns with a hand over the board, put pieces
 down a little off centre, draw the top tombstone tile of the game's seeded deck and lay it in
 the card zone, take it away once the monster has moved and carry out the follow-up.  Now and
-then (``err_rate``, seeded) a player moves a pawn where no legal move goes, or does the
-follow-up wrong, and puts it right once the session complains.  The session learns about
+then (``err_rate``, seeded) a player moves a pawn where no legal move goes, puts a board piece
+next to a corner (A2), or does the follow-up wrong, and puts it right once the session complains.  The session learns about
 all of it only through the camera.
 
 ``watch()`` is how they look at the session (read-only): a ``Watch`` of the game, the
@@ -24,8 +25,10 @@ from typing import Callable
 
 from engine import deck as tiles
 from engine.game import Game
-from engine.geometry import SQUARES, parse_square, square_col, square_name, square_row
-from engine.position import BOARD
+from engine.geometry import CORNER_ZONE, SQUARES, parse_square, square_col, square_name, square_row
+from engine.placement import parse_placement
+from engine.position import BOARD, STONE_KINDS
+from engine.reconcile_place import legal_placements
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
@@ -47,7 +50,7 @@ class Watch:
 class Pending:
     """An action on the table the players wait to see the session take (or refuse)."""
 
-    kind: str                 # "move", "illegal", "tile", "follow-up", "wrong-follow-up"
+    kind: str                 # "move", "place", "illegal", "tile", "follow-up", "wrong-follow-up"
     seq: int                  # the journal step when it was done
     what: str
     undo: Callable[[], None] | None = None
@@ -77,7 +80,7 @@ class SimulatedPlayers:
         self.last_status = "not started"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0}
+        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0}
 
     # -- running -------------------------------------------------------------
     def start(self) -> None:
@@ -120,7 +123,7 @@ class SimulatedPlayers:
         game = w.game
         if game is None:
             return "waiting for the referee to start a game"
-        if game.phase not in ("pawns", "monster"):
+        if game.phase not in ("pawns", "monster", "placement"):
             return "the game is over" if game.phase == "over" else f"nothing to do during {game.phase}"
         if self.pending is not None:
             done = self._check_pending(w)
@@ -133,6 +136,8 @@ class SimulatedPlayers:
             return self._follow_up(w)
         if w.follow_up:
             return "waiting for the session to check the follow-up"
+        if game.phase == "placement":
+            return self._place(w)
         if game.phase == "monster":
             return self._draw(w)
         return self._move(w)
@@ -160,7 +165,7 @@ class SimulatedPlayers:
             if p.undo is not None:
                 self._with_hand(None, p.undo)
             return self._say(f"put it right after the session complained ({w.complaint or 'no reading'}): {p.what}")
-        if p.kind in ("move", "tile") and waited >= 2 * PATIENCE and p.undo is not None:
+        if p.kind in ("move", "tile", "place") and waited >= 2 * PATIENCE and p.undo is not None:
             # Not taken for long (a pawn that stays behind the monster's figure flips where the camera
             # cannot see it): take it back and choose another move, as a player told so would.
             self.pending = None
@@ -203,6 +208,55 @@ class SimulatedPlayers:
         self._expect("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False),
                      choice=(label, target["square"]))
         return self._say(f"{game.to_move} moved {what}")
+
+    def _place(self, w: Watch) -> str:
+        """The player to place puts one board piece down (A2), by the policy of ``_choose_placement``."""
+        game = w.game
+        if self._avoid_seq != w.seq:
+            self.avoid, self._avoid_seq = set(), w.seq
+        if self.rng.random() < self.err_rate:
+            wrong = self._illegal_placement(game)
+            if wrong is not None:
+                kind, sq = wrong
+                self._with_hand(sq, lambda: self.table.put_piece(kind, (sq,)))
+                self.counts["illegal"] += 1
+                what = f"a {kind} on {square_name(sq)} (next to a corner, A2)"
+                self._expect("illegal", w.seq, what, undo=lambda: self.table.take_piece((sq,)))
+                return self._say(f"{game.placer} placed {what}")
+        change = self._choose_placement(game)
+        if change is None:
+            return f"{game.placer} finds no piece to place"
+        action, placement = change.place, parse_placement(change.place, game.position)
+        self._with_hand(placement.squares[0], lambda: self.table.put_piece(
+            placement.piece, placement.squares, arrow=placement.arrow, pair=placement.pair))
+        self.counts["placed"] += 1
+        what = placement.describe()
+        self._expect("place", w.seq, what, undo=lambda: self.table.take_piece(placement.squares),
+                     choice=(action.piece, action.square, action.arrow, action.pair, action.orientation))
+        return self._say(f"{game.placer} placed a {what}")
+
+    def _choose_placement(self, game: Game):
+        """A legal placement (the engine's A1/A2 rules, as players know them): a piece drawn at random
+        from those left, put on a random square it may go to."""
+        left = dict(game.pieces_left)
+        kinds = sorted(k for k, n in left.items() if n)
+        self.rng.shuffle(kinds)
+        for kind in kinds:
+            options = [c for c in legal_placements(game.position, {kind: left[kind]})
+                       if (c.place.piece, c.place.square, c.place.arrow, c.place.pair, c.place.orientation)
+                       not in self.avoid]
+            if options:
+                return self.rng.choice(options)
+        return None
+
+    def _illegal_placement(self, game: Game) -> tuple[str, int] | None:
+        """A stone tile put down on or next to a corner square (A2 forbids it), if one is left and a square free."""
+        left = [k for k, n in game.pieces_left if n and k in STONE_KINDS]
+        pos = game.position
+        free = [sq for sq in sorted(CORNER_ZONE) if sq != pos.monster and sq not in pos.stones]
+        if not left or not free:
+            return None
+        return self.rng.choice(left), self.rng.choice(free)
 
     def _draw(self, w: Watch) -> str:
         game = w.game

@@ -5,6 +5,9 @@ stable-frame gate: a reading counts only when it is free of blocking problems an
 identical for ``stable_frames`` consecutive frames, so a hand in motion never makes
 a move.  Squares the camera reports it could not see (``hidden-square``,
 ``unread-square``) are *unknown*, not problems: the game decides what stands there.
+A teleporter pair seen with one tile (``teleporter-pair``) is no problem of the view
+either: during the advanced setup the second tile is simply not placed yet (A2), and
+in a game a tile missing from its square is a difference the game finds.
 
 The source is read through a helper thread with a timeout: a camera that stalls,
 ends (a video file, a folder) or vanishes is closed and opened again with back-off,
@@ -25,6 +28,7 @@ from engine.geometry import square_name
 log = logging.getLogger(__name__)
 
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
+NOT_BLOCKING = ("teleporter-pair",)                 # about the game, not the view: the squares decide
 END_AFTER_EMPTY = 3          # consecutive "no frame" answers before the source counts as ended
 
 
@@ -35,7 +39,7 @@ def split_problems(problems) -> tuple[list[str], list[dict]]:
         if p.get("code") in UNKNOWN_CODES and isinstance(p.get("square"), str):
             if p["square"] not in unknown:
                 unknown.append(p["square"])
-        else:
+        elif p.get("code") not in NOT_BLOCKING:
             blocking.append(p)
     return unknown, blocking
 

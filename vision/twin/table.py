@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from engine.geometry import SQUARES, direction_name, parse_square, square_name
-from engine.position import BOARD, WAITING, Pawn, Position
+from engine.position import BOARD, WAITING, Pawn, Position, Teleporter
 from . import effects as fx
 from .camera import pose_camera
 from .pieces import Placed, layout
@@ -168,6 +168,30 @@ class PhysicalTable:
                 self.stones[b] = (kind, self._put(b, True, 4.0, quarter=True))
             self._bump()
 
+    def put_piece(self, piece: str, squares, *, arrow: int | None = None, pair: int | None = None) -> None:
+        """Put a board piece down (the advanced setup, A2): a stone tile of kind ``piece`` on ``squares[0]``
+        (a little off centre and turned, as a hand puts it), a ``teleporter`` of ``pair`` with its
+        ``arrow``, or a ``pool-2x2``/``pool-1x4`` over ``squares``.  What is legal is the game's business."""
+        squares = tuple(_square(sq) for sq in squares)
+        with self._lock:
+            if piece == "teleporter":
+                self.teleporters = tuple(sorted({**dict(self.teleporters), squares[0]: Teleporter(pair, arrow)}.items()))
+            elif piece.startswith("pool-"):
+                self.pools = self.pools | frozenset(squares)
+            else:
+                self.stones[squares[0]] = (piece, self._put(squares[0], True, 4.0, quarter=True))
+            self._bump()
+
+    def take_piece(self, squares) -> None:
+        """Take the board piece off ``squares`` (stone, teleporter or pool squares) again."""
+        squares = {_square(sq) for sq in squares}
+        with self._lock:
+            self.teleporters = tuple((sq, t) for sq, t in self.teleporters if sq not in squares)
+            self.pools = self.pools - squares
+            for sq in squares:
+                self.stones.pop(sq, None)
+            self._bump()
+
     def move_monster(self, square: int | str, facing: int) -> None:
         with self._lock:
             self.monster, self.facing = self._put(_square(square), True, 6.0), facing
@@ -224,12 +248,17 @@ def _square(square) -> int | None:
 
 
 def _contents(position: Position) -> dict[int, tuple]:
-    out: dict[int, tuple] = {position.monster: ("monster", direction_name(position.facing))}
+    """Square → everything lying there (the board tiles too: they are placed in the advanced setup)."""
+    out: dict[int, tuple] = {position.monster: (("monster", direction_name(position.facing)),)}
     for sq, kind in position.stones.items():
-        out[sq] = ("stone", kind)
+        out[sq] = out.get(sq, ()) + (("stone", kind),)
+    for sq, t in position.teleporters.items():
+        out[sq] = out.get(sq, ()) + (("teleporter", t.pair, t.arrow),)
+    for sq in position.pools:
+        out[sq] = out.get(sq, ()) + (("pool",),)
     for p in position.pawns:
         if p.place == BOARD:
-            out[p.square] = ("pawn", p.label, p.face)
+            out[p.square] = out.get(p.square, ()) + (("pawn", p.label, p.face),)
     return out
 
 
