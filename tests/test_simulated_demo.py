@@ -200,3 +200,43 @@ def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(t
     assert rig.players.applied_errors == []
     journal = [s.action for s in Store(tmp_path / "s.sqlite3").history(session.game_id)[1:]]
     assert journal and all(a["by"] == "camera" for a in journal)
+
+
+def test_the_advanced_demo_places_every_piece_and_plays_the_game_through_the_camera_only(tmp_path):
+    """``--advanced``: the simulated players put the 17 board pieces down one by one (A1, A2), each
+    read by the camera and placed through the same gate, then play the game to its end."""
+    proc = start_demo(tmp_path, "--advanced", "--no-leds")
+    watcher = Watcher(proc)
+    watcher.start()
+    try:
+        proc.wait(timeout=400)
+    finally:
+        proc.kill()
+    watcher.join(timeout=10)
+    out = "\n".join(watcher.lines[-15:])
+    assert proc.returncode == 0, out
+    last = LAST_LINE.fullmatch(watcher.lines[-1])
+    assert last and last["referee"] == "0", out
+
+    store = Store(tmp_path / "demo.sqlite3")
+    steps = store.history(store.last_game())
+    final = Game.from_json(steps[-1].state)
+    assert final.phase == "over" and final.setup == "advanced"
+    actions = [s.action for s in steps[1:]]
+    assert all(a["by"] == "camera" for a in actions), [a for a in actions if a["by"] != "camera"]
+    placed = [a for a in actions if a["type"] == "place"]
+    assert actions[:17] == placed and len(placed) == 17                 # the setup first (A2)
+    assert {a["piece"] for a in placed} == {"stone", "crystal", "pivot-right", "pivot-about", "pool-2x2",
+                                            "pool-1x4", "teleporter"}
+    assert all(a.get("pair") in (1, 2) and a.get("arrow") in ("N", "E", "S", "W")
+               for a in placed if a["piece"] == "teleporter")           # read from the table, never defaulted
+    game = Game.new(["red", "blue"], setup="advanced", seed=SEED)
+    for i, action in enumerate(actions):
+        game = game.apply({k: v for k, v in action.items() if k != "by"})
+        if i == 16:
+            assert game.phase == "pawns" and game.to_move == "blue"    # red placed the 17th piece: blue starts (A2)
+    assert game.to_json() == final.to_json()
+    moves = [a for a in actions if a["type"] in ("move", "pawn-at")]
+    assert len(moves) == int(last["moves"]) > 10
+    assert watcher.states and watcher.states[-1]["phase"] == "over"
+    assert any(s["phase"] == "placement" for s in watcher.states)      # the phones saw the setup

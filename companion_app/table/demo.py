@@ -5,6 +5,9 @@ The session gets the camera like any other (a frame source for its camera worker
 the table itself; the players get a read-only ``Watch`` of the session: the game, the journal
 step, the camera loop's refusal and whether it waits for a follow-up (TABLE.md).
 
+With the advanced setup (``flure play --demo --advanced``) the players first put the board pieces
+down one by one (A2), and the camera reads each placement like a move.
+
 ``run_until_end`` is the headless demo: it waits for the game to end, watching for a stall,
 and gives the numbers of the ``demo finished: …`` line from the session's journal.
 """
