@@ -88,21 +88,28 @@ class Watcher(threading.Thread):
             time.sleep(0.2)
 
 
-def test_the_demo_plays_a_whole_game_through_the_camera_only(tmp_path):
-    with running_emulator() as emu:
-        proc = start_demo(tmp_path, "--leds", emu.url)
-        watcher = Watcher(proc, emu)
-        watcher.start()
-        try:
-            proc.wait(timeout=400)
-        finally:
-            proc.kill()
-        watcher.join(timeout=10)
-        final_strip = {square_name(sq): emu.square_colour(sq) for sq in SQUARES}
+def run_demo(tmp_path, *extra, emulator=None):
+    """The demo process to its end, watched from outside: (process, watcher, its last line matched)."""
+    proc = start_demo(tmp_path, *extra)
+    watcher = Watcher(proc, emulator)
+    watcher.start()
+    try:
+        proc.wait(timeout=400)
+    finally:
+        proc.kill()
+    watcher.join(timeout=10)
     out = "\n".join(watcher.lines[-15:])
     assert proc.returncode == 0, out
     last = LAST_LINE.fullmatch(watcher.lines[-1])
     assert last, out
+    return proc, watcher, last
+
+
+def test_the_demo_plays_a_whole_game_through_the_camera_only(tmp_path):
+    with running_emulator() as emu:
+        proc, watcher, last = run_demo(tmp_path, "--leds", emu.url, emulator=emu)
+        final_strip = {square_name(sq): emu.square_colour(sq) for sq in SQUARES}
+    out = "\n".join(watcher.lines[-15:])
     assert last["referee"] == "0"
 
     # The journal: the game ended, and every action after the start came through the camera.
@@ -205,18 +212,8 @@ def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(t
 def test_the_advanced_demo_places_every_piece_and_plays_the_game_through_the_camera_only(tmp_path):
     """``--advanced``: the simulated players put the 17 board pieces down one by one (A1, A2), each
     read by the camera and placed through the same gate, then play the game to its end."""
-    proc = start_demo(tmp_path, "--advanced", "--no-leds")
-    watcher = Watcher(proc)
-    watcher.start()
-    try:
-        proc.wait(timeout=400)
-    finally:
-        proc.kill()
-    watcher.join(timeout=10)
-    out = "\n".join(watcher.lines[-15:])
-    assert proc.returncode == 0, out
-    last = LAST_LINE.fullmatch(watcher.lines[-1])
-    assert last and last["referee"] == "0", out
+    proc, watcher, last = run_demo(tmp_path, "--advanced", "--no-leds")
+    assert last["referee"] == "0"
 
     store = Store(tmp_path / "demo.sqlite3")
     steps = store.history(store.last_game())

@@ -6,7 +6,6 @@ through the worker's real stable-frame gate into the session, as the worker thre
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 
@@ -192,18 +191,10 @@ def test_a_tile_not_in_the_deck_is_refused_with_the_error_blink(tmp_path):
 
 @pytest.mark.parametrize("mode", ["confirm", "auto"])
 def test_the_confirm_button_on_gpiozero_mock_pins(tmp_path, mode):
-    from gpiozero.pins.mock import MockFactory
-
-    from companion_app.table.devices import open_buttons
+    from web_helpers import confirm_button
 
     s, camera, leds = _started(tmp_path, mode=mode)
-    factory = MockFactory()
-    s.buttons = open_buttons(s, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}}, pin_factory=factory)
-    assert s.buttons.obj is not None, s.buttons.why
-    confirm = factory.pin(27)
-
-    def press():
-        confirm.drive_low(); time.sleep(0.04); confirm.drive_high(); time.sleep(0.05)
+    press = confirm_button(s)
 
     try:
         show_table(camera, s)

@@ -9,7 +9,6 @@ through the worker's real stable-frame gate into the session, as the worker thre
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 
@@ -81,18 +80,10 @@ def test_confirm_mode_proposes_and_the_screen_applies(tmp_path):
 
 @pytest.mark.parametrize("mode", ["confirm", "auto"])
 def test_the_confirm_button_places_on_gpiozero_mock_pins(tmp_path, mode):
-    from gpiozero.pins.mock import MockFactory
-
-    from companion_app.table.devices import open_buttons
+    from web_helpers import confirm_button
 
     s, camera, leds = _advanced(tmp_path, mode=mode)
-    factory = MockFactory()
-    s.buttons = open_buttons(s, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}}, pin_factory=factory)
-    assert s.buttons.obj is not None, s.buttons.why
-    confirm = factory.pin(27)
-
-    def press():
-        confirm.drive_low(); time.sleep(0.04); confirm.drive_high(); time.sleep(0.05)
+    press = confirm_button(s)
 
     try:
         press()                                        # nothing placed yet: refused, the LEDs blink

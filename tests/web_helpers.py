@@ -164,3 +164,24 @@ class WifiProxy:
         for pair in self._pairs:
             for s in pair:
                 s.close()
+
+
+def confirm_button(session):
+    """The CONFIRM button on gpiozero's mock pins, wired to ``session`` as the table does: returns a
+    function that presses it once (down, debounced, up)."""
+    import time
+
+    from gpiozero.pins.mock import MockFactory
+
+    from companion_app.table.devices import open_buttons
+
+    factory = MockFactory()
+    session.buttons = open_buttons(session, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}},
+                                   pin_factory=factory)
+    assert session.buttons.obj is not None, session.buttons.why
+    pin = factory.pin(27)
+
+    def press():
+        pin.drive_low(); time.sleep(0.04); pin.drive_high(); time.sleep(0.05)
+
+    return press
