@@ -326,3 +326,20 @@ def test_an_induced_illegal_placement_is_refused_and_put_right():
     players.step()
     referee.look()
     assert [a["type"] for a in referee.applied] == ["place"]
+
+
+def test_a_pool_whose_sticker_the_monster_hides_is_unread_not_a_hand():
+    """The monster put down on k7 facing N leans over l7, the 1×4 pool's sticker square: the pool tile
+    (pool-coloured, 4 squares) is unknown to the game, not a hand that holds every reading up — seen
+    in the advanced demo, where the players' turn then never came."""
+    from engine.position import Position
+
+    pools = ["k5", "l5", "k6", "l6", "l7", "l8", "l9", "l10"]
+    table = PhysicalTable(Position.from_setup({"monster": {"at": "k7", "facing": "N"}, "stones": {},
+                                               "teleporters": {}, "pools": pools, "pawns": {}}), seed=0)
+    table.move_monster("k7", 0)                         # put down by hand: a little off and turned
+    reading = read(TableCamera(SimulatedCamera(table, seed=0)))
+    codes = {p["square"]: p["code"] for p in reading["problems"]}
+    assert codes == {"l7": "unread-square", "l8": "unread-square", "l9": "unread-square", "l10": "unread-square"}
+    table.hand_over("e6")                               # a hand is still a hand
+    assert "occluded" in {p["code"] for p in read(TableCamera(SimulatedCamera(table, seed=0)))["problems"]}
