@@ -127,8 +127,8 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     view = s.camera_view()
     assert view["needs_i18n"]["en"] == view["needs"] == ("Set up the board for the new game first: move the monster "
                                                          "from b1 to a1 and turn it to face E")
-    assert view["needs_i18n"]["de"] == ("Zuerst: Baut den Spielplan für das neue Spiel auf: stellt das Monster von b1 "
-                                        "nach a1 und dreht es nach Osten")
+    assert view["needs_i18n"]["de"] == ("Baut den Spielplan für das neue Spiel auf, bevor es weitergeht: stellt das "
+                                        "Monster von b1 nach a1 und dreht es nach Osten")
     assert view["follow"]["why_i18n"]["fr"] == "Installez le plateau pour la nouvelle partie"
     fix = view["follow"]["fixes"][0]
     assert fix["text_i18n"]["en"] == fix["text"] and fix["text_i18n"]["es"] == ("mueve el monstruo de b1 a a1 y "
