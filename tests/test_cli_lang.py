@@ -191,6 +191,9 @@ def test_play_prints_its_start_up_lines_in_the_language(tmp_path):
     assert "referee en la tableta e introduce el PIN 2468" in out
     assert "Partida:  ninguna todavía; empieza una desde la vista del árbitro." in out
     assert f"Guardado en {tmp_path / 's.sqlite3'}" in out
+    # the devices' fixed sentences are wording data: in the command's language too
+    assert "Cámara: apagada (--no-camera)" in out and "Cuadrícula de LED: apagada (--no-leds)" in out
+    assert "Altavoz: apagado ([speaker] enabled = false)" in out
 
 
 def test_the_device_and_camera_commands_speak_too(tmp_path, capsys):

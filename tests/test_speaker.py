@@ -101,7 +101,7 @@ def test_a_configured_voice_and_rate_win_over_the_table_language(espeak, speaker
     config = load_table_config(table)
     device = open_speaker(config.speaker, config.table.language)
     speakers.append(device.obj)
-    assert device.note == "espeak-ng, voice fr-be, 210 words a minute"
+    assert str(device.note) == "espeak-ng, voice fr-be, 210 words a minute"
     device.obj.announce([(0.0, "Pas 1 : il avance en k8.")])
     assert device.obj.wait_idle(30)
     assert espeak()[0]["argv"][1:] == ["-v", "fr-be", "-s", "210", "-b", "1", "--", "Pas 1 : il avance en k8."]
@@ -164,8 +164,13 @@ def test_a_missing_espeak_is_the_speakers_status_not_a_crash(tmp_path, monkeypat
     config = load_table_config(overrides={"speaker.enabled": True, "table.language": "fr"})
     device = open_speaker(config.speaker, config.table.language)
     assert device.obj is None
-    assert device.status() == {"present": False, "message": "no speaker: espeak-ng is not installed: sudo apt install "
-                               "espeak-ng (deploy/install.sh does), or set [speaker] enabled = false"}
+    status = device.status()
+    assert status["present"] is False and status["message"] == ("no speaker: espeak-ng is not installed: sudo apt "
+                                                                "install espeak-ng (deploy/install.sh does), or set "
+                                                                "[speaker] enabled = false")
+    assert status["message_i18n"]["de"] == ("kein Lautsprecher: espeak-ng ist nicht installiert: sudo apt install "
+                                            "espeak-ng (deploy/install.sh tut das), oder setzt [speaker] enabled = false")
+    assert set(status["message_i18n"]) == set(LANGUAGES)
     session = TableSession(Store(tmp_path / "s.sqlite3"), speaker=device)
     session.new_game(["red", "blue"], "red", seed=2)
     play_pawn_phase(session)

@@ -68,6 +68,7 @@ def play(args) -> int:
 
     from engine.errors import FlureError
     from engine.position import basic_position
+    from engine.wording import NP_, Text
 
     from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
     from ..table.session import TableSession
@@ -130,13 +131,14 @@ def play(args) -> int:
             else DEMO_SIZE
         rig = SimulatedRig(session, seed=session.game.seed, speed=args.speed, err_rate=mistakes, size=size)
     off = "--no-camera" if args.no_camera else '[camera] source = "none"'
-    session.camera = Device("camera", why=f"switched off ({off})") \
+    session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off)) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
                                                on_update=session.loop.on_camera,
                                                open_frames=rig.open_source if rig is not None else None)
     session.loop.mode = "auto" if rig is not None else config.table.mode
     session.simulated = rig
-    session.leds = Device("LED grid", why="switched off (--no-leds)") if args.no_leds \
+    session.leds = Device("LED grid", why=Text.in_context("LED grid", NP_("LED grid", "switched off (%(how)s)"),
+                                                          how="--no-leds")) if args.no_leds \
         else open_leds(args.leds, hardware)
     session.buttons = open_buttons(session, hardware)
     session.language = config.table.language
@@ -208,8 +210,10 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
     print("  " + _("Saved in %(path)s", path=db))
     for note in session.journal_notes:
         print("  " + _("Journal: %(note)s", note=note))
+    from ..i18n.text import render
     for device in _devices(session):
-        what = device.startup or device.note or (_("ready") if device.obj is not None else device.why)
+        what = render(device.startup or device.note or (_("ready") if device.obj is not None else device.why),
+                      language())
         name = _(DEVICE_WORDS[device.name]) if device.name in DEVICE_WORDS else device.name
         print(f"  {name}: {what}")
 

@@ -2,7 +2,10 @@
 
 A missing package, a camera that is not plugged in or a Pi-only GPIO library
 on a laptop all give a ``Device`` with ``obj=None`` and a sentence saying why,
-which the referee view shows.  Nothing here raises.
+which the referee view shows.  Nothing here raises.  A fixed sentence is wording data
+(``engine.wording.Text``): ``status()`` gives it in every language too (``message_i18n``,
+``note_i18n``), and ``flure play`` prints it in the command's language; an exception's own
+text stays as its library wrote it.
 """
 from __future__ import annotations
 
@@ -12,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from engine.wording import N_, Text
+
+from ..i18n.text import in_all
 from .frames import KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
 
@@ -33,9 +39,9 @@ class Device(Generic[D]):
 
     name: str
     obj: D | None = None
-    why: str = "not connected"
+    why: str | Text = Text(N_("not connected"))
     last_error: str | None = None
-    note: str = ""          # what the device is (shown while it works)
+    note: str | Text = ""   # what the device is (shown while it works)
     startup: str = ""       # a problem seen while opening: printed once by flure play, not a live status
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -56,7 +62,9 @@ class Device(Generic[D]):
     def status(self) -> dict:
         out: dict = {"present": self.obj is not None}
         if self.obj is None:
-            out["message"] = self.why
+            out["message"] = str(self.why)
+            if isinstance(self.why, Text):
+                out["message_i18n"] = in_all(self.why)
             return out
         try:
             detail = self.obj.status()
@@ -65,9 +73,12 @@ class Device(Generic[D]):
         out["detail"] = detail
         # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
         frames_note = getattr(getattr(self.obj, "source", None), "note", "")
-        note = "; ".join(part for part in (self.note, frames_note) if part)
+        note = "; ".join(str(part) for part in (self.note, frames_note) if part)
         if note:
             out["note"] = note
+        if isinstance(self.note, Text):
+            out["note_i18n"] = {lang: "; ".join(part for part in (text, frames_note) if part)
+                                for lang, text in in_all(self.note).items()}
         if self.last_error:
             out["error"] = self.last_error
         return out
@@ -159,9 +170,10 @@ def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
         device = Device("LED grid", grid, why="")
         emulator = getattr(grid, "emulator", None)
         if emulator is not None:
-            device.note = f"simulated LED device at {emulator.url}"
+            device.note = Text(N_("simulated LED device at %(url)s"), url=emulator.url)
         else:
-            device.note = f"LED grid on {url or 'the configured port'}"
+            device.note = (Text(N_("LED grid on %(port)s"), port=url) if url else
+                           Text(N_("LED grid on the configured port")))
             status = _first_status(grid)
             if not status.get("connected") and status.get("last_error"):
                 # Not the note: the referee view reads the live status, which clears once it connects.
@@ -169,7 +181,7 @@ def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
                                   "itself once it is)")
         return device
     except Exception as exc:  # noqa: BLE001
-        return Device("LED grid", None, why=f"LED grid not available: {exc}")
+        return Device("LED grid", None, why=Text(N_("LED grid not available: %(why)s"), why=str(exc)))
 
 
 def _first_status(grid, wait_s: float = 1.0) -> dict:
@@ -187,17 +199,20 @@ def _first_status(grid, wait_s: float = 1.0) -> dict:
 def open_speaker(speaker_config, language: str) -> Device[Speaker]:
     """The Pi speaker (``[speaker]``) in the table's language; off, or espeak-ng missing, says why."""
     if not speaker_config.enabled:
-        return Device("speaker", None, why="switched off ([speaker] enabled = false)")
+        return Device("speaker", None, why=Text(N_("switched off ([speaker] enabled = false)")))
     try:
         from hardware.speaker import Speaker as EspeakSpeaker, SpeakerMissing, voice_for
 
         voice = voice_for(language, speaker_config.voice)
         speaker = EspeakSpeaker(voice, speaker_config.rate)
-        return Device("speaker", speaker, why="", note=f"espeak-ng, voice {voice}, {speaker_config.rate} words a minute")
-    except SpeakerMissing as exc:
-        return Device("speaker", None, why=f"no speaker: {exc}")
+        return Device("speaker", speaker, why="", note=Text(N_("espeak-ng, voice %(voice)s, %(rate)s words a minute"),
+                                                            voice=voice, rate=speaker_config.rate))
+    except SpeakerMissing:
+        return Device("speaker", None, why=Text(N_("no speaker: %(why)s"), why=Text(
+            N_("espeak-ng is not installed: sudo apt install espeak-ng (deploy/install.sh does), or set [speaker] "
+               "enabled = false"))))
     except Exception as exc:  # noqa: BLE001 - a speaker must never stop the table
-        return Device("speaker", None, why=f"no speaker: {exc}")
+        return Device("speaker", None, why=Text(N_("no speaker: %(why)s"), why=str(exc)))
 
 
 def open_buttons(session: TableSession, config: str | None = None, pin_factory=None) -> Device[Buttons]:
@@ -216,5 +231,5 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         return Device("buttons", buttons, why="")
     except Exception as exc:  # noqa: BLE001
         if type(exc).__name__ == "BadPinFactory":
-            return Device("buttons", None, why="no table buttons: this is not a Raspberry Pi (no GPIO)")
-        return Device("buttons", None, why=f"no table buttons: {exc}")
+            return Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")))
+        return Device("buttons", None, why=Text(N_("no table buttons: %(why)s"), why=str(exc)))

@@ -53,7 +53,7 @@ class TableSession(JournalMixin):
     camera: Device[Camera] = field(default_factory=lambda: Device("camera"))
     leds: Device[Leds] = field(default_factory=lambda: Device("LED grid"))
     buttons: Device[Buttons] = field(default_factory=lambda: Device("buttons"))
-    speaker: Device[Speaker] = field(default_factory=lambda: Device("speaker", why="switched off"))
+    speaker: Device[Speaker] = field(default_factory=lambda: Device("speaker", why=Text(N_("switched off"))))
     language: str = "en"        # the table's own ([table] language): what the speaker says the steps in
     beat_ms: float = 260.0      # the LED animation's beat ([animation] beat_ms): the speaker keeps to it
     rng: random.Random = field(default_factory=random.SystemRandom)
