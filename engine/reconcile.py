@@ -25,7 +25,6 @@ from .actions import Place
 from .geometry import square_name
 from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observation, PawnLook, looks
 from .pawns import outcomes
-from .placement import parse_placement
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
 from .wording import N_, Join, Pawn, Text, join_or
@@ -74,7 +73,9 @@ class Change:
         if self.kind == "none":
             return Text(N_("nothing changed"))
         if self.kind == "place":
-            return parse_placement(self.place, before).describe()
+            from .reconcile_place import describe_place_words   # late: that module builds on this one
+
+            return describe_place_words(self.place, before)
         if self.kind == "tile":
             return (Text(N_("tile %(tile)s laid in the card zone"), tile=self.tile) if self.tile
                     else Text(N_("a tile laid in the card zone")))

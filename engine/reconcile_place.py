@@ -31,6 +31,7 @@ from .placement import TELEPORTER_PAIRS, apply_placement, check_placement, parse
 from .pools import ORIENTATIONS, pool_squares
 from .position import Position
 from .reconcile import Change, Problem, Reconciliation, _ambiguous, _fits
+from .wording import N_, Colour, Direction, Text, listing
 
 POOLS = ("pool-2x2", "pool-1x4")
 
@@ -79,11 +80,31 @@ def legal_placements(before: Position, left: Mapping[str, int], keep=None):
     return out
 
 
+# One template a piece, so that each language has its own article (engine.wording).
+PLACED_WORDS = {
+    "stone": N_("a plain stone on %(square)s"), "crystal": N_("a crystal on %(square)s"),
+    "pivot-right": N_("a right-turn pivot stone on %(square)s"),
+    "pivot-about": N_("an about-turn pivot stone on %(square)s"),
+    "pool-2x2": N_("a 2×2 pool on %(square)s"), "pool-1x4": N_("a 1×4 pool on %(square)s"),
+    "teleporter": N_("a teleporter on %(square)s (pair %(pair)s, arrow %(direction)s)"),
+}
+
+
+def describe_place_words(action: Place, before: Position) -> Text:
+    """``a crystal on g7``, ``an about-turn pivot stone on e4``, ``a 2×2 pool on e5–f6``, ``a teleporter
+    on g7 (pair 1, arrow N)`` as wording data, from the squares engine.placement gives the piece."""
+    placement = parse_placement(action, before)
+    where = square_name(placement.squares[0])
+    if len(placement.squares) > 1:
+        where = f"{where}–{square_name(placement.squares[-1])}"
+    if placement.piece == "teleporter":
+        return Text(PLACED_WORDS["teleporter"], square=where, pair=placement.pair,
+                    direction=Direction(DIRECTION_NAMES[placement.arrow]))
+    return Text(PLACED_WORDS[placement.piece], square=where)
+
+
 def describe_place(action: Place, before: Position) -> str:
-    """``a crystal on g7``, ``an about-turn pivot stone on e4``, ``a teleporter on g7 (pair 1, arrow N)``:
-    the engine's own wording (Placement.describe)."""
-    text = parse_placement(action, before).describe()
-    return ("an " if text[0] in "aeiou" else "a ") + text
+    return str(describe_place_words(action, before))
 
 
 def reconcile_placement(before: Position, observation: Observation, placer: str | None,
@@ -101,8 +122,8 @@ def reconcile_placement(before: Position, observation: Observation, placer: str 
     fitting = [c for c in candidates if _fits(c, obs, before_looks, differs)]
     unseen = tuple(sorted(obs.unknown))
     if not fitting:
-        square, message = unexplained_placement(before, obs, differs, left, placer)
-        return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem("unexplained", message, square),))
+        square, words = unexplained_placement(before, obs, differs, left, placer)
+        return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem.said("unexplained", words, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
                               problems=(_ambiguous(before, obs, fitting),))
@@ -139,27 +160,33 @@ def _pool_action(squares: set[int], unknown: frozenset[int], left: Mapping[str, 
 
 
 def unexplained_placement(before: Position, obs: Observation, differs: set[int], left: Mapping[str, int],
-                          placer: str | None) -> tuple[int | None, str]:
-    """(square, message): what is seen that no single legal placement (A1, A2) explains, in words."""
-    head = "no legal placement explains what the camera sees: "
+                          placer: str | None) -> tuple[int | None, Text]:
+    """(square, message as wording data): what is seen that no single legal placement (A1, A2)
+    explains, naming the squares and the rule."""
+    square, why = _why_not_placed(before, obs, differs, left, placer)
+    return square, Text(N_("no legal placement explains what the camera sees: %(why)s"), why=why)
+
+
+def _why_not_placed(before, obs, differs, left, placer):
     before_looks = looks(before)
     order = sorted(differs)
-    pieces: list[tuple[int, str]] = []      # (square, what is new there)
+    pieces: list[tuple[int, object]] = []      # (square, what is new there, in words)
     pool_new: set[int] = set()
     for sq in order:
         was, now = before_looks.get(sq, EMPTY), obs.seen[sq]
         gone, added = _new_parts(was, now)
         if gone:
-            return sq, (head + f"{square_name(sq)} showed {was.describe()} and now shows {now.describe()}: "
-                        "a piece already placed stays where it was put (A2); put it back")
+            return sq, Text(N_("%(square)s showed %(before)s and now shows %(after)s: a piece already placed stays "
+                               "where it was put (A2); put it back"), square=square_name(sq),
+                            before=was.describe_words(), after=now.describe_words())
         if added.monster is not None:
-            return sq, head + (f"the monster is seen on {square_name(sq)}; it waits on {square_name(before.monster)} "
-                               "until the setup is done (A2)")
+            return sq, Text(N_("the monster is seen on %(square)s; it waits on %(start)s until the setup is done (A2)"),
+                            square=square_name(sq), start=square_name(before.monster))
         if added.pawn is not None:
-            return sq, head + (f"{added.pawn.name} is seen on {square_name(sq)}; pawns come onto the board only "
-                               "once every piece is placed (A2)")
+            return sq, Text(N_("%(pawn)s is seen on %(square)s; pawns come onto the board only once every piece is "
+                               "placed (A2)"), pawn=added.pawn.name_words, square=square_name(sq))
         if added.stone is not None or added.teleporter is not None:
-            pieces.append((sq, Look(stone=added.stone, teleporter=added.teleporter).describe()))
+            pieces.append((sq, Look(stone=added.stone, teleporter=added.teleporter).describe_words()))
         if added.pool:
             pool_new.add(sq)
     actions: list[Place] = []
@@ -175,24 +202,29 @@ def unexplained_placement(before: Position, obs: Observation, differs: set[int],
         shapes = _pool_action(pool_new, obs.unknown, left)
         names = " ".join(square_name(s) for s in sorted(pool_new))
         if not shapes:
-            return min(pool_new), head + (f"the pool squares {names} are not one 2×2 or 1×4 pool (A1)")
+            return min(pool_new), Text(N_("the pool squares %(squares)s are not one 2×2 or 1×4 pool (A1)"),
+                                       squares=names)
         if len(shapes) > 1 and not pieces:
-            return min(pool_new), head + (f"the pool squares {names} could be more than one pool; uncover the squares "
-                                          "around them (A1)")
+            return min(pool_new), Text(N_("the pool squares %(squares)s could be more than one pool; uncover the "
+                                          "squares around them (A1)"), squares=names)
         actions.append(shapes[0])
-    where = [(square_name(sq), what) for sq, what in pieces]
+    where = list(pieces)
     if pool_new:
-        where.append((square_name(min(pool_new)), "a pool"))
+        where.append((min(pool_new), Text(N_("a pool"))))
     if len(actions) > 1:
-        listed = ", ".join(f"{what} on {sq}" for sq, what in sorted(where, key=lambda w: w[0]))
-        return order[0], head + (f"{len(actions)} new pieces are seen ({listed}); the players place one piece "
-                                 f"at a time{f', {placer} now' if placer else ''} (A2)")
+        listed = listing(Text(N_("%(what)s on %(square)s"), what=what, square=square_name(sq))
+                         for sq, what in sorted(where, key=lambda w: w[0]))
+        if placer:
+            return order[0], Text(N_("%(num)s new pieces are seen (%(pieces)s); the players place one piece at a "
+                                     "time, %(colour)s now (A2)"), num=len(actions), pieces=listed,
+                                  colour=Colour(placer))
+        return order[0], Text(N_("%(num)s new pieces are seen (%(pieces)s); the players place one piece at a "
+                                 "time (A2)"), num=len(actions), pieces=listed)
     action = actions[0]
     try:
         placement = parse_placement(action, before)
         check_placement(before, placement, dict(left))
     except FlureError as exc:   # the engine's own reason, with its rule (A1, A2)
-        return order[0], head + f"{describe_place(action, before)}: {exc}"
-    return order[0], head + (f"{describe_place(action, before)} is legal, but the rest of what is seen does not "
-                             "match it (A2)")
-
+        return order[0], Text(N_("%(what)s: %(why)s"), what=describe_place_words(action, before), why=exc)
+    return order[0], Text(N_("%(what)s is legal, but the rest of what is seen does not match it (A2)"),
+                          what=describe_place_words(action, before))

@@ -105,6 +105,10 @@ def test_two_pieces_at_once_are_refused_shown_in_plain_words_and_never_applied(t
     view = s.camera_view()
     assert view["change"]["kind"] == "refused" and not view["can_confirm"] and s.seq == 0
     assert "one piece at a time" in view["why_not"] and "(A2)" in view["why_not"]
+    said = view["why_not_i18n"]                  # the refusal in every language (engine.wording)
+    assert said["en"] == view["why_not"] and "une pièce à la fois" in said["fr"] and "Drehstein" in said["de"]
+    assert all("e4" in t and "k8" in t and "(A2)" in t for t in said.values())
+    assert "no legal" not in said["es"] and "piedra de giro" in said["es"]
     assert leds.calls[-2:] == [("error", None), ("follow", {"empty": ["e4", "k8"], "fill": []})]
     follow = view["placement"]["follow"]
     assert [f["text"] for f in follow["fixes"]] == ["take the stone off e4", "take the pivot stone (right) off k8"]
