@@ -375,3 +375,15 @@ def test_the_setup_steps_say_their_refusals_and_messages_in_the_pages_language(t
     assert look["message_i18n"]["fr"].startswith("La caméra n'a encore donné aucune image (")
     doctor = client.get("/api/setup/doctor", headers={**AUTH, "Accept-Language": "es"}).json["findings"]
     assert {f["topic"] for f in doctor} >= {"cámara (en esta sesión)", "más"}
+
+
+def test_a_wrong_pin_is_refused_in_the_pages_language(browser, live):
+    server, _ = live
+    page = phone(browser)
+    page.goto(f"{server.url}setup?lang=es")
+    page.fill("#pin", "000000")
+    page.click("#login-form button")
+    page.wait_for_selector("#login-error:not(:empty)")
+    assert page.inner_text("#login-error") == catalog("es")["Wrong PIN: it is printed in the terminal where flure play runs"]
+    referee_login(page, server.url, "setup?lang=es")      # the right one still opens it (and clears the count)
+    page.context.close()

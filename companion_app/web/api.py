@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 from flask import session as browser_session
+from flask_babel import gettext as _
 
 from engine import jsontext
 from engine.errors import FlureError, InvalidSetupError
@@ -196,7 +197,7 @@ def health():
 def login():
     data = body(schemas.LOGIN)
     if not guarded_match(data["pin"].strip(), "PIN"):
-        abort(403, "Wrong PIN: it is printed in the terminal where flure play runs")
+        abort(403, _("Wrong PIN: it is printed in the terminal where flure play runs"))
     return jsonify(csrf=log_in())
 
 

@@ -68,7 +68,8 @@ def guarded_match(given: str, what: str) -> bool:
     who = request.remote_addr or "?"
     wait = guard.seconds_locked(who)
     if wait:
-        abort(429, f"Too many wrong {what}s: try again in {wait:.0f} s")
+        abort(429, _("Too many wrong PINs: try again in %(seconds)s s", seconds=f"{wait:.0f}") if what == "PIN"
+              else _("Too many wrong referee tokens: try again in %(seconds)s s", seconds=f"{wait:.0f}"))
     ok = _token_matches(given)
     guard.record(who, ok)
     return ok
@@ -109,13 +110,13 @@ def referee_required(view):
         given = _header_token()
         if given is not None:
             if not guarded_match(given, "referee token"):
-                abort(403, "The referee token is wrong")
+                abort(403, _("The referee token is wrong"))
             return view(*args, **kwargs)
         if not is_referee():
             if session.get("referee"):
-                abort(403, "Missing or wrong X-CSRF-Token header: reload the referee page")
-            abort(401, "Referee only: log in with the PIN shown in the terminal, or send "
-                       "Authorization: Bearer <token>")
+                abort(403, _("Missing or wrong X-CSRF-Token header: reload the referee page"))
+            abort(401, _("Referee only: log in with the PIN shown in the terminal, or send "
+                         "Authorization: Bearer <token>"))
         return view(*args, **kwargs)
     return wrapped
 
