@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from engine.wording import N_, Text
+
 from .store import Calibration, lens_problems
 
 CHARUCO_DICTIONARY = "DICT_5X5_100"
@@ -55,35 +57,32 @@ class Views:
     image_points: list = field(default_factory=list)
     image_size: tuple[int, int] | None = None
     rejected: list[str] = field(default_factory=list)
+    rejected_text: list = field(default_factory=list)   # the same as wording data (engine.wording Text)
     ids: list = field(default_factory=list)          # each view's corner ids (to spot repeated views)
 
     def add(self, image: np.ndarray, name: str = "frame", min_corners: int = MIN_CORNERS) -> int:
         """Detect the board in one frame; returns how many corners were usable (0 = rejected,
         with the reason appended to ``rejected``)."""
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
-            self.rejected.append(f"{name}: not an image")
-            return 0
+            return self._reject(Text(N_("%(name)s: not an image"), name=name))
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         size = (gray.shape[1], gray.shape[0])
         if self.image_size is not None and size != self.image_size:
-            self.rejected.append(f"{name}: {size[0]}×{size[1]} px, but earlier frames were "
-                                 f"{self.image_size[0]}×{self.image_size[1]}")
-            return 0
+            return self._reject(Text(N_("%(name)s: %(size)s px, but earlier frames were %(earlier)s"), name=name,
+                                     size=f"{size[0]}×{size[1]}", earlier=f"{self.image_size[0]}×{self.image_size[1]}"))
         board = self.spec.board()
         detector = cv2.aruco.CharucoDetector(board)
         corners, ids, _mc, _mi = detector.detectBoard(gray)
         n = 0 if ids is None else len(ids)
         if n < min_corners:
-            self.rejected.append(f"{name}: only {n} ChArUco corners found (need {min_corners}): "
-                                 "show more of the board")
-            return 0
+            return self._reject(Text(N_("%(name)s: only %(n)s ChArUco corners found (need %(need)s): show more "
+                                        "of the board"), name=name, n=n, need=min_corners))
         obj, img = board.matchImagePoints(corners, ids)
         ids = ids.ravel().astype(int)
         same = self._same_as(ids, img.reshape(-1, 2), size)
         if same is not None:
-            self.rejected.append(f"{name}: nearly the same as view {same + 1}: move or tilt the board "
-                                 "before the next one")
-            return 0
+            return self._reject(Text(N_("%(name)s: nearly the same as view %(view)s: move or tilt the board before "
+                                        "the next one"), name=name, view=same + 1))
         self.object_points.append(obj.astype(np.float32))
         self.image_points.append(img.astype(np.float32))
         self.ids.append(ids)
@@ -146,16 +145,24 @@ class Views:
         cells = COVERAGE_CELLS[0] * COVERAGE_CELLS[1]
         advice = []
         if len(self) < 15:
-            advice.append(f"{len(self)} of at least 15 views: keep capturing")
+            advice.append(Text(N_("%(n)s of at least 15 views: keep capturing"), n=len(self)))
         if filled < 0.7 * cells:
-            advice.append(f"corners seen in {filled} of {cells} parts of the picture: hold the board near the "
-                          "edges and corners of the picture too")
+            advice.append(Text(N_("corners seen in %(filled)s of %(cells)s parts of the picture: hold the board near "
+                                  "the edges and corners of the picture too"), filled=filled, cells=cells))
         if len(directions) < 3:
-            advice.append("tilt the board 20–40° towards the camera's left, right, top and bottom in turn "
-                          f"(so far {len(leaning)} tilted view(s), in {len(directions)} direction(s))")
+            advice.append(Text(N_("tilt the board 20–40° towards the camera's left, right, top and bottom in turn "
+                                  "(so far %(views)s tilted view(s), in %(directions)s direction(s))"),
+                               views=len(leaning), directions=len(directions)))
         return {"views": len(self), "image_size": list(self.image_size) if self.image_size else None,
                 "coverage": cov, "coverage_filled": filled, "coverage_cells": cells, "tilts": tilts,
-                "tilt_directions": len(directions), "rejected": self.rejected[-5:], "advice": advice}
+                "tilt_directions": len(directions), "rejected": self.rejected[-5:],
+                "advice": [str(a) for a in advice], "advice_text": advice}
+    def _reject(self, why: Text) -> int:
+        """Note why a frame was not taken (in English, and as wording data); 0 corners were used."""
+        self.rejected.append(str(why))
+        self.rejected_text.append(why)
+        return 0
+
     def __len__(self) -> int:
         return len(self.object_points)
 
@@ -190,9 +197,15 @@ def calibrate(views: Views, min_views: int = 5) -> Calibration:
 
 def rms_advice(rms: float) -> str:
     """What a reprojection error means for the table, in one sentence."""
+    return str(rms_wording(rms))
+
+
+def rms_wording(rms: float) -> Text:
+    """``rms_advice`` as wording data (engine.wording), for the Setup page's other languages."""
     if rms <= GOOD_RMS_PX:
-        return f"reprojection error {rms:.2f} px: good"
+        return Text(N_("reprojection error %(rms)s px: good"), rms=f"{rms:.2f}")
     if rms <= MAX_RMS_PX:
-        return f"reprojection error {rms:.2f} px: usable; sharper views (more light, a flat board) would do better"
-    return (f"reprojection error {rms:.2f} px: too high — the board may be bent or the views blurred; "
-            "glue the print to something flat, add light and calibrate again")
+        return Text(N_("reprojection error %(rms)s px: usable; sharper views (more light, a flat board) would do "
+                       "better"), rms=f"{rms:.2f}")
+    return Text(N_("reprojection error %(rms)s px: too high — the board may be bent or the views blurred; glue the "
+                   "print to something flat, add light and calibrate again"), rms=f"{rms:.2f}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.wording import N_, Text
 from vision.detect import check_frame, detect_markers
 from vision.locate import locate_board
 from vision.scheme import load_scheme
@@ -37,6 +38,7 @@ class RegistrationReport:
     image_size: tuple[int, int] | None = None
     verdict: str | None = None              # good / too far / too close / too tilted
     advice: str = ""
+    advice_text: Text | None = None         # the advice as wording data (engine.wording), for other languages
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "markers_seen": self.markers_seen, "markers_missing": self.markers_missing,
@@ -101,7 +103,8 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
         rep.problems.append("the card zone (where the tombstone tile goes) is not fully in view")
     rep.image_size = (w, h)
     rep.view_extent = _view_extent(loc, scheme, (w, h))
-    rep.verdict, rep.advice = verdict(rep)
+    rep.verdict, rep.advice_text = verdict(rep)
+    rep.advice = str(rep.advice_text)
     rep.ok = not rep.problems
     return rep
 
@@ -123,7 +126,7 @@ def _view_extent(loc, scheme, size: tuple[int, int]) -> float:
     return float(np.max(np.maximum(np.abs(px[:, 0] - w / 2) / (w / 2), np.abs(px[:, 1] - h / 2) / (h / 2))))
 
 
-def verdict(rep: RegistrationReport) -> tuple[str, str]:
+def verdict(rep: RegistrationReport) -> tuple[str, Text]:
     """(too tilted / too close / too far / good, what to change in one sentence), from a located report.
 
     Order: a tilt spoils both other numbers, so it is fixed first; then everything must be in view;
@@ -132,19 +135,27 @@ def verdict(rep: RegistrationReport) -> tuple[str, str]:
     height = rep.camera_height_mm
     px = rep.smallest_sticker_px
     if rep.tilt_deg is not None and rep.tilt_deg > MAX_TILT_DEG:
-        return "too tilted", (f"the camera is tilted {rep.tilt_deg:.0f}° (under {MAX_TILT_DEG:.0f}° wanted): move it "
-                              "over the middle of the board and point it straight down")
+        return "too tilted", Text(N_("the camera is tilted %(tilt)s° (under %(most)s° wanted): move it over the "
+                                     "middle of the board and point it straight down"),
+                                  tilt=f"{rep.tilt_deg:.0f}", most=f"{MAX_TILT_DEG:.0f}")
     if rep.view_extent is not None and rep.view_extent > 1.0:
-        more = f"{height * (rep.view_extent - 1) / 10:.0f} cm higher" if height else "higher"
-        return "too close", (f"the board and the card zone do not fit in the picture with "
-                             f"{VIEW_MARGIN_MM / 10:.1f} cm to spare: move the camera {more} or use a wider lens")
+        more = (Text(N_("%(cm)s cm higher"), cm=f"{height * (rep.view_extent - 1) / 10:.0f}") if height
+                else Text(N_("higher")))
+        return "too close", Text(N_("the board and the card zone do not fit in the picture with %(spare)s cm to "
+                                    "spare: move the camera %(more)s or use a wider lens"),
+                                 spare=f"{VIEW_MARGIN_MM / 10:.1f}", more=more)
     if px is not None and px < MIN_STICKER_PX:
-        lower = f"{height * (1 - px / MIN_STICKER_PX) / 10:.0f} cm lower" if height else "lower"
-        text = f"the smallest stickers are {px:.1f} px wide ({MIN_STICKER_PX:.0f} px needed): move the camera {lower}"
+        lower = (Text(N_("%(cm)s cm lower"), cm=f"{height * (1 - px / MIN_STICKER_PX) / 10:.0f}") if height
+                 else Text(N_("lower")))
         w = rep.image_size[0] if rep.image_size else None
         bigger = next((name for rw, _rh, name in RESOLUTIONS if w and rw > w and rw * px / w >= MIN_STICKER_PX), None)
-        return "too far", text + (f" or use {bigger}" if bigger else "")
+        fields = {"px": f"{px:.1f}", "need": f"{MIN_STICKER_PX:.0f}", "lower": lower}
+        if bigger:
+            return "too far", Text(N_("the smallest stickers are %(px)s px wide (%(need)s px needed): move the camera "
+                                      "%(lower)s or use %(bigger)s"), bigger=bigger, **fields)
+        return "too far", Text(N_("the smallest stickers are %(px)s px wide (%(need)s px needed): move the camera "
+                                  "%(lower)s"), **fields)
     if px is None:
-        return "not located", "put the whole board with its four corner markers in view"
-    return "good", (f"the smallest stickers are {px:.1f} px wide (≥ {MIN_STICKER_PX:.0f} px) and everything "
-                    "is in view")
+        return "not located", Text(N_("put the whole board with its four corner markers in view"))
+    return "good", Text(N_("the smallest stickers are %(px)s px wide (≥ %(need)s px) and everything is in view"),
+                        px=f"{px:.1f}", need=f"{MIN_STICKER_PX:.0f}")

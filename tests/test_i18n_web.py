@@ -373,6 +373,9 @@ def test_the_setup_steps_say_their_refusals_and_messages_in_the_pages_language(t
     look = client.get("/api/setup/look", headers=AUTH).json          # no camera: said in every language
     assert look["picture"] is False and look["message"].startswith("The camera has given no picture yet (")
     assert look["message_i18n"]["fr"].startswith("La caméra n'a encore donné aucune image (")
+    calibration = client.get("/api/setup/calibration", headers=AUTH).json   # the lens advice, in every language
+    assert calibration["advice"][0] == "0 of at least 15 views: keep capturing"
+    assert calibration["advice_i18n"]["de"][0] == "0 von mindestens 15 Ansichten: weiter aufnehmen"
     doctor = client.get("/api/setup/doctor", headers={**AUTH, "Accept-Language": "es"}).json["findings"]
     assert {f["topic"] for f in doctor} >= {"cámara (en esta sesión)", "más"}
 

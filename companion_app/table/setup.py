@@ -22,8 +22,8 @@ from engine.geometry import COLS, ROWS, SQUARES, square_name
 
 from engine.wording import N_, Text
 
-from ..i18n import DEFAULT, gettext as _g
-from ..i18n.text import in_all
+from ..i18n import DEFAULT, LANGUAGES, gettext as _g
+from ..i18n.text import in_all, render
 
 log = logging.getLogger(__name__)
 MIN_VIEWS = 10               # the page asks for 15; fewer than 10 is refused outright
@@ -144,8 +144,9 @@ class SetupTool:
                 "exposure": dataclasses.asdict(self.config.camera.exposure),
                 "located": bool(reading.located), "registration": rep.to_json(),
                 "verdict": rep.verdict or "not located",
-                "advice": rep.advice or (rep.problems[0] if rep.problems else "put the whole board in view"),
                 "stickers": sticker_check(det.ids.tolist(), scheme)}
+        advice = rep.advice_text or (rep.problems[0] if rep.problems else Text(N_("put the whole board in view")))
+        data["advice"], data["advice_i18n"] = str(advice), in_all(advice)
         return data, jpeg(picture)
 
     def _draw_charuco(self, gray, picture, thick: int) -> int:
@@ -172,18 +173,21 @@ class SetupTool:
             out = self.calibration_summary()
         out["added"] = corners > 0
         message = (Text(N_("view %(n)s added: %(corners)s corners"), n=n + 1, corners=corners) if corners
-                   else self.views.rejected[-1])
+                   else self.views.rejected_text[-1])
         out["message"], out["message_i18n"] = str(message), in_all(message)
         return out
 
     def calibration_summary(self) -> dict:
-        from calibration.intrinsics import rms_advice
+        from calibration.intrinsics import rms_wording
 
         out = self.views.summary()
+        advice = out.pop("advice_text")
+        out["advice_i18n"] = {lang: [render(a, lang) for a in advice] for lang in LANGUAGES}
         out["pending"] = None
         if self.pending is not None:
             k = self.pending.camera_matrix
-            out["pending"] = {"rms_px": round(self.pending.rms_px, 3), "advice": rms_advice(self.pending.rms_px),
+            rms = rms_wording(self.pending.rms_px)
+            out["pending"] = {"rms_px": round(self.pending.rms_px, 3), "advice": str(rms), "advice_i18n": in_all(rms),
                               "fx": round(float(k[0, 0]), 1), "fy": round(float(k[1, 1]), 1),
                               "cx": round(float(k[0, 2]), 1), "cy": round(float(k[1, 2]), 1),
                               "image_size": list(self.pending.image_size)}
