@@ -386,10 +386,11 @@ function withNodes(text, nodes) {
 
 function pieceName(kind) { return t(PIECE_NAMES[kind] || kind); }
 
-/* A pawn's name as the engine gives it ("red 3/4") in this page's language ("Rot 3/4"). */
+/* A pawn's name as the engine gives it ("red 3/4") in this page's language, as i18n.plan_text.pawn_name
+ * words it ("Rot 3/4", "le pion rouge 3/4", "la ficha roja 3/4": the colour of a pawn is msgctxt "pawn"). */
 function pawnText(name) {
   const [colour, ...rest] = String(name).split(" ");
-  return rest.length ? t("%(colour)s %(kind)s", { colour: t(colour), kind: rest.join(" ") }) : name;
+  return rest.length ? t("%(colour)s %(kind)s", { colour: pgettext("pawn", colour), kind: rest.join(" ") }) : name;
 }
 
 /* The camera worker's state (table/watcher.py) in this page's language. */
