@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 
 from companion_app.i18n import catalog
+from companion_app.i18n.game_text import all_tile_names
 from companion_app.web.server import Server
 from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from test_i18n_browser import OVERFLOW, longest, phone
@@ -175,7 +176,7 @@ def english_referee(browser, live):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_referee_view_has_no_english_word_left_and_fits_360_px(browser, live, english_referee, lang):
-    server, _ = live
+    server, session = live
     assert english_left(login_texts(browser, server, lang), lang, english_referee) == []
 
     page = referee(browser, server, lang)
@@ -183,6 +184,10 @@ def test_the_referee_view_has_no_english_word_left_and_fits_360_px(browser, live
     assert page.locator("html").get_attribute("lang") == lang
     assert page.inner_text("#save-move") == words["Save this move"]
     assert page.inner_text("#link") == words["live"]
+    names = all_tile_names(session.game)[lang]                 # the tiles' buttons: the game's names for them
+    assert page.inner_text("#tile-buttons [data-tile='prey-1']") == names["prey-1"]
+    first = page.inner_text("#pawn-buttons button")                # a button starts with a capital ("Le pion bleu 6/1")
+    assert first[0].isupper(), first
     assert english_left(texts_of(page), lang, english_referee) == []
     fits_360_px(page, f"referee-{lang}")
 

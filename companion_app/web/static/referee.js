@@ -125,7 +125,7 @@
       const p = state.position.pawns[label];
       const where = p.at ? t("on %(square)s", { square: p.at }) : t("waiting");
       pawnBox.append(h("button", { class: `btn pawn-btn colour-${p.color}${selectedPawn === label ? " selected" : ""}`,
-        "data-pawn": label, onclick: () => selectPawn(label) }, `${pawnName(state, label)} · ${where}`));
+        "data-pawn": label, onclick: () => selectPawn(label) }, `${capital(pawnName(state, label))} · ${where}`));
     }
     $("tap-hint").textContent = selectedPawn ? t("Tap a highlighted square to move the pawn there.")
       : t("Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.");
@@ -174,6 +174,7 @@
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
     renderSteps(state);
+    tileButtons();   // the game's tile names (G11), in this page's language
     renderControls(state);
     renderBanner(state);
     if (lastCamera) markDifferences(lastCamera);
@@ -216,9 +217,12 @@
   // -- monster, preview, undo -----------------------------------------------------
   $("draw").addEventListener("click", () => api("POST", "/api/action", { type: "draw" }));
   $("undo").addEventListener("click", async () => { await api("POST", "/api/undo", {}); toast(t("Undone."), true); });
-  function tileButtons() {   // again once the state has brought the game's tile names (G11)
+  let tilesShown = null;    // the tile names the buttons carry now
+  function tileButtons() {   // again once the state has brought the game's tile names (G11), in this page's language
+    const names = TILES.map(tileName).join("|");
+    if (names === tilesShown) return;
+    tilesShown = names;
     $("tile-buttons").replaceChildren(...TILES.map((tile) => h("button", { class: "btn tile-btn", "data-tile": tile,
-      disabled: latest && latest.phase !== "monster" ? "" : null,
       onclick: () => api("POST", "/api/action", { type: "tile", tile }) }, tileName(tile))));
   }
   tileButtons();
@@ -398,7 +402,7 @@
     if (!latest) return;
     if (selectedPawn) {
       if (targets.some((x) => x.square === sq)) return movePawn(sq);
-      toast(t("%(pawn)s cannot end its move on %(square)s.", { pawn: pawnName(latest, selectedPawn), square: sq }));
+      toast(capital(t("%(pawn)s cannot end its move on %(square)s.", { pawn: pawnName(latest, selectedPawn), square: sq })));
       return;
     }
     if (latest.phase === "placement") {
