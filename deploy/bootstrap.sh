@@ -39,10 +39,12 @@ fi
 # The players' languages: compile the gettext catalogs (companion_app/translations/*/LC_MESSAGES/{messages,rules}.po)
 .venv/bin/python -m companion_app.i18n compile >/dev/null
 if [ "$extra" = "[dev]" ]; then
-  # Debian's headless Chromium for the browser tests, shellcheck for deploy/install.sh's test
+  # Debian's headless Chromium for the browser tests, shellcheck for deploy/install.sh's test,
+  # espeak-ng for the Pi speaker's test against the real program (tests/test_speaker.py)
   dev_packages=""
   command -v chromium >/dev/null 2>&1 || dev_packages="chromium chromium-driver"
   command -v shellcheck >/dev/null 2>&1 || dev_packages="$dev_packages shellcheck"
+  command -v espeak-ng >/dev/null 2>&1 || dev_packages="$dev_packages espeak-ng"
   if [ -n "$dev_packages" ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
       echo "Installing Debian's $dev_packages for the tests..."
