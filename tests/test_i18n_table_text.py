@@ -140,6 +140,10 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     assert view["why_not_i18n"]["en"] == view["why_not"]
     assert view["why_not_i18n"]["de"].startswith("keine erlaubte Änderung erklärt, was die Kamera sieht: ")
     assert "Blau 6/1" in view["why_not_i18n"]["de"]
+    assert view["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)",
+                                    "expected_i18n": {"en": "empty", "fr": "vide", "de": "leer", "es": "vacía"},
+                                    "seen_i18n": {"en": "blue 6/1 (black)", "fr": "bleu 6/1 (face noire)",
+                                                  "de": "Blau 6/1 (schwarze Seite)", "es": "azul 6/1 (cara negra)"}}]
     state = s.state()
     first = state["log"][0]
     assert first["text_i18n"] == {"en": "New game, basic setup.", "fr": "Nouvelle partie, mise en place de base.",
@@ -153,3 +157,34 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     assert moved and moved[0]["text_i18n"]["de"].startswith("Rot ") and "wird umgedreht (G3)" in moved[0]["text_i18n"]["de"]
     assert log[-1]["text_i18n"]["fr"] == "Annulé\u00a0: retour à la position d'avant la dernière action."
     assert log[0]["text_i18n"] == first["text_i18n"]
+
+
+def test_the_camera_workers_status_in_each_language():
+    """The camera worker's status line (cannot open, steady …) carries every language (message_i18n)."""
+    from companion_app.table.watcher import CameraWorker
+    from engine.position import basic_position
+    from table_helpers import TableSource, wait_for
+    from vision.pipeline import TableCamera
+
+    updates: list = []
+    tries = []
+
+    def open_source():
+        tries.append(1)
+        if len(tries) == 1:
+            raise OSError("no camera at /dev/video0")
+        return TableSource(basic_position().to_setup())
+
+    worker = CameraWorker(open_source, TableCamera(None).feed, updates.append, fps=20.0, stable_frames=3,
+                          read_timeout=0.5, backoff=(0.05, 0.2)).start()
+    try:
+        failed = wait_for(lambda: next((u for u in updates if u.status["state"] == "failed"), None), what="failure")
+        every = failed.status["message_i18n"]
+        assert every["en"] == failed.status["message"]
+        assert every["de"].startswith("die Kamera lässt sich nicht öffnen (no camera at /dev/video0); neuer Versuch in ")
+        assert every["fr"].startswith("impossible d'ouvrir la caméra (no camera at /dev/video0) ; nouvel essai dans ")
+        steady = wait_for(lambda: next((u for u in updates if u.stable), None), what="stable")
+        assert steady.status["message_i18n"]["es"] == "vigilando: la lectura es estable"
+    finally:
+        worker.close()
+    assert worker.status()["message_i18n"]["de"] == "die Kamera ist ausgeschaltet"

@@ -124,12 +124,12 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         size = calibrated.image_size if calibrated is not None else None
 
         if open_frames is not None:      # the simulated table's camera (it films the simulated players)
-            make, what = open_frames, "the simulated table's camera"
+            make, what = open_frames, Text(N_("the simulated table's camera"))
             note = "simulated table (the synthetic camera films simulated players acting on it)"
         else:
             def make():
                 return open_source(spec, **dict(options))
-            what = "the synthetic camera" if spec == "synthetic" else f"camera {spec}"
+            what = Text(N_("the synthetic camera")) if spec == "synthetic" else Text(N_("camera %(spec)s"), spec=spec)
             note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
 
         def opened():

@@ -254,6 +254,7 @@ class TableLoop:
             del self.applied[:-10]
             self.refresh()
         state["confirmed"] = change["message"]
+        state["confirmed_i18n"] = change.get("message_i18n")
         return state
 
     def accept_table(self) -> dict:
@@ -329,7 +330,7 @@ class TableLoop:
         view["reading"]["setup"] = seen
         view["unseen"] = unknown
         expected = game.position.to_setup()
-        view["differences"] = compare(expected, seen, unknown)
+        view["differences"] = compare(expected, seen, unknown, every_language=True)
         if not update.stable:
             return self._cannot(view, Text(N_("Waiting for a clear view: %(why)s"), why=update.blocking[0]["message"])
                                 if update.blocking else

@@ -14,37 +14,59 @@ from engine.geometry import parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import describe_place
+from engine.wording import N_, Direction, Pawn, Term, Text
 from vision.change import observe
+
+from ..i18n.text import in_all
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
 
 
 def square_contents(setup: dict) -> dict[str, str]:
     """Square → what stands on it, in words ("monster facing E", "red 3/4 (black)", "crystal")."""
-    out: dict[str, str] = {}
+    return {sq: str(words) for sq, words in square_words(setup).items()}
+
+
+_STONE_WORDS = {"stone": N_("stone"), "crystal": N_("crystal"), "pivot-right": N_("pivot-right"),
+                "pivot-about": N_("pivot-about")}
+_FACE_WORDS = {"white": N_("%(pawn)s (white)"), "black": N_("%(pawn)s (black)")}
+
+
+def square_words(setup: dict) -> dict:
+    """``square_contents`` as wording data (engine.wording), for the referee's screen in its language."""
+    out: dict = {}
     monster = setup.get("monster")
     if monster and monster.get("at"):
-        out[monster["at"]] = f"monster facing {monster.get('facing')}"
+        out[monster["at"]] = Text(N_("monster facing %(direction)s"), direction=Direction(monster.get("facing")))
     for sq, kind in (setup.get("stones") or {}).items():
-        out[sq] = kind
+        out[sq] = Term(_STONE_WORDS[kind]) if kind in _STONE_WORDS else kind
     for sq, t in (setup.get("teleporters") or {}).items():
-        out[sq] = f"teleporter {t.get('pair')} arrow {t.get('arrow')}"
+        out[sq] = Text(N_("teleporter %(pair)s arrow %(direction)s"), pair=t.get("pair"),
+                       direction=Direction(t.get("arrow")))
     for label, p in (setup.get("pawns") or {}).items():
         if p.get("at"):
-            who = f"{p.get('color')} {p.get('pawn')}" if p.get("color") else label
-            out[p["at"]] = f"{who} ({p.get('face', 'white')})"
+            who = Pawn(f"{p.get('color')} {p.get('pawn')}") if p.get("color") else label
+            face = p.get("face", "white")
+            out[p["at"]] = Text(_FACE_WORDS.get(face, "%(pawn)s (" + str(face) + ")"), pawn=who)
     return out
 
 
-def compare(expected: dict, seen: dict, unknown=()) -> list[dict]:
-    """Every square whose contents differ between the game and the reading, in board order.
+def compare(expected: dict, seen: dict, unknown=(), *, every_language: bool = False) -> list[dict]:
+    """Every square whose contents differ between the game and the reading, in board order; with
+    ``every_language`` each side also in every language (``expected_i18n``, ``seen_i18n``, for the screens).
 
     Squares in ``unknown`` (the camera could not see them) are never a difference.
     """
-    a, b = square_contents(expected), square_contents(seen)
-    squares = sorted((set(a) | set(b)) - set(unknown), key=parse_square)
-    return [{"square": sq, "expected": a.get(sq, "empty"), "seen": b.get(sq, "empty")}
-            for sq in squares if a.get(sq) != b.get(sq)]
+    a, b = square_words(expected), square_words(seen)
+    empty = Text(N_("empty"))
+    out = []
+    for sq in sorted((set(a) | set(b)) - set(unknown), key=parse_square):
+        was, now = a.get(sq, empty), b.get(sq, empty)
+        if str(was) != str(now):
+            out.append({"square": sq, "expected": str(was), "seen": str(now)})
+            if every_language:
+                out[-1].update(expected_i18n=in_all(was), seen_i18n=in_all(now))
+    return out
 
 
 def unseen_squares(reading, fixes=()) -> list[str]:

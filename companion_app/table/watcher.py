@@ -24,6 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.geometry import square_name
+from engine.wording import N_, Text
+
+from ..i18n.text import in_all
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +149,7 @@ class CameraWorker:
 
     def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
                  on_update: Callable[[CameraUpdate], None], *, fps: float = 4.0, stable_frames: int = 3,
-                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what: str = "the camera"):
+                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what=None):
         if fps <= 0:
             raise ValueError("fps must be above 0")
         self.open_source = open_source
@@ -155,7 +158,7 @@ class CameraWorker:
         self.fps = fps
         self.read_timeout = read_timeout
         self.backoff = backoff
-        self.what = what
+        self.what = what if what is not None else Text(N_("the camera"))   # wording data (engine.wording) or text
         self.gate = StableGate(stable_frames)
         self.reader = None          # what reads the frames (a vision TableCamera), when the opener records it
         self.last_frame = None
@@ -164,7 +167,7 @@ class CameraWorker:
         self.frame_ms = 0.0
         self._lock = threading.Lock()
         self._state = "starting"
-        self._message = f"opening {what}"
+        self._message = Text(N_("opening %(what)s"), what=self.what)
         self._update = CameraUpdate(self._status_locked(), needed=stable_frames)
         self._stop = threading.Event()
         self._grabber: _Grabber | None = None
@@ -199,11 +202,13 @@ class CameraWorker:
 
     # -- the thread ----------------------------------------------------------------------
     def _status_locked(self) -> dict:
-        return {"state": self._state, "message": self._message, "frames": self.frames, "reopened": self.reopened,
+        return {"state": self._state, "message": str(self._message), "message_i18n": in_all(self._message),
+                "frames": self.frames, "reopened": self.reopened,
                 "fps": self.fps, "frame_ms": round(self.frame_ms, 1), "stable": self.gate.count,
                 "stable_needed": self.gate.needed}
 
-    def _set(self, state: str, message: str, **update) -> None:
+    def _set(self, state: str, message, **update) -> None:
+        """A new state; ``message`` is wording data (engine.wording) or plain English."""
         with self._lock:
             self._state, self._message = state, message
             self._update = CameraUpdate(self._status_locked(), needed=self.gate.needed, serial=self.gate.serial,
@@ -223,7 +228,8 @@ class CameraWorker:
                     self._source = self.open_source()
                     self._grabber = _Grabber(self._source)
                 except Exception as exc:  # noqa: BLE001 - a missing camera is a status, not a crash
-                    self._set("failed", f"cannot open {self.what} ({exc}); trying again in {delay:g} s")
+                    self._set("failed", Text(N_("cannot open %(what)s (%(error)s); trying again in %(delay)s s"),
+                                             what=self.what, error=exc, delay=f"{delay:g}"))
                     self._stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue
@@ -237,9 +243,12 @@ class CameraWorker:
             else:
                 empty = empty + 1 if kind == "frame" else END_AFTER_EMPTY
                 if empty >= END_AFTER_EMPTY:
-                    why = {"timeout": f"has given no frame for {self.read_timeout:g} s (stalled)",
-                           "error": f"failed ({value})"}.get(kind, "gives no more frames (ended or unplugged)")
-                    self._drop(f"{self.what} {why}; reopening it in {delay:g} s")
+                    template = {"timeout": N_("%(what)s has given no frame for %(timeout)s s (stalled); reopening it "
+                                              "in %(delay)s s"),
+                                "error": N_("%(what)s failed (%(error)s); reopening it in %(delay)s s")}.get(
+                        kind, N_("%(what)s gives no more frames (ended or unplugged); reopening it in %(delay)s s"))
+                    self._drop(Text(template, what=self.what, timeout=f"{self.read_timeout:g}", error=value,
+                                    delay=f"{delay:g}"))
                     self._stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue
@@ -247,9 +256,9 @@ class CameraWorker:
         if self._grabber is not None:
             self._grabber.abandon()
             self._grabber = None
-        self._set("stopped", f"{self.what} is switched off")
+        self._set("stopped", Text(N_("%(what)s is switched off"), what=self.what))
 
-    def _drop(self, message: str) -> None:
+    def _drop(self, message) -> None:
         self._grabber.abandon()
         self._grabber = None
         self.reopened += 1
@@ -264,7 +273,7 @@ class CameraWorker:
         except Exception as exc:  # noqa: BLE001 - a reader bug is shown, the table goes on
             log.exception("reading a frame failed")
             self.gate.reset()
-            self._set("error", f"a frame could not be read ({exc})")
+            self._set("error", Text(N_("a frame could not be read (%(error)s)"), error=exc))
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
@@ -274,12 +283,14 @@ class CameraWorker:
         if unseen:   # every square the frame could not establish (vision.change.observe reads it)
             data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
         if not reading.located:
-            message = f"the board is not located: {reading.reason or 'no board markers seen'}"
+            message = Text(N_("the board is not located: %(why)s"),
+                           why=reading.reason or Text(N_("no board markers seen")))
         elif blocking:
-            message = f"waiting for a clear view: {blocking[0]['message']}"
+            message = Text(N_("waiting for a clear view: %(why)s"), why=blocking[0]["message"])
         elif stable:
-            message = "watching: the reading is steady"
+            message = Text(N_("watching: the reading is steady"))
         else:
-            message = f"waiting for a steady view ({self.gate.count} of {self.gate.needed} frames)"
+            message = Text(N_("waiting for a steady view (%(count)s of %(needed)s frames)"), count=self.gate.count,
+                           needed=self.gate.needed)
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
                   count=self.gate.count)
