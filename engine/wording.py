@@ -72,10 +72,15 @@ class Text:
         return f"Text({str(self)!r})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, (Text, Join, Cap)) and str(self) == str(other)
+        """Equal to another sentence, or to a plain text, that says the same in English."""
+        return isinstance(other, (Text, Join, Cap, str)) and str(self) == str(other)
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+    def __contains__(self, part: str) -> bool:
+        """``"g7" in text``: a part of the English sentence, as for a plain text."""
+        return part in str(self)
 
 
 class Plural(Text):
@@ -108,6 +113,7 @@ class Join:
 
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
+    __contains__ = Text.__contains__
 
 
 class Cap:
@@ -124,6 +130,7 @@ class Cap:
 
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
+    __contains__ = Text.__contains__
 
 
 def join_or(parts) -> Join:

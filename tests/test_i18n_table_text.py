@@ -188,3 +188,20 @@ def test_the_camera_workers_status_in_each_language():
     finally:
         worker.close()
     assert worker.status()["message_i18n"]["de"] == "die Kamera ist ausgeschaltet"
+
+
+def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):
+    """The one gate's refusal (nothing to confirm, and why) reaches the referee in the page's language."""
+    from tests.web_helpers import AUTH, make_app, session_with
+
+    session = session_with(tmp_path)
+    app, _ = make_app(tmp_path, session)
+    client = app.test_client()
+    assert client.post("/api/game", json={"players": ["red", "blue"], "first_player": "red", "seed": 3},
+                       headers=AUTH).status_code == 200
+    en = client.post("/api/camera/confirm", json={}, headers=AUTH)
+    de = client.post("/api/camera/confirm", json={}, headers={**AUTH, "Accept-Language": "de"})
+    assert en.status_code == de.status_code == 409
+    why = session.camera_view()
+    assert en.get_json()["error"] == why["why_not"]
+    assert de.get_json()["error"] == why["why_not_i18n"]["de"] != why["why_not"]

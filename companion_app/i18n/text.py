@@ -15,6 +15,19 @@ from . import LANGUAGES, gettext as _g, pgettext as _pg, pick, translations
 from .plan_text import colour_name, pawn_name
 
 
+class Rendered:
+    """A sentence already rendered in every language (``{lang: text}``, as the broadcast ``_i18n`` fields
+    are), to pass on where wording data goes: ``str()`` is its English."""
+
+    __slots__ = ("every",)
+
+    def __init__(self, every: dict[str, str]):
+        self.every = every
+
+    def __str__(self) -> str:
+        return self.every["en"]
+
+
 def render(value, lang: str) -> str:
     """``value`` (a Text, Join, Cap, Pawn, Colour, Term or anything else) in ``lang``."""
     if isinstance(value, Text):
@@ -26,6 +39,8 @@ def render(value, lang: str) -> str:
         else:
             template = _g(lang, value.template)
         return template % params if params else template
+    if isinstance(value, Rendered):
+        return value.every.get(pick(lang), str(value))
     if isinstance(value, Join):
         sep = _g(lang, value.sep) if value.sep.strip() else value.sep
         return sep.join(render(p, lang) for p in value.parts)

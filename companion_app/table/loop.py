@@ -24,7 +24,7 @@ from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
 from vision.change import CARD_ZONE_CODES
 
 from ..i18n.game_text import all_placed_lines, all_summaries
-from ..i18n.text import in_all
+from ..i18n.text import Rendered, in_all
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)
@@ -242,11 +242,12 @@ class TableLoop:
             view = self._judge()
             change = view.get("change") or {}
             if not view["can_confirm"]:
-                raise GameActionError(view["why_not"])
+                raise GameActionError(Rendered(view["why_not_i18n"]))
             action = change["action"]
             if expect is not None and action != expect:
-                raise GameActionError("The table changed since your screen showed the reading; nothing was "
-                                      f"played. The camera now sees: {change['message']}. Look again, then confirm.")
+                raise GameActionError(Text(N_("The table changed since your screen showed the reading; nothing was "
+                                              "played. The camera now sees: %(move)s. Look again, then confirm."),
+                                           move=Rendered(change["message_i18n"])))
             session.record_reading(self.update.reading, change["message"])
             state = session.act(action, by="camera" if by == "auto" else f"camera+{by}")
             self.applied.append({"seq": session.seq, "game_id": session.game_id, "text": change["message"],
@@ -264,8 +265,10 @@ class TableLoop:
             game = session._need_game()
             update = self.update
             if update is None or not update.stable or not update.reading or not update.reading.get("setup"):
-                raise GameActionError("There is no steady camera reading to accept: "
-                                      + (update.status["message"] if update else "the camera has not started"))
+                status = update.status if update else {}
+                why = (Rendered(status["message_i18n"]) if status.get("message_i18n") else
+                       status.get("message") or Text(N_("the camera has not started")))
+                raise GameActionError(Text(N_("There is no steady camera reading to accept: %(why)s"), why=why))
             seen, unknown = self._seen(update, game)
             fixes = table_fixes(game.position.to_setup(), seen, unknown)
             if not fixes:

@@ -14,7 +14,7 @@ from engine.geometry import parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import describe_place
-from engine.wording import N_, Direction, Pawn, Term, Text
+from engine.wording import N_, Direction, Join, Pawn, Term, Text
 from vision.change import observe
 
 from ..i18n.text import in_all
@@ -140,28 +140,34 @@ def reconcile_reading(game, reading, fixes=()) -> Reconciliation:
 
 
 def confirm_action(game, reading, fixes=()) -> tuple[dict | None, str]:
-    """The game action a confirmed reading stands for, or None and the reason in plain words."""
-    return action_for(game, reconcile_reading(game, reading, fixes))
+    """The game action a confirmed reading stands for, or None and the reason in plain words (English)."""
+    action, words = action_for(game, reconcile_reading(game, reading, fixes))
+    return action, str(words)
 
 
-def action_for(game, result: Reconciliation) -> tuple[dict | None, str]:
-    """The game action an answer of ``engine.reconcile`` stands for, or None and why."""
+def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
+    """The game action an answer of ``engine.reconcile`` stands for, or None and why (wording data,
+    engine.wording, or plain English text)."""
     if result.accepted and result.change == "tile":
-        return {"type": "tile", "tile": result.tile}, f"the camera read the tile {result.tile}"
+        return {"type": "tile", "tile": result.tile}, Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
     if result.accepted and result.change == "place":
         return result.place.to_json(), placed_text(game.placer, describe_place(result.place, game.position))
     if result.accepted and result.change == "move":
         change = result.candidates[0]
         how = f" ({result.moves})" if result.moves else ""
-        return {"type": "move", "pawn": result.pawn, "moves": result.moves}, change.describe(game.position) + how
-    why = result.problems[0].message if result.problems else "the camera sees no change"
+        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},
+                Join("", [change.describe_words(game.position), how]))
+    problem = result.problems[0] if result.problems else None
+    why = (problem.words if problem.words is not None else problem.message) if problem else \
+        Text(N_("the camera sees no change"))
     if game.phase == "monster":
-        return None, f"It is the monster's turn: show the drawn tile to the camera, or enter it (G7); {why}"
+        return None, Text(N_("It is the monster's turn: show the drawn tile to the camera, or enter it (G7); %(why)s"),
+                          why=why)
     if any(p.code == "not-located" for p in result.problems):
-        return None, f"The camera has not located the board; nothing to confirm ({why})"
+        return None, Text(N_("The camera has not located the board; nothing to confirm (%(why)s)"), why=why)
     if game.phase == "placement":
-        return None, f"The reading is not one legal placement (A2): {why}"
-    return None, f"The reading is not one legal pawn move: {why}"
+        return None, Text(N_("The reading is not one legal placement (A2): %(why)s"), why=why)
+    return None, Text(N_("The reading is not one legal pawn move: %(why)s"), why=why)
 
 
 def placed_text(placer: str, what: str) -> str:
@@ -169,7 +175,7 @@ def placed_text(placer: str, what: str) -> str:
     return f"{placer} placed {what} (A2)"
 
 
-def unseen_flip(game) -> tuple[dict | None, str]:
+def unseen_flip(game) -> tuple[dict | None, object]:
     """The game action for the one move no camera can see (``engine.reconcile.unseen_move``: a
     flip beside the board, G4/G5) — a still table showing the game's position is all there is
     to see — and its sentence; (None, "") when the table must show the move."""
@@ -178,5 +184,5 @@ def unseen_flip(game) -> tuple[dict | None, str]:
         return None, ""
     pawn, rule = game.position.pawn(unseen[0]), unseen[1]
     return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
-            f"{pawn.name} can only be flipped beside the board ({rule}), where the camera cannot see it; "
-            "the table agrees with the game")
+            Text(N_("%(pawn)s can only be flipped beside the board (%(rule)s), where the camera cannot see it; "
+                    "the table agrees with the game"), pawn=Pawn(pawn.name), rule=rule))

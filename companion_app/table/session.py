@@ -146,7 +146,7 @@ class TableSession(JournalMixin):
             self._need_game()
             step = self.store.undo(self.game_id, to_seq=self._undo_target(), **self._journal())
             if step is None:
-                raise GameActionError("Nothing to undo: this is the start of the game")
+                raise GameActionError(N_("Nothing to undo: this is the start of the game"))
             self.game = Game.from_json(step.state)
             self.seq = step.seq
             self._rebuild_log(self.store.history(self.game_id))
