@@ -402,19 +402,25 @@ def camera_client(tmp_path):
     return client, session, camera
 
 
+def english(differences: list[dict]) -> list[dict]:
+    """The camera view's differences without their other languages (``expected_i18n``, ``seen_i18n``)."""
+    return [{k: d[k] for k in ("square", "expected", "seen")} for d in differences]
+
+
 def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     client, session, camera = camera_client
     seen = session.game.position.to_setup()
     seen["pawns"] = {"P1": {"at": "p10", "color": "red", "pawn": "6/1", "face": "white"}}  # red 6/1 on p10?
     camera.reading = FakeReading(True, seen)
     v = client.get("/api/camera", headers=AUTH).json
-    assert v["differences"] == [{"square": "p10", "expected": "empty", "seen": "red 6/1 (white)"}]
+    assert english(v["differences"]) == [{"square": "p10", "expected": "empty", "seen": "red 6/1 (white)"}]
+    assert v["differences"][0]["seen_i18n"]["de"] == "Rot 6/1 (weiße Seite)"   # each screen shows its language
     # The referee corrects it: the pawn really stands on p11.
     v = client.post("/api/camera/fix", json={"square": "p10", "piece": "empty"}, headers=AUTH).json
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "pawn", "color": "red", "pawn": "6/1",
                                              "face": "black"}, headers=AUTH).json
     assert v["fixes"]["p11"]["color"] == "red"
-    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
+    assert english(v["differences"]) == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and "red 6/1" in r.json["confirmed"]
@@ -459,7 +465,7 @@ def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_clie
     camera.reading = FakeReading(True, seen, problems=hidden)
     v = client.get("/api/camera", headers=AUTH).json
     assert v["unseen"] == ["p10"]
-    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
+    assert english(v["differences"]) == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "blue-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and r.json["position"]["pawns"]["blue-6/1"]["at"] == "p11"
@@ -474,7 +480,7 @@ def test_a_fixed_hidden_square_is_what_the_referee_said(camera_client):
     camera.reading = FakeReading(True, seen, problems=[{"code": "unread-square", "square": "p11", "message": "…"}])
     assert client.get("/api/camera", headers=AUTH).json["differences"] == []
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "empty"}, headers=AUTH).json
-    assert v["unseen"] == [] and v["differences"] == [{"square": "p11", "expected": "red 6/1 (black)",
+    assert v["unseen"] == [] and english(v["differences"]) == [{"square": "p11", "expected": "red 6/1 (black)",
                                                        "seen": "empty"}]
 
 
