@@ -142,8 +142,9 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     assert "Blau 6/1" in view["why_not_i18n"]["de"]
     assert view["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)",
                                     "expected_i18n": {"en": "empty", "fr": "vide", "de": "leer", "es": "vacía"},
-                                    "seen_i18n": {"en": "blue 6/1 (black)", "fr": "bleu 6/1 (face noire)",
-                                                  "de": "Blau 6/1 (schwarze Seite)", "es": "azul 6/1 (cara negra)"}}]
+                                    "seen_i18n": {"en": "blue 6/1 (black)", "fr": "le pion bleu 6/1 (face noire)",
+                                                  "de": "Blau 6/1 (schwarze Seite)",
+                                                  "es": "la ficha azul 6/1 (cara negra)"}}]
     state = s.state()
     first = state["log"][0]
     assert first["text_i18n"] == {"en": "New game, basic setup.", "fr": "Nouvelle partie, mise en place de base.",
@@ -182,7 +183,7 @@ def test_the_camera_workers_status_in_each_language():
         every = failed.status["message_i18n"]
         assert every["en"] == failed.status["message"]
         assert every["de"].startswith("die Kamera lässt sich nicht öffnen (no camera at /dev/video0); neuer Versuch in ")
-        assert every["fr"].startswith("impossible d'ouvrir la caméra (no camera at /dev/video0) ; nouvel essai dans ")
+        assert every["fr"].startswith("impossible d'ouvrir la caméra (no camera at /dev/video0)\u00a0; nouvel essai dans ")
         steady = wait_for(lambda: next((u for u in updates if u.stable), None), what="stable")
         assert steady.status["message_i18n"]["es"] == "vigilando: la lectura es estable"
     finally:
