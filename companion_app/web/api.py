@@ -17,7 +17,7 @@ from engine.errors import FlureError, InvalidSetupError
 
 from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
-from ..i18n.text import error_text
+from ..i18n.text import error_text, render
 from .security import guarded_match, is_referee, log_in, referee_required
 from ..table.journal import request_key
 from ..table.events import StreamRefused
@@ -74,7 +74,8 @@ def body(schema: dict) -> dict:
             return schemas.validate_action(data)
         schemas.validate(data, schema)
     except schemas.SchemaError as exc:
-        abort(400, str(exc))
+        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        abort(400, render(exc.words, current_language()))
     return data
 
 

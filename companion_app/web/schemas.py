@@ -15,11 +15,12 @@ from engine.deck import TILES
 from engine.placement import PIECES
 from engine.pools import ORIENTATIONS
 from engine.position import COLOURS, FACES, PAWN_KINDS
+from engine.wording import N_, Term, Text, join_and, join_or, listing
 
 from ..table.readings import FIX_PIECES
 
 SQUARE = {"type": "string", "pattern": "^[a-p](1[01]|[1-9])$", "maxLength": 3,
-          "description": "a square name such as g7 (BOARD.md)"}
+          "description": N_("a square name such as g7 (BOARD.md)")}
 DIRECTION = {"type": "string", "enum": ["N", "E", "S", "W"]}
 COLOUR = {"type": "string", "enum": list(COLOURS)}
 PAWN_LABEL = {"type": "string", "maxLength": 20, "description": "a pawn label such as red-3/4"}
@@ -42,7 +43,7 @@ NEW_GAME = {
 ACTION_PROPERTIES = {
     "pawn": PAWN_LABEL,
     "moves": {"type": "string", "pattern": "^[NESWIXnesix]*$", "maxLength": MAX_MOVES,
-              "description": "unit moves N E S W, I to enter on p11, X to leave from a1 (P1–P3)"},
+              "description": N_("unit moves N E S W, I to enter on p11, X to leave from a1 (P1–P3)")},
     "square": {"type": ["string", "null"], "maxLength": 3,
                "description": "where a pawn was put (a square, \"out\" or null), or where a piece is placed"},
     "stones": {"type": "object", "maxProperties": 20, "description": "stones as seen after the move"},
@@ -119,7 +120,12 @@ _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null":
 
 
 class SchemaError(ValueError):
-    """Input that does not fit a schema; the message names the field."""
+    """Input that does not fit a schema; the message names the field.  ``words`` is the message as
+    wording data (engine.wording), which the API renders in the request's language; ``str()`` is English."""
+
+    def __init__(self, words: Text):
+        self.words = words
+        super().__init__(str(words))
 
 
 def validate(value, schema: dict, where: str = "body") -> None:
@@ -130,35 +136,42 @@ def validate(value, schema: dict, where: str = "body") -> None:
     if types is not None:
         types = [types] if isinstance(types, str) else types
         if not any(_is(value, t) for t in types):
-            raise SchemaError(f"{where} must be {' or '.join(_a(t) for t in types)}, not {_show(value)}")
+            raise SchemaError(Text(N_("%(where)s must be %(kinds)s, not %(value)s"), where=where,
+                                     kinds=join_or(_a(t) for t in types), value=_show(value)))
     if "enum" in schema and value not in schema["enum"]:
-        raise SchemaError(f"{where} must be one of {', '.join(map(str, schema['enum']))}, not {_show(value)}")
+        raise SchemaError(Text(N_("%(where)s must be one of %(choices)s, not %(value)s"), where=where,
+                                 choices=", ".join(map(str, schema["enum"])), value=_show(value)))
     if isinstance(value, str):
         if len(value) > schema.get("maxLength", 10_000):
-            raise SchemaError(f"{where} is too long (at most {schema['maxLength']} characters)")
+            raise SchemaError(Text(N_("%(where)s is too long (at most %(most)s characters)"), where=where,
+                                     most=schema["maxLength"]))
         if "pattern" in schema and not re.fullmatch(schema["pattern"], value):
-            raise SchemaError(f"{where}: {_show(value)} is not {schema.get('description', 'valid')}")
+            raise SchemaError(Text(N_("%(where)s: %(value)s is not %(what)s"), where=where, value=_show(value),
+                                     what=Term(schema.get("description", N_("valid")))))
     if isinstance(value, int) and not isinstance(value, bool):
         if value < schema.get("minimum", value) or value > schema.get("maximum", value):
-            raise SchemaError(f"{where} must be between {schema.get('minimum')} and {schema.get('maximum')}")
+            raise SchemaError(Text(N_("%(where)s must be between %(least)s and %(most)s"), where=where,
+                                 least=schema.get("minimum"), most=schema.get("maximum")))
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 10_000):
-            raise SchemaError(f"{where} must have {schema.get('minItems', 0)} to {schema.get('maxItems')} items, "
-                              f"not {len(value)}")
+            raise SchemaError(Text(N_("%(where)s must have %(least)s to %(most)s items, not %(count)s"), where=where,
+                                 least=schema.get("minItems", 0), most=schema.get("maxItems"), count=len(value)))
         for i, item in enumerate(value):
             validate(item, schema.get("items", {}), f"{where}[{i}]")
     if isinstance(value, dict):
         if len(value) > schema.get("maxProperties", 10_000):
-            raise SchemaError(f"{where} has too many entries (at most {schema['maxProperties']})")
+            raise SchemaError(Text(N_("%(where)s has too many entries (at most %(most)s)"), where=where,
+                                 most=schema["maxProperties"]))
         props = schema.get("properties", {})
         for key in schema.get("required", []):
             if key not in value:
-                raise SchemaError(f"{where}: {key} is required")
+                raise SchemaError(Text(N_("%(where)s: %(key)s is required"), where=where, key=key))
         for key, item in value.items():
             if key in props:
                 validate(item, props[key], key if where == "body" else f"{where}.{key}")
             elif schema.get("additionalProperties", True) is False:
-                raise SchemaError(f"{where}: unknown field {key!r} (expected {', '.join(props) or 'none'})")
+                raise SchemaError(Text(N_("%(where)s: unknown field %(key)s (expected %(fields)s)"), where=where,
+                                      key=repr(key), fields=listing(props) if props else Term(N_("none"))))
 
 
 def validate_action(value) -> dict:
@@ -170,12 +183,13 @@ def validate_action(value) -> dict:
         allowed = set()
     extra = sorted(set(value) - allowed - {"type"})
     if extra:
-        raise SchemaError(f"a {value['type']} action takes {', '.join(sorted(allowed)) or 'no other fields'}, "
-                          f"not {', '.join(extra)}")
+        raise SchemaError(Text(N_("a %(type)s action takes %(fields)s, not %(extra)s"), type=value["type"],
+                                 fields=listing(sorted(allowed)) if allowed else Term(N_("no other fields")),
+                                 extra=", ".join(extra)))
     missing = [key for key in ACTION_REQUIRED[value["type"]] if key not in value]
     if missing:
-        raise SchemaError(f"a {value['type']} action needs {' and '.join(missing)}, "
-                          f"e.g. {ACTION_EXAMPLES[value['type']]}")
+        raise SchemaError(Text(N_("a %(type)s action needs %(fields)s, e.g. %(example)s"), type=value["type"],
+                                 fields=join_and(missing), example=ACTION_EXAMPLES[value["type"]]))
     validate(value, ACTION)
     return value
 
@@ -188,9 +202,10 @@ def _is(value, t: str) -> bool:
     return isinstance(value, _TYPES[t])
 
 
-def _a(t: str) -> str:
-    return {"object": "a JSON object", "array": "a list", "string": "text", "boolean": "true or false",
-            "null": "null", "integer": "a whole number", "number": "a number"}[t]
+def _a(t: str) -> Term:
+    return Term({"object": N_("a JSON object"), "array": N_("a list"), "string": N_("text"),
+                 "boolean": N_("true or false"), "null": "null", "integer": N_("a whole number"),
+                 "number": N_("a number")}[t])
 
 
 def _show(value) -> str:
