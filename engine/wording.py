@@ -143,3 +143,16 @@ def join_and(parts) -> Join:
 
 def listing(parts) -> Join:
     return Join(", ", parts)
+
+
+class Worded:
+    """Mixin for an exception raised with wording data: ``raise SomeError(Text(N_("…"), …))``
+    keeps the Text as ``text`` (a renderer words it in the players' language,
+    companion_app/i18n/text.py ``error_text``) and ``str(err)`` is the English sentence as before.
+    Raised with a plain ``str``, ``text`` is None and the message stays English everywhere."""
+
+    text = None
+
+    def __init__(self, message="", *args):
+        self.text = None if isinstance(message, str) else message
+        super().__init__(str(message), *args)

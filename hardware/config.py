@@ -16,14 +16,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.jsontext import MAX_DEPTH, data_depth
+from engine.wording import N_, Text, Worded
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 PROTOCOLS = ("adalight", "tpm2")
 BUTTON_BACKENDS = ("auto", "lgpio", "rpigpio")
 
 
-class HardwareConfigError(ValueError):
-    """A configuration value is wrong; the message names the key and the bad value."""
+class HardwareConfigError(Worded, ValueError):
+    """A configuration value is wrong; the message names the key and the bad value (raised with
+    wording data where a person reads it in their language: engine.wording.Worded)."""
 
 
 @dataclass(frozen=True)
@@ -105,17 +107,19 @@ def check_number(section: str, key: str, value: Any, lo: float, hi: float) -> fl
     none of them is a sensible baud rate or budget.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise HardwareConfigError(f"[{section}] {key} must be a number, not {value!r}")
+        raise HardwareConfigError(Text(N_("[%(section)s] %(key)s must be a number, not %(value)s"),
+                                       section=section, key=key, value=repr(value)))
     if not math.isfinite(value) or not lo <= value <= hi:
-        raise HardwareConfigError(f"[{section}] {key} = {value} must be between {lo} and {hi}")
+        raise HardwareConfigError(Text(N_("[%(section)s] %(key)s = %(value)s must be between %(lo)s and %(hi)s"),
+                                       section=section, key=key, value=value, lo=lo, hi=hi))
     return value
 
 
 def only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise HardwareConfigError(f"[{section}] has unknown key(s) {', '.join(unknown)}; "
-                                  f"known keys: {', '.join(sorted(allowed))}")
+        raise HardwareConfigError(Text(N_("[%(section)s] has unknown key(s) %(unknown)s; known keys: %(known)s"),
+                                       section=section, unknown=", ".join(unknown), known=", ".join(sorted(allowed))))
 
 
 def _serial(d: Mapping) -> SerialConfig:

@@ -165,6 +165,16 @@ def test_without_a_camera_the_demo_makes_no_progress_and_says_so(tmp_path):
     assert len(steps) == 1                                                # the game never moved
 
 
+def test_without_a_camera_the_demo_says_so_in_the_lang_option(tmp_path):
+    """The stall's line is wording data: French here (--lang fr), from the real stalled demo."""
+    proc = start_demo(tmp_path, "--no-camera", "--no-leds", "--lang", "fr")
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 1, out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("la démo ne peut pas avancer\u00a0: il n'y a pas de caméra (--no-camera)"), out
+    assert "La partie en est toujours à l'étape 0 (" in last, out
+
+
 def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(tmp_path):
     """In one process: the real camera worker and loop read the simulated table; a player's
     illegal move is refused (never in the journal) and shown, and the game goes on once the

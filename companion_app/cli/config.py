@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from . import fail
-from .lang import _
+from .lang import _, language
 
 # option dest -> the configuration key it overrides
 OVERRIDES = {
@@ -52,7 +52,8 @@ def load_from_args(args):
     try:
         return load_table_config(args.config, overrides_from(args)), None
     except TableConfigError as exc:
-        return None, str(exc)
+        from ..i18n.text import error_text
+        return None, error_text(exc, language())   # its wording data in the command's language
 
 
 def register(subparsers) -> None:

@@ -247,5 +247,7 @@ def _demo_until_end(session, server, rig, args, camera: bool) -> int:
         rig.close()
         server.close()
         session.close()
-    print(line, flush=True)   # 'demo finished: …' is TABLE.md's contract: English verbatim (table/demo.py)
+    from ..i18n.text import render
+    # 'demo finished: …' is TABLE.md's contract: a plain str, English verbatim; a stall's line is wording data
+    print(render(line, language()), flush=True)
     return status

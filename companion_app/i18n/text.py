@@ -44,7 +44,7 @@ def render(value, lang: str) -> str:
     if isinstance(value, Join):
         sep = _g(lang, value.sep) if value.sep.strip() else value.sep
         return sep.join(render(p, lang) for p in value.parts)
-    if isinstance(value, FlureError):
+    if isinstance(value, BaseException):
         return error_text(value, lang)
     if isinstance(value, Cap):
         text = render(value.inner, lang)
@@ -66,9 +66,14 @@ def in_all(value) -> dict[str, str]:
 
 
 def error_text(exc: BaseException, lang: str) -> str:
-    """An engine refusal in ``lang``, framed as ``str(exc)`` is (rule id, field); English is ``str(exc)``.
-    Errors raised with plain English (no wording data) stay English."""
+    """An error in ``lang``: an engine refusal framed as ``str(exc)`` is (rule id, field), or any
+    other error raised with wording data (a ``text`` attribute holding a Text: the table's
+    configuration, its files, its devices).  English is ``str(exc)``; errors raised with plain
+    English (no wording data) stay English."""
     lang = pick(lang)
-    if not isinstance(exc, FlureError) or exc.text is None or lang == "en":
+    text = getattr(exc, "text", None)
+    if lang == "en" or not isinstance(text, (Text, Join, Cap)):
         return str(exc)
-    return exc.frame(render(exc.text, lang))
+    if isinstance(exc, FlureError):
+        return exc.frame(render(text, lang))
+    return render(text, lang)

@@ -25,6 +25,7 @@ from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
 from hardware.config import HardwareConfig, HardwareConfigError, check_number, only_keys
 from hardware.config import load_config as load_hardware_config
 from engine.jsontext import MAX_DEPTH, data_depth
+from engine.wording import N_, Term, Text, Worded
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
@@ -60,8 +61,9 @@ READER_RANGES: dict[str, tuple[float, float]] = {
 READER_FALLBACK_RANGE = (0.0, 10_000.0)
 
 
-class TableConfigError(ValueError):
-    """A configuration value is wrong; the message names the file and the key."""
+class TableConfigError(Worded, ValueError):
+    """A configuration value is wrong; the message names the file and the key (raised with
+    wording data, engine.wording.Worded: ``flure`` and the pages say it in the reader's language)."""
 
 
 @dataclass(frozen=True)
@@ -172,19 +174,22 @@ def read_toml(path: Path) -> dict:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise TableConfigError(f"{path}: cannot read the configuration file ({exc.strerror or exc})") from None
+        raise TableConfigError(Text(N_("%(path)s: cannot read the configuration file (%(why)s)"),
+                                     path=str(path), why=exc.strerror or exc)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise TableConfigError(f"{path}: not a TOML text file (it holds bytes that are not UTF-8 text)") from None
+        raise TableConfigError(Text(N_("%(path)s: not a TOML text file (it holds bytes that are not UTF-8 text)"),
+                                     path=str(path))) from None
     try:
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TableConfigError(f"{path}: not valid TOML ({exc})") from None
+        raise TableConfigError(Text(N_("%(path)s: not valid TOML (%(why)s)"), path=str(path), why=exc)) from None
     except RecursionError:
-        raise TableConfigError(f"{path}: lists or tables are nested too deeply") from None
+        raise TableConfigError(Text(N_("%(path)s: lists or tables are nested too deeply"), path=str(path))) from None
     if data_depth(parsed) > MAX_DEPTH:   # merging and checking walk the data recursively
-        raise TableConfigError(f"{path}: lists or tables are nested too deeply (at most {MAX_DEPTH} levels)")
+        raise TableConfigError(Text(N_("%(path)s: lists or tables are nested too deeply (at most %(depth)s levels)"),
+                                 path=str(path), depth=MAX_DEPTH))
     return parsed
 
 
@@ -235,14 +240,14 @@ def load_table_config(path: str | Path | None = None,
     defaults = default_dict()
     file_path = Path(path) if path is not None else None
     user = read_toml(file_path) if file_path is not None else {}
-    where = str(file_path) if file_path is not None else "the defaults"
+    where = str(file_path) if file_path is not None else Term(N_("the defaults"))
     try:
         only_keys("top level", user, set(TABLE_SECTIONS) | set(HARDWARE_SECTIONS))
         for name, section in user.items():
             if not isinstance(section, Mapping):
                 raise HardwareConfigError(f"{name} must be a section [{name}], not {section!r}")
     except HardwareConfigError as exc:
-        raise TableConfigError(f"{where}: {exc}") from None
+        raise TableConfigError(_at(where, exc)) from None
     values, origins = {}, {}
     _flatten(defaults, "", values, origins, "default")
     _flatten(user, "", values, origins, f"file {file_path}")
@@ -264,12 +269,12 @@ def load_table_config(path: str | Path | None = None,
         web = _web(merged.get("web", {}), base, origin_of)
         speaker = _speaker(merged.get("speaker", {}))
     except HardwareConfigError as exc:
-        raise TableConfigError(f"{_blame(str(exc), origins, where)}: {exc}") from None
+        raise TableConfigError(_at(_blame(str(exc), origins, where), exc)) from None
     try:
         hardware = load_hardware_config({k: merged[k] for k in HARDWARE_SECTIONS if k in merged})
     except (HardwareConfigError, ValueError) as exc:
-        raise TableConfigError(f"{_blame(str(exc), origins, where)}: {exc}") from None
-    hardware = dataclasses.replace(hardware, source=where)
+        raise TableConfigError(_at(_blame(str(exc), origins, where), exc)) from None
+    hardware = dataclasses.replace(hardware, source=str(where))
     return TableConfig(camera=camera, table=table, web=web, hardware=hardware, speaker=speaker, path=file_path,
                        values=values, origins=origins)
 
@@ -358,11 +363,12 @@ def _session(d: Mapping) -> SessionConfig:
     only_keys("table", d, {"mode", "stable_frames", "language"})
     mode = d.get("mode", "confirm")
     if mode not in MODES:
-        raise HardwareConfigError(f"[table] mode {mode!r} is not known (use \"auto\" or \"confirm\")")
+        raise HardwareConfigError(Text(N_("[table] mode %(mode)s is not known (use \"auto\" or \"confirm\")"), mode=repr(mode)))
     language = _text("table", "language", d.get("language", "en")).lower()
     if language not in LANGUAGES:
-        raise HardwareConfigError(f"[table] language = {language!r} is not a language the table speaks: use "
-                                  f"{', '.join(repr(x) for x in LANGUAGES[:-1])} or {LANGUAGES[-1]!r}")
+        raise HardwareConfigError(Text(N_("[table] language = %(language)s is not a language the table speaks: use "
+                                          "%(choices)s or %(last)s"), language=repr(language),
+                                       choices=", ".join(repr(x) for x in LANGUAGES[:-1]), last=repr(LANGUAGES[-1])))
     return SessionConfig(mode=mode, stable_frames=_whole("table", "stable_frames", d.get("stable_frames", 3), 1, 100),
                          language=language)
 
@@ -405,13 +411,15 @@ def _whole(section: str, key: str, value: Any, lo: float, hi: float) -> int:
     if isinstance(value, float):
         check_number(section, key, value, lo, hi)     # nan, inf, 1e300: out of range, said so first
     if isinstance(value, bool) or not isinstance(value, int):
-        raise HardwareConfigError(f"[{section}] {key} must be a whole number, not {value!r}")
+        raise HardwareConfigError(Text(N_("[%(section)s] %(key)s must be a whole number, not %(value)s"),
+                                       section=section, key=key, value=repr(value)))
     return int(check_number(section, key, value, lo, hi))
 
 
 def _text(section: str, key: str, value: Any) -> str:
     if not isinstance(value, str):
-        raise HardwareConfigError(f"[{section}] {key} must be text in quotes, not {value!r}")
+        raise HardwareConfigError(Text(N_("[%(section)s] %(key)s must be text in quotes, not %(value)s"),
+                                       section=section, key=key, value=repr(value)))
     return value.strip()
 
 
@@ -462,13 +470,18 @@ def _flatten(data: Mapping, prefix: str, values: dict, origins: dict, origin: st
             values[dotted], origins[dotted] = value, origin
 
 
-def _blame(message: str, origins: Mapping[str, str], where: str) -> str:
+def _at(where, exc: Exception) -> Text:
+    """``where: the error``, the error kept as wording data (rendered in the reader's language)."""
+    return Text(N_("%(where)s: %(error)s"), where=where, error=exc)
+
+
+def _blame(message: str, origins: Mapping[str, str], where):
     """Which source a message's ``[section] key`` came from: the command line or the file."""
     import re
 
     m = re.match(r"\[([\w.]+)\] (\w+)", message)
     if m and origins.get(f"{m.group(1)}.{m.group(2)}") == "command line":
-        return "command line"
+        return Term(N_("command line"))
     return where
 
 
@@ -481,7 +494,8 @@ def parse_setting(text: str) -> tuple[str, Any]:
     """``"web.port=8080"`` -> ("web.port", 8080): the value read as TOML, else as plain text."""
     key, sep, raw = text.partition("=")
     if not sep or "." not in key.strip():
-        raise TableConfigError(f"{text!r}: give a setting as section.key=value, like web.port=8080")
+        raise TableConfigError(Text(N_("%(setting)s: give a setting as section.key=value, like web.port=8080"),
+                                 setting=repr(text)))
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from engine.wording import N_, Text
 from engine.position import basic_position
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
@@ -118,8 +119,9 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
     return moves, monster, referee
 
 
-def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str]:
-    """Wait for the demo game to end; (exit status, last line).  A stall ends it with the reason;
+def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str | Text]:
+    """Wait for the demo game to end; (exit status, last line).  The contract line ``demo finished: …``
+    is a plain English str (TABLE.md); a stall's line is wording data (``Text``) the caller renders.  A stall ends it with the reason;
     without a camera that is certain (the players act only on the table), so it is said sooner."""
     stall = max(20.0, STALL_S / max(speed, 1.0)) if camera else NO_CAMERA_S
     last_seq, last_change = session.seq, time.monotonic()
@@ -133,13 +135,16 @@ def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: boo
         if session.seq != last_seq:
             last_seq, last_change = session.seq, time.monotonic()
         elif time.monotonic() - last_change > stall:
-            done = rig.players.log[-1] if rig.players.log else "nothing yet"
+            done = rig.players.log[-1] if rig.players.log else Text(N_("nothing yet"))
             if not camera:
-                return 1, (f"demo cannot progress: there is no camera (--no-camera), and the game learns what "
-                           f"the simulated players do only through it. The game is still at step {session.seq} "
-                           f"({session.state()['summary']}); the players are {rig.players.last_status}")
+                return 1, Text(N_("demo cannot progress: there is no camera (--no-camera), and the game learns what "
+                                  "the simulated players do only through it. The game is still at step %(step)s "
+                                  "(%(summary)s); the players are %(status)s"),
+                               step=session.seq, summary=session.state()["summary"], status=rig.players.last_status)
             view = getattr(getattr(session, "loop", None), "view", None) or {}
             why = view.get("why_not") or session.camera.status().get("message", "")
-            return 1, (f"demo stopped: no progress for {stall:.0f} s at step {session.seq}: "
-                       f"{why or 'nothing reads the table'}. The players last did: {done}")
+            return 1, Text(N_("demo stopped: no progress for %(seconds)s s at step %(step)s: %(why)s. "
+                              "The players last did: %(done)s"),
+                           seconds=f"{stall:.0f}", step=session.seq, why=why or Text(N_("nothing reads the table")),
+                           done=done)
         time.sleep(0.1)
