@@ -72,7 +72,7 @@ def error_text(exc: BaseException, lang: str) -> str:
     English (no wording data) stay English."""
     lang = pick(lang)
     text = getattr(exc, "text", None)
-    if lang == "en" or not isinstance(text, (Text, Join, Cap)):
+    if lang == "en" or text is None or isinstance(text, str):
         return str(exc)
     if isinstance(exc, FlureError):
         return exc.frame(render(text, lang))
