@@ -156,3 +156,16 @@ class Worded:
     def __init__(self, message="", *args):
         self.text = None if isinstance(message, str) else message
         super().__init__(str(message), *args)
+
+
+class Said(str):
+    """A device's live status sentence: the English ``str`` (what logs, tests and JSON see, as
+    before) that also keeps its wording data as ``text``, so the session can give it in every
+    language (companion_app/table/devices.py adds ``<field>_i18n`` beside it)."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text):
+        said = super().__new__(cls, str(text))
+        said.text = text
+        return said

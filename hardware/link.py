@@ -32,6 +32,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from engine.wording import N_, Said, Text
 from hardware.protocol import Encoder, baud_switch_byte
 
 QUEUE_SECONDS = 0.25  # the most the LEDs may run behind the animation on a slow line
@@ -49,32 +50,38 @@ class LinkCounters:
     sender_restarts: int = 0   # the sender thread ended unexpectedly and was started again
 
 
-def plain_error(url: str, exc: BaseException, baud: int | None = None) -> str:
+def plain_error(url: str, exc: BaseException, baud: int | None = None) -> Said:
     """A sentence a referee can act on, not a traceback: what is wrong with which device and
-    what to try.  Unknown failures keep pyserial's own text."""
+    what to try (wording data, said in each player's language).  Unknown failures keep
+    pyserial's own text, in parentheses inside a sentence naming the device."""
     text = str(exc) or exc.__class__.__name__
     errno = getattr(exc, "errno", None)
     if errno == 2 or "No such file" in text:
-        return f"LED device {url} is not there: is it plugged in?"
+        return Said(Text(N_("LED device %(url)s is not there: is it plugged in?"), url=url))
     if errno == 13 or "Permission denied" in text or "Errno 13" in text:
-        return (f"LED device {url}: permission denied; add this user to the 'dialout' group "
-                f"(sudo usermod -aG dialout $USER, then log in again)")
+        return Said(Text(N_("LED device %(url)s: permission denied; add this user to the 'dialout' group "
+                            "(sudo usermod -aG dialout $USER, then log in again)"), url=url))
     if errno == 16 or "Device or resource busy" in text or "Errno 16" in text:
-        return f"LED device {url} is in use by another program (a serial monitor?); close it"
+        return Said(Text(N_("LED device %(url)s is in use by another program (a serial monitor?); close it"), url=url))
     if "Connection refused" in text:
-        return f"LED device {url}: connection refused; is the emulator or serial bridge running?"
+        return Said(Text(N_("LED device %(url)s: connection refused; is the emulator or serial bridge running?"),
+                         url=url))
     if type(exc).__name__ == "SerialTimeoutException" or "Write timeout" in text or isinstance(exc, queue.Full):
-        at = f" at {baud} baud" if baud else ""
-        return f"LED device {url} takes no data (the write timed out): is it running WLED, set to serial{at}?"
+        if baud:
+            return Said(Text(N_("LED device %(url)s takes no data (the write timed out): is it running WLED, set to "
+                                "serial at %(baud)s baud?"), url=url, baud=baud))
+        return Said(Text(N_("LED device %(url)s takes no data (the write timed out): is it running WLED, set to "
+                            "serial?"), url=url))
     if any(k in text for k in ("Input/output error", "Errno 5", "No such device", "Errno 19", "Errno 6",
                                "returned no data")):
-        return f"LED device {url} stopped answering (unplugged?); waiting for it to come back"
+        return Said(Text(N_("LED device %(url)s stopped answering (unplugged?); waiting for it to come back"), url=url))
     if "Inappropriate ioctl" in text:
-        return f"{url} is not a serial device (expected something like /dev/ttyUSB0 or /dev/serial/by-id/…)"
+        return Said(Text(N_("%(url)s is not a serial device (expected something like /dev/ttyUSB0 or "
+                            "/dev/serial/by-id/…)"), url=url))
     if isinstance(exc, ValueError) and "URL" in text:
-        return (f"{url!r} is not a device path or a pyserial URL (use /dev/ttyUSB0, /dev/serial/by-id/…, "
-                f"socket://host:port or loop://)")
-    return f"LED device {url}: {text}"
+        return Said(Text(N_("%(url)s is not a device path or a pyserial URL (use /dev/ttyUSB0, /dev/serial/by-id/…, "
+                            "socket://host:port or loop://)"), url=repr(url)))
+    return Said(Text(N_("LED device %(url)s: %(error)s"), url=url, error=text))
 
 
 class SerialLink:

@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Sequence
 
+from engine.wording import N_, Said, Text
+
 log = logging.getLogger(__name__)
 
 COMMAND = "espeak-ng"
@@ -149,13 +151,14 @@ class Speaker:
                 process = self._process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             except OSError as exc:        # removed or made unusable since the speaker was made
-                return f"{COMMAND} could not be run ({exc.strerror or exc})"
+                return Said(Text(N_("%(command)s could not be run (%(error)s)"), command=COMMAND, error=exc.strerror or exc))
         try:
             _out, err = process.communicate(timeout=self.timeout_s)
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
-            return f"{COMMAND} did not finish a line within {self.timeout_s:g} s and was stopped"
+            return Said(Text(N_("%(command)s did not finish a line within %(seconds)s s and was stopped"), command=COMMAND,
+                             seconds=f"{self.timeout_s:g}"))
         finally:
             with self._cond:
                 self._process = None
@@ -163,8 +166,11 @@ class Speaker:
             return None
         said = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
         if process.returncode != 0:
-            return f"{COMMAND} failed (exit status {process.returncode})" + (f": {said[0][:200]}" if said else "")
+            if said:
+                return Said(Text(N_("%(command)s failed (exit status %(status)s): %(error)s"), command=COMMAND,
+                                 status=process.returncode, error=said[0][:200]))
+            return Said(Text(N_("%(command)s failed (exit status %(status)s)"), command=COMMAND, status=process.returncode))
         if said:   # espeak-ng exits 0 when it finds no sound card, and says so only on stderr
-            return (f"{COMMAND} reported a problem: {said[0][:200]} (is a speaker connected, and may this user "
-                    "use the sound card?)")
+            return Said(Text(N_("%(command)s reported a problem: %(error)s (is a speaker connected, and may this "
+                                "user use the sound card?)"), command=COMMAND, error=said[0][:200]))
         return None

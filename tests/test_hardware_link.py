@@ -236,3 +236,39 @@ def test_controller_answers_like_wled_and_takes_a_plan(target):
             assert status["connected"] and status["frames_sent"] > 10 and status["last_error"] is None
         finally:
             grid.close()
+
+
+def test_a_missing_device_is_said_in_each_language_on_the_referee_view():
+    """The link's real error (a device path that is not there) in every language, via the session's Device."""
+    from companion_app.table.devices import Device
+
+    url = "/dev/serial/by-id/usb-no-such-device"
+    link = SerialLink(url, make_encoder("adalight", 4), reconnect_s=0.05).start()
+    try:
+        link.submit(bytes(12))
+        assert wait_until(lambda: link.last_error is not None, 2)
+        detail = Device("LED grid", link, why="").status()["detail"]
+    finally:
+        link.close()
+    assert detail["last_error"] == f"LED device {url} is not there: is it plugged in?"
+    assert detail["last_error_i18n"]["fr"] == f"le périphérique LED {url} est absent\u00a0: est-il branché\u00a0?"
+    assert detail["last_error_i18n"]["de"] == f"LED-Gerät {url} ist nicht da: ist es eingesteckt?"
+    assert detail["last_error_i18n"]["es"] == f"el dispositivo LED {url} no está: ¿está conectado?"
+
+
+def test_a_device_failure_names_the_device_in_each_language():
+    from companion_app.table.devices import Device
+
+    class Broken:
+        def status(self):
+            return {}
+
+        def show(self):
+            raise OSError("write failed")
+
+    device = Device("LED grid", Broken(), why="")
+    assert device.call(lambda d: d.show()) is None
+    status = device.status()
+    assert status["error"] == "LED grid failed: write failed"
+    assert status["error_i18n"]["de"] == "LED-Raster ist fehlgeschlagen: write failed"
+    assert status["error_i18n"]["fr"] == "Grille de LED\u00a0: échec (write failed)"

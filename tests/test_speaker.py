@@ -274,3 +274,20 @@ def test_the_real_espeak_takes_the_command_line_and_has_each_languages_voice(tmp
     (finding,) = check_speaker(load_table_config(table))
     assert finding.ok, finding.text
     assert finding.text == f"espeak-ng speaks with the voice '{lang}', 150 words a minute"
+
+
+def test_the_speakers_live_error_is_said_in_each_language(espeak, speakers):
+    """The referee view's device status carries the real failure in every language (``last_error_i18n``)."""
+    from companion_app.table.devices import Device
+
+    speaker = Speaker("en", 150)
+    speakers.append(speaker)
+    speaker.announce([(0.0, "bad line")])
+    assert speaker.wait_idle(30)
+    detail = Device("speaker", speaker, why="").status()["detail"]
+    assert detail["last_error"] == "espeak-ng failed (exit status 1): cannot speak this line"
+    assert detail["last_error_i18n"] == {
+        "en": "espeak-ng failed (exit status 1): cannot speak this line",
+        "fr": "espeak-ng a échoué (code de sortie 1)\u00a0: cannot speak this line",   # espeak-ng's own words stay
+        "de": "espeak-ng ist fehlgeschlagen (Exit-Status 1): cannot speak this line",
+        "es": "espeak-ng falló (código de salida 1): cannot speak this line"}

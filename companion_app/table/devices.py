@@ -15,11 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from engine.wording import N_, Text
+from engine.wording import N_, Said, Term, Text
 
 from ..i18n.text import in_all
 from .frames import KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
+
+# The devices' names, said in a device's failure ("%(device)s failed: …", Device.call).
+DEVICE_NAMES = (N_("camera"), N_("LED grid"), N_("speaker"), N_("buttons"))
 
 if TYPE_CHECKING:
     from .session import TableSession
@@ -53,7 +56,7 @@ class Device(Generic[D]):
             with self._lock:   # device objects are not thread-safe; requests come from many threads
                 result = use(self.obj)
         except Exception as exc:  # noqa: BLE001 - any device failure must not stop the game
-            self.last_error = f"{self.name} failed: {exc}"
+            self.last_error = Said(Text(N_("%(device)s failed: %(error)s"), device=Term(self.name), error=exc))
             log.warning(self.last_error)
             return None
         self.last_error = None
@@ -70,6 +73,9 @@ class Device(Generic[D]):
             detail = self.obj.status()
         except Exception as exc:  # noqa: BLE001
             detail = {"error": str(exc)}
+        for key, value in list(detail.items()):   # a device's live sentence (engine.wording.Said) in every language
+            if isinstance(value, Said):
+                detail[f"{key}_i18n"] = in_all(value.text)
         out["detail"] = detail
         # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
         frames_note = getattr(getattr(self.obj, "source", None), "note", "")
@@ -80,7 +86,9 @@ class Device(Generic[D]):
             out["note_i18n"] = {lang: "; ".join(part for part in (text, frames_note) if part)
                                 for lang, text in in_all(self.note).items()}
         if self.last_error:
-            out["error"] = self.last_error
+            out["error"] = str(self.last_error)
+            if isinstance(self.last_error, Said):
+                out["error_i18n"] = in_all(self.last_error.text)
         return out
 
 
@@ -158,7 +166,8 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
         return Device("camera", worker.start(), why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
-        return Device("camera", None, why=f"camera {spec!r} not available: {exc}")
+        return Device("camera", None, why=Text(N_("camera %(spec)s not available: %(error)s"), spec=repr(spec),
+                                               error=exc))
 
 
 def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:

@@ -535,8 +535,8 @@
       // last_error counts even while the port is open: a device can open and take nothing
       const where = d.port ? t("on %(port)s", { port: d.port }) : t("ready");
       text = d.error || said(d, "message") || (d.connected === false
-        ? (d.last_error ? t("disconnected: %(error)s", { error: d.last_error }) : t("disconnected"))
-        : d.last_error ? t("not working: %(error)s", { error: d.last_error })
+        ? (d.last_error ? t("disconnected: %(error)s", { error: said(d, "last_error") }) : t("disconnected"))
+        : d.last_error ? t("not working: %(error)s", { error: said(d, "last_error") })
         : t("working: %(note)s", { note: said(st, "note") || where }));
     }
     return h("li", { class: cls }, h("b", {}, name), t(": %(state)s", { state: text }));
