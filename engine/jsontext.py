@@ -14,6 +14,7 @@ import math
 import re
 
 from .errors import FlureError
+from .wording import N_, Text
 
 MAX_DEPTH = 64      # our deepest real document (a calibration, a plan) is under 10 levels
 MAX_DIGITS = 40     # whole numbers we read are seeds, counts and pixel sizes
@@ -51,20 +52,20 @@ def data_depth(value) -> int:
 
 def _whole(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
-        raise JsonTextError(f"a whole number with {len(text.lstrip('-'))} digits is too long "
-                            f"(at most {MAX_DIGITS})")
+        raise JsonTextError(Text(N_("a whole number with %(digits)s digits is too long (at most %(most)s)"),
+                                 digits=len(text.lstrip("-")), most=MAX_DIGITS))
     return int(text)
 
 
 def _real(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise JsonTextError(f"the number {text[:20]} is too large")
+        raise JsonTextError(Text(N_("the number %(number)s is too large"), number=text[:20]))
     return value
 
 
 def _constant(name: str):
-    raise JsonTextError(f"{name} is not a number JSON allows")
+    raise JsonTextError(Text(N_("%(name)s is not a number JSON allows"), name=name))
 
 
 def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
@@ -75,13 +76,15 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise JsonTextError(f"not UTF-8 text (byte {exc.start})") from None
+            raise JsonTextError(Text(N_("not UTF-8 text (byte %(byte)s)"), byte=exc.start)) from None
     deepest = nesting_depth(text)
     if deepest > max_depth:
-        raise JsonTextError(f"lists and objects are nested too deeply ({deepest} levels, at most {max_depth})")
+        raise JsonTextError(Text(N_("lists and objects are nested too deeply (%(levels)s levels, at most %(most)s)"),
+                                 levels=deepest, most=max_depth))
     try:
         return json.loads(text, parse_int=_whole, parse_float=_real, parse_constant=_constant, **kwargs)
     except json.JSONDecodeError as exc:
-        raise JsonTextError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise JsonTextError(Text(N_("not valid JSON (line %(line)s, column %(column)s: %(why)s)"),
+                                 line=exc.lineno, column=exc.colno, why=exc.msg)) from None
     except RecursionError:   # a lower recursion limit than usual: still one sentence
-        raise JsonTextError("lists and objects are nested too deeply") from None
+        raise JsonTextError(N_("lists and objects are nested too deeply")) from None

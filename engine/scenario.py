@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import IllegalMoveError, InvalidSetupError
+from .wording import N_, Term, Text
 from .monster import PREY_STEP_CAP, TILE_KINDS, resolve
 from .pawns import MOVE_LETTERS, apply_moves, reachable
 from .position import BOARD, Position
@@ -21,12 +22,12 @@ MOVE_KEYS = ("legal", "reason", "stones", "pawns", "rule", "failed_at")
 REACH_KEYS = ("reachable",)
 # The JSON shape of each outcome value, for a readable error instead of a failed comparison.
 _SHAPES = {
-    "path": ("list", "a list of square names"), "eaten": ("list", "a list of pawn labels"),
-    "reachable": ("list", "a list of square names and \"out\""), "monster": ("object", "{\"at\": ..., \"facing\": ...}"),
-    "stones": ("object", "an object square -> kind"), "pawns": ("object", "an object label -> square"),
-    "final_look": ("object", "an object"), "stop": ("object", "an object"), "legal": ("bool", "true or false"),
-    "reason": ("text", "text"), "rule": ("text", "a rule id such as P7"), "steps": ("steps", "a list of steps or a count"),
-    "failed_at": ("count", "a move number"),
+    "path": ("list", N_("a list of square names")), "eaten": ("list", N_("a list of pawn labels")),
+    "reachable": ("list", N_("a list of square names and \"out\"")), "monster": ("object", "{\"at\": ..., \"facing\": ...}"),
+    "stones": ("object", N_("an object square -> kind")), "pawns": ("object", N_("an object label -> square")),
+    "final_look": ("object", N_("an object")), "stop": ("object", N_("an object")), "legal": ("bool", N_("true or false")),
+    "reason": ("text", N_("text")), "rule": ("text", N_("a rule id such as P7")), "steps": ("steps", N_("a list of steps or a count")),
+    "failed_at": ("count", N_("a move number")),
 }
 
 
@@ -48,31 +49,32 @@ class Scenario:
 def parse_scenario(data) -> Scenario:
     """Validate a scenario object; InvalidSetupError names the offending field."""
     if not isinstance(data, dict):
-        raise InvalidSetupError("the file must hold one JSON object", "scenario")
+        raise InvalidSetupError(N_("the file must hold one JSON object"), "scenario")
     warnings = tuple(f"unknown key {key!r} ignored (a scenario has {', '.join(TOP_KEYS)})"
                      for key in data if key not in TOP_KEYS and key not in NOTE_KEYS)
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
-        raise InvalidSetupError(f"unknown format {fmt!r} (expected {FORMAT!r})", "format")
+        raise InvalidSetupError(Text(N_("unknown format %(format)s (expected %(expected)s)"), format=repr(fmt),
+                                     expected=repr(FORMAT)), "format")
     name = data.get("name", "")
     if not isinstance(name, str):
-        raise InvalidSetupError("must be text", "name")
+        raise InvalidSetupError(N_("must be text"), "name")
     if "setup" not in data:
-        raise InvalidSetupError("missing", "setup")
+        raise InvalidSetupError(N_("missing"), "setup")
     position = Position.from_setup(data["setup"], strict=True)
     if "action" not in data:
-        raise InvalidSetupError("missing", "action")
+        raise InvalidSetupError(N_("missing"), "action")
     action = _check_action(data["action"], position)
     expect = data.get("expect")
     scenario = Scenario(name, position, action, expect, warnings)
     if expect is not None:
         if not isinstance(expect, dict):
-            raise InvalidSetupError("must be an object", "expect")
+            raise InvalidSetupError(N_("must be an object"), "expect")
         allowed = {"monster": MONSTER_KEYS, "move": MOVE_KEYS, "reachable": REACH_KEYS}[scenario.kind]
         for key, value in expect.items():
             if key not in allowed:
-                raise InvalidSetupError(f"{key!r} is not an outcome of this action (expected one of "
-                                        f"{', '.join(allowed)})", f"expect.{key}")
+                raise InvalidSetupError(Text(N_("%(key)s is not an outcome of this action (expected one of %(allowed)s)"),
+                                             key=repr(key), allowed=", ".join(allowed)), f"expect.{key}")
             _check_shape(key, value)
     return scenario
 
@@ -92,50 +94,56 @@ def _check_shape(key: str, value) -> None:
     else:  # steps: free form, but a list or a count
         ok = isinstance(value, list) or (isinstance(value, int) and not isinstance(value, bool))
     if not ok:
-        raise InvalidSetupError(f"must be {words}, not {value!r}", f"expect.{key}")
+        raise InvalidSetupError(Text(N_("must be %(words)s, not %(value)s"), words=Term(words), value=repr(value)),
+                                f"expect.{key}")
 
 
 def _check_action(action, position: Position) -> dict:
     if not isinstance(action, dict):
-        raise InvalidSetupError("must be an object", "action")
+        raise InvalidSetupError(N_("must be an object"), "action")
     kinds = [k for k in ("card", "steps", "pawn") if k in action]
     if len(kinds) != 1:
-        raise InvalidSetupError("must have exactly one of \"card\", \"steps\" or \"pawn\"", "action")
+        raise InvalidSetupError(N_("must have exactly one of \"card\", \"steps\" or \"pawn\""), "action")
     kind = kinds[0]
     if kind == "card":
         _only(action, {"card"})
         if action["card"] not in TILE_KINDS:
-            raise InvalidSetupError(f"unknown tombstone tile {action['card']!r} (one of {', '.join(TILE_KINDS)})",
+            raise InvalidSetupError(Text(N_("unknown tombstone tile %(card)s (one of %(kinds)s)"), card=repr(action["card"]),
+                                         kinds=", ".join(TILE_KINDS)),
                                     "action.card")
         return action
     if kind == "steps":
         _only(action, {"steps"})
         n = action["steps"]
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= PREY_STEP_CAP:
-            raise InvalidSetupError(f"must be a whole number from 1 to {PREY_STEP_CAP}, not {n!r}", "action.steps")
+            raise InvalidSetupError(Text(N_("must be a whole number from 1 to %(most)s, not %(value)s"), most=PREY_STEP_CAP,
+                                         value=repr(n)), "action.steps")
         return action
     label = action["pawn"]
     if not isinstance(label, str) or not any(p.label == label for p in position.pawns):
-        raise InvalidSetupError(f"names pawn {label!r}, which is not in the setup", "action.pawn")
+        raise InvalidSetupError(Text(N_("names pawn %(pawn)s, which is not in the setup"), pawn=repr(label)), "action.pawn")
     if "points" in action:
         pts = action["points"]
         if not isinstance(pts, int) or isinstance(pts, bool) or pts < 0:
-            raise InvalidSetupError(f"must be a whole number of 0 or more, not {pts!r}", "action.points")
+            raise InvalidSetupError(Text(N_("must be a whole number of 0 or more, not %(value)s"), value=repr(pts)),
+                                    "action.points")
     elif position.pawn(label).value is None and "reachable" in action:
-        raise InvalidSetupError(f"pawn {label!r} has no \"pawn\" kind in the setup, so the action needs points",
+        raise InvalidSetupError(Text(N_("pawn %(pawn)s has no \"pawn\" kind in the setup, so the action needs points"),
+                                     pawn=repr(label)),
                                 "action.points")
     if "reachable" in action:
         _only(action, {"pawn", "reachable", "points"})
         if action["reachable"] is not True:
-            raise InvalidSetupError("must be true", "action.reachable")
+            raise InvalidSetupError(N_("must be true"), "action.reachable")
         return action
     _only(action, {"pawn", "moves", "points"})
     moves = action.get("moves")
     if not isinstance(moves, str):
-        raise InvalidSetupError("must be a text of unit moves such as \"NWWWN\"", "action.moves")
+        raise InvalidSetupError(N_("must be a text of unit moves such as \"NWWWN\""), "action.moves")
     for i, m in enumerate(moves):
         if m not in MOVE_LETTERS:
-            raise InvalidSetupError(f"unknown move letter {m!r} at position {i + 1} (use N E S W I X)",
+            raise InvalidSetupError(Text(N_("unknown move letter %(letter)s at position %(at)s (use N E S W I X)"),
+                                         letter=repr(m), at=i + 1),
                                     "action.moves")
     return action
 
@@ -143,7 +151,7 @@ def _check_action(action, position: Position) -> dict:
 def _only(action: dict, keys: set) -> None:
     for k in action:
         if k not in keys:
-            raise InvalidSetupError(f"unexpected key {k!r}", f"action.{k}")
+            raise InvalidSetupError(Text(N_("unexpected key %(key)s"), key=repr(k)), f"action.{k}")
 
 
 def _board(position: Position) -> tuple[dict, dict]:

@@ -190,7 +190,10 @@ def test_an_unusable_calibration_leaves_the_session_running_and_says_what_to_run
     device = open_camera("synthetic", lambda: (basic_position(), None), CameraConfig(calibration=path))
     assert device.obj is None and words in device.why and str(path) in device.why
     assert "flure calibrate camera" in device.why
-    assert device.status() == {"present": False, "message": device.why}
+    status = device.status()
+    assert status == {"present": False, "message": device.why, "message_i18n": status["message_i18n"]}
+    assert status["message_i18n"]["en"] == device.why
+    assert status["message_i18n"]["de"].startswith("Kamera 'synthetic' nicht verfügbar: ")   # the reason kept as is
 
 
 def test_a_calibration_of_another_resolution_leaves_the_camera_off_with_the_reason(tmp_path):

@@ -93,3 +93,49 @@ def test_flure_config_check_says_it_in_the_lang_option(tmp_path):
     assert en.returncode == fr.returncode == 1
     assert en.stderr.strip() == f"flure: {bad}: [table] mode 'fast' is not known (use \"auto\" or \"confirm\")"
     assert fr.stderr.strip() == f"flure: {bad}\u00a0: [table] mode 'fast' est inconnu (utilisez \"auto\" ou \"confirm\")"
+
+
+SCENARIO = REPO / "tests" / "scenarios" / "p1-stay.json"
+
+
+def flure_err(*argv: str) -> str:
+    """``flure``'s one error line on stderr (the real CLI, the locale English unless --lang says)."""
+    proc = subprocess.run([sys.executable, "-m", "companion_app.cli", *argv], capture_output=True, text=True, cwd=REPO,
+                          env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    assert proc.returncode == 2, proc
+    return proc.stderr.strip()
+
+
+def test_a_bad_scenario_file_in_each_language(tmp_path):
+    import json
+
+    data = json.loads(SCENARIO.read_text(encoding="utf-8"))
+    data["action"] = {"pawn": "A", "moves": "NQ"}          # pawn A is in p1-stay's setup; Q is no move letter
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert flure_err("scenario", "run", str(bad)) == \
+        f"flure: {bad}: invalid scenario: action.moves: unknown move letter 'Q' at position 2 (use N E S W I X)"
+    assert flure_err("--lang", "de", "scenario", "run", str(bad)).endswith(
+        "action.moves: unbekannter Zugbuchstabe 'Q' an Stelle 2 (N E S W I X verwenden)")
+    assert flure_err("--lang", "es", "scenario", "run", str(bad)).endswith(
+        "action.moves: letra de movimiento desconocida 'Q' en la posición 2 (usa N E S W I X)")
+    assert flure_err("--lang", "fr", "scenario", "run", str(bad)).endswith(
+        "lettre de déplacement inconnue 'Q' à la position 2 (utilisez N E S W I X)")
+    data["action"] = {"pawn": "nobody", "moves": "N"}
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert flure_err("scenario", "run", str(bad)).endswith("action.pawn: names pawn 'nobody', which is not in the setup")
+    assert flure_err("--lang", "de", "scenario", "run", str(bad)).endswith(
+        "action.pawn: nennt die Figur 'nobody', die nicht im Aufbau steht")
+
+
+def test_a_file_that_is_not_json_in_each_language(tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": ', encoding="utf-8")
+    en = flure_err("scenario", "run", str(bad))
+    assert en == f"flure: {bad}: not valid JSON (line 1, column 12: Expecting value)"
+    assert flure_err("--lang", "de", "scenario", "run", str(bad)) == \
+        f"flure: {bad}: kein gültiges JSON (Zeile 1, Spalte 12: Expecting value)"
+    assert flure_err("--lang", "fr", "scenario", "run", str(bad)) == \
+        f"flure: {bad}: JSON non valide (ligne 1, colonne 12\u00a0: Expecting value)"
+    assert flure_err("--lang", "es", "resolve", str(bad), "--tile", "8") == \
+        f"flure: {bad}: JSON no válido (línea 1, columna 12: Expecting value)"

@@ -81,7 +81,7 @@ def _load_json(path: str):
     try:
         return jsontext.loads(text, object_pairs_hook=_no_duplicates), None
     except jsontext.JsonTextError as exc:   # not JSON, nested too deep, a 5,000-digit number, …
-        return None, f"{path}: {exc}"
+        return None, f"{path}: {error_text(exc, language())}"
     except _DuplicateKey as exc:
         return None, _("%(path)s: not valid: the key %(key)s appears twice in one object", path=path,
                        key=repr(exc.args[0]))

@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 
 from . import fail
-from .lang import _
+from ..i18n.text import error_text
+from .lang import _, language
 
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")   # what the image-writing commands are asked for
@@ -76,11 +77,11 @@ def load_before(path: str):
     try:
         data = jsontext.loads(text)
     except jsontext.JsonTextError as exc:
-        raise InputError(f"{path}: {exc}") from None
+        raise InputError(f"{path}: {error_text(exc, language())}") from None
     try:
         before = Position.from_setup(data, where="BEFORE")
     except InvalidSetupError as exc:
-        raise InputError(f"{path}: {exc}") from None
+        raise InputError(f"{path}: {error_text(exc, language())}") from None
     for pawn in before.pawns:   # the camera tells pawns apart only by their stickers' colour and pair
         for key, value in (("color", pawn.colour), ("pawn", pawn.kind)):
             if value is None:

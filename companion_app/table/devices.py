@@ -66,8 +66,8 @@ class Device(Generic[D]):
         out: dict = {"present": self.obj is not None}
         if self.obj is None:
             out["message"] = str(self.why)
-            if isinstance(self.why, Text):
-                out["message_i18n"] = in_all(self.why)
+            if isinstance(self.why, (Text, Said)):
+                out["message_i18n"] = in_all(getattr(self.why, "text", self.why))
             return out
         try:
             detail = self.obj.status()
@@ -166,8 +166,8 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
         return Device("camera", worker.start(), why="", note=note)
     except Exception as exc:  # noqa: BLE001 - a missing camera must not stop the table
-        return Device("camera", None, why=Text(N_("camera %(spec)s not available: %(error)s"), spec=repr(spec),
-                                               error=exc))
+        return Device("camera", None, why=Said(Text(N_("camera %(spec)s not available: %(error)s"), spec=repr(spec),
+                                                    error=exc)))
 
 
 def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
