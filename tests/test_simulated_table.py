@@ -269,7 +269,7 @@ def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_readin
                              for t in game.targets(x) if t["square"] not in (None, "out"))
         game = game.apply({"type": "move", "pawn": label, "moves": target["moves"]})
     action, message = unseen_flip(game)
-    assert action["type"] == "pawn-at" and action["square"] is None and "(G4)" in message
+    assert action["type"] == "pawn-at" and action["square"] is None and "(G4)" in str(message)
     assert len([p for p in game.position.pawns if p.colour == game.to_move and p.on_board]) == 2
     assert game.apply(action).position.pawn(action["pawn"]).face == "black"
 

@@ -183,7 +183,7 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
         names = " ".join(square_name(s) for s in covered[:8]) + (" …" if len(covered) > 8 else "")
         reading.problems.append(problem(
             "occluded", f"something covers the board over {len(covered)} squares ({names}); "
-                        "waiting for a clear view", covered[0]))
+                        "waiting for a clear view", covered[0], count=len(covered), squares=names))
     if reading.tile is None and not any(p["code"] in ("card-zone-hidden", "two-tiles") for p in reading.problems):
         x, y, w, h = scheme.card_zone_mm
         zone = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])

@@ -31,8 +31,12 @@ class SeenSticker:
                 "rotation": self.rotation, "confidence": round(self.confidence, 3), "what": self.what}
 
 
-def problem(code: str, message: str, sq: int | None = None) -> dict:
-    return {"code": code, "message": message, "square": square_name(sq) if sq is not None else None}
+def problem(code: str, message: str, sq: int | None = None, **params) -> dict:
+    """A problem of a reading; ``params`` are the message's values, for a screen that words it itself."""
+    out = {"code": code, "message": message, "square": square_name(sq) if sq is not None else None}
+    if params:
+        out["params"] = params
+    return out
 
 
 @dataclass

@@ -16,6 +16,9 @@ import sqlite3
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.record import GameRecord
+from engine.wording import N_, Text
+
+from ..i18n.text import in_all
 
 from .store import JournalError, Step
 
@@ -126,7 +129,8 @@ class JournalMixin:
 
     def journal_status(self) -> dict:
         """The journal as a device line for the referee: where it is, and what went wrong."""
-        out: dict = {"present": True, "detail": {"message": f"saved in {self.store.path}"}}
+        saved = Text(N_("saved in %(path)s"), path=str(self.store.path))
+        out: dict = {"present": True, "detail": {"message": str(saved), "message_i18n": in_all(saved)}}
         if self.journal_notes:
             out["detail"]["error"] = " ".join(self.journal_notes)
         if self.store.problem:

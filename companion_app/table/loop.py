@@ -25,6 +25,7 @@ from vision.change import CARD_ZONE_CODES
 
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
+from .camera_words import problem_words
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)
@@ -318,6 +319,8 @@ class TableLoop:
             view["stable"] = update.stable
             view["count"], view["needed"] = update.count, update.needed
             view["problems"] = [p["message"] for p in update.blocking]
+            worded = [in_all(problem_words(p)) for p in update.blocking]
+            view["problems_i18n"] = {lang: [w[lang] for w in worded] for lang in in_all("")}
         if game is None:
             return self._cannot(view, Text(N_("No game is running yet: start a new game from the referee view")))
         if game.phase == "placement":
@@ -328,14 +331,14 @@ class TableLoop:
         view["reading"] = copy.deepcopy(update.reading)
         if not update.reading.get("setup"):
             problems = update.reading.get("problems") or [{"message": update.status["message"]}]
-            return self._cannot(view, Text(N_("The camera does not see the board: %(why)s"), why=problems[0]["message"]))
+            return self._cannot(view, Text(N_("The camera does not see the board: %(why)s"), why=problem_words(problems[0])))
         seen, unknown = self._seen(update, game)
         view["reading"]["setup"] = seen
         view["unseen"] = unknown
         expected = game.position.to_setup()
         view["differences"] = compare(expected, seen, unknown, every_language=True)
         if not update.stable:
-            return self._cannot(view, Text(N_("Waiting for a clear view: %(why)s"), why=update.blocking[0]["message"])
+            return self._cannot(view, Text(N_("Waiting for a clear view: %(why)s"), why=problem_words(update.blocking[0]))
                                 if update.blocking else
                                 Text(N_("Waiting for a steady view (%(count)s of %(needed)s frames)"),
                                      count=update.count, needed=update.needed))
