@@ -71,7 +71,7 @@ def english_leftovers(texts: set[str], lang: str) -> list[str]:
             continue
         if text in untranslated:
             bad.append(f"untranslated msgid: {text!r}")
-        elif len(text.split()) >= 3 and ENGLISH.search(text):
+        elif len(text.split()) >= 3 and ENGLISH.search(re.sub(r"/\S+", "", text)):   # a file's path is no sentence
             bad.append(f"English sentence: {text!r}")
     return bad
 
