@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from engine.wording import N_, Said, Text
 from hardware.config import ButtonConfig, HardwareConfig, load_config
 
 log = logging.getLogger(__name__)
@@ -141,7 +142,7 @@ class TableButtons:
             try:
                 cb()
             except Exception as exc:  # a failing action must not kill the GPIO thread
-                self.last_error = f"the {name} button's action failed: {exc}"
+                self.last_error = Said(Text(N_("the %(name)s button's action failed: %(error)s"), name=name, error=exc))
                 log.exception("button %s", name)
 
     def status(self) -> dict:

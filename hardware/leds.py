@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.wording import N_, Said, Text
 from hardware.animation import (ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show,
                                 SquaresShow)
 from hardware.config import HardwareConfig, load_config
@@ -91,7 +92,7 @@ class LedGrid:
         try:
             show = PlanShow(plan_json, self.config.animation)
         except PlanError as exc:
-            self.last_error = f"cannot show the monster's move: {exc}"
+            self.last_error = Said(Text(N_("cannot show the monster's move: %(error)s"), error=exc))
             self._start(ErrorShow(), "error")
             return False
         self.last_error = None
@@ -216,7 +217,8 @@ class LedGrid:
                     self.link.submit(self.render(show.frame_at(show.frame_time(i))))
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
-                    self.last_error = f"the LED picture could not be drawn ({exc}); showing the error blink"
+                    self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the error blink"),
+                                                error=exc))
                     with self._cond:
                         if gen == self._generation and isinstance(show, ErrorShow):
                             self._finished_generation = gen  # nothing simpler left to show

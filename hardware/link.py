@@ -187,7 +187,8 @@ class SerialLink:
                 log.exception("LED sender for %s failed", self.url)
                 with self._cond:
                     self.counters.sender_restarts += 1
-                    self.last_error = f"{plain_error(self.url, exc, self.baud)} (the sender started again)"
+                    self.last_error = Said(Text(N_("%(error)s (the sender started again)"),
+                                                error=plain_error(self.url, exc, self.baud).text))
                     self._failing = True
                     self._writing = False
                     self._cond.notify_all()

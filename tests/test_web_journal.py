@@ -268,6 +268,10 @@ def test_a_damaged_database_file_is_kept_aside_and_a_fresh_journal_starts(tmp_pa
     client = app.test_client()
     status = client.get("/api/status", headers=AUTH).json["journal"]
     assert "was damaged" in status["detail"]["error"] and "s.db.damaged-" in status["detail"]["error"]
+    assert status["detail"]["error_i18n"]["en"] == status["detail"]["error"]
+    assert "war beschädigt" in status["detail"]["error_i18n"]["de"] and "s.db.damaged-" in status["detail"]["error_i18n"]["de"]
+    assert "était endommagé" in status["detail"]["error_i18n"]["fr"]
+    assert "estaba dañado" in status["detail"]["error_i18n"]["es"]
     assert client.post("/api/game", json=PLAYERS, headers=AUTH).status_code == 200   # writes work again
 
 
@@ -307,6 +311,11 @@ def test_a_full_disk_answers_507_says_so_on_the_devices_card_and_changes_nothing
     assert "game state unchanged" in r.json["error"] and session.state() == before
     journal = client.get("/api/status", headers=AUTH).json["journal"]
     assert journal["error"] == f"the disk is full: free space on {tmp_path} (game state unchanged)"
+    assert journal["error_i18n"]["de"] == f"die Festplatte ist voll: Platz in {tmp_path} freigeben (Spielstand unverändert)"
+    r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""},
+                    headers={**AUTH, "Accept-Language": "es"})
+    assert r.status_code == 507
+    assert f"el disco está lleno: libera espacio en {tmp_path} (estado de la partida sin cambios)" in r.json["error"]
     session.store.max_pages = None              # space freed
     assert client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""}, headers=AUTH).status_code == 200
     assert "error" not in client.get("/api/status", headers=AUTH).json["journal"]

@@ -208,9 +208,9 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
         game_line = _("none yet; start one from the referee view.")
     print("  " + _("Game:    %(game)s", game=game_line))
     print("  " + _("Saved in %(path)s", path=db))
-    for note in session.journal_notes:
-        print("  " + _("Journal: %(note)s", note=note))
     from ..i18n.text import render
+    for note in session.journal_notes:   # a note keeps its wording data (engine.wording.Said)
+        print("  " + _("Journal: %(note)s", note=render(getattr(note, "text", note), language())))
     for device in _devices(session):
         what = render(device.startup or device.note or (_("ready") if device.obj is not None else device.why),
                       language())

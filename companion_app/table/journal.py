@@ -16,9 +16,10 @@ import sqlite3
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.record import GameRecord
-from engine.wording import N_, Text
+from engine.wording import N_, Said, Text
 
-from ..i18n.text import in_all
+from ..i18n import LANGUAGES
+from ..i18n.text import in_all, render
 
 from .store import JournalError, Step
 
@@ -114,12 +115,17 @@ class JournalMixin:
                 skipped.append(step.problem)
             out.append(step)
         if last is None:
-            self.journal_notes.append(f"Game {game_id} in the journal has no readable step"
-                                      f"{' (' + '; '.join(skipped) + ')' if skipped else ''}; "
-                                      "starting without a game.")
+            if skipped:
+                note = Text(N_("Game %(game)s in the journal has no readable step (%(skipped)s); starting without "
+                               "a game."), game=game_id, skipped="; ".join(skipped))
+            else:
+                note = Text(N_("Game %(game)s in the journal has no readable step; starting without a game."),
+                            game=game_id)
+            self.journal_notes.append(Said(note))
         elif skipped:
-            self.journal_notes.append(f"Resumed game {game_id} at step {last.seq}; skipped what could not be "
-                                      f"read: {'; '.join(skipped)}.")
+            self.journal_notes.append(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
+                                                   "be read: %(skipped)s."), game=game_id, step=last.seq,
+                                                skipped="; ".join(skipped))))
         return out, last
 
     def _undo_target(self) -> int:
@@ -133,8 +139,11 @@ class JournalMixin:
         out: dict = {"present": True, "detail": {"message": str(saved), "message_i18n": in_all(saved)}}
         if self.journal_notes:
             out["detail"]["error"] = " ".join(self.journal_notes)
+            out["detail"]["error_i18n"] = {lang: " ".join(render(getattr(n, "text", n), lang) for n in self.journal_notes)
+                                           for lang in LANGUAGES}
         if self.store.problem:
-            out["error"] = self.store.problem
+            out["error"] = str(self.store.problem)
+            out["error_i18n"] = in_all(getattr(self.store.problem, "text", self.store.problem))
         return out
 
     # -- game records ----------------------------------------------------------------
@@ -145,8 +154,8 @@ class JournalMixin:
             steps = self.store.history(self.game_id)
         bad = [s.seq for s in steps if s.problem]
         if bad:
-            raise GameActionError(f"Step {bad[0]} of this game could not be read from the journal, so the "
-                                  "game cannot be written as a record.")
+            raise GameActionError(Text(N_("Step %(step)s of this game could not be read from the journal, so the "
+                                          "game cannot be written as a record."), step=bad[0]))
         first = Game.from_json(steps[0].state)
         actions = [{k: v for k, v in s.action.items() if k != "by"} for s in steps[1:]]
         return GameRecord.of(first, actions).to_json()

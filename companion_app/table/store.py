@@ -29,13 +29,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.wording import N_, Said, Text, Worded
+
 ANSWERS_KEPT = 500        # remembered request answers (a retry comes seconds later, not hundreds of actions)
 SQLITE_FULL = 13          # "database or disk is full"
 SQLITE_DAMAGED = {11, 26}  # SQLITE_CORRUPT "database disk image is malformed", SQLITE_NOTADB "file is not a database"
 
 
-class JournalError(Exception):
-    """The journal cannot be written; the message is meant for the referee (the game state is unchanged)."""
+class JournalError(Worded, Exception):
+    """The journal cannot be written; the message is meant for the referee (the game state is unchanged),
+    as wording data where it is ours (engine.wording.Worded)."""
 
 
 class DiskFullError(JournalError):
@@ -43,7 +46,7 @@ class DiskFullError(JournalError):
 
     def __init__(self, folder: str):
         self.folder = folder
-        super().__init__(f"the disk is full: free space on {folder} (game state unchanged)")
+        super().__init__(Text(N_("the disk is full: free space on %(folder)s (game state unchanged)"), folder=folder))
 
 def default_path() -> Path:
     """Where the session database lives unless ``--db`` or ``[web] database`` says otherwise:
@@ -157,8 +160,9 @@ class Store:
             if os.path.exists(self.path + suffix):
                 os.replace(self.path + suffix, copy + suffix)
         self._create()
-        self.notice = (f"The game journal {self.path} was damaged ({why}); it was kept as {copy} and a "
-                       "fresh journal started, so the earlier game was not resumed.")
+        self.notice = Said(Text(N_("The game journal %(path)s was damaged (%(why)s); it was kept as %(copy)s and a "
+                                   "fresh journal started, so the earlier game was not resumed."),
+                                path=self.path, why=why, copy=copy))
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10)
@@ -216,7 +220,7 @@ class Store:
 
     def _full(self) -> DiskFullError:
         error = DiskFullError(os.path.dirname(os.path.abspath(self.path)))
-        self.problem = str(error)
+        self.problem = Said(error.text)
         return error
 
     # -- writes: each in one transaction with the version it produced and the request that asked -------

@@ -89,15 +89,17 @@ def _error_handlers(app: Flask) -> None:
         """The journal could not be written: the game state is unchanged, and the referee is told why
         (507 for a full disk, 503 otherwise; the Devices card shows the same line)."""
         log.error("journal write failed on %s: %s", request.path, exc)
+        from ..i18n.text import error_text
+        from .i18n import current_language   # web.i18n registers its route here: imported when first needed
+
         full = isinstance(exc, DiskFullError)
-        message = (f"Nothing was saved: {exc}." if full else
-                   f"Nothing was saved: the game journal cannot be written ({exc}); the game state is unchanged.")
+        why = error_text(exc, current_language())   # ours in the request's language; SQLite's own words stay
+        message = (_("Nothing was saved: %(error)s.", error=why) if full else
+                   _("Nothing was saved: the game journal cannot be written (%(error)s); the game state is unchanged.",
+                     error=why))
         if request.path.startswith("/api/"):
             return jsonify(error=message), 507 if full else 503
-        page = (_("Nothing was saved: %(error)s.", error=exc) if full else
-                _("Nothing was saved: the game journal cannot be written (%(error)s); the game state is unchanged.",
-                  error=exc))
-        return error_page(503, message=page), 503
+        return error_page(503, message=message), 503
 
     @app.errorhandler(Exception)
     def crash(exc: Exception):
