@@ -224,7 +224,11 @@ def test_oversized_and_malformed_bodies(started):
     r = started.post("/api/action", data="{" + " " * MAX_BODY + "}", headers=AUTH, content_type="application/json")
     assert r.status_code == 413 and "too large" in r.json["error"]
     r = started.post("/api/action", data="{\"type\": ", headers=AUTH, content_type="application/json")
-    assert r.status_code == 400 and "not valid JSON" in r.json["error"]
+    assert r.status_code == 400 and r.json["error"] == "The body is not valid JSON (line 1, column 10: Expecting value)"
+    r = started.post("/api/action", data="{\"type\": ", headers={**AUTH, "Accept-Language": "de"},
+                     content_type="application/json")   # the JSON error in the request's language
+    assert r.status_code == 400
+    assert r.json["error"] == "Der Inhalt der Anfrage: kein gültiges JSON (Zeile 1, Spalte 10: Expecting value)"
     r = started.post("/api/action", json=["draw"], headers=AUTH)
     assert r.status_code == 400 and "JSON object" in r.json["error"]
 

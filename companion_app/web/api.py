@@ -68,7 +68,10 @@ def body(schema: dict) -> dict:
         try:
             data = jsontext.loads(raw)
         except jsontext.JsonTextError as exc:
-            abort(400, f"The body is {exc}" if str(exc).startswith("not ") else f"The body cannot be used: {exc}")
+            from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+            why = error_text(exc, current_language())
+            abort(400, _("The body is %(why)s", why=why) if str(exc).startswith("not ")
+                  else _("The body cannot be used: %(why)s", why=why))
     try:
         if schema is schemas.ACTION:
             return schemas.validate_action(data)
@@ -319,7 +322,9 @@ def game_import():
     try:   # engine.jsontext, like body(): deep nesting or a huge number is a 400, not a RecursionError
         data = jsontext.loads(request.get_data(cache=True))
     except jsontext.JsonTextError as exc:
-        abort(400, f"The body cannot be used ({exc}): send a flure-game/1 record, as /api/game/export gives it")
+        from .i18n import current_language
+        abort(400, _("The body cannot be used (%(why)s): send a flure-game/1 record, as /api/game/export gives it",
+                     why=error_text(exc, current_language())))
     return once(table().import_record, data)
 
 
