@@ -378,12 +378,12 @@ class Game:
                     if self.position.pawn(x).colour == self.to_move]
             raise GameActionError(Text(N_("The monster moves only after every pawn has moved: %(colour)s still moves "
                                           "%(pawns)s"), colour=Colour(self.to_move), pawns=join_or(mine)), rule="G3")
-        problems = self.position.status()
+        problems = self.position.status_words()
         if problems:   # only after a referee correction; the monster's rules need a possible board
             cite = {"two-pieces": "P4", "teleporter-pair": "A1"}   # the others cite their rule in the text
             raise GameActionError(Text(N_("The monster cannot move until the board is corrected: %(problems)s"),
-                                       problems="; ".join(p["message"] for p in problems)),
-                                  rule=cite.get(problems[0]["code"]))
+                                       problems=Join("; ", [words for _, words, _ in problems])),
+                                  rule=cite.get(problems[0][0]))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
         if type(action) is Draw:
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import InvalidSetupError
+from .wording import N_, Pawn as PawnName, Text, join_and
 from .geometry import (
     BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, direction_name,
     parse_direction, parse_square, square, square_name,
@@ -134,42 +135,50 @@ class Position:
     def status(self) -> list[dict]:
         """Physically impossible things in this position, as ``{code, message, square}``.
 
-        Never raises: the referee screen shows these rather than crashing.
+        Never raises: the referee screen shows these rather than crashing.  ``status_words`` gives
+        the same problems with their message as wording data (engine.wording), for other languages.
         """
-        problems: list[dict] = []
+        return [{"code": code, "message": str(words), "square": square}
+                for code, words, square in self.status_words()]
 
-        def add(code, message, sq=None):
-            problems.append({"code": code, "message": message,
-                             "square": square_name(sq) if sq is not None else None})
+    def status_words(self) -> list[tuple[str, Text, str | None]]:
+        """``status()`` as ``(code, message as engine.wording data, square name or None)``."""
+        problems: list[tuple[str, Text, str | None]] = []
 
-        occupants: dict[int, list[str]] = {}
-        occupants.setdefault(self.monster, []).append("the monster")
+        def add(code, words, sq=None):
+            problems.append((code, words, square_name(sq) if sq is not None else None))
+
+        occupants: dict[int, list[Text]] = {}
+        occupants.setdefault(self.monster, []).append(THE_MONSTER)
         for sq, kind in self.stones.items():
-            occupants.setdefault(sq, []).append(f"a {kind}")
+            occupants.setdefault(sq, []).append(Text(A_KIND[kind]))
         for p in self.pawns:
             if p.place == BOARD:
-                occupants.setdefault(p.square, []).append(f"pawn {p.name}")
+                occupants.setdefault(p.square, []).append(Text(N_("pawn %(pawn)s"), pawn=PawnName(p.name)))
         for sq, who in sorted(occupants.items()):
             if len(who) > 1:
                 add("two-pieces", both_on(sq, who), sq)
         for sq in sorted(self.teleporters):
             for who in occupants.get(sq, []):
-                if who != "the monster":
-                    add("on-teleporter", f"{who} stands on the teleporter on {square_name(sq)} (T3)", sq)
+                if who is not THE_MONSTER:
+                    add("on-teleporter", Text(N_("%(who)s stands on the teleporter on %(square)s (T3)"),
+                                              who=who, square=square_name(sq)), sq)
             if sq in self.pools:
-                add("teleporter-on-pool", f"a teleporter and a pool share {square_name(sq)}", sq)
+                add("teleporter-on-pool", Text(N_("a teleporter and a pool share %(square)s"),
+                                               square=square_name(sq)), sq)
         pairs: dict[int, int] = {}
         for tp in self.teleporters.values():
             pairs[tp.pair] = pairs.get(tp.pair, 0) + 1
         for pair, count in sorted(pairs.items()):
             if count != 2:
-                add("teleporter-pair", f"teleporter pair {pair} has {count} tile(s), it needs 2")
+                add("teleporter-pair", Text(N_("teleporter pair %(pair)s has %(count)s tile(s), it needs 2"),
+                                            pair=pair, count=count))
         if self.monster in self.pools:
-            add("monster-on-pool", f"the monster stands on the pool square {square_name(self.monster)} (M8)",
-                self.monster)
+            add("monster-on-pool", Text(N_("the monster stands on the pool square %(square)s (M8)"),
+                                        square=square_name(self.monster)), self.monster)
         labels = [p.label for p in self.pawns]
         for lab in sorted({x for x in labels if labels.count(x) > 1}):
-            add("duplicate-pawn", f"pawn label {lab!r} is used twice")
+            add("duplicate-pawn", Text(N_("pawn label %(label)s is used twice"), label=repr(lab)))
         return problems
 
     # -- JSON ------------------------------------------------------------
@@ -354,9 +363,15 @@ class Position:
         return f"Position.from_setup({self.to_setup()!r})"
 
 
-def both_on(sq: int, who: list[str]) -> str:
-    """The one wording of two pieces on one square (P4): ``the monster and a stone are both on g7``."""
-    return f"{' and '.join(who)} are both on {square_name(sq)}"
+THE_MONSTER = Text(N_("the monster"))
+A_KIND = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_("a pivot-right"),
+          "pivot-about": N_("a pivot-about")}   # what ``status`` has always called each stone kind
+
+
+def both_on(sq: int, who: list) -> Text:
+    """The one wording of two pieces on one square (P4): ``the monster and a stone are both on g7``
+    (wording data: ``str()`` is the English; ``who`` are wording data or plain English)."""
+    return Text(N_("%(who)s are both on %(square)s"), who=join_and(who), square=square_name(sq))
 
 
 def basic_position(pawns: Iterable[Pawn] = ()) -> Position:

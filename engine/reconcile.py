@@ -27,7 +27,7 @@ from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observat
 from .pawns import outcomes
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
-from .wording import N_, Join, Pawn, Text, join_or
+from .wording import N_, Join, Pawn, Term, Text, join_or
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
@@ -204,9 +204,12 @@ def reconcile_game(game, observation: Observation) -> Reconciliation:
         return reconcile(game.position, observation, game.to_move, only=game.unmoved)
     if game.phase == "monster":
         return reconcile(game.position, observation, MONSTER_PHASE)
-    return refused(game.position, Problem("no-change-expected",
-                                          f"the game is in its {game.phase} phase: no pawn move or tile is "
-                                          "read from the camera now"), unseen=observation.unknown)
+    return refused(game.position, Problem.said("no-change-expected", Text(
+        N_("the game is in its %(phase)s phase: no pawn move or tile is read from the camera now"),
+        phase=Term(PHASE_WORDS.get(game.phase, game.phase)))), unseen=observation.unknown)
+
+
+PHASE_WORDS = {"over": N_("over")}   # the phase name in ``no-change-expected`` (the only phase without a prior)
 
 
 def unseen_move(game) -> tuple[str, str] | None:

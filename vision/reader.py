@@ -505,7 +505,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
             pawns.append(Pawn(st.label, st.colour, st.pawn, st.face, BOARD, sq))
     for sq, who in sorted(occupants.items()):
         if len(who) > 1:
-            problems.append(problem("two-pieces", both_on(sq, who), sq))
+            problems.append(problem("two-pieces", str(both_on(sq, who)), sq))
 
     setup = {"stones": {square_name(s): k for s, k in sorted(stones.items())},
              "pools": [square_name(s) for s in sorted(pools)],

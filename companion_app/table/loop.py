@@ -277,10 +277,10 @@ class TableLoop:
                 self.refresh()
                 return session.state()
             position = Position.from_setup(table_position(game, seen, unknown), strict=False, where="table")
-            problems = position.status()
+            problems = position.status_words()
             if problems:
-                raise GameActionError("The table cannot become the game's position: "
-                                      + "; ".join(p["message"] for p in problems))
+                raise GameActionError(Text(N_("The table cannot become the game's position: %(problems)s"),
+                                           problems=Join("; ", [words for _, words, _ in problems])))
             state = session.act({"type": "correct", "position": position.to_setup()}, by="referee")
             self.follow = None       # the game now is the table
             session.add_log_line(Text(N_("The referee accepted the table as it is instead of: %(fixes)s."),
@@ -290,7 +290,7 @@ class TableLoop:
 
     def set_mode(self, mode: str) -> dict:
         if mode not in MODES:
-            raise GameActionError(f"The camera mode is auto or confirm, not {mode!r}")
+            raise GameActionError(Text(N_("The camera mode is auto or confirm, not %(mode)s"), mode=repr(mode)))
         self.mode = mode
         return self.refresh()
 

@@ -1,0 +1,44 @@
+"""The position's impossibilities, the camera mode and a finished game's camera answer in four languages
+(issue 16): engine.wording data rendered by companion_app.i18n.text; English is the engine's own text."""
+import random
+
+import pytest
+
+from companion_app.i18n.text import error_text, in_all
+from companion_app.table.fakes import FakeCamera
+from engine.errors import GameActionError
+from engine.game import Game
+from engine.observation import Observation
+from engine.reconcile import reconcile_game
+from tests.game_helpers import play_out
+from tests.web_helpers import session_with
+from vision_helpers import pawn, pos
+
+
+def test_the_position_status_in_each_language():
+    position = pos(monster="h7", facing="E", pools=["h7"], pawns={"red-6/1": pawn("h7", "red", "6/1")})
+    status = position.status()
+    words = position.status_words()
+    assert [p["message"] for p in status] == [str(w) for _, w, _ in words]
+    assert status[0]["message"] == "the monster and pawn red 6/1 are both on h7"
+    every = in_all(words[0][1])
+    assert every["de"] == "das Monster und Rot 6/1 stehen beide auf h7"
+    assert every["fr"] == "le monstre et le pion rouge 6/1 sont tous deux sur h7"
+    assert every["es"] == "el monstruo y la ficha roja 6/1 están ambos en h7"
+    monster_on_pool = next(w for code, w, _ in words if code == "monster-on-pool")
+    assert in_all(monster_on_pool)["fr"] == "le monstre se trouve sur la case de flaque de sang h7 (M8)"
+
+
+def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
+    session = session_with(tmp_path, camera=FakeCamera())
+    with pytest.raises(GameActionError) as caught:
+        session.loop.set_mode("fast")
+    assert str(caught.value) == "The camera mode is auto or confirm, not 'fast'"
+    assert error_text(caught.value, "de") == "Der Kameramodus ist auto oder confirm, nicht 'fast'"
+    game, _ = play_out(Game.new(["red", "blue"], first_player="red", seed=3), random.Random(3))
+    assert game.phase == "over"
+    answer = reconcile_game(game, Observation.of(game.position))
+    (problem,) = answer.problems
+    assert problem.code == "no-change-expected"
+    assert problem.message == ("the game is in its over phase: no pawn move or tile is read from the camera now")
+    assert in_all(problem.words)["es"].startswith("la partida está terminada: ")
