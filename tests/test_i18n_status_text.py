@@ -42,3 +42,17 @@ def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
     assert problem.code == "no-change-expected"
     assert problem.message == ("the game is in its over phase: no pawn move or tile is read from the camera now")
     assert in_all(problem.words)["es"].startswith("la partida está terminada: ")
+
+
+def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language():
+    from companion_app.table.camera_words import problem_words
+    from vision.reader import read_image
+    from vision_helpers import make_camera, render
+
+    reading = read_image(render(pos(monster="g7", facing="E"), None, camera=make_camera(tilt_deg=30)))
+    (problem,) = reading.problems
+    every = in_all(problem_words(problem))
+    assert every["en"] == problem["message"] and every["en"].startswith("g6 is hidden behind a piece")
+    assert every["fr"].startswith("g6 est cachée derrière une pièce")
+    assert every["de"].startswith("g6 ist aus diesem Kamerawinkel hinter einem Teil verdeckt")
+    assert every["es"].startswith("g6 queda oculta detrás de una pieza")

@@ -194,7 +194,8 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
     for sq in occ.hidden:
         reading.problems.append(problem(
             "hidden-square", f"{square_name(sq)} is hidden behind a piece from this camera angle, so what "
-                             "stands there cannot be read (a camera more overhead avoids this)", sq))
+                             "stands there cannot be read (a camera more overhead avoids this)", sq,
+            square=square_name(sq)))
     if config.occlusion_flag_lone_squares:
         for sq in occ.lone:
             reading.problems.append(problem(

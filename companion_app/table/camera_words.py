@@ -11,6 +11,8 @@ from engine.wording import N_, Text
 PROBLEM_WORDS = {
     "occluded": N_("something covers the board over %(count)s squares (%(squares)s); waiting for a clear view"),
     "no-monster": N_("the monster's sticker is not seen on the board"),
+    "hidden-square": N_("%(square)s is hidden behind a piece from this camera angle, so what stands there cannot "
+                        "be read (a camera more overhead avoids this)"),
     "card-zone-unclear": N_("something lies in the card zone but no tombstone tile sticker was read there "
                             "(a hand, or a tile with a hidden sticker?)"),
 }
