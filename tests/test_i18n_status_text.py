@@ -56,3 +56,20 @@ def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language(
     assert every["fr"].startswith("g6 est cachée derrière une pièce")
     assert every["de"].startswith("g6 ist aus diesem Kamerawinkel hinter einem Teil verdeckt")
     assert every["es"].startswith("g6 queda oculta detrás de una pieza")
+
+
+def test_two_tiles_in_the_card_zone_on_the_camera_card_in_each_language():
+    from companion_app.table.camera_words import problem_words
+    from vision.reader import read_image
+    from vision.scheme import load_scheme
+    from vision_helpers import render
+
+    scheme = load_scheme()
+    x, y, w, h = scheme.card_zone_mm
+    tile5 = next(i for i, s in scheme.stickers.items() if s.piece == "tile" and str(s.tile) == "5")
+    reading = read_image(render(pos(), "8", extra=[(tile5, x + w / 2, y + 20, 0)]))
+    problem = next(p for p in reading.problems if p["code"] == "two-tiles")
+    every = in_all(problem_words(problem))
+    assert every["en"] == problem["message"]
+    assert every["es"].startswith("hay más de una lápida en la zona de cartas: ")
+    assert every["de"].startswith("mehr als ein Grabstein-Plättchen liegt im Kartenbereich: ")

@@ -357,8 +357,9 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
             problems.append(problem("card-zone-hidden", "the card zone beside the board is not fully in view, "
                                     "so the tombstone tile cannot be read: turn the camera to show it"))
     elif len(tiles) > 1:
-        problems.append(problem("two-tiles", "more than one tombstone tile lies in the card zone: "
-                                + ", ".join(str(t.sticker.tile) for t in tiles)))
+        listed = ", ".join(str(t.sticker.tile) for t in tiles)
+        problems.append(problem("two-tiles", "more than one tombstone tile lies in the card zone: " + listed,
+                                tiles=listed))
     position, setup, more = _build(placed, scheme)
     problems.extend(more)
     stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others

@@ -11,6 +11,9 @@ from engine.wording import N_, Text
 PROBLEM_WORDS = {
     "occluded": N_("something covers the board over %(count)s squares (%(squares)s); waiting for a clear view"),
     "no-monster": N_("the monster's sticker is not seen on the board"),
+    "card-zone-hidden": N_("the card zone beside the board is not fully in view, so the tombstone tile cannot be "
+                           "read: turn the camera to show it"),
+    "two-tiles": N_("more than one tombstone tile lies in the card zone: %(tiles)s"),
     "hidden-square": N_("%(square)s is hidden behind a piece from this camera angle, so what stands there cannot "
                         "be read (a camera more overhead avoids this)"),
     "card-zone-unclear": N_("something lies in the card zone but no tombstone tile sticker was read there "
