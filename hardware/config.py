@@ -122,14 +122,26 @@ def only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
                                        section=section, unknown=", ".join(unknown), known=", ".join(sorted(allowed))))
 
 
+def not_a_section(name: str, value: Any) -> Text:
+    """``serial = 5`` where ``[serial]`` belongs (the table's file says it the same way)."""
+    return Text(N_("%(name)s must be a section [%(name)s], not %(value)s"), name=name, value=repr(value))
+
+
+def not_a_switch(section: str, key: str, value: Any) -> Text:
+    return Text(N_("[%(section)s] %(key)s must be true or false, not %(value)s"), section=section, key=key,
+                value=repr(value))
+
+
 def _serial(d: Mapping) -> SerialConfig:
     only_keys("serial", d, {"url", "protocol", "baud", "switch_from", "keepalive_s", "reconnect_s"})
     url = d.get("url", "emulator")
     if not isinstance(url, str) or not url.strip():
-        raise HardwareConfigError(f"[serial] url must be text like '/dev/ttyUSB0' or 'emulator', not {url!r}")
+        raise HardwareConfigError(Text(N_("[serial] url must be text like '/dev/ttyUSB0' or 'emulator', not %(value)s"),
+                                       value=repr(url)))
     protocol = str(d.get("protocol", "adalight")).lower()
     if protocol not in PROTOCOLS:
-        raise HardwareConfigError(f"[serial] protocol {protocol!r} is not supported (use adalight or tpm2)")
+        raise HardwareConfigError(Text(N_("[serial] protocol %(protocol)s is not supported (use adalight or tpm2)"),
+                                       protocol=repr(protocol)))
     baud = int(check_number("serial", "baud", d.get("baud", 921600), 300, 4_000_000))
     switch = d.get("switch_from")
     if switch in (0, "", False):
@@ -138,9 +150,9 @@ def _serial(d: Mapping) -> SerialConfig:
         from hardware.protocol import BAUD_SWITCH
         switch = int(check_number("serial", "switch_from", switch, 300, 4_000_000))
         if baud not in BAUD_SWITCH:
-            raise HardwareConfigError(
-                f"[serial] baud = {baud} has no WLED baud-switch byte; with switch_from use one of "
-                + ", ".join(str(b) for b in sorted(BAUD_SWITCH)))
+            raise HardwareConfigError(Text(N_("[serial] baud = %(baud)s has no WLED baud-switch byte; with switch_from "
+                                              "use one of %(choices)s"), baud=baud,
+                                           choices=", ".join(str(b) for b in sorted(BAUD_SWITCH))))
     return SerialConfig(url=url.strip(), protocol=protocol, baud=baud, switch_from=switch,
                         keepalive_s=check_number("serial", "keepalive_s", d.get("keepalive_s", 1.0), 0.05, 60),
                         reconnect_s=check_number("serial", "reconnect_s", d.get("reconnect_s", 0.25), 0.01, 60))
@@ -165,31 +177,37 @@ def _buttons(d: Mapping) -> ButtonConfig:
     only_keys("buttons", d, {"pins", "pull_up", "debounce_ms", "long_press_ms", "long_press_only", "backend"})
     backend = d.get("backend", "auto")
     if backend not in BUTTON_BACKENDS:
-        raise HardwareConfigError(f"[buttons] backend {backend!r} is not known (use {', '.join(BUTTON_BACKENDS)})")
+        raise HardwareConfigError(Text(N_("[buttons] backend %(backend)s is not known (use %(choices)s)"),
+                                       backend=repr(backend), choices=", ".join(BUTTON_BACKENDS)))
     pins = d.get("pins", {})
     if not isinstance(pins, Mapping):
-        raise HardwareConfigError("[buttons] pins must be a table like {monster = 17, confirm = 27, undo = 22}")
+        raise HardwareConfigError(Text(N_("[buttons] pins must be a table like {monster = 17, confirm = 27, undo = 22}")))
     known = ("monster", "confirm", "undo")
     clean: dict[str, int] = {}
     for name, pin in pins.items():
         if name not in known:
-            raise HardwareConfigError(f"[buttons.pins] {name!r} is not a button (use {', '.join(known)})")
+            raise HardwareConfigError(Text(N_("[buttons.pins] %(name)s is not a button (use %(choices)s)"),
+                                           name=repr(name), choices=", ".join(known)))
         if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
-            raise HardwareConfigError(f"[buttons.pins] {name} = {pin!r} is not a BCM GPIO number (0–27)")
+            raise HardwareConfigError(Text(N_("[buttons.pins] %(name)s = %(pin)s is not a BCM GPIO number (0–27)"),
+                                           name=name, pin=repr(pin)))
         if pin in clean.values():
             other = next(k for k, v in clean.items() if v == pin)
-            raise HardwareConfigError(f"[buttons.pins] {name} and {other} are both on GPIO{pin} (a button your "
-                                      f"file does not list keeps its default pin: monster 17, confirm 27, undo 22)")
+            raise HardwareConfigError(Text(N_("[buttons.pins] %(name)s and %(other)s are both on GPIO%(pin)s (a button "
+                                              "your file does not list keeps its default pin: monster 17, confirm 27, "
+                                              "undo 22)"), name=name, other=other, pin=pin))
         clean[name] = pin
     only = d.get("long_press_only", ["undo"])
     if not isinstance(only, (list, tuple)):
-        raise HardwareConfigError(f"[buttons] long_press_only must be a list like [\"undo\"], not {only!r}")
+        raise HardwareConfigError(Text(N_("[buttons] long_press_only must be a list like [\"undo\"], not %(value)s"),
+                                       value=repr(only)))
     bad = [n for n in only if n not in known]
     if bad:
-        raise HardwareConfigError(f"[buttons] long_press_only names unknown button(s) {', '.join(map(str, bad))}")
+        raise HardwareConfigError(Text(N_("[buttons] long_press_only names unknown button(s) %(names)s"),
+                                       names=", ".join(map(str, bad))))
     pull_up = d.get("pull_up", True)
     if not isinstance(pull_up, bool):
-        raise HardwareConfigError(f"[buttons] pull_up must be true or false, not {pull_up!r}")
+        raise HardwareConfigError(not_a_switch("buttons", "pull_up", pull_up))
     return ButtonConfig(pins=clean, pull_up=pull_up,
                         debounce_ms=check_number("buttons", "debounce_ms", d.get("debounce_ms", 40.0), 0, 1000),
                         long_press_ms=check_number("buttons", "long_press_ms", d.get("long_press_ms", 800.0), 50, 10_000),
@@ -218,7 +236,7 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
     only_keys("top level", data, {"layout", "serial", "power", "animation", "buttons"})
     for section in ("layout", "serial", "power", "animation", "buttons"):   # `serial = 5`: one plain line
         if not isinstance(data.get(section, {}), Mapping):
-            raise HardwareConfigError(f"{section} must be a section [{section}], not {data[section]!r}")
+            raise HardwareConfigError(not_a_section(section, data[section]))
     cfg = HardwareConfig(layout=dict(data.get("layout", {})), serial=_serial(data.get("serial", {})),
                          power=_power(data.get("power", {})), animation=_animation(data.get("animation", {})),
                          buttons=_buttons(data.get("buttons", {})), source=label)
@@ -228,6 +246,7 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
     try:
         make_encoder(cfg.serial.protocol, layout.led_count)
     except ValueError as exc:
-        raise HardwareConfigError(f"[layout] needs {layout.led_count} LEDs, too many for [serial] protocol "
-                                  f"{cfg.serial.protocol} ({exc})") from None
+        raise HardwareConfigError(Text(N_("[layout] needs %(count)s LEDs, too many for [serial] protocol "
+                                          "%(protocol)s (%(why)s)"), count=layout.led_count,
+                                       protocol=cfg.serial.protocol, why=str(exc))) from None
     return cfg

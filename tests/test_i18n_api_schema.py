@@ -7,14 +7,14 @@ from companion_app.web import schemas
 from tests.web_helpers import AUTH, make_app
 
 
-def answers(tmp_path, path: str, body) -> dict[str, str]:
-    """The 400's error text for ``body`` posted to ``path``, in each language (``?lang=``)."""
+def answers(tmp_path, path: str, body, status: int = 400) -> dict[str, str]:
+    """The ``status`` answer's error text for ``body`` posted to ``path``, in each language (``?lang=``)."""
     app, _ = make_app(tmp_path)
     client = app.test_client()
     texts = {}
     for lang in ("en", "fr", "de", "es"):
         response = client.post(f"{path}?lang={lang}", json=body, headers=AUTH)
-        assert response.status_code == 400, response.get_json()
+        assert response.status_code == status, response.get_json()
         texts[lang] = response.get_json()["error"]
     return texts
 

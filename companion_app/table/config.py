@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
-from hardware.config import HardwareConfig, HardwareConfigError, check_number, only_keys
+from hardware.config import HardwareConfig, HardwareConfigError, check_number, not_a_section, not_a_switch, only_keys
 from hardware.config import load_config as load_hardware_config
 from engine.jsontext import MAX_DEPTH, data_depth
 from engine.wording import N_, Term, Text, Worded
@@ -146,12 +146,13 @@ class WebConfig:
         try:
             text = self.pin_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            why = getattr(exc, "strerror", None) or "not a text file"
-            raise TableConfigError(f"{self.pin_file}: cannot read the PIN file ([web] pin_file): {why}") from None
+            why = getattr(exc, "strerror", None) or Term(N_("not a text file"))
+            raise TableConfigError(Text(N_("%(path)s: cannot read the PIN file ([web] pin_file): %(why)s"),
+                                        path=str(self.pin_file), why=why)) from None
         pin = (text.strip().splitlines() or [""])[0].strip()
         if not _valid_pin(pin):
-            raise TableConfigError(f"{self.pin_file}: the PIN file's first line must be 4 to 64 letters or "
-                                   "digits ([web] pin_file)")
+            raise TableConfigError(Text(N_("%(path)s: the PIN file's first line must be 4 to 64 letters or "
+                                           "digits ([web] pin_file)"), path=str(self.pin_file)))
         return pin
 
 
@@ -215,7 +216,7 @@ def set_in_text(text: str, settings: Mapping[str, Any]) -> str:
         header = re.compile(r"^\s*\[" + re.escape(section) + r"\]\s*(#.*)?$")
         start = next((i for i, line in enumerate(lines) if header.match(line)), None)
         if start is None:
-            raise TableConfigError(f"no [{section}] section to set {key} in")
+            raise TableConfigError(Text(N_("no [%(section)s] section to set %(key)s in"), section=section, key=key))
         end = next((i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
         pattern = re.compile(r"^(\s*)#?\s*" + re.escape(key) + r"\s*=\s*(\"[^\"]*\"|[^#]*?)(\s*#.*)?$")
         new = f"{key} = {toml_value(value)}"
@@ -245,7 +246,7 @@ def load_table_config(path: str | Path | None = None,
         only_keys("top level", user, set(TABLE_SECTIONS) | set(HARDWARE_SECTIONS))
         for name, section in user.items():
             if not isinstance(section, Mapping):
-                raise HardwareConfigError(f"{name} must be a section [{name}], not {section!r}")
+                raise HardwareConfigError(not_a_section(name, section))
     except HardwareConfigError as exc:
         raise TableConfigError(_at(where, exc)) from None
     values, origins = {}, {}
@@ -285,11 +286,12 @@ def _camera(d: Mapping, base: Path, origin_of) -> CameraConfig:
     only_keys("camera", d, CAMERA_KEYS)
     source = _text("camera", "source", d.get("source", "simulated"))
     if not source:
-        raise HardwareConfigError("[camera] source must name a camera: \"0\", \"picamera\", a file, "
-                                  "\"simulated\", \"synthetic\" or \"none\"")
+        raise HardwareConfigError(Text(N_("[camera] source must name a camera: \"0\", \"picamera\", a file, "
+                                          "\"simulated\", \"synthetic\" or \"none\"")))
     res = d.get("resolution", [1920, 1080])
     if not isinstance(res, list) or len(res) != 2:
-        raise HardwareConfigError(f"[camera] resolution must be [width, height] like [1920, 1080], not {res!r}")
+        raise HardwareConfigError(Text(N_("[camera] resolution must be [width, height] like [1920, 1080], "
+                                          "not %(value)s"), value=repr(res)))
     width = _whole("camera", "resolution width", res[0], 160, 8192)
     height = _whole("camera", "resolution height", res[1], 120, 8192)
     fps = check_number("camera", "fps", d.get("fps", 4.0), 0.2, 120)
@@ -297,7 +299,8 @@ def _camera(d: Mapping, base: Path, origin_of) -> CameraConfig:
     reader = d.get("reader", {})
     for name, sub in (("exposure", exposure), ("reader", reader)):
         if not isinstance(sub, Mapping):
-            raise HardwareConfigError(f"[camera.{name}] must be a section, not {sub!r}")
+            raise HardwareConfigError(Text(N_("[camera.%(name)s] must be a section, not %(value)s"),
+                                           name=name, value=repr(sub)))
     return CameraConfig(source=source, resolution=(width, height), fps=float(fps),
                         calibration=_path("camera", "calibration", d.get("calibration", ""), base,
                                           origin_of("camera", "calibration")),
@@ -311,11 +314,12 @@ def _exposure(d: Mapping) -> ExposureConfig:
     exposure_us = _whole("camera.exposure", "exposure_us", d.get("exposure_us", 0), 0, 10_000_000)
     gain = float(check_number("camera.exposure", "analogue_gain", d.get("analogue_gain", 0.0), 0, 64))
     if 0 < gain < 1:
-        raise HardwareConfigError(f"[camera.exposure] analogue_gain = {gain} must be 0 (automatic) or 1.0 to 64")
+        raise HardwareConfigError(Text(N_("[camera.exposure] analogue_gain = %(gain)s must be 0 (automatic) "
+                                          "or 1.0 to 64"), gain=gain))
     gains = d.get("colour_gains", [])
     if not isinstance(gains, list) or len(gains) not in (0, 2):
-        raise HardwareConfigError(f"[camera.exposure] colour_gains must be [] (automatic) or [red, blue] "
-                                  f"like [1.8, 1.5], not {gains!r}")
+        raise HardwareConfigError(Text(N_("[camera.exposure] colour_gains must be [] (automatic) or [red, blue] "
+                                          "like [1.8, 1.5], not %(value)s"), value=repr(gains)))
     colour = tuple(float(check_number("camera.exposure", f"colour_gains {name}", g, 0.1, 32))
                    for name, g in zip(("red", "blue"), gains)) or None
     return ExposureConfig(exposure_us=exposure_us, analogue_gain=gain, colour_gains=colour)
@@ -331,7 +335,7 @@ def _reader(d: Mapping) -> dict[str, Any]:
         default = fields[key].default
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise HardwareConfigError(f"[camera.reader] {key} must be true or false, not {value!r}")
+                raise HardwareConfigError(not_a_switch("camera.reader", key, value))
             clean[key] = value
         elif isinstance(default, (int, float)):
             lo, hi = READER_RANGES.get(key, READER_FALLBACK_RANGE)
@@ -341,19 +345,22 @@ def _reader(d: Mapping) -> dict[str, Any]:
                 clean[key] = float(check_number("camera.reader", key, value, lo, hi))
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise HardwareConfigError(f"[camera.reader] {key} must be a list of names like "
-                                          f"{list(default)!r}, not {value!r}")
+                raise HardwareConfigError(Text(N_("[camera.reader] %(key)s must be a list of names like "
+                                                  "%(example)s, not %(value)s"), key=key,
+                                               example=repr(list(default)), value=repr(value)))
             clean[key] = tuple(value)
         else:
-            raise HardwareConfigError(f"[camera.reader] {key} cannot be set in the configuration file")
+            raise HardwareConfigError(Text(N_("[camera.reader] %(key)s cannot be set in the configuration file"),
+                                           key=key))
     try:
         dataclasses.replace(ReaderConfig(), **clean)
     except (TypeError, ValueError) as exc:
-        raise HardwareConfigError(f"[camera.reader] {exc}") from None
+        raise HardwareConfigError(Text(N_("[camera.reader] %(why)s"), why=str(exc))) from None
     lo = clean.get("threshold_window_min", ReaderConfig.threshold_window_min)
     hi = clean.get("threshold_window_max", ReaderConfig.threshold_window_max)
     if lo > hi:
-        raise HardwareConfigError(f"[camera.reader] threshold_window_min = {lo} is above threshold_window_max = {hi}")
+        raise HardwareConfigError(Text(N_("[camera.reader] threshold_window_min = %(lo)s is above "
+                                          "threshold_window_max = %(hi)s"), lo=lo, hi=hi))
     return clean
 
 
@@ -377,11 +384,12 @@ def _speaker(d: Mapping) -> SpeakerConfig:
     only_keys("speaker", d, SPEAKER_KEYS)
     enabled = d.get("enabled", False)
     if not isinstance(enabled, bool):
-        raise HardwareConfigError(f"[speaker] enabled must be true or false, not {enabled!r}")
+        raise HardwareConfigError(not_a_switch("speaker", "enabled", enabled))
     voice = _text("speaker", "voice", d.get("voice", ""))
     if voice and not all(c.isalnum() or c in "-_+/" for c in voice):
-        raise HardwareConfigError(f"[speaker] voice = {voice!r} must be an espeak-ng voice name like \"fr\" or "
-                                  "\"en-us\" (espeak-ng --voices lists them), or \"\" for the table language's")
+        raise HardwareConfigError(Text(N_("[speaker] voice = %(voice)s must be an espeak-ng voice name like \"fr\" "
+                                          "or \"en-us\" (espeak-ng --voices lists them), or \"\" for the table "
+                                          "language's"), voice=repr(voice)))
     return SpeakerConfig(enabled=enabled, voice=voice, rate=_whole("speaker", "rate", d.get("rate", 150), *RATE_RANGE))
 
 
@@ -389,14 +397,14 @@ def _web(d: Mapping, base: Path, origin_of) -> WebConfig:
     only_keys("web", d, WEB_KEYS)
     host = _text("web", "host", d.get("host", "0.0.0.0"))
     if not host:
-        raise HardwareConfigError("[web] host must be an address like \"0.0.0.0\" or \"127.0.0.1\"")
+        raise HardwareConfigError(Text(N_("[web] host must be an address like \"0.0.0.0\" or \"127.0.0.1\"")))
     public = _text("web", "public_host", d.get("public_host", ""))
     if any(c in public for c in "/: \t"):
-        raise HardwareConfigError(f"[web] public_host = {public!r} must be a bare name like \"flure.local\" "
-                                  "(no http://, no port)")
+        raise HardwareConfigError(Text(N_("[web] public_host = %(value)s must be a bare name like \"flure.local\" "
+                                          "(no http://, no port)"), value=repr(public)))
     pin = _text("web", "pin", d.get("pin", ""))
     if pin and not _valid_pin(pin):
-        raise HardwareConfigError("[web] pin must be 4 to 64 letters or digits")
+        raise HardwareConfigError(Text(N_("[web] pin must be 4 to 64 letters or digits")))
     return WebConfig(host=host, port=_whole("web", "port", d.get("port", 8000), 0, 65535), public_host=public,
                      database=_path("web", "database", d.get("database", ""), base, origin_of("web", "database")),
                      pin=pin, pin_file=_path("web", "pin_file", d.get("pin_file", ""), base,

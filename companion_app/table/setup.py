@@ -247,12 +247,13 @@ class SetupTool:
         from .config import ExposureConfig
 
         if not (isinstance(exposure_us, int) and 0 <= exposure_us <= 1_000_000):
-            raise SetupError("exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000")
+            raise SetupError(Text(N_("exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000")))
         if not (isinstance(analogue_gain, (int, float)) and 0 <= analogue_gain <= 64):
-            raise SetupError("analogue_gain must be from 0 (automatic) to 64")
+            raise SetupError(Text(N_("analogue_gain must be from 0 (automatic) to 64")))
         if colour_gains is not None and not (isinstance(colour_gains, list) and len(colour_gains) == 2 and all(
                 isinstance(g, (int, float)) and 0.1 <= g <= 16 for g in colour_gains)):
-            raise SetupError("colour_gains must be [red, blue] gains from 0.1 to 16, or null for automatic white balance")
+            raise SetupError(Text(N_("colour_gains must be [red, blue] gains from 0.1 to 16, or null for automatic "
+                                     "white balance")))
         exposure = ExposureConfig(int(exposure_us), float(analogue_gain),
                                   tuple(float(g) for g in colour_gains) if colour_gains else None)
         camera = dataclasses.replace(self.config.camera, exposure=exposure)
@@ -304,7 +305,7 @@ class SetupTool:
             try:
                 text = set_in_text(text, {dotted: value})
             except TableConfigError as exc:
-                raise SetupError(f"{path}: {exc}") from None
+                raise SetupError(Text(N_("%(where)s: %(error)s"), where=str(path), error=exc)) from None
         atomic_write(path, text.encode("utf-8"))
         return Text(N_("%(path)s updated (the previous version is %(backup)s)"), path=path, backup=f"{path.name}.bak")
 
@@ -313,7 +314,7 @@ class SetupTool:
         """``all`` lights every square in turn; ``row 3`` / ``column g`` lights those squares at once."""
         kind, _, which = what.partition(" ")
         if kind not in ("all", "row", "column"):
-            raise SetupError("light 'all', 'row N' (1–11) or 'column X' (a–p)")
+            raise SetupError(Text(N_("light 'all', 'row N' (1–11) or 'column X' (a–p)")))
         squares = [square_name(sq) for sq in SQUARES] if kind == "all" else line_squares(kind, which)
         if self.session.leds.obj is None:
             raise SetupError(Text(N_("No LED grid: %(why)s"), why=self.session.leds.why))
@@ -339,7 +340,7 @@ class SetupTool:
         from calibration.store import atomic_write
 
         if square not in {square_name(sq) for sq in SQUARES}:
-            raise SetupError(f"{square!r} is not a square of the board (a1 to p11)")
+            raise SetupError(Text(N_("%(square)s is not a square of the board (a1 to p11)"), square=repr(square)))
         current = set(self.marks()["wrong"])
         (current.add if wrong else current.discard)(square)
         atomic_write(self.marks_path(), (json.dumps({"format": "flure-led-check/1", "wrong": sorted(current)},
@@ -398,4 +399,9 @@ def line_squares(kind: str, which: str) -> list[str]:
         return [n for n in names if n[1:] == which]
     if kind == "column" and len(which) == 1 and "a" <= which <= chr(ord("a") + COLS - 1):
         return [n for n in names if n[0] == which]
-    raise SetupError(f"no {kind} {which!r}: rows are 1–{ROWS}, columns a–{chr(ord('a') + COLS - 1)}")
+    last = chr(ord("a") + COLS - 1)
+    if kind == "row":
+        raise SetupError(Text(N_("no row %(which)s: rows are 1–%(rows)s, columns a–%(last)s"), which=repr(which),
+                              rows=ROWS, last=last))
+    raise SetupError(Text(N_("no column %(which)s: rows are 1–%(rows)s, columns a–%(last)s"), which=repr(which),
+                          rows=ROWS, last=last))

@@ -1,0 +1,122 @@
+"""The table's configuration checks (camera, hardware, speaker, web, PIN file) and the Setup page's
+refusals in fr/de/es (issue 16), each from real bad input: a real file, a real request to the test app.
+English stays the sentence it always was; keys, values and squares are kept as written."""
+from __future__ import annotations
+
+import pytest
+
+from companion_app.i18n.text import error_text
+from companion_app.table.config import TableConfigError, load_table_config, set_in_text
+from tests.test_i18n_api_schema import answers
+
+NBSP = "\u00a0"
+
+
+def said(tmp_path, text: str) -> dict[str, str]:
+    """The error for a table.toml holding ``text``, in each language."""
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TableConfigError) as info:
+        load_table_config(path)
+    err = info.value
+    assert error_text(err, "en") == str(err)
+    return {lang: error_text(err, lang) for lang in ("en", "fr", "de", "es")}
+
+
+def test_camera_sections(tmp_path):
+    p = tmp_path / "table.toml"
+    t = said(tmp_path, '[camera]\nsource = ""\n')
+    assert t["en"] == (f'{p}: [camera] source must name a camera: "0", "picamera", a file, "simulated", '
+                       '"synthetic" or "none"')
+    assert t["fr"] == (f'{p}{NBSP}: [camera] source doit nommer une caméra{NBSP}: "0", "picamera", un fichier, '
+                       '"simulated", "synthetic" ou "none"')
+    assert t["de"].startswith(f"{p}: [camera] source muss eine Kamera nennen: ")
+    assert t["es"].startswith(f"{p}: [camera] source debe nombrar una cámara: ")
+    t = said(tmp_path, "[camera]\nresolution = [640]\n")
+    assert t["en"] == f"{p}: [camera] resolution must be [width, height] like [1920, 1080], not [640]"
+    assert t["de"] == f"{p}: [camera] resolution muss [Breite, Höhe] wie [1920, 1080] sein, nicht [640]"
+    t = said(tmp_path, "[camera.exposure]\nanalogue_gain = 0.5\n")
+    assert t["en"] == f"{p}: [camera.exposure] analogue_gain = 0.5 must be 0 (automatic) or 1.0 to 64"
+    assert t["es"] == f"{p}: [camera.exposure] analogue_gain = 0.5 debe ser 0 (automático) o de 1.0 a 64"
+    t = said(tmp_path, "[camera]\nreader = 3\n")
+    assert t["en"] == f"{p}: [camera.reader] must be a section, not 3"
+    assert t["fr"] == f"{p}{NBSP}: [camera.reader] doit être une section, pas 3"
+
+
+def test_hardware_sections(tmp_path):
+    p = tmp_path / "table.toml"
+    t = said(tmp_path, '[serial]\nprotocol = "dmx"\n')
+    assert t["en"] == f"{p}: [serial] protocol 'dmx' is not supported (use adalight or tpm2)"
+    assert t["de"] == f"{p}: [serial] Protokoll 'dmx' wird nicht unterstützt (adalight oder tpm2 verwenden)"
+    t = said(tmp_path, "[buttons]\npins = { monster = 99 }\n")
+    assert t["en"] == f"{p}: [buttons.pins] monster = 99 is not a BCM GPIO number (0–27)"
+    assert t["fr"] == f"{p}{NBSP}: [buttons.pins] monster = 99 n'est pas un numéro de GPIO BCM (0–27)"
+    assert t["es"] == f"{p}: [buttons.pins] monster = 99 no es un número de GPIO BCM (0–27)"
+    t = said(tmp_path, "serial = 5\n")
+    assert t["en"] == f"{p}: serial must be a section [serial], not 5"
+    assert t["de"] == f"{p}: serial muss ein Abschnitt [serial] sein, nicht 5"
+
+
+def test_speaker_and_web(tmp_path):
+    p = tmp_path / "table.toml"
+    t = said(tmp_path, '[speaker]\nenabled = "yes"\n')
+    assert t["en"] == f"{p}: [speaker] enabled must be true or false, not 'yes'"
+    assert t["fr"] == f"{p}{NBSP}: [speaker] enabled doit valoir true ou false, pas 'yes'"
+    t = said(tmp_path, '[speaker]\nvoice = "f r"\n')
+    assert t["en"].startswith(f"{p}: [speaker] voice = 'f r' must be an espeak-ng voice name")
+    assert t["es"].startswith(f"{p}: [speaker] voice = 'f r' debe ser un nombre de voz de espeak-ng")
+    t = said(tmp_path, '[web]\npublic_host = "http://x"\n')
+    assert t["en"] == f'{p}: [web] public_host = \'http://x\' must be a bare name like "flure.local" (no http://, no port)'
+    assert t["de"] == f'{p}: [web] public_host = \'http://x\' muss ein bloßer Name wie "flure.local" sein (ohne http://, ohne Port)'
+    t = said(tmp_path, '[web]\npin = "12"\n')
+    assert t["en"] == f"{p}: [web] pin must be 4 to 64 letters or digits"
+    assert t["fr"] == f"{p}{NBSP}: [web] pin doit compter 4 à 64 lettres ou chiffres"
+
+
+def test_the_pin_file_and_set_in_text(tmp_path):
+    pin = tmp_path / "pin.txt"
+    pin.write_text("12\n", encoding="utf-8")
+    (tmp_path / "table.toml").write_text(f'[web]\npin_file = "{pin}"\n', encoding="utf-8")
+    with pytest.raises(TableConfigError) as info:
+        load_table_config(tmp_path / "table.toml").web.read_pin()
+    assert str(info.value) == f"{pin}: the PIN file's first line must be 4 to 64 letters or digits ([web] pin_file)"
+    assert error_text(info.value, "de") == (f"{pin}: die erste Zeile der PIN-Datei muss aus 4 bis 64 Buchstaben "
+                                            "oder Ziffern bestehen ([web] pin_file)")
+    pin.write_bytes(b"\xff\xfe")
+    with pytest.raises(TableConfigError) as info:
+        load_table_config(tmp_path / "table.toml").web.read_pin()
+    assert str(info.value) == f"{pin}: cannot read the PIN file ([web] pin_file): not a text file"
+    assert error_text(info.value, "fr") == (f"{pin}{NBSP}: impossible de lire le fichier du code PIN "
+                                            f"([web] pin_file){NBSP}: pas un fichier texte")
+    assert error_text(info.value, "es") == (f"{pin}: no se puede leer el archivo del PIN ([web] pin_file): "
+                                            "no es un archivo de texto")
+    with pytest.raises(TableConfigError) as info:
+        set_in_text("[web]\nport = 80\n", {"speaker.rate": 120})
+    assert str(info.value) == "no [speaker] section to set rate in"
+    assert error_text(info.value, "de") == "kein Abschnitt [speaker], in dem rate gesetzt werden kann"
+
+
+def setup_errors(tmp_path, path: str, body) -> dict[str, str]:
+    """A real bad request to the test app's Setup API, refused (409) in each request language."""
+    return answers(tmp_path, f"/api/setup{path}", body, status=409)
+
+
+def test_the_setup_page_refuses_in_the_request_language(tmp_path):
+    t = setup_errors(tmp_path, "/leds/light", {"what": "row 12"})
+    assert t["en"] == "no row '12': rows are 1–11, columns a–p"
+    assert t["fr"] == f"pas de rangée '12'{NBSP}: les rangées vont de 1 à 11, les colonnes de a à p"
+    assert t["de"] == "keine Reihe '12': Reihen sind 1–11, Spalten a–p"
+    assert t["es"] == "no hay fila '12': las filas son 1–11, las columnas a–p"
+    t = setup_errors(tmp_path, "/leds/light", {"what": "blink"})
+    assert t["en"] == "light 'all', 'row N' (1–11) or 'column X' (a–p)"
+    assert t["de"] == "'all', 'row N' (1–11) oder 'column X' (a–p) leuchten lassen"
+    t = setup_errors(tmp_path, "/leds/mark", {"square": "q9", "wrong": True})
+    assert t["en"] == "'q9' is not a square of the board (a1 to p11)"
+    assert t["fr"] == "'q9' n'est pas une case du plateau (a1 à p11)"
+    assert t["es"] == "'q9' no es una casilla del tablero (a1 a p11)"
+    t = setup_errors(tmp_path, "/exposure", {"exposure_us": -5, "analogue_gain": 0})
+    assert t["en"] == "exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000"
+    assert t["de"] == "exposure_us muss eine ganze Zahl von Mikrosekunden von 0 (automatisch) bis 1000000 sein"
+    t = setup_errors(tmp_path, "/exposure", {"exposure_us": 0, "analogue_gain": 0, "colour_gains": [99, 1]})
+    assert t["en"].startswith("colour_gains must be [red, blue] gains")
+    assert t["fr"].startswith("colour_gains doit être des gains [rouge, bleu]")
