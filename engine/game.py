@@ -79,17 +79,17 @@ class Game:
         if first_player is None:
             first_player = players[0]
         if first_player not in players:
-            raise InvalidSetupError(f"the first player {first_player!r} is not one of the players "
-                                    f"({', '.join(players)})", "first_player")
+            raise InvalidSetupError(Text(N_("the first player %(player)s is not one of the players (%(players)s)"),
+                                         player=repr(first_player), players=", ".join(players)), "first_player")
         if setup not in SETUPS:
-            raise InvalidSetupError(f"setup must be basic or advanced, not {setup!r}", "setup")
+            raise InvalidSetupError(Text(N_("setup must be basic or advanced, not %(value)s"), value=repr(setup)), "setup")
         if not isinstance(prey3_variant, bool):
-            raise InvalidSetupError("prey3_variant must be true or false", "prey3_variant")
+            raise InvalidSetupError(Text(N_("prey3_variant must be true or false")), "prey3_variant")
         if prey3_variant and len(players) < 6:
-            raise GameActionError(f"The three-prey variant is only for 6 or 7 players, not {len(players)}",
+            raise GameActionError(Text(N_("The three-prey variant is only for 6 or 7 players, not %(num)s"), num=len(players)),
                                   rule="G11")
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise InvalidSetupError(f"seed must be a whole number, not {seed!r}", "seed")
+            raise InvalidSetupError(Text(N_("seed must be a whole number, not %(value)s"), value=repr(seed)), "seed")
         pawns = tuple(Pawn(pawn_label(c, k), c, k, "white", WAITING, None)
                       for c in players for k in pawn_set(len(players)))
         deck = tiles.shuffled(tiles.TILES, seed, "round-1")
@@ -194,8 +194,8 @@ class Game:
         position = action.position
         same = [(p.label, p.colour, p.kind) for p in position.pawns]
         if same != [(p.label, p.colour, p.kind) for p in self.position.pawns]:
-            raise InvalidSetupError("the corrected position must hold exactly this game's pawns, with their "
-                                    "colours and numbers", "position.pawns")
+            raise InvalidSetupError(Text(N_("the corrected position must hold exactly this game's pawns, with their "
+                                            "colours and numbers")), "position.pawns")
         out_log = list(self.out_log)
         for old, new in zip(self.position.pawns, position.pawns):
             if new.place == OUT and old.place != OUT:
@@ -254,7 +254,8 @@ class Game:
         label = next((p.label for p in self.position.pawns if label in (p.label, p.name)), label)
         if not any(p.label == label for p in self.position.pawns):
             known = ", ".join(p.label for p in self.position.pawns)
-            raise InvalidSetupError(f"there is no pawn {label!r} in this game (pawns: {known})", "pawn")
+            raise InvalidSetupError(Text(N_("there is no pawn %(label)s in this game (pawns: %(known)s)"), label=repr(label),
+                                         known=known), "pawn")
         pawn = self.position.pawn(label)
         self._check_may_move(pawn)
         moves = action.moves if type(action) is Move else self._explain(pawn, action)
@@ -508,42 +509,42 @@ class Game:
     def from_json(cls, data) -> "Game":
         """Rebuild a game saved by :meth:`to_json`; malformed data raises InvalidSetupError naming the field."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise InvalidSetupError(f"not a saved game (expected \"format\": \"{FORMAT}\")", "format")
+            raise InvalidSetupError(Text(N_("not a saved game (expected %(form)s)"), form=f'"format": "{FORMAT}"'), "format")
 
         def need(key, where=data, prefix=""):
             if key not in where:
-                raise InvalidSetupError("missing from the saved game", prefix + key)
+                raise InvalidSetupError(Text(N_("missing from the saved game")), prefix + key)
             return where[key]
 
         def text(key, value, *, optional=False):
             if value is None and optional:
                 return None
             if not isinstance(value, str):
-                raise InvalidSetupError(f"must be text, not {value!r}", key)
+                raise InvalidSetupError(Text(N_("must be text, not %(value)s"), value=repr(value)), key)
             return value
 
         def whole(key, value):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise InvalidSetupError(f"must be a whole number, not {value!r}", key)
+                raise InvalidSetupError(Text(N_("must be a whole number, not %(value)s"), value=repr(value)), key)
             return value
 
         def texts(key, value):
             if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-                raise InvalidSetupError("must be a list of texts", key)
+                raise InvalidSetupError(Text(N_("must be a list of texts")), key)
             return tuple(value)
 
         players = need("players")
         if not isinstance(players, list):
-            raise InvalidSetupError("must be a list of colours", "players")
+            raise InvalidSetupError(Text(N_("must be a list of colours")), "players")
         prey3_variant = need("prey3_variant")
         if not isinstance(prey3_variant, bool):
-            raise InvalidSetupError(f"must be true or false, not {prey3_variant!r}", "prey3_variant")
+            raise InvalidSetupError(Text(N_("must be true or false, not %(value)s"), value=repr(prey3_variant)), "prey3_variant")
         pieces = data.get("pieces_left") or {}
         if not isinstance(pieces, dict):
-            raise InvalidSetupError("must be an object piece -> number left", "pieces_left")
+            raise InvalidSetupError(Text(N_("must be an object piece -> number left")), "pieces_left")
         last = data.get("last")
         if last is not None and not isinstance(last, dict):
-            raise InvalidSetupError("must be null or an object with tile, before and eaten_place", "last")
+            raise InvalidSetupError(Text(N_("must be null or an object with tile, before and eaten_place")), "last")
         game = cls(
             players=tuple(players), first_player=need("first_player"), setup=need("setup"),
             prey3_variant=prey3_variant, seed=whole("seed", need("seed")), phase=need("phase"),
@@ -568,13 +569,15 @@ class Game:
         try:
             _check_players(self.players)
         except GameActionError as exc:
-            raise InvalidSetupError(str(exc), "players") from None
+            raise InvalidSetupError(exc, "players") from None
         if self.first_player not in self.players:
-            raise InvalidSetupError(f"{self.first_player!r} is not one of the players", "first_player")
+            raise InvalidSetupError(Text(N_("%(player)s is not one of the players"), player=repr(self.first_player)),
+                                    "first_player")
         kinds = pawn_set(len(self.players))
         want = [(pawn_label(c, k), c, k) for c in self.players for k in kinds]
         if [(p.label, p.colour, p.kind) for p in self.position.pawns] != want:
-            raise InvalidSetupError(f"must hold each player's pawns {', '.join(kinds)} (G1), in player order",
+            raise InvalidSetupError(Text(N_("must hold each player's pawns %(kinds)s (G1), in player order"),
+                                         kinds=", ".join(kinds)),
                                     "position.pawns")
         labels = {p.label: p for p in self.position.pawns}
         phase = self.phase
@@ -610,23 +613,25 @@ class Game:
         ]
         for name, ok in checks:   # in order: a later check may rely on an earlier one
             if not ok():
-                raise InvalidSetupError("does not fit the rest of the saved game", name)
+                raise InvalidSetupError(Text(N_("does not fit the rest of the saved game")), name)
 
 
 # -- helpers ---------------------------------------------------------------
 def _check_players(players) -> tuple[str, ...]:
     if isinstance(players, str) or not hasattr(players, "__iter__"):
-        raise InvalidSetupError("players must be a list of colours", "players")
+        raise InvalidSetupError(Text(N_("players must be a list of colours")), "players")
     players = tuple(players)
     if not 2 <= len(players) <= 7:
         raise GameActionError(Text(N_("Finstere Flure is for 2 to 7 players, not %(num)s"), num=len(players)),
                               rule="G1")
     for c in players:
         if c not in COLOURS:
-            raise InvalidSetupError(f"unknown colour {c!r} (one of {', '.join(COLOURS)})", "players")
+            raise InvalidSetupError(Text(N_("unknown colour %(colour)s (one of %(known)s)"), colour=repr(c),
+                                         known=", ".join(COLOURS)), "players")
     dupes = sorted({c for c in players if players.count(c) > 1})
     if dupes:
-        raise InvalidSetupError(f"{', '.join(dupes)} is chosen twice; each player takes one colour", "players")
+        raise InvalidSetupError(Text(N_("%(colours)s is chosen twice; each player takes one colour"),
+                                     colours=listing(Colour(c) for c in dupes)), "players")
     if len(players) <= 4:
         short = [c for c in players if c not in FOUR_PAWN_COLOURS]
         if short:

@@ -212,14 +212,16 @@ class Position:
         ``status()`` reports them.
         """
         if not isinstance(setup, dict):
-            raise InvalidSetupError("must be a JSON object", where)
+            raise InvalidSetupError(Text(N_("must be a JSON object")), where)
         known = {"monster", "stones", "pools", "teleporters", "pawns"}
         for key in setup:
             if key not in known:
-                raise InvalidSetupError(f"unknown key {key!r} (expected one of {', '.join(sorted(known))})", where)
+                raise InvalidSetupError(Text(N_("unknown key %(key)s (expected one of %(known)s)"), key=repr(key),
+                                             known=", ".join(sorted(known))), where)
         m = setup.get("monster")
         if not isinstance(m, dict) or "at" not in m or "facing" not in m:
-            raise InvalidSetupError("required, as {\"at\": SQUARE, \"facing\": N|E|S|W}", f"{where}.monster")
+            raise InvalidSetupError(Text(N_("required, as %(form)s"), form='{"at": SQUARE, "facing": N|E|S|W}'),
+                                    f"{where}.monster")
         if strict:
             _only_keys(m, ("at", "facing"), f"{where}.monster")
         monster = _sq(m["at"], f"{where}.monster.at", strict)
@@ -227,72 +229,76 @@ class Position:
 
         stones_in = setup.get("stones", {}) or {}
         if not isinstance(stones_in, dict):
-            raise InvalidSetupError("must be an object square -> kind", f"{where}.stones")
+            raise InvalidSetupError(Text(N_("must be an object square -> kind")), f"{where}.stones")
         stones = {}
         for name, kind in stones_in.items():
             sq = _sq(name, f"{where}.stones.{name}", strict)
             if kind not in STONE_KINDS:
-                raise InvalidSetupError(f"unknown stone kind {kind!r} (one of {', '.join(STONE_KINDS)})",
+                raise InvalidSetupError(Text(N_("unknown stone kind %(kind)s (one of %(known)s)"), kind=repr(kind),
+                                             known=", ".join(STONE_KINDS)),
                                         f"{where}.stones.{name}")
             stones[sq] = kind
 
         pools_in = setup.get("pools", []) or []
         if not isinstance(pools_in, list):
-            raise InvalidSetupError("must be a list of squares", f"{where}.pools")
+            raise InvalidSetupError(Text(N_("must be a list of squares")), f"{where}.pools")
         pools = frozenset(_sq(n, f"{where}.pools[{i}]", strict) for i, n in enumerate(pools_in))
 
         tel_in = setup.get("teleporters", {}) or {}
         if not isinstance(tel_in, dict):
-            raise InvalidSetupError("must be an object square -> {pair, arrow}", f"{where}.teleporters")
+            raise InvalidSetupError(Text(N_("must be an object square -> %(form)s"), form="{pair, arrow}"), f"{where}.teleporters")
         teleporters = {}
         for name, t in tel_in.items():
             f = f"{where}.teleporters.{name}"
             sq = _sq(name, f, strict)
             if not isinstance(t, dict):
-                raise InvalidSetupError("must be {\"pair\": 1|2, \"arrow\": DIR}", f)
+                raise InvalidSetupError(Text(N_("must be %(form)s"), form='{"pair": 1|2, "arrow": DIR}'), f)
             if strict:
                 _only_keys(t, ("pair", "arrow"), f)
             pair = t.get("pair")
             if not isinstance(pair, int) or isinstance(pair, bool) or pair < 1 or (strict and pair > 2):
-                raise InvalidSetupError(f"pair must be 1 or 2, not {pair!r}", f + ".pair")
+                raise InvalidSetupError(Text(N_("pair must be 1 or 2, not %(value)s"), value=repr(pair)), f + ".pair")
             teleporters[sq] = Teleporter(pair, _dir(t.get("arrow"), f + ".arrow", strict))
 
         pawns_in = setup.get("pawns", {}) or {}
         if not isinstance(pawns_in, dict):
-            raise InvalidSetupError("must be an object label -> pawn", f"{where}.pawns")
+            raise InvalidSetupError(Text(N_("must be an object label -> pawn")), f"{where}.pawns")
         pawns = []
         for label, p in pawns_in.items():
             f = f"{where}.pawns.{label}"
             if not isinstance(label, str) or not label:
-                raise InvalidSetupError("a pawn label must be non-empty text", f"{where}.pawns")
+                raise InvalidSetupError(Text(N_("a pawn label must be non-empty text")), f"{where}.pawns")
             if strict and not _LABEL_RE.fullmatch(label):
-                raise InvalidSetupError(f"pawn label {label!r} must be one uppercase letter or a short word "
-                                        f"(at most {MAX_LABEL} characters, no spaces)", f)
+                raise InvalidSetupError(Text(N_("pawn label %(label)s must be one uppercase letter or a short word "
+                                                "(at most %(most)s characters, no spaces)"), label=repr(label), most=MAX_LABEL), f)
             if not isinstance(p, dict) or "at" not in p:
-                raise InvalidSetupError("must be an object with \"at\" (a square or null)", f)
+                raise InvalidSetupError(Text(N_("must be an object with %(key)s (a square or null)"), key='"at"'), f)
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
             if extra:
-                raise InvalidSetupError(f"unknown key(s) {', '.join(sorted(extra))}", f)
+                raise InvalidSetupError(Text(N_("unknown key(s) %(keys)s"), keys=", ".join(sorted(extra))), f)
             colour = p.get("color")
             if colour is not None and colour not in COLOURS:
-                raise InvalidSetupError(f"unknown colour {colour!r} (one of {', '.join(COLOURS)})", f + ".color")
+                raise InvalidSetupError(Text(N_("unknown colour %(colour)s (one of %(known)s)"), colour=repr(colour),
+                                             known=", ".join(COLOURS)), f + ".color")
             kind = p.get("pawn")
             if kind is not None and kind not in PAWN_KINDS:
-                raise InvalidSetupError(f"unknown pawn {kind!r} (one of {', '.join(PAWN_KINDS)})", f + ".pawn")
+                raise InvalidSetupError(Text(N_("unknown pawn %(kind)s (one of %(known)s)"), kind=repr(kind),
+                                             known=", ".join(PAWN_KINDS)), f + ".pawn")
             face = p.get("face", "white")
             if face not in FACES:
-                raise InvalidSetupError(f"face must be white or black, not {face!r}", f + ".face")
+                raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=repr(face)), f + ".face")
             at = p["at"]
             place = p.get("place")
             if at is None:
                 if place is None:
                     place = WAITING
                 elif place not in (WAITING, OUT, GONE):
-                    raise InvalidSetupError(f"place must be waiting, out or gone, not {place!r}", f + ".place")
+                    raise InvalidSetupError(Text(N_("place must be waiting, out or gone, not %(value)s"), value=repr(place)),
+                                            f + ".place")
                 pawns.append(Pawn(label, colour, kind, face, place, None))
             else:
                 if place not in (None, BOARD):
-                    raise InvalidSetupError("a pawn with a square must not have a place", f + ".place")
+                    raise InvalidSetupError(Text(N_("a pawn with a square must not have a place")), f + ".place")
                 pawns.append(Pawn(label, colour, kind, face, BOARD, _sq(at, f + ".at", strict)))
 
         pos = cls(monster, facing, stones, pools, teleporters, tuple(pawns))
@@ -304,29 +310,32 @@ class Position:
         seen: dict[int, str] = {self.monster: f"{where}.monster"}
         for sq in self.stones:
             if sq in seen:
-                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), "a stone"]), f"{where}.stones.{square_name(sq)}")
+                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]), f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
             if p.place == BOARD:
                 f = f"{where}.pawns.{p.label}.at"
                 if p.square in seen:
-                    raise InvalidSetupError(both_on(p.square, [_what(seen[p.square]), f"pawn {p.label}"]), f)
+                    raise InvalidSetupError(both_on(p.square, [_what(seen[p.square]), _labelled(p.label)]), f)
                 seen[p.square] = f
         for sq, tp in self.teleporters.items():
             f = f"{where}.teleporters.{square_name(sq)}"
             if sq in self.stones:
-                raise InvalidSetupError(f"a stone stands on the teleporter on {square_name(sq)}", f"{where}.stones.{square_name(sq)}")
+                raise InvalidSetupError(Text(N_("a stone stands on the teleporter on %(square)s"), square=square_name(sq)),
+                                        f"{where}.stones.{square_name(sq)}")
             p = self.pawn_at(sq)
             if p is not None:
-                raise InvalidSetupError(f"pawn {p.label} stands on the teleporter on {square_name(sq)}", f"{where}.pawns.{p.label}.at")
+                raise InvalidSetupError(Text(N_("pawn %(label)s stands on the teleporter on %(square)s"), label=p.label,
+                                             square=square_name(sq)), f"{where}.pawns.{p.label}.at")
             if sq in self.pools:
-                raise InvalidSetupError(f"a teleporter and a pool share {square_name(sq)}", f)
+                raise InvalidSetupError(Text(N_("a teleporter and a pool share %(square)s"), square=square_name(sq)), f)
         counts: dict[int, int] = {}
         for tp in self.teleporters.values():
             counts[tp.pair] = counts.get(tp.pair, 0) + 1
         for pair, c in sorted(counts.items()):
             if c != 2:
-                raise InvalidSetupError(f"pair {pair} has {c} tile(s); each pair needs exactly 2", f"{where}.teleporters")
+                raise InvalidSetupError(Text(N_("pair %(pair)s has %(count)s tile(s); each pair needs exactly 2"), pair=pair, count=c),
+                                        f"{where}.teleporters")
 
     # -- text ------------------------------------------------------------
     def __str__(self) -> str:
@@ -423,18 +432,24 @@ class _FrozenMap(Mapping):
         return dict(self._d)
 
 
-def _what(field_path: str) -> str:
+def _what(field_path: str) -> Text:
     if field_path.endswith(".monster"):
-        return "the monster"
+        return THE_MONSTER
     if ".stones." in field_path:
-        return "a stone"
-    return "pawn " + field_path.split(".pawns.")[1].removesuffix(".at")
+        return Text(A_KIND["stone"])
+    return _labelled(field_path.split(".pawns.")[1].removesuffix(".at"))
+
+
+def _labelled(label: str) -> Text:
+    """A pawn of a position file by its label (``A``: not a pawn's name, so not translated)."""
+    return Text(N_("pawn %(label)s"), label=label)
 
 
 def _only_keys(obj: dict, keys: tuple[str, ...], field_path: str) -> None:
     extra = sorted(k for k in obj if k not in keys)
     if extra:
-        raise InvalidSetupError(f"unknown key(s) {', '.join(map(repr, extra))} (expected {', '.join(keys)})",
+        raise InvalidSetupError(Text(N_("unknown key(s) %(keys)s (expected %(known)s)"), keys=", ".join(map(repr, extra)),
+                                     known=", ".join(keys)),
                                 field_path)
 
 
@@ -445,7 +460,8 @@ def _sq(name, field_path: str, strict: bool = False) -> int:
     except ValueError as exc:
         raise InvalidSetupError(str(exc), field_path) from None
     if strict and name != square_name(sq):
-        raise InvalidSetupError(f"{name!r} is not a square name: write it like {square_name(sq)!r}", field_path)
+        raise InvalidSetupError(Text(N_("%(name)s is not a square name: write it like %(square)s"), name=repr(name),
+                                     square=repr(square_name(sq))), field_path)
     return sq
 
 
@@ -456,5 +472,6 @@ def _dir(name, field_path: str, strict: bool = False) -> int:
     except ValueError as exc:
         raise InvalidSetupError(str(exc), field_path) from None
     if strict and name != direction_name(d):
-        raise InvalidSetupError(f"{name!r} is not a direction: write it as {direction_name(d)!r}", field_path)
+        raise InvalidSetupError(Text(N_("%(name)s is not a direction: write it as %(direction)s"), name=repr(name),
+                                     direction=repr(direction_name(d))), field_path)
     return d
