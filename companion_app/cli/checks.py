@@ -158,18 +158,20 @@ def _wled_answer(url: str, serial_cfg, need: int, lang: str = DEFAULT) -> Findin
 
     from hardware.link import plain_error
 
+    from ..i18n.text import render
+
     bauds = [serial_cfg.baud] + ([serial_cfg.switch_from] if serial_cfg.switch_from else [])
     for baud in bauds:
         try:
             port = serial.serial_for_url(url, baudrate=baud, timeout=0.1, write_timeout=1.0)
         except (serial.SerialException, OSError, ValueError) as exc:
-            return Finding(LED_DEVICE, False, plain_error(url, exc, baud))
+            return Finding(LED_DEVICE, False, render(plain_error(url, exc, baud).text, lang))
         try:
             port.reset_input_buffer()
             port.write(b'{"v":true}')
             reply = _read_json(port, WLED_ANSWER_S)
         except (serial.SerialException, OSError) as exc:
-            return Finding(LED_DEVICE, False, plain_error(url, exc, baud))
+            return Finding(LED_DEVICE, False, render(plain_error(url, exc, baud).text, lang))
         finally:
             port.close()
         if reply is not None:

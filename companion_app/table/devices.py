@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from engine.wording import N_, Said, Term, Text
+from engine.wording import N_, Join, Said, Term, Text
 
 from ..i18n.text import in_all
 from .frames import KeepLastFrame
@@ -44,8 +44,8 @@ class Device(Generic[D]):
     obj: D | None = None
     why: str | Text = Text(N_("not connected"))
     last_error: str | None = None
-    note: str | Text = ""   # what the device is (shown while it works)
-    startup: str = ""       # a problem seen while opening: printed once by flure play, not a live status
+    note: str | Text | Join = ""   # what the device is (shown while it works)
+    startup: str | Text = ""   # a problem seen while opening: printed once by flure play, not a live status
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def call(self, use: Callable[[D], R]) -> R | None:
@@ -82,7 +82,7 @@ class Device(Generic[D]):
         note = "; ".join(str(part) for part in (self.note, frames_note) if part)
         if note:
             out["note"] = note
-        if isinstance(self.note, Text):
+        if isinstance(self.note, (Text, Join)):
             out["note_i18n"] = {lang: "; ".join(part for part in (text, frames_note) if part)
                                 for lang, text in in_all(self.note).items()}
         if self.last_error:
@@ -123,9 +123,12 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                 calibration = load_calibration(camera_config.calibration)
                 if tuple(calibration.image_size) != tuple(camera_config.resolution):
                     (w, h), (cw, ch) = camera_config.resolution, calibration.image_size
-                    raise ValueError(f"the calibration {camera_config.calibration} was made at {cw}×{ch} but "
-                                     f"[camera] resolution is {w}×{h}; calibrate again at that size "
-                                     "(flure calibrate camera) or set the resolution back")
+                    from .config import TableConfigError
+                    raise TableConfigError(Text(N_("the calibration %(path)s was made at %(made)s but [camera] "
+                                                   "resolution is %(size)s; calibrate again at that size (flure "
+                                                   "calibrate camera) or set the resolution back"),
+                                                path=str(camera_config.calibration), made=f"{cw}×{ch}",
+                                                size=f"{w}×{h}"))
             extra = {"scheme": None if camera_config.marker_scheme is None else str(camera_config.marker_scheme),
                      "calibration": calibration, "config": camera_config.reader_config()}
         calibrated = extra.get("calibration")
@@ -133,12 +136,13 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
 
         if open_frames is not None:      # the simulated table's camera (it films the simulated players)
             make, what = open_frames, Text(N_("the simulated table's camera"))
-            note = "simulated table (the synthetic camera films simulated players acting on it)"
+            note = Text(N_("simulated table (the synthetic camera films simulated players acting on it)"))
         else:
             def make():
                 return open_source(spec, **dict(options))
             what = Text(N_("the synthetic camera")) if spec == "synthetic" else Text(N_("camera %(spec)s"), spec=spec)
-            note = "digital twin (synthetic camera showing the game's position)" if spec == "synthetic" else spec
+            note = Text(N_("digital twin (synthetic camera showing the game's position)")) if spec == "synthetic" \
+                else spec
 
         def opened():
             return KeepLastFrame(make(), calibrated_size=size)
@@ -155,10 +159,12 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         def source():
             return first.pop() if first else opened()
 
+        parts = [note]
         if first and getattr(first[0].source, "exposure_note", ""):
-            note += f", {first[0].source.exposure_note}"
+            parts.append(first[0].source.exposure_note)      # the camera driver's own words (vision.sources)
         if extra.get("calibration") is not None:
-            note += f", lens calibration {camera_config.calibration}"
+            parts.append(Text(N_("lens calibration %(path)s"), path=str(camera_config.calibration)))
+        note = Join(", ", parts) if len(parts) > 1 else note
         reader = TableCamera(None, stable_frames=stable_frames, **extra)
         worker = CameraWorker(source, reader.feed, on_update or (lambda update: None), fps=fps or rate,
                               stable_frames=stable_frames, read_timeout=read_timeout,
@@ -186,8 +192,10 @@ def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
             status = _first_status(grid)
             if not status.get("connected") and status.get("last_error"):
                 # Not the note: the referee view reads the live status, which clears once it connects.
-                device.startup = (f"{status['last_error'].rstrip('.')} (the session goes on and connects by "
-                                  "itself once it is)")
+                error = status["last_error"]     # a Said (hardware.link.plain_error) keeps its wording data
+                device.startup = Text(N_("%(error)s (the session goes on and connects by itself once it is)"),
+                                      error=error.text if isinstance(error, Said) and not error.endswith(".")
+                                      else str(error).rstrip("."))
         return device
     except Exception as exc:  # noqa: BLE001
         return Device("LED grid", None, why=Text(N_("LED grid not available: %(why)s"), why=str(exc)))
