@@ -91,13 +91,16 @@ def _read_toml(path: Path) -> dict:
             raise RecursionError
         return data
     except RecursionError:
-        raise HardwareConfigError(f"{path}: lists or tables are nested too deeply (at most {MAX_DEPTH} levels)")
+        raise HardwareConfigError(Text(N_("%(path)s: lists or tables are nested too deeply (at most %(depth)s levels)"),
+                                       path=str(path), depth=MAX_DEPTH))
     except OSError as exc:
-        raise HardwareConfigError(f"{path}: cannot read the hardware configuration ({exc.strerror or exc})")
+        raise HardwareConfigError(Text(N_("%(path)s: cannot read the hardware configuration (%(why)s)"),
+                                       path=str(path), why=exc.strerror or exc))
     except tomllib.TOMLDecodeError as exc:
-        raise HardwareConfigError(f"{path}: not valid TOML ({exc})")
+        raise HardwareConfigError(Text(N_("%(path)s: not valid TOML (%(why)s)"), path=str(path), why=exc))
     except UnicodeDecodeError:
-        raise HardwareConfigError(f"{path}: not a TOML text file (it holds bytes that are not UTF-8 text)")
+        raise HardwareConfigError(Text(N_("%(path)s: not a TOML text file (it holds bytes that are not UTF-8 text)"),
+                                       path=str(path)))
 
 
 def check_number(section: str, key: str, value: Any, lo: float, hi: float) -> float:

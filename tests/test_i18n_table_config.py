@@ -120,3 +120,20 @@ def test_the_setup_page_refuses_in_the_request_language(tmp_path):
     t = setup_errors(tmp_path, "/exposure", {"exposure_us": 0, "analogue_gain": 0, "colour_gains": [99, 1]})
     assert t["en"].startswith("colour_gains must be [red, blue] gains")
     assert t["fr"].startswith("colour_gains doit être des gains [rouge, bleu]")
+
+
+def test_a_hardware_file_that_cannot_be_read(tmp_path):
+    from hardware.config import HardwareConfigError, load_config
+
+    missing, broken = tmp_path / "none.toml", tmp_path / "hw.toml"
+    broken.write_text("[serial\n", encoding="utf-8")
+    with pytest.raises(HardwareConfigError) as info:
+        load_config(missing)
+    assert str(info.value) == f"{missing}: cannot read the hardware configuration (No such file or directory)"
+    assert error_text(info.value, "de") == (f"{missing}: die Hardware-Konfiguration kann nicht gelesen werden "
+                                            "(No such file or directory)")
+    with pytest.raises(HardwareConfigError) as info:
+        load_config(broken)
+    assert str(info.value).startswith(f"{broken}: not valid TOML (")
+    assert error_text(info.value, "fr").startswith(f"{broken}{NBSP}: TOML non valide (")
+    assert error_text(info.value, "es").startswith(f"{broken}: TOML no válido (")
