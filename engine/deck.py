@@ -107,7 +107,8 @@ def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: boo
     if isinstance(tile, int) and not isinstance(tile, bool):
         tile = str(tile)   # a step tile given as a number: 8 is the "8" tile
     if not isinstance(tile, str) or tile not in TILES:
-        raise InvalidSetupError(f"{tile!r} is not a tombstone tile (one of {', '.join(dict.fromkeys(TILES))})",
+        raise InvalidSetupError(Text(N_("%(tile)s is not a tombstone tile (one of %(known)s)"), tile=repr(tile),
+                                     known=", ".join(dict.fromkeys(TILES))),
                                 "tile")
     name = tile_words(tile, prey3_variant=prey3_variant)
     if tile not in deck:

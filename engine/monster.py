@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .errors import InvalidSetupError
+from .wording import N_, Join, Text
 from .geometry import NEIGHBOUR, SQUARES, monster_next, turn_about, turn_right, wall_letter
 from .plan import (
     Eat, Enter, LazyNames, Look, Pivot, Plan, Push, Sighting, Slide, Step, Stop, Teleport, Wrap,
@@ -30,7 +31,8 @@ def tile_rule(tile: str, *, prey3_variant: bool = False) -> tuple[int | None, in
     The one place that says what a tile makes the monster do: the deck and its messages ask here.
     """
     if tile not in TILE_KINDS:
-        raise InvalidSetupError(f"unknown tombstone tile {tile!r} (one of {', '.join(TILE_KINDS)})", "tile")
+        raise InvalidSetupError(Text(N_("unknown tombstone tile %(tile)s (one of %(known)s)"), tile=repr(tile),
+                                     known=", ".join(TILE_KINDS)), "tile")
     if tile == "5" and prey3_variant:
         return None, 3
     if tile.startswith("prey-"):
@@ -210,14 +212,17 @@ def resolve(position: Position, tile: str | None = None, *, steps: int | None = 
         want_steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     elif steps is not None:
         if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= PREY_STEP_CAP:
-            raise InvalidSetupError(f"steps must be a whole number from 1 to {PREY_STEP_CAP}, not {steps!r}", "steps")
+            raise InvalidSetupError(Text(N_("steps must be a whole number from 1 to %(most)s, not %(value)s"),
+                                         most=PREY_STEP_CAP, value=repr(steps)), "steps")
         want_steps, prey = steps, None
     else:
-        raise InvalidSetupError("give a tombstone tile or a number of steps", "tile")
+        raise InvalidSetupError(Text(N_("give a tombstone tile or a number of steps")), "tile")
 
     crowded = position.crowded()
     if crowded:   # a referee's correction gone wrong: the move needs one piece a square
-        raise InvalidSetupError(f"the monster cannot move on this board: {'; '.join(crowded)}", "position")
+        words = Join(N_("; "), [w for code, w, _ in position.status_words() if code == "two-pieces"])
+        raise InvalidSetupError(Text(N_("the monster cannot move on this board: %(problems)s"), problems=words),
+                                "position")
     names = LazyNames(position)
     work = _Work(position, names)
     eaten: list[str] = []

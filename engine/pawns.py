@@ -157,16 +157,18 @@ def _start(pos: Position, label: str) -> int:
 
 def _check_label(pos: Position, label: str) -> None:
     if not any(p.label == label for p in pos.pawns):
-        raise InvalidSetupError(f"there is no pawn {label!r} in this position", "pawn")
+        raise InvalidSetupError(Text(N_("there is no pawn %(label)s in this position"), label=repr(label)), "pawn")
 
 
 def _points(pos: Position, label: str, points: int | None) -> int:
     if points is None:
         points = pos.pawn(label).value
         if points is None:
-            raise InvalidSetupError(f"pawn {label!r} has no known kind, so give its points", "points")
+            raise InvalidSetupError(Text(N_("pawn %(label)s has no known kind, so give its points"), label=repr(label)),
+                                    "points")
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
-        raise InvalidSetupError(f"points must be a whole number of 0 or more, not {points!r}", "points")
+        raise InvalidSetupError(Text(N_("points must be a whole number of 0 or more, not %(value)s"), value=repr(points)),
+                                "points")
     return points
 
 
@@ -187,11 +189,12 @@ def apply_moves(position: Position, label: str, moves: str, points: int | None =
     """Play ``moves`` for pawn ``label``; the new position, or IllegalMoveError naming rule and move."""
     _check_label(position, label)
     if not isinstance(moves, str):
-        raise InvalidSetupError("moves must be text such as 'NWWWN'", "moves")
+        raise InvalidSetupError(Text(N_("moves must be text such as %(example)s"), example="'NWWWN'"), "moves")
     moves = moves.upper()
     for i, m in enumerate(moves):
         if m not in MOVE_LETTERS:
-            raise InvalidSetupError(f"unknown move letter {m!r} at position {i + 1} (use N E S W I X)", "moves")
+            raise InvalidSetupError(Text(N_("unknown move letter %(letter)s at position %(number)s (use N E S W I X)"),
+                                         letter=repr(m), number=i + 1), "moves")
     budget = _points(position, label, points)
     ctx = _Ctx(position, label)
     sq = _start(position, label)

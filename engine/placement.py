@@ -84,7 +84,7 @@ def parse_placement(action: "Place", position: Position) -> Placement:
         return Placement(piece, cells)
     if piece == "teleporter":
         if action.arrow is None:
-            raise InvalidSetupError("a teleporter needs its arrow: N, E, S or W", "arrow")
+            raise InvalidSetupError(Text(N_("a teleporter needs its arrow: N, E, S or W")), "arrow")
         pair = action.pair
         if pair is None:
             counts = _pair_counts(position)

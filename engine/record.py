@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .actions import Action, format_action, parse_action
 from .errors import FlureError, InvalidSetupError
 from .game import Game
+from .wording import N_, Text
 
 FORMAT = "flure-game/1"
 FIELDS = ("format", "players", "first_player", "setup", "prey3_variant", "seed", "actions", "result")
@@ -43,7 +44,7 @@ class GameRecord:
         except InvalidSetupError:
             raise
         except FlureError as exc:
-            raise InvalidSetupError(str(exc), "players") from exc
+            raise InvalidSetupError(exc, "players") from exc
 
     def replay(self) -> Iterator[tuple[Action | None, Game]]:
         """The new game (with ``None``), then each action and the game after it.  An action the rules
@@ -54,8 +55,9 @@ class GameRecord:
             try:
                 game = game.apply(action)
             except FlureError as exc:
-                raise InvalidSetupError(f"step {i + 1} ({format_action(action)['type']}) is not allowed "
-                                        f"there: {exc}", f"actions[{i}]") from exc
+                raise InvalidSetupError(Text(N_("step %(number)s (%(kind)s) is not allowed there: %(reason)s"),
+                                             number=i + 1, kind=format_action(action)["type"], reason=exc),
+                                        f"actions[{i}]") from exc
             yield action, game
 
     def final(self) -> Game:
@@ -75,41 +77,42 @@ class GameRecord:
     def from_json(cls, data) -> "GameRecord":
         """Read a record; anything malformed raises InvalidSetupError naming the field."""
         if not isinstance(data, dict):
-            raise InvalidSetupError("a game record is a JSON object", "format")
+            raise InvalidSetupError(Text(N_("a game record is a JSON object")), "format")
         if data.get("format") != FORMAT:
-            raise InvalidSetupError(f"not a game record (expected \"format\": \"{FORMAT}\", "
-                                    f"got {data.get('format')!r:.40})", "format")
+            raise InvalidSetupError(Text(N_("not a game record (expected %(form)s, got %(value)s)"),
+                                         form=f'"format": "{FORMAT}"', value=f"{data.get('format')!r:.40}"), "format")
         for key in data:
             if key not in FIELDS:
-                raise InvalidSetupError(f"a game record has no field {key!r:.40} (fields: {', '.join(FIELDS)})",
+                raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"), key=f"{key!r:.40}",
+                                             known=", ".join(FIELDS)),
                                         str(key)[:40])
         for key in ("players", "seed", "actions"):
             if key not in data:
-                raise InvalidSetupError("missing", key)
+                raise InvalidSetupError(Text(N_("missing")), key)
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise InvalidSetupError("must be a list of colours, e.g. [\"red\", \"blue\"]", "players")
+            raise InvalidSetupError(Text(N_("must be a list of colours, e.g. %(example)s"), example='["red", "blue"]'), "players")
         first = data.get("first_player", players[0] if players else None)
         if first is not None and not isinstance(first, str):
-            raise InvalidSetupError("must be one of the players' colours", "first_player")
+            raise InvalidSetupError(Text(N_("must be one of the players' colours")), "first_player")
         setup = data.get("setup", "basic")
         if not isinstance(setup, str):
-            raise InvalidSetupError("must be basic or advanced", "setup")
+            raise InvalidSetupError(Text(N_("must be basic or advanced")), "setup")
         variant = data.get("prey3_variant", False)
         if not isinstance(variant, bool):
-            raise InvalidSetupError("must be true or false", "prey3_variant")
+            raise InvalidSetupError(Text(N_("must be true or false")), "prey3_variant")
         seed = data["seed"]
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise InvalidSetupError("must be a whole number from 0 to 2^63", "seed")
+            raise InvalidSetupError(Text(N_("must be a whole number from 0 to 2^63")), "seed")
         if not isinstance(data["actions"], list):
-            raise InvalidSetupError("must be a list of actions", "actions")
+            raise InvalidSetupError(Text(N_("must be a list of actions")), "actions")
         actions = []
         for i, item in enumerate(data["actions"]):
             try:
                 actions.append(parse_action(item))
             except InvalidSetupError as exc:
                 where = f"actions[{i}]" + (f".{exc.field}" if exc.field and exc.field != "action" else "")
-                raise InvalidSetupError(str(exc).removeprefix(f"{exc.field}: "), where) from exc
+                raise InvalidSetupError(exc.text, where) from exc   # its message without its own field
         record = cls(tuple(players), first, setup, variant, seed, tuple(actions))
         record.start()   # the setup itself is checked here (players, colours, G11)
         return record

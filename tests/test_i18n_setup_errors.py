@@ -152,3 +152,75 @@ def test_two_pieces_on_one_square_of_a_position_file_in_each_language():
     assert str(exc) == "setup.pawns.A.at: a stone and pawn A are both on d4"
     check(exc, "setup.pawns.A.at")
     assert "la ficha A" in error_text(exc, "es") and "le pion A" in error_text(exc, "fr")
+
+
+def record():
+    return {"format": "flure-game/1", "players": ["red", "blue"], "first_player": "red", "seed": 3,
+            "actions": [{"type": "move", "pawn": "red-6/1", "moves": ""}]}
+
+
+BAD_RECORDS = {
+    "not object": lambda d: ["x"],
+    "format": lambda d: {**d, "format": "chess"},
+    "field": lambda d: {**d, "colour": 1},
+    "missing": lambda d: {k: v for k, v in d.items() if k != "seed"},
+    "players": lambda d: {**d, "players": "red"},
+    "first": lambda d: {**d, "first_player": 2},
+    "setup": lambda d: {**d, "setup": 2},
+    "variant": lambda d: {**d, "prey3_variant": "no"},
+    "seed": lambda d: {**d, "seed": -1},
+    "actions": lambda d: {**d, "actions": {}},
+    "bad action": lambda d: {**d, "actions": [{"type": "move", "pawn": "red-6/1", "moves": "NQ"}]},
+    "colour": lambda d: {**d, "players": ["red", "pink"]},
+    "too few": lambda d: {**d, "players": ["red"], "first_player": "red"},
+}
+
+
+@pytest.mark.parametrize("name", BAD_RECORDS)
+def test_a_bad_game_record_in_each_language(name):
+    from engine.record import GameRecord
+    exc = refusal(lambda: GameRecord.from_json(BAD_RECORDS[name](record())))
+    assert isinstance(exc, InvalidSetupError)
+    check(exc, exc.field)
+
+
+def test_a_record_step_refused_keeps_its_rule_in_each_language():
+    from engine.record import GameRecord
+    data = {**record(), "actions": [{"type": "move", "pawn": "blue-6/1", "moves": ""}]}
+    exc = refusal(lambda: GameRecord.from_json(data).final())
+    assert str(exc) == "actions[0]: step 1 (move) is not allowed there: It is red's turn, not blue's (G3)"
+    check(exc, "actions[0]")
+    assert error_text(exc, "de") == ("actions[0]: Eintrag 1 (move) ist dort nicht erlaubt: "
+                                     "Rot ist am Zug, nicht Blau (G3)")
+
+
+def test_bad_moves_tiles_and_steps_in_each_language():
+    from engine.deck import take
+    from engine.monster import resolve
+    from engine.pawns import apply_moves
+    game = Game.new(["red", "blue"], first_player="red", seed=1)
+    pos = game.position
+    calls = [lambda: apply_moves(pos, "red-9/9", "N"), lambda: apply_moves(pos, "red-6/1", 5),
+             lambda: apply_moves(pos, "red-6/1", "NQ"), lambda: apply_moves(pos, "red-6/1", "N", points=-1),
+             lambda: resolve(pos, "11"), lambda: resolve(pos, steps=0), lambda: resolve(pos),
+             lambda: take(game.deck, "13", first_of_game=True, prey3_variant=False)]
+    for call in calls:
+        exc = refusal(call)
+        assert isinstance(exc, InvalidSetupError)
+        check(exc, exc.field)
+
+
+def test_a_crowded_board_refused_by_the_monster_names_the_square_in_each_language():
+    from engine.monster import resolve
+    pos = Position.from_setup(changed(lambda d: d["stones"].update(d4="stone")), strict=False)   # a stone on pawn A
+    exc = refusal(lambda: resolve(pos, "5"))
+    assert "d4" in str(exc)
+    check(exc, "position")
+
+
+def test_a_teleporter_without_its_arrow_in_each_language():
+    from engine.actions import Place
+    from engine.placement import parse_placement
+    exc = refusal(lambda: parse_placement(Place("teleporter", "g7", None), Position.from_setup(GOOD)))
+    assert str(exc) == "arrow: a teleporter needs its arrow: N, E, S or W"
+    check(exc, "arrow")
