@@ -23,7 +23,10 @@ from engine.reconcile import Problem, Reconciliation, reconcile, refused
 CARD_ZONE_CODES = ("card-zone-hidden", "card-zone-unclear", "two-tiles")
 # Square-less problems that do not make the board doubtful: the squares decide (a monster or
 # a teleporter nobody sees is simply not seen on its square, which is unknown or refused).
-HARMLESS_CODES = ("no-monster", "teleporter-pair")
+# A teleporter seen without its partner says nothing about the view: during the advanced setup the
+# second tile is not placed yet (A2), in a game a missing tile is a difference the squares show.
+GAME_DECIDES_CODES = ("teleporter-pair",)
+HARMLESS_CODES = ("no-monster", *GAME_DECIDES_CODES)
 
 
 def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, list[Problem]]:

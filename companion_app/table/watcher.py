@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from engine.geometry import square_name
 from engine.wording import N_, Text
+from vision.change import GAME_DECIDES_CODES
 
 from ..i18n.text import in_all
 from .camera_words import problem_words
@@ -32,7 +33,6 @@ from .camera_words import problem_words
 log = logging.getLogger(__name__)
 
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
-NOT_BLOCKING = ("teleporter-pair",)                 # about the game, not the view: the squares decide
 END_AFTER_EMPTY = 3          # consecutive "no frame" answers before the source counts as ended
 
 
@@ -43,7 +43,7 @@ def split_problems(problems) -> tuple[list[str], list[dict]]:
         if p.get("code") in UNKNOWN_CODES and isinstance(p.get("square"), str):
             if p["square"] not in unknown:
                 unknown.append(p["square"])
-        elif p.get("code") not in NOT_BLOCKING:
+        elif p.get("code") not in GAME_DECIDES_CODES:
             blocking.append(p)
     return unknown, blocking
 
