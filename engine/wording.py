@@ -10,6 +10,8 @@ another language.  Fields keep what they are: a ``Pawn`` or ``Colour`` is transl
 """
 from __future__ import annotations
 
+import errno
+
 
 def N_(message: str) -> str:
     """Mark ``message`` as a msgid for extraction; the engine itself uses the English as is."""
@@ -169,3 +171,39 @@ class Said(str):
         said = super().__new__(cls, str(text))
         said.text = text
         return said
+
+
+# The operating system's reasons a file, port or device could not be used, by errno: the
+# English is the C library's own message (what ``strerror`` says on Linux), so English output
+# is unchanged while a renderer can word it in another language.
+OS_REASONS = {
+    errno.ENOENT: N_("No such file or directory"),
+    errno.EACCES: N_("Permission denied"),
+    errno.EPERM: N_("Operation not permitted"),
+    errno.EISDIR: N_("Is a directory"),
+    errno.ENOTDIR: N_("Not a directory"),
+    errno.ENOSPC: N_("No space left on device"),
+    errno.EROFS: N_("Read-only file system"),
+    errno.EEXIST: N_("File exists"),
+    errno.ENODEV: N_("No such device"),
+    errno.ENXIO: N_("No such device or address"),
+    errno.EIO: N_("Input/output error"),
+    errno.EBUSY: N_("Device or resource busy"),
+    errno.ENAMETOOLONG: N_("File name too long"),
+    errno.ELOOP: N_("Too many levels of symbolic links"),
+    errno.EADDRINUSE: N_("Address already in use"),
+    errno.EADDRNOTAVAIL: N_("Cannot assign requested address"),
+    errno.EDQUOT: N_("Disk quota exceeded"),
+}
+
+
+def os_reason(exc: BaseException):
+    """Why a file, port or device could not be used (an ``OSError``'s errno, or text that is not
+    UTF-8) as a ``Term`` a renderer translates; an uncommon errno keeps the system's own English
+    words (``strerror``), anything else its text."""
+    if isinstance(exc, UnicodeDecodeError):
+        return Term(N_("not a text file in UTF-8"))
+    reason = OS_REASONS.get(getattr(exc, "errno", None))
+    if reason is not None:
+        return Term(reason)
+    return getattr(exc, "strerror", None) or str(exc)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.jsontext import MAX_DEPTH, data_depth
-from engine.wording import N_, Text, Worded
+from engine.wording import N_, Text, Worded, os_reason
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 PROTOCOLS = ("adalight", "tpm2")
@@ -95,7 +95,7 @@ def _read_toml(path: Path) -> dict:
                                        path=str(path), depth=MAX_DEPTH))
     except OSError as exc:
         raise HardwareConfigError(Text(N_("%(path)s: cannot read the hardware configuration (%(why)s)"),
-                                       path=str(path), why=exc.strerror or exc))
+                                       path=str(path), why=os_reason(exc)))
     except tomllib.TOMLDecodeError as exc:
         raise HardwareConfigError(Text(N_("%(path)s: not valid TOML (%(why)s)"), path=str(path), why=exc))
     except UnicodeDecodeError:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from engine.wording import N_, Said, Text
+from engine.wording import N_, Said, Text, os_reason
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ class Speaker:
                 process = self._process = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             except OSError as exc:        # removed or made unusable since the speaker was made
-                return Said(Text(N_("%(command)s could not be run (%(error)s)"), command=COMMAND, error=exc.strerror or exc))
+                return Said(Text(N_("%(command)s could not be run (%(error)s)"), command=COMMAND, error=os_reason(exc)))
         try:
             _out, err = process.communicate(timeout=self.timeout_s)
         except subprocess.TimeoutExpired:

@@ -15,6 +15,7 @@ from companion_app.cli.lang import LanguageError, from_locale, set_language, tak
 from companion_app.i18n.plan_text import plan_lines
 from engine.monster import resolve
 from engine.position import Position
+from engine.wording import OS_REASONS
 
 REPO = Path(__file__).resolve().parent.parent
 SCENARIO = REPO / "tests" / "scenarios" / "b1-pawn-slides-back-over-same-pool.json"
@@ -121,14 +122,26 @@ def test_resolve_json_is_the_same_in_every_language(tmp_path):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "flure: {path}: cannot read the file (No such file or directory)"),
-    ("fr", "flure: {path}\u00a0: impossible de lire le fichier (No such file or directory)"),
-    ("de", "flure: {path}: die Datei kann nicht gelesen werden (No such file or directory)"),
-    ("es", "flure: {path}: no se puede leer el archivo (No such file or directory)"),
+    ("fr", "flure: {path}\u00a0: impossible de lire le fichier (Aucun fichier ou dossier de ce nom)"),
+    ("de", "flure: {path}: die Datei kann nicht gelesen werden (Datei oder Verzeichnis nicht gefunden)"),
+    ("es", "flure: {path}: no se puede leer el archivo (No existe el archivo o el directorio)"),
 ])
 def test_fail_says_it_in_the_commands_language(tmp_path, capsys, lang, sentence):
     missing = tmp_path / "nowhere.json"
     assert cli.main(["--lang", lang, "replay", str(missing)]) == 2
     assert capsys.readouterr().err == sentence.format(path=missing) + "\n"
+
+
+def test_the_systems_reason_is_worded_too_and_stays_the_c_librarys_in_english(tmp_path, capsys):
+    """An OSError's reason (engine.wording.OS_REASONS, by errno) is translated; its English is strerror's."""
+    for code, english in OS_REASONS.items():
+        assert english == os.strerror(code)
+    assert cli.main(["--lang", "de", "resolve", str(tmp_path), "--tile", "5"]) == 2     # a folder, not a file
+    assert capsys.readouterr().err == f"flure: {tmp_path}: die Datei kann nicht gelesen werden (Ist ein Verzeichnis)\n"
+    bad = tmp_path / "latin1.json"
+    bad.write_bytes("{\"caf\xe9\": 1}".encode("latin-1"))
+    assert cli.main(["--lang", "es", "replay", str(bad)]) == 2
+    assert capsys.readouterr().err == f"flure: {bad}: no se puede leer el archivo (no es un archivo de texto en UTF-8)\n"
 
 
 def test_argparse_speaks_the_language_too(capsys):

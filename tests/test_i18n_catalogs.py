@@ -30,6 +30,9 @@ def test_every_message_in_the_code_is_in_every_catalog_and_translated(tmp_path):
         cat = read(po_path(lang))
         missing = used - keys(cat)
         assert not missing, f"{lang}: msgids used in the code but missing from the catalog: {sorted(map(str, missing))}"
+        stale = keys(cat) - used
+        assert not stale, f"{lang}: msgids no code uses any more (run update): {sorted(map(str, stale))}"
+        assert not cat.obsolete, f"{lang}: obsolete #~ entries left by update: {sorted(map(str, cat.obsolete))}"
         if lang == "en":
             continue   # the English wording is the msgid itself
         for m in cat:

@@ -85,11 +85,11 @@ def test_the_pin_file_and_set_in_text(tmp_path):
     pin.write_bytes(b"\xff\xfe")
     with pytest.raises(TableConfigError) as info:
         load_table_config(tmp_path / "table.toml").web.read_pin()
-    assert str(info.value) == f"{pin}: cannot read the PIN file ([web] pin_file): not a text file"
+    assert str(info.value) == f"{pin}: cannot read the PIN file ([web] pin_file): not a text file in UTF-8"
     assert error_text(info.value, "fr") == (f"{pin}{NBSP}: impossible de lire le fichier du code PIN "
-                                            f"([web] pin_file){NBSP}: pas un fichier texte")
+                                            f"([web] pin_file){NBSP}: pas un fichier texte en UTF-8")
     assert error_text(info.value, "es") == (f"{pin}: no se puede leer el archivo del PIN ([web] pin_file): "
-                                            "no es un archivo de texto")
+                                            "no es un archivo de texto en UTF-8")
     with pytest.raises(TableConfigError) as info:
         set_in_text("[web]\nport = 80\n", {"speaker.rate": 120})
     assert str(info.value) == "no [speaker] section to set rate in"
@@ -131,7 +131,7 @@ def test_a_hardware_file_that_cannot_be_read(tmp_path):
         load_config(missing)
     assert str(info.value) == f"{missing}: cannot read the hardware configuration (No such file or directory)"
     assert error_text(info.value, "de") == (f"{missing}: die Hardware-Konfiguration kann nicht gelesen werden "
-                                            "(No such file or directory)")
+                                            "(Datei oder Verzeichnis nicht gefunden)")
     with pytest.raises(HardwareConfigError) as info:
         load_config(broken)
     assert str(info.value).startswith(f"{broken}: not valid TOML (")

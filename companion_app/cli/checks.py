@@ -15,7 +15,10 @@ import socket
 import time
 from pathlib import Path
 
+from engine.wording import os_reason
+
 from ..i18n import DEFAULT, gettext as _g
+from ..i18n.text import render
 from ..table.checks import (MIN_FREE_MB, Finding, calibration_problems, check_board,  # noqa: F401 - re-exported
                             check_calibration, check_database)
 
@@ -157,8 +160,6 @@ def _wled_answer(url: str, serial_cfg, need: int, lang: str = DEFAULT) -> Findin
     import serial
 
     from hardware.link import plain_error
-
-    from ..i18n.text import render
 
     bauds = [serial_cfg.baud] + ([serial_cfg.switch_from] if serial_cfg.switch_from else [])
     for baud in bauds:
@@ -328,7 +329,7 @@ def check_port(config, lang: str = DEFAULT) -> list[Finding]:
                 return [Finding(WEB_PORT, False, _g(lang, "port %(port)s needs root: use a port above 1023",
                                                     port=port))]
             return [Finding(WEB_PORT, False, _g(lang, "cannot listen on %(address)s (%(why)s): set [web] host",
-                                                address=f"{host}:{port}", why=exc.strerror))]
+                                                address=f"{host}:{port}", why=render(os_reason(exc), lang)))]
     return [Finding(WEB_PORT, True, _g(lang, "%(address)s is free", address=f"{host}:{port}"))]
 
 

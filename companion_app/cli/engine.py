@@ -15,7 +15,7 @@ from engine import jsontext
 
 from . import fail
 from ..i18n.text import error_text   # an engine error in a language (plain English ones stay English)
-from .lang import _, language
+from .lang import _, language, why
 
 DEMO_SETUP = {
     "monster": {"at": "j8", "facing": "E"},
@@ -75,7 +75,7 @@ def _load_json(path: str):
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
-        return None, _("%(path)s: cannot read the file (%(why)s)", path=path, why=exc.strerror or exc)
+        return None, _("%(path)s: cannot read the file (%(why)s)", path=path, why=why(exc))
     except UnicodeDecodeError as exc:
         return None, _("%(path)s: not a text file in UTF-8 (byte %(byte)s)", path=path, byte=exc.start + 1)
     try:
@@ -176,7 +176,7 @@ def cmd_resolve(args) -> int:
             with open(args.gif, "wb") as f:
                 f.write(move_gif(plan))
         except OSError as exc:
-            return fail(_("cannot write the GIF to %(path)s: %(why)s", path=args.gif, why=exc.strerror or exc))
+            return fail(_("cannot write the GIF to %(path)s: %(why)s", path=args.gif, why=why(exc)))
         if not args.json:
             print(_("The move's animation (%(frames)s frames) is in %(path)s.", frames=len(plan.steps) + 1,
                     path=args.gif))

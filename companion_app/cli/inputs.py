@@ -12,7 +12,7 @@ import functools
 
 from . import fail
 from ..i18n.text import error_text
-from .lang import _, language
+from .lang import _, language, why
 
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")   # what the image-writing commands are asked for
@@ -73,7 +73,7 @@ def load_before(path: str):
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(_("%(path)s: cannot read the file (%(why)s)", path=path,
-                           why=getattr(exc, "strerror", None) or exc)) from None
+                           why=why(exc))) from None
     try:
         data = jsontext.loads(text)
     except jsontext.JsonTextError as exc:

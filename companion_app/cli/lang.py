@@ -93,6 +93,13 @@ def n_(singular: str, plural: str, num: int, **params) -> str:
     return ngettext_in(_language, singular, plural, num, **params)
 
 
+def why(exc: BaseException) -> str:
+    """Why the system refused a file, port or device (an ``OSError``), in the command's language."""
+    from engine.wording import os_reason
+    from ..i18n.text import render
+    return render(os_reason(exc), _language)
+
+
 N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction; translated where it is used
 
 # argparse's own words (its help headings and the errors it prints), taken from our catalogs

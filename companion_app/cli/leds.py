@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
-from .lang import _
+from .lang import _, why
 
 
 def _seconds(text: str) -> float:
@@ -176,7 +176,7 @@ def cmd_show(args, cfg) -> int:
     try:
         plan = loads(sys.stdin.buffer.read() if args.plan == "-" else Path(args.plan).read_bytes())
     except OSError as exc:
-        return fail(_("%(path)s: cannot read the file (%(why)s)", path=args.plan, why=exc.strerror or exc))
+        return fail(_("%(path)s: cannot read the file (%(why)s)", path=args.plan, why=why(exc)))
     except JsonTextError as exc:
         return fail(f"{args.plan}: {exc}")
     from hardware.animation import PlanError, read_plan

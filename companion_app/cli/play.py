@@ -13,7 +13,7 @@ import socket
 from pathlib import Path
 
 from .config import add_table_options, load_from_args
-from .lang import N_, _, language
+from .lang import N_, _, language, why
 
 DEMO_SEED = 28   # as companion_app.table.demo.DEMO_SEED (not imported here: --help stays cheap)
 
@@ -151,7 +151,7 @@ def play(args) -> int:
         server = Server(None, web.host, web.port)  # app set below, once the URL is known
     except OSError as exc:
         print(_("Cannot listen on %(host)s:%(port)s: %(why)s. Try another --port or [web] port.", host=web.host,
-                port=web.port, why=exc.strerror))
+                port=web.port, why=why(exc)))
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
-from .lang import N_, _
+from .lang import N_, _, why
 
 DESCRIPTION = N_("""\
 Draw the table as an overhead camera sees it (the synthetic camera: the board to scale, the
@@ -118,7 +118,7 @@ def run(args) -> int:
     try:
         truth_path.write_text(json.dumps(frames[0][1].to_json(), indent=1) + "\n")
     except OSError as exc:
-        return fail(_("cannot write the ground truth %(path)s: %(why)s", path=truth_path, why=exc.strerror or exc))
+        return fail(_("cannot write the ground truth %(path)s: %(why)s", path=truth_path, why=why(exc)))
     print(truth_path)
     return 0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from . import fail
-from .lang import _, language
+from .lang import _, language, why
 
 
 def register(sub) -> None:
@@ -36,7 +36,7 @@ def cmd_replay(args) -> int:
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return fail(_("%(path)s: cannot read the file (%(why)s)", path=args.file,
-                      why=getattr(exc, "strerror", None) or exc))
+                      why=why(exc)))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -25,7 +25,7 @@ from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
 from hardware.config import HardwareConfig, HardwareConfigError, check_number, not_a_section, not_a_switch, only_keys
 from hardware.config import load_config as load_hardware_config
 from engine.jsontext import MAX_DEPTH, data_depth
-from engine.wording import N_, Term, Text, Worded
+from engine.wording import N_, Term, Text, Worded, os_reason
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
@@ -146,7 +146,7 @@ class WebConfig:
         try:
             text = self.pin_file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            why = getattr(exc, "strerror", None) or Term(N_("not a text file"))
+            why = os_reason(exc)
             raise TableConfigError(Text(N_("%(path)s: cannot read the PIN file ([web] pin_file): %(why)s"),
                                         path=str(self.pin_file), why=why)) from None
         pin = (text.strip().splitlines() or [""])[0].strip()
@@ -176,7 +176,7 @@ def read_toml(path: Path) -> dict:
         data = path.read_bytes()
     except OSError as exc:
         raise TableConfigError(Text(N_("%(path)s: cannot read the configuration file (%(why)s)"),
-                                     path=str(path), why=exc.strerror or exc)) from None
+                                     path=str(path), why=os_reason(exc))) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
