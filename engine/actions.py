@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from .deck import TILES
 from .errors import InvalidActionError, InvalidSetupError
-from .geometry import direction_name, parse_direction, parse_square, square_name
+from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
 from .pawns import MOVE_LETTERS
 from .placement import PIECES
 from .pools import ORIENTATIONS
@@ -206,8 +206,8 @@ def _moves(value) -> str:
 def _square(value, field: str) -> str:
     try:
         return square_name(parse_square(value))
-    except ValueError as exc:
-        raise InvalidActionError(str(exc), field) from None
+    except BadName as exc:
+        raise InvalidActionError(exc.text, field) from None
 
 
 def _target(value) -> str | None:
@@ -256,8 +256,8 @@ def _arrow(value) -> str | None:
         return None
     try:
         return direction_name(parse_direction(value))
-    except ValueError as exc:
-        raise InvalidActionError(str(exc), "arrow") from None
+    except BadName as exc:
+        raise InvalidActionError(exc.text, "arrow") from None
 
 
 def _pair(value) -> int | None:

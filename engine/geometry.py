@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .wording import N_, Text, Worded
+
 COLS = 16
 ROWS = 11
 
@@ -57,15 +59,21 @@ ENTRANCE = square(15, 10)  # p11, EINGANG
 CORNERS = frozenset((EXIT, ENTRANCE))
 
 
+class BadName(Worded, ValueError):
+    """A square or direction name that is none, as wording data (``text``): whoever wraps it in a
+    refusal passes ``exc.text`` on, so the whole refusal is said in the players' language;
+    ``str(exc)`` is the English sentence, as it always was."""
+
+
 def parse_square(name: str) -> int:
-    """``"g7"`` -> square; raises ValueError naming the bad input."""
+    """``"g7"`` -> square; raises BadName (a ValueError) naming the bad input."""
     if not isinstance(name, str):
-        raise ValueError(f"a square name must be text like 'g7', not {name!r}")
+        raise BadName(Text(N_("a square name must be text like 'g7', not %(value)s"), value=repr(name)))
     key = name.strip().lower()
     if not _NAME_RE.match(key):
-        raise ValueError(f"{name!r} is not a square name (a1 … p11)")
+        raise BadName(Text(N_("%(value)s is not a square name (a1 … p11)"), value=repr(name)))
     if key not in _BY_NAME:
-        raise ValueError(f"{name!r} is not on the board (a cut-away corner)")
+        raise BadName(Text(N_("%(value)s is not on the board (a cut-away corner)"), value=repr(name)))
     return _BY_NAME[key]
 
 
@@ -75,7 +83,7 @@ def square_name(sq: int) -> str:
 
 def parse_direction(name: str) -> int:
     if not isinstance(name, str) or name.upper() not in ("N", "E", "S", "W") or len(name) != 1:
-        raise ValueError(f"{name!r} is not a direction (N, E, S or W)")
+        raise BadName(Text(N_("%(value)s is not a direction (N, E, S or W)"), value=repr(name)))
     return DIRECTION_NAMES.index(name.upper())
 
 

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Mapping, NamedTuple
 
 from .errors import InvalidSetupError
-from .geometry import direction_name, parse_direction, parse_square, square_name
+from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
 from .position import STONE_KINDS, Position
 
 FORMAT = "flure-plan/1"
@@ -414,7 +414,7 @@ class LazyNames(Mapping):
 
 
 # -- reading the JSON back ------------------------------------------------------------
-def _fail(path: str, message: str):
+def _fail(path: str, message):
     raise InvalidSetupError(message, path)
 
 
@@ -445,8 +445,8 @@ def _square_name(value, path: str) -> int:
     """Exactly a square name as the engine writes it (``g7``)."""
     try:
         sq = parse_square(value)
-    except ValueError as exc:
-        _fail(path, str(exc))
+    except BadName as exc:
+        _fail(path, exc.text)
     if value != square_name(sq):
         _fail(path, f"must be a square name written like {square_name(sq)!r}, not {value!r:.40}")
     return sq

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 from .errors import InvalidSetupError
 from .wording import N_, Pawn as PawnName, Text, join_and
 from .geometry import (
-    BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, direction_name,
+    BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, BadName, direction_name,
     parse_direction, parse_square, square, square_name,
 )
 
@@ -457,8 +457,8 @@ def _sq(name, field_path: str, strict: bool = False) -> int:
     """A square; ``strict`` (scenario files) takes only the exact names of BOARD.md (``g7``, not ``G7``)."""
     try:
         sq = parse_square(name)
-    except ValueError as exc:
-        raise InvalidSetupError(str(exc), field_path) from None
+    except BadName as exc:
+        raise InvalidSetupError(exc.text, field_path) from None
     if strict and name != square_name(sq):
         raise InvalidSetupError(Text(N_("%(name)s is not a square name: write it like %(square)s"), name=repr(name),
                                      square=repr(square_name(sq))), field_path)
@@ -469,8 +469,8 @@ def _dir(name, field_path: str, strict: bool = False) -> int:
     """A direction; ``strict`` takes only ``N E S W`` as written in BOARD.md."""
     try:
         d = parse_direction(name)
-    except ValueError as exc:
-        raise InvalidSetupError(str(exc), field_path) from None
+    except BadName as exc:
+        raise InvalidSetupError(exc.text, field_path) from None
     if strict and name != direction_name(d):
         raise InvalidSetupError(Text(N_("%(name)s is not a direction: write it as %(direction)s"), name=repr(name),
                                      direction=repr(direction_name(d))), field_path)

@@ -245,11 +245,9 @@ def load_config(source: str | Path | Mapping | HardwareConfig | None = None) -> 
                          buttons=_buttons(data.get("buttons", {})), source=label)
     from hardware.layout import LedLayout
     layout = LedLayout.from_config(cfg.layout)  # refuse a bad layout now, with its message
-    from hardware.protocol import make_encoder
-    try:
-        make_encoder(cfg.serial.protocol, layout.led_count)
-    except ValueError as exc:
+    from hardware.protocol import MOST_LEDS
+    if layout.led_count > MOST_LEDS[cfg.serial.protocol]:   # the protocol was checked above
         raise HardwareConfigError(Text(N_("[layout] needs %(count)s LEDs, too many for [serial] protocol "
-                                          "%(protocol)s (%(why)s)"), count=layout.led_count,
-                                       protocol=cfg.serial.protocol, why=str(exc))) from None
+                                          "%(protocol)s (a frame carries at most %(most)s)"), count=layout.led_count,
+                                       protocol=cfg.serial.protocol, most=MOST_LEDS[cfg.serial.protocol]))
     return cfg

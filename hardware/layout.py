@@ -12,14 +12,16 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from engine.geometry import COLS, ROWS, SQUARE_SET, on_board, parse_square, square, square_name
+from engine.geometry import COLS, ROWS, SQUARE_SET, BadName, on_board, parse_square, square, square_name
+from engine.wording import N_, Plural, Text, Worded
 
 CANVAS_SIZE = COLS * ROWS  # a canvas has one RGB row per (col, row) cell, indexed by square int
 STARTS = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
-class LayoutError(ValueError):
-    """The LED layout is inconsistent; the message names the square or LED index."""
+class LayoutError(Worded, ValueError):
+    """The LED layout is inconsistent; the message names the square or LED index (as wording data,
+    engine.wording.Worded: the table configuration's checks give it in the reader's language)."""
 
 
 @dataclass(frozen=True)
@@ -62,15 +64,17 @@ class LedLayout:
         elif kind == "explicit":
             layout = _explicit(cfg)
         else:
-            raise LayoutError(f"[layout] kind {kind!r} is not known (use 'chain' or 'explicit')")
+            raise LayoutError(Text(N_("[layout] kind %(value)s is not known (use 'chain' or 'explicit')"), value=repr(kind)))
         count = cfg.get("led_count")
         if count is not None:
             if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 65536:
-                raise LayoutError(f"[layout] led_count = {count!r} must be a whole number from 1 to 65536")
+                raise LayoutError(Text(N_("[layout] led_count = %(value)s must be a whole number from 1 to 65536"),
+                                       value=repr(count)))
             for sq, idx in layout.leds.items():
                 if max(idx) >= count:
-                    raise LayoutError(f"square {square_name(sq)} needs LED {max(idx)} but the strip has only "
-                                      f"{count} LEDs (0–{count - 1})")
+                    raise LayoutError(Text(N_("square %(square)s needs LED %(led)s but the strip has only %(count)s LEDs "
+                                              "(0–%(last)s)"), square=square_name(sq), led=max(idx), count=count,
+                                           last=count - 1))
             layout = cls(layout.leds, count)
         return layout
 
@@ -78,31 +82,32 @@ class LedLayout:
 def _squares(cfg: Mapping, key: str) -> set[int]:
     names = cfg.get(key, [])
     if not isinstance(names, (list, tuple)):
-        raise LayoutError(f"[layout] {key} must be a list of square names like ['a1', 'p11']")
+        raise LayoutError(Text(N_("[layout] %(key)s must be a list of square names like ['a1', 'p11']"), key=key))
     out = set()
     for name in names:
         try:
             out.add(parse_square(name))
-        except ValueError as exc:
-            raise LayoutError(f"[layout] {key}: {exc}") from None
+        except BadName as exc:
+            raise LayoutError(Text(N_("[layout] %(key)s: %(error)s"), key=key, error=exc.text)) from None
     return out
 
 
 def _per_square(cfg: Mapping) -> int:
     n = cfg.get("leds_per_square", 1)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 16:
-        raise LayoutError(f"[layout] leds_per_square = {n!r} must be a whole number from 1 to 16")
+        raise LayoutError(Text(N_("[layout] leds_per_square = %(value)s must be a whole number from 1 to 16"), value=repr(n)))
     return n
 
 
 def chain_cells(order: str, run: str, start: str) -> list[tuple[int, int]]:
     """The (col, row) cells of the full 16 x 11 grid in the order the strip passes them."""
     if order not in ("serpentine", "row-major"):
-        raise LayoutError(f"[layout] order {order!r} is not known (use 'serpentine' or 'row-major')")
+        raise LayoutError(Text(N_("[layout] order %(value)s is not known (use 'serpentine' or 'row-major')"), value=repr(order)))
     if run not in ("rows", "columns"):
-        raise LayoutError(f"[layout] run {run!r} is not known (use 'rows' or 'columns')")
+        raise LayoutError(Text(N_("[layout] run %(value)s is not known (use 'rows' or 'columns')"), value=repr(run)))
     if start not in STARTS:
-        raise LayoutError(f"[layout] start {start!r} is not a corner (use {', '.join(STARTS)})")
+        raise LayoutError(Text(N_("[layout] start %(value)s is not a corner (use %(corners)s)"), value=repr(start),
+                               corners=", ".join(STARTS)))
     cols = list(range(COLS)) if start.endswith("left") else list(range(COLS - 1, -1, -1))
     rows = list(range(ROWS)) if start.startswith("top") else list(range(ROWS - 1, -1, -1))
     outer, inner = (rows, cols) if run == "rows" else (cols, rows)
@@ -118,11 +123,14 @@ def _chain(cfg: Mapping) -> LedLayout:
     known = {"kind", "order", "run", "start", "cut_corners", "no_led", "leds_per_square", "led_count"}
     unknown = sorted(set(cfg) - known)
     if unknown:
-        hint = "; to list each square's LEDs set kind = \"explicit\"" if "squares" in unknown else ""
-        raise LayoutError(f"[layout] unknown key(s) for a chain layout: {', '.join(unknown)}{hint}")
+        error = Plural("[layout] unknown key for a chain layout: %(keys)s",
+                       "[layout] unknown keys for a chain layout: %(keys)s", len(unknown), keys=", ".join(unknown))
+        if "squares" in unknown:
+            error = Text(N_("%(error)s; to list each square's LEDs set kind = \"explicit\""), error=error)
+        raise LayoutError(error)
     corners = cfg.get("cut_corners", "skip")
     if corners not in ("skip", "dark"):
-        raise LayoutError(f"[layout] cut_corners {corners!r} is not known (use 'skip' or 'dark')")
+        raise LayoutError(Text(N_("[layout] cut_corners %(value)s is not known (use 'skip' or 'dark')"), value=repr(corners)))
     per = _per_square(cfg)
     skip = _squares(cfg, "no_led")
     leds: dict[int, tuple[int, ...]] = {}
@@ -144,27 +152,27 @@ def _chain(cfg: Mapping) -> LedLayout:
 def _explicit(cfg: Mapping) -> LedLayout:
     table = cfg.get("squares")
     if not isinstance(table, Mapping) or not table:
-        raise LayoutError("[layout] kind = 'explicit' needs a [layout.squares] table like a1 = 0, b1 = [1, 2]")
+        raise LayoutError(Text(N_("[layout] kind = 'explicit' needs a [layout.squares] table like a1 = 0, b1 = [1, 2]")))
     owner: dict[int, int] = {}
     leds: dict[int, tuple[int, ...]] = {}
     for name, value in table.items():
         try:
             sq = parse_square(name)
-        except ValueError as exc:
-            raise LayoutError(f"[layout.squares] {exc}") from None
+        except BadName as exc:
+            raise LayoutError(Text(N_("[layout.squares] %(error)s"), error=exc.text)) from None
         if sq in leds:
-            raise LayoutError(f"[layout.squares] square {square_name(sq)} is listed twice")
+            raise LayoutError(Text(N_("[layout.squares] square %(square)s is listed twice"), square=square_name(sq)))
         values = value if isinstance(value, (list, tuple)) else [value]
         if not values:
-            raise LayoutError(f"[layout.squares] square {square_name(sq)} has an empty LED list "
-                              f"(leave it out to give it no LED)")
+            raise LayoutError(Text(N_("[layout.squares] square %(square)s has an empty LED list "
+                                      "(leave it out to give it no LED)"), square=square_name(sq)))
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 65536:
-                raise LayoutError(f"[layout.squares] square {square_name(sq)}: LED index {v!r} must be a whole "
-                                  f"number from 0 to 65535")
+                raise LayoutError(Text(N_("[layout.squares] square %(square)s: LED index %(value)s must be a whole "
+                                          "number from 0 to 65535"), square=square_name(sq), value=repr(v)))
             if v in owner:
-                raise LayoutError(f"[layout.squares] LED {v} is given to both {square_name(owner[v])} "
-                                  f"and {square_name(sq)}")
+                raise LayoutError(Text(N_("[layout.squares] LED %(led)s is given to both %(first)s and %(second)s"), led=v,
+                                       first=square_name(owner[v]), second=square_name(sq)))
             owner[v] = sq
         leds[sq] = tuple(values)
     return LedLayout(leds, max(owner) + 1)

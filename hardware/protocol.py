@@ -53,17 +53,20 @@ def wled_misreads_tpm2(count: int) -> bool:
     return wled_tpm2_count(3 * count) != count
 
 
+MOST_LEDS = {"adalight": 65536, "tpm2": 0xFFFF // 3}   # a header's count field: how many LEDs a frame can carry
+
+
 def adalight_header(count: int) -> bytes:
-    if not 1 <= count <= 65536:
-        raise ValueError(f"Adalight carries 1 to 65536 LEDs, not {count}")
+    if not 1 <= count <= MOST_LEDS["adalight"]:
+        raise ValueError(f"Adalight carries 1 to {MOST_LEDS['adalight']} LEDs, not {count}")
     hi, lo = (count - 1) >> 8, (count - 1) & 0xFF
     return ADA_MAGIC + bytes((hi, lo, hi ^ lo ^ 0x55))
 
 
 def tpm2_header(count: int) -> bytes:
     size = 3 * count
-    if not 1 <= count or size > 0xFFFF:
-        raise ValueError(f"a TPM2 packet carries 1 to {0xFFFF // 3} LEDs, not {count}")
+    if not 1 <= count <= MOST_LEDS["tpm2"]:
+        raise ValueError(f"a TPM2 packet carries 1 to {MOST_LEDS['tpm2']} LEDs, not {count}")
     return bytes((TPM2_START, TPM2_DATA, size >> 8, size & 0xFF))
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
-from .lang import _, why
+from .lang import _, language, why
 
 
 def _seconds(text: str) -> float:
@@ -88,7 +88,8 @@ def _with_config(command):
         try:
             cfg = load_config(args.config)
         except (HardwareConfigError, LayoutError) as exc:
-            return fail(str(exc))
+            from ..i18n.text import error_text
+            return fail(error_text(exc, language()))   # their wording data in the command's language
         return command(args, cfg)
     return run
 

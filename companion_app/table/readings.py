@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 from engine.errors import InvalidSetupError
-from engine.geometry import parse_direction, parse_square, square_name
+from engine.geometry import BadName, parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import describe_place
@@ -79,30 +79,30 @@ def unseen_squares(reading, fixes=()) -> list[str]:
 def check_fix(square, piece) -> tuple[str, dict]:
     """Validate one referee fix; returns the normalised (square name, piece)."""
     if not isinstance(square, str):
-        raise InvalidSetupError("give the square as a name like g7", "square")
+        raise InvalidSetupError(Text(N_("give the square as a name like g7")), "square")
     try:
         name = square_name(parse_square(square))
-    except ValueError as exc:
-        raise InvalidSetupError(str(exc), "square") from None
+    except BadName as exc:
+        raise InvalidSetupError(exc.text, "square") from None
     if not isinstance(piece, dict) or piece.get("piece") not in FIX_PIECES:
-        raise InvalidSetupError(f"piece must be one of {', '.join(FIX_PIECES)}", "piece")
+        raise InvalidSetupError(Text(N_("piece must be one of %(choices)s"), choices=", ".join(FIX_PIECES)), "piece")
     kind = piece["piece"]
     fixed = {"piece": kind}
     if kind == "monster":
         try:
             parse_direction(piece.get("facing"))
         except (ValueError, TypeError, AttributeError):
-            raise InvalidSetupError(f"the monster's heading must be N, E, S or W, not {piece.get('facing')!r}",
-                                    "facing") from None
+            raise InvalidSetupError(Text(N_("the monster's heading must be N, E, S or W, not %(value)s"),
+                                         value=f"{piece.get('facing')!r:.40}"), "facing") from None
         fixed["facing"] = piece["facing"].upper()
     if kind == "pawn":
         if piece.get("color") not in COLOURS:
-            raise InvalidSetupError(f"pawn colour must be one of {', '.join(COLOURS)}", "color")
+            raise InvalidSetupError(Text(N_("pawn colour must be one of %(choices)s"), choices=", ".join(COLOURS)), "color")
         if piece.get("pawn") not in PAWN_KINDS:
-            raise InvalidSetupError(f"pawn must be one of {', '.join(PAWN_KINDS)}", "pawn")
+            raise InvalidSetupError(Text(N_("pawn must be one of %(choices)s"), choices=", ".join(PAWN_KINDS)), "pawn")
         face = piece.get("face", "white")
         if face not in FACES:
-            raise InvalidSetupError("face must be white or black", "face")
+            raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=f"{face!r:.40}"), "face")
         fixed.update(color=piece["color"], pawn=piece["pawn"], face=face)
     return name, fixed
 
