@@ -126,7 +126,10 @@ def test_the_demo_plays_a_whole_game_through_the_camera_only(tmp_path):
     tiles = [a for a in actions if a["type"] == "tile"]
     assert len(moves) == int(last["moves"]) > 20
     assert len(tiles) == int(last["monster"]) >= 1
-    assert int(last["follow"]) >= len(tiles)          # every monster move's follow-up was checked
+    # The follow-ups the session checked: the new game's setup, then every monster move's but one that
+    # ended the game (nothing is left to follow then).
+    ongoing = [s for s in steps[1:] if s.action["type"] == "tile" and Game.from_json(s.state).phase != "over"]
+    assert int(last["follow"]) == 1 + len(ongoing), out
     # The journal replays: the same actions from the seeded start give the same end.
     game = Game.new(["red", "blue"], seed=SEED)
     for action in actions:
@@ -247,3 +250,31 @@ def test_the_advanced_demo_places_every_piece_and_plays_the_game_through_the_cam
     assert len(moves) == int(last["moves"]) > 10
     assert watcher.states and watcher.states[-1]["phase"] == "over"
     assert any(s["phase"] == "placement" for s in watcher.states)      # the phones saw the setup
+
+
+def test_a_follow_up_checked_before_anyone_looked_still_counts_in_the_demo_line(tmp_path):
+    """The race behind a loaded machine's "9 follow-ups checked" for 10 monster moves: the count of
+    the ``demo finished`` line must come from the session's own checks, not from sampling whether it
+    waits.  Here the camera checks the new game's setup (the table starts in the game's position)
+    before the players or the demo ever look, as when start-up is slow; it still counts."""
+    from companion_app.table.demo import SimulatedRig
+    from companion_app.table.devices import open_camera
+    from companion_app.table.session import TableSession
+
+    session = TableSession(Store(tmp_path / "s.sqlite3"))
+    session.new_game(["red", "blue"], seed=SEED)
+    session.loop.mode = "auto"
+    rig = SimulatedRig(session, seed=SEED, speed=20)         # its players never start
+    assert session.loop.follow == "setup"
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=10,
+                                 open_frames=rig.open_source)
+    try:
+        deadline = time.monotonic() + 120
+        while session.loop.follow is not None and time.monotonic() < deadline:   # nobody calls rig.watch()
+            time.sleep(0.05)
+        assert session.loop.follow is None, session.loop.view.get("why_not")
+        assert rig.watch().follow_up is False
+        assert rig.follow_ups == 1
+    finally:
+        rig.close()
+        session.close()

@@ -41,8 +41,6 @@ class SimulatedRig:
         self.source: SimulatedCamera | None = None
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
                                         frames=self.frames, hand_frames=1 if speed > 4 else 2)
-        self.follow_ups = 0
-        self._following = False
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
@@ -61,12 +59,16 @@ class SimulatedRig:
         change = view.get("change") or {}
         complaint = change.get("message") if change.get("kind") == "refused" else None
         following = loop is not None and getattr(loop, "follow", None) is not None
-        if self._following and not following:
-            self.follow_ups += 1
-        self._following = following
         if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
             complaint = complaint or view.get("why_not")
         return Watch(session.game, session.seq, complaint, following)
+
+    @property
+    def follow_ups(self) -> int:
+        """The follow-ups the session's camera saw done: the session counts them as it checks them
+        (``TableLoop.checked``); the players only look now and then and could miss one."""
+        loop = getattr(self.session, "loop", None)
+        return getattr(loop, "checked", 0)
 
     # -- the referee's hands on the simulated table -------------------------------------------------
     def pause(self, paused: bool) -> dict:
@@ -127,7 +129,6 @@ def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: boo
     last_seq, last_change = session.seq, time.monotonic()
     while True:
         game = session.game
-        rig.watch()   # counts the follow-ups as they are checked
         if game is not None and game.phase == "over":
             moves, monster, referee = journal_counts(session.store, session.game_id)
             result = DemoResult(game.winner, game.summary().rstrip("."), moves, monster, rig.follow_ups, referee)

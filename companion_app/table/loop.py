@@ -182,6 +182,9 @@ class TableLoop:
         self.consumed = 0               # stable serials up to this one have been acted on
         self.blinked = 0                # the last stable serial the LEDs blinked for
         self.applied: list[dict] = []   # camera-applied actions (for the referee's Undo), newest last
+        self.checked = 0                # follow-ups the camera saw done (counted here, where it happens:
+                                        # a watcher sampling ``follow`` misses one that starts and ends
+                                        # between two looks, as on a loaded machine)
         self.view: dict = {}
         self._led_fixes = None
         self._published = None
@@ -410,6 +413,7 @@ class TableLoop:
         self.follow = None
         self.consumed = max(self.consumed, update.serial)
         if why is not None:
+            self.checked += 1
             session.add_log_line(Text(N_("The table matches the game: the pawn phase begins."))
                                  if session.game is not None and session.game.phase == "pawns" else
                                  Text(N_("The table matches the game: go on.")))
