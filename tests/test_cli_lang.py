@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -185,20 +186,11 @@ def test_doctor_words_each_check_but_keeps_its_ok_fix_column(tmp_path, capsys):
 
 def test_play_prints_its_start_up_lines_in_the_language(tmp_path):
     """The URL and PIN lines in Spanish; the process is stopped as soon as it serves."""
-    proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "--lang", "es", "play", "--host", "127.0.0.1",
-                             "--port", "0", "--pin", "2468", "--no-camera", "--no-leds", "--db",
-                             str(tmp_path / "s.sqlite3")], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines = []
-    try:
-        for line in proc.stdout:
-            lines.append(line)
-            if "Pulsa Ctrl+C para detener." in line:
-                break
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
-    out = "".join(lines)
+    from play_process import start_play, stop_play
+
+    proc, out = start_play("--lang", "es", "--host", "127.0.0.1", "--port", "0", "--pin", "2468", "--no-camera",
+                           "--no-leds", "--db", str(tmp_path / "s.sqlite3"), ready_line="Pulsa Ctrl+C para detener.")
+    stop_play(proc, signal.SIGTERM)
     assert "Sesión de mesa de Finstere Flure" in out, out
     assert "Jugadores: abrid http://127.0.0.1:" in out and "en vuestros móviles" in out
     assert "referee en la tableta e introduce el PIN 2468" in out

@@ -221,7 +221,7 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
 def test_flure_play_takes_its_settings_from_the_file_and_prints_the_local_name(tmp_path):
     import signal
 
-    from play_process import start_play
+    from play_process import start_play, stop_play
 
     (tmp_path / "pin").write_text("135790\n")
     path = write(tmp_path, '[camera]\nsource = "none"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
@@ -232,8 +232,7 @@ def test_flure_play_takes_its_settings_from_the_file_and_prints_the_local_name(t
         assert "enter the PIN 135790" in out and f"Saved in {tmp_path / 'journal.sqlite3'}" in out
         assert 'Camera: switched off ([camera] source = "none")' in out
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=15)
+        stop_play(proc, signal.SIGINT)
     assert (tmp_path / "journal.sqlite3").exists()
     bad = write(tmp_path, "[table]\nstable_frames = 1e300\n", "bad.toml")
     done = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--config", str(bad)], cwd=REPO,

@@ -9,7 +9,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from play_process import start_play
+from play_process import start_play, stop_play
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -20,8 +20,7 @@ def start(tmp_path, *extra):
 
 
 def stop(proc, how=signal.SIGINT) -> str:
-    proc.send_signal(how)
-    out, _ = proc.communicate(timeout=15)
+    out = stop_play(proc, how)
     assert proc.returncode == 0, out
     return out
 
