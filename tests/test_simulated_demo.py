@@ -176,6 +176,8 @@ def test_without_a_camera_the_demo_says_so_in_the_lang_option(tmp_path):
     last = out.strip().splitlines()[-1]
     assert last.startswith("la démo ne peut pas avancer\u00a0: il n'y a pas de caméra (--no-camera)"), out
     assert "La partie en est toujours à l'étape 0 (" in last, out
+    # what the players are at is wording data too (companion_app/table/simulated.py)
+    assert last.endswith("les joueurs\u00a0: on attend que la session vérifie la mise à jour de la table"), out
 
 
 def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(tmp_path):

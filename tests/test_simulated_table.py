@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 import companion_app.table.simulated as simulated
+from companion_app.i18n.text import render
 from companion_app.table.simulated import SimulatedPlayers, Watch
 from engine.errors import FlureError
 from engine.game import Game
@@ -17,6 +18,7 @@ from engine.geometry import parse_square
 from engine.reconcile import Observation, reconcile_game
 from vision.pipeline import TableCamera
 from vision.twin.table import SLOPPY_MM, PhysicalTable, SimulatedCamera
+from tests.test_i18n_table_text import check
 
 
 @pytest.fixture(autouse=True)
@@ -122,7 +124,7 @@ class EngineReferee:
             if result.accepted and result.change == "place":
                 self.apply(result.place.to_json())
             elif not result.accepted:
-                self.complaint = result.problems[0].message
+                self.complaint = result.problems[0].words
             return
         if g.phase == "monster":
             if view.tile:
@@ -139,9 +141,9 @@ class EngineReferee:
             try:
                 self.apply({"type": "move", "pawn": result.pawn, "moves": result.moves})
             except FlureError as exc:
-                self.complaint = str(exc)
+                self.complaint = exc                     # wording data, as the session's complaint is
         else:
-            self.complaint = result.problems[0].message if result.problems else "nothing moved"
+            self.complaint = result.problems[0].words if result.problems else "nothing moved"
 
 
 def play(seed: int, err_rate: float, steps: int = 4000, setup: str = "basic"):
@@ -217,6 +219,27 @@ def test_a_wrong_follow_up_stays_flagged_until_put_right():
     for _ in range(simulated.PATIENCE):
         said = players.step()
     assert said.startswith("put it right") and table.differences(target) == []
+
+
+def test_what_the_players_do_is_said_in_every_language():
+    """Every line of a whole advanced game with slips (placing, moving, drawing, follow-ups, putting
+    right) and the status the referee view shows: English as before, the other languages translated
+    with the same squares and rule ids (tests/test_i18n_table_text.py ``check``)."""
+    referee, players, table = play(seed=2, err_rate=0.15, setup="advanced")
+    assert referee.game.phase == "over"
+    assert players.counts["illegal"] and players.counts["placed"] == 17 and players.counts["tiles"]
+    templates = set()
+    for line in players.log:
+        check(line.text, str(line))
+        templates.add(line.text.template)
+    assert len(templates) >= 6, templates          # placing, slips, moves, tiles, follow-ups, putting right
+    assert players.step() == "the game is over"
+    status = players.status()
+    assert status["now"] == "the game is over" and status["now_i18n"]["de"] == "das Spiel ist zu Ende"
+    assert status["last_i18n"]["en"] == status["last"] == str(players.log[-1])
+    assert status["last_i18n"]["fr"] == render(players.log[-1], "fr") != status["last"]
+    assert status["waiting_for"] == str(players.pending.what)               # the last pawn out, as the game ended
+    assert status["waiting_for_i18n"] == check(players.pending.what, status["waiting_for"])
 
 
 def test_paused_players_take_their_hands_off_and_do_nothing():

@@ -652,6 +652,8 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_pa
     assert r.status_code == 409 and f"{stone} is not free" in r.get_json()["error"]
     r = client.post("/api/simulated", json={"move": {"from": "a1", "to": "b1"}}, headers=AUTH)
     assert r.status_code == 200 and r.get_json()["moved"] == "monster from a1 to b1"
+    assert r.get_json()["moved_i18n"]["de"] == "Monster von a1 nach b1"        # each page shows its own language
+    assert r.get_json()["players"]["now_i18n"]["fr"] == "pas encore commencé"
     assert rig.table.position().monster == parse_square("b1")
     assert session.game.position.monster == parse_square("a1")        # the game learns only through the camera
     assert client.post("/api/simulated", json={"move": {"from": "z9"}}, headers=AUTH).status_code == 400

@@ -9,7 +9,7 @@ own, and squares, rule ids and numbers are kept as they are.  English gives exac
 from __future__ import annotations
 
 from engine.errors import FlureError
-from engine.wording import Cap, Colour, Direction, Join, Pawn, Plural, Term, Text
+from engine.wording import Cap, Colour, Direction, Join, Pawn, Plural, Said, Term, Text
 
 from . import LANGUAGES, gettext as _g, pgettext as _pg, pick, translations
 from .plan_text import colour_name, pawn_name
@@ -29,7 +29,7 @@ class Rendered:
 
 
 def render(value, lang: str) -> str:
-    """``value`` (a Text, Join, Cap, Pawn, Colour, Term or anything else) in ``lang``."""
+    """``value`` (a Text, Join, Cap, Pawn, Colour, Term, Said or anything else) in ``lang``."""
     if isinstance(value, Text):
         params = {k: render(v, lang) for k, v in value.params.items()}
         if isinstance(value, Plural):
@@ -39,6 +39,8 @@ def render(value, lang: str) -> str:
         else:
             template = _g(lang, value.template)
         return template % params if params else template
+    if isinstance(value, Said):
+        return render(value.text, lang)
     if isinstance(value, Rendered):
         return value.every.get(pick(lang), str(value))
     if isinstance(value, Join):

@@ -16,10 +16,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from engine.wording import N_, Text
+from engine.geometry import parse_square, square_name
+from engine.placement import PIECE_NAMES
 from engine.position import basic_position
+from engine.wording import N_, Pawn, Term, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
+from ..i18n.text import Rendered, in_all
 from .simulated import SimulatedPlayers, Watch
 
 DEMO_PLAYERS = ("red", "blue")
@@ -57,10 +60,10 @@ class SimulatedRig:
         loop = getattr(session, "loop", None)
         view = (getattr(loop, "view", None) or {}) if loop is not None else {}
         change = view.get("change") or {}
-        complaint = change.get("message") if change.get("kind") == "refused" else None
+        complaint = _worded(change, "message") if change.get("kind") == "refused" else None
         following = loop is not None and getattr(loop, "follow", None) is not None
         if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
-            complaint = complaint or view.get("why_not")
+            complaint = complaint or _worded(view, "why_not")
         return Watch(session.game, session.seq, complaint, following)
 
     @property
@@ -76,9 +79,31 @@ class SimulatedRig:
         return self.status()
 
     def move_piece(self, frm: str, to: str | None) -> dict:
-        """The referee moves a piece on the simulated table; ValueError names what is wrong."""
-        moved = self.table.move_piece(frm, to)
-        return {**self.status(), "moved": moved}
+        """The referee moves a piece on the simulated table; ValueError names what is wrong.
+        What was moved is given in English (``moved``) and in every language (``moved_i18n``)."""
+        piece = self._occupant(frm)
+        self.table.move_piece(frm, to)
+        square = square_name(parse_square(frm))
+        if to is None:
+            words = Text(N_("%(piece)s from %(square)s to beside the board"), piece=piece, square=square)
+        else:
+            words = Text(N_("%(piece)s from %(square)s to %(target)s"), piece=piece, square=square,
+                         target=square_name(parse_square(to)))
+        return {**self.status(), "moved": str(words), "moved_i18n": in_all(words)}
+
+    def _occupant(self, square: str):
+        """What lies on ``square`` as wording data (a pawn, a board piece, the monster), or None."""
+        try:
+            what = self.table.occupant(parse_square(square))
+        except ValueError:
+            return None         # the table's own move_piece names the bad square
+        if what is None:
+            return None
+        if what == "monster":
+            return Term(N_("monster"))
+        if what in PIECE_NAMES:
+            return Term(PIECE_NAMES[what])
+        return Pawn(self.table.position().pawn(what).name)
 
     def status(self) -> dict:
         return {"players": self.players.status(), "frames": self.frames(),
@@ -119,6 +144,13 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
         if action.get("type") in ("tile", "draw"):
             monster += 1
     return moves, monster, referee
+
+
+def _worded(view: dict, key: str):
+    """``view[key]``, a sentence of the camera loop's view, with its wording in every language when
+    the view has it (``key + "_i18n"``), so the players' lines that quote it can be said in any."""
+    every = view.get(f"{key}_i18n")
+    return Rendered(every) if every else view.get(key)
 
 
 def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str | Text]:

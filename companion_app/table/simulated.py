@@ -14,6 +14,11 @@ all of it only through the camera.
 journal's step number, the session's complaint about the table and whether it is waiting
 for the follow-up.  ``step()`` is one decision (unit tests drive it); ``start()`` runs the
 decisions on a thread at ``speed`` times the watchable pace.
+
+What they do is said as wording data (engine.wording): each decision and log line is a ``Said``,
+the English ``str`` it always was that keeps its ``Text``, so ``status()`` gives it in every
+language too (``now_i18n``, ``last_i18n``, ``waiting_for_i18n``) for the referee view's own
+language, and the demo's stall line can be printed in the command's.
 """
 from __future__ import annotations
 
@@ -26,9 +31,12 @@ from typing import Callable
 from engine import deck as tiles
 from engine.game import Game
 from engine.geometry import CORNER_ZONE, SQUARES, parse_square, square_col, square_name, square_row
-from engine.placement import parse_placement
+from engine.placement import PIECE_NAMES, parse_placement
 from engine.position import BOARD, STONE_KINDS
 from engine.reconcile_place import legal_placements
+from engine.wording import N_, Colour, Pawn, Said, Term, Text, listing
+
+from ..i18n.text import in_all
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
@@ -42,7 +50,7 @@ class Watch:
 
     game: Game | None
     seq: int
-    complaint: str | None = None     # what the session says is wrong with the table now
+    complaint: object | None = None  # what the session says is wrong with the table now (a str, Text or Rendered)
     follow_up: bool = False          # the session waits for the table to follow the game
 
 
@@ -52,7 +60,7 @@ class Pending:
 
     kind: str                 # "move", "place", "illegal", "tile", "follow-up", "wrong-follow-up"
     seq: int                  # the journal step when it was done
-    what: str
+    what: Text                # the action, as wording data (``the tile 7 steps``)
     undo: Callable[[], None] | None = None
     frame: int = 0            # the camera's frame count when it was done
     choice: tuple | None = None   # (pawn, square) of a move
@@ -68,7 +76,7 @@ class SimulatedPlayers:
     err_rate: float = 0.0
     frames: Callable[[], int] | None = None        # the camera's frame counter (hands wait on it)
     hand_frames: int = 2
-    log: list[str] = field(default_factory=list)
+    log: list[Said] = field(default_factory=list)
     applied_errors: list[str] = field(default_factory=list)   # an induced error the session applied (a bug)
 
     def __post_init__(self):
@@ -77,7 +85,7 @@ class SimulatedPlayers:
         self.avoid: set[tuple] = set()      # moves the camera did not take at this step of the game
         self._avoid_seq = None
         self.paused = False
-        self.last_status = "not started"
+        self.last_status = Said(Text(N_("not started")))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0}
@@ -101,9 +109,14 @@ class SimulatedPlayers:
             self.table.hand_over(None)
 
     def status(self) -> dict:
-        return {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate,
-                "waiting_for": self.pending.what if self.pending else None,
-                "last": self.log[-1] if self.log else None, "now": self.last_status, "counts": dict(self.counts)}
+        """The players as the referee view shows them; each sentence in English and in every language (``<field>_i18n``)."""
+        out = {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate, "counts": dict(self.counts)}
+        words = {"waiting_for": self.pending.what if self.pending else None,
+                 "last": self.log[-1].text if self.log else None, "now": self.last_status.text}
+        for key, text in words.items():
+            out[key] = None if text is None else str(text)
+            out[f"{key}_i18n"] = None if text is None else in_all(text)
+        return out
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -111,42 +124,47 @@ class SimulatedPlayers:
                 self._stop.wait(0.1)
                 continue
             try:
-                self.last_status = self.step()
+                self.step()
             except Exception as exc:  # noqa: BLE001 - a player's slip must not stop the table
-                self._say(f"a simulated player got confused ({exc}); trying again")
+                self._say(Text(N_("a simulated player got confused (%(error)s); trying again"), error=exc))
             self._wait(PACE_S / 2)
 
     # -- one decision ------------------------------------------------------------
-    def step(self) -> str:
-        """Look at the session and the table, do one thing; returns what was done, in words."""
+    def step(self) -> Said:
+        """Look at the session and the table, do one thing; returns what was done, in words (a ``Said``),
+        which is also what ``status()`` says the players are at now."""
+        self.last_status = self._decide()
+        return self.last_status
+
+    def _decide(self) -> Said:
         w = self.watch()
         game = w.game
         if game is None:
-            return "waiting for the referee to start a game"
-        if game.phase not in ("pawns", "monster", "placement"):
-            return "the game is over" if game.phase == "over" else f"nothing to do during {game.phase}"
+            return _said(N_("waiting for the referee to start a game"))
+        if game.phase == "over":       # the others (engine.game.PHASES) are the players' to act in
+            return _said(N_("the game is over"))
         if self.pending is not None:
             done = self._check_pending(w)
             if done is not None:
                 return done
         if self.table.view().tile is not None:
             self.table.lay_tile(None)
-            return self._say("took the tombstone tile away from the card zone")
+            return self._say(Text(N_("took the tombstone tile away from the card zone")))
         if self.table.differences(game.position):
             return self._follow_up(w)
         if w.follow_up:
-            return "waiting for the session to check the follow-up"
+            return _said(N_("waiting for the session to check the follow-up"))
         if game.phase == "placement":
             return self._place(w)
         if game.phase == "monster":
             return self._draw(w)
         return self._move(w)
 
-    def _expect(self, kind: str, seq: int, what: str, undo=None, choice=None) -> None:
+    def _expect(self, kind: str, seq: int, what: Text, undo=None, choice=None) -> None:
         self.pending = Pending(kind, seq, what, undo=undo, frame=self.frames() if self.frames else 0,
                                choice=choice)
 
-    def _check_pending(self, w: Watch) -> str | None:
+    def _check_pending(self, w: Watch) -> Said | None:
         p = self.pending
         if w.seq != p.seq:
             self.pending = None
@@ -164,7 +182,8 @@ class SimulatedPlayers:
             self.pending = None
             if p.undo is not None:
                 self._with_hand(None, p.undo)
-            return self._say(f"put it right after the session complained ({w.complaint or 'no reading'}): {p.what}")
+            return self._say(Text(N_("put it right after the session complained (%(complaint)s): %(what)s"),
+                                  complaint=w.complaint or Text(N_("no reading")), what=p.what))
         if p.kind in ("move", "tile", "place") and waited >= 2 * PATIENCE and p.undo is not None:
             # Not taken for long (a pawn that stays behind the monster's figure flips where the camera
             # cannot see it): take it back and choose another move, as a player told so would.
@@ -172,17 +191,18 @@ class SimulatedPlayers:
             p.undo()
             if p.choice is not None:
                 self.avoid.add(p.choice)
-            return self._say(f"took back {p.what}: the camera did not take it")
-        return f"waiting for the camera to take {p.what}"
+            return self._say(Text(N_("took back %(what)s: the camera did not take it"), what=p.what))
+        return _said(N_("waiting for the camera to take %(what)s"), what=p.what)
 
     # -- actions on the table ------------------------------------------------------
-    def _move(self, w: Watch) -> str:
+    def _move(self, w: Watch) -> Said:
         game = w.game
         if self._avoid_seq != w.seq:
             self.avoid, self._avoid_seq = set(), w.seq
         label, target = self._choose(game)
         if label is None:
-            return f"{game.to_move} has no pawn that can move where the camera sees it"
+            return _said(N_("%(colour)s has no pawn that can move where the camera sees it"),
+                         colour=Colour(game.to_move))
         pawn = game.position.pawn(label)
         if self.rng.random() < self.err_rate:
             wrong = self._illegal_square(game, label)
@@ -191,10 +211,10 @@ class SimulatedPlayers:
                 face = pawn.face
                 self._with_hand(wrong, lambda: self.table.move_pawn(label, wrong))
                 self.counts["illegal"] += 1
-                what = f"{pawn.name} to {square_name(wrong)} (no legal move goes there)"
-                self._expect("illegal", w.seq, what,
-                                       undo=lambda: self.table.move_pawn(label, start, face))
-                return self._say(f"{game.to_move} moved {what}")
+                what = Text(N_("%(pawn)s to %(square)s (no legal move goes there)"), pawn=Pawn(pawn.name),
+                            square=square_name(wrong))
+                self._expect("illegal", w.seq, what, undo=lambda: self.table.move_pawn(label, start, face))
+                return self._say(_moved(game.to_move, what))
         after = game.apply({"type": "move", "pawn": label, "moves": target["moves"]}).position
         before = self.table.position()
         start = pawn.square if pawn.place == BOARD else None
@@ -203,13 +223,15 @@ class SimulatedPlayers:
         self._with_hand(parse_square(target["square"]) if target["square"] not in (None, "out") else start,
                         lambda: self.table.arrange(after))
         self.counts["moves"] += 1
-        where = target["square"] if target["square"] != "out" else "out through the exit"
-        what = f"{pawn.name} to {where}"
+        if target["square"] == "out":
+            what = Text(N_("%(pawn)s out through the exit"), pawn=Pawn(pawn.name))
+        else:
+            what = Text(N_("%(pawn)s to %(square)s"), pawn=Pawn(pawn.name), square=target["square"])
         self._expect("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False),
                      choice=(label, target["square"]))
-        return self._say(f"{game.to_move} moved {what}")
+        return self._say(_moved(game.to_move, what))
 
-    def _place(self, w: Watch) -> str:
+    def _place(self, w: Watch) -> Said:
         """The player to place puts one board piece down (A2), by the policy of ``_choose_placement``."""
         game = w.game
         if self._avoid_seq != w.seq:
@@ -220,20 +242,21 @@ class SimulatedPlayers:
                 kind, sq = wrong
                 self._with_hand(sq, lambda: self.table.put_piece(kind, (sq,)))
                 self.counts["illegal"] += 1
-                what = f"a {kind} on {square_name(sq)} (next to a corner, A2)"
+                what = Text(N_("%(piece)s on %(square)s (next to a corner, A2)"), piece=Term(PIECE_NAMES[kind]),
+                            square=square_name(sq))
                 self._expect("illegal", w.seq, what, undo=lambda: self.table.take_piece((sq,)))
-                return self._say(f"{game.placer} placed {what}")
+                return self._say(_placed(game.placer, what))
         change = self._choose_placement(game)
         if change is None:
-            return f"{game.placer} finds no piece to place"
+            return _said(N_("%(colour)s finds no piece to place"), colour=Colour(game.placer))
         action, placement = change.place, parse_placement(change.place, game.position)
         self._with_hand(placement.squares[0], lambda: self.table.put_piece(
             placement.piece, placement.squares, arrow=placement.arrow, pair=placement.pair))
         self.counts["placed"] += 1
-        what = placement.describe()
+        what = placement.describe_words()
         self._expect("place", w.seq, what, undo=lambda: self.table.take_piece(placement.squares),
                      choice=(action.piece, action.square, action.arrow, action.pair, action.orientation))
-        return self._say(f"{game.placer} placed a {what}")
+        return self._say(_placed(game.placer, what))
 
     def _choose_placement(self, game: Game):
         """A legal placement (the engine's A1/A2 rules, as players know them): a piece drawn at random
@@ -258,17 +281,18 @@ class SimulatedPlayers:
             return None
         return self.rng.choice(left), self.rng.choice(free)
 
-    def _draw(self, w: Watch) -> str:
+    def _draw(self, w: Watch) -> Said:
         game = w.game
         drawn = tiles.draw_top(game.deck, first_of_game=game.first_tile_of_game, seed=game.seed,
                                prey3_variant=game.prey3_variant)
         self.table.lay_tile(drawn.tile)
         self.counts["tiles"] += 1
-        name = tiles.tile_name(drawn.tile, prey3_variant=game.prey3_variant)
-        self._expect("tile", w.seq, f"the tile {name}", undo=lambda: self.table.lay_tile(drawn.tile))
-        return self._say(f"drew the tile {name} and laid it in the card zone")
+        name = tiles.tile_words(drawn.tile, prey3_variant=game.prey3_variant)
+        self._expect("tile", w.seq, Text(N_("the tile %(tile)s"), tile=name),
+                     undo=lambda: self.table.lay_tile(drawn.tile))
+        return self._say(Text(N_("drew the tile %(tile)s and laid it in the card zone"), tile=name))
 
-    def _follow_up(self, w: Watch) -> str:
+    def _follow_up(self, w: Watch) -> Said:
         """Bring the table into the game's position, square by square; sometimes leave one wrong."""
         target = w.game.position
         diffs = self.table.differences(target)
@@ -280,13 +304,13 @@ class SimulatedPlayers:
             self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(partial))
             if self.table.differences(target):
                 self.counts["wrong-follow-ups"] += 1
-                self._expect("wrong-follow-up", w.seq, f"the follow-up on {keep}",
-                                       undo=lambda: self.table.arrange(target))
-                return self._say(f"did the follow-up but left {keep} as it was")
+                self._expect("wrong-follow-up", w.seq, Text(N_("the follow-up on %(square)s"), square=keep),
+                             undo=lambda: self.table.arrange(target))
+                return self._say(Text(N_("did the follow-up but left %(square)s as it was"), square=keep))
         self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(target))
         self.counts["follow-ups"] += 1
-        self._expect("follow-up", w.seq, "the follow-up")
-        return self._say(f"did the follow-up: {', '.join(diffs)}")
+        self._expect("follow-up", w.seq, Text(N_("the follow-up")))
+        return self._say(Text(N_("did the follow-up: %(squares)s"), squares=listing(diffs)))
 
     # -- the policy -------------------------------------------------------------------
     def _choose(self, game: Game):
@@ -349,10 +373,26 @@ class SimulatedPlayers:
                 return
             self._stop.wait(min(0.02, max(0.0, end - now)) or 0.01)
 
-    def _say(self, text: str) -> str:
-        self.log.append(text)
+    def _say(self, text: Text) -> Said:
+        """Log what a player did (the last 200 lines); it is also the decision's status."""
+        said = Said(text)
+        self.log.append(said)
         del self.log[:-200]
-        return text
+        return said
+
+
+def _said(template: str, **params) -> Said:
+    """A status sentence (what the players are at, not logged)."""
+    return Said(Text(template, **params))
+
+
+def _moved(colour: str, what: Text) -> Text:
+    return Text(N_("%(colour)s moved %(what)s"), colour=Colour(colour), what=what)
+
+
+def _placed(colour: str, what: Text) -> Text:
+    """A board piece put down (A2); ``what`` names the piece and its square, no article (GLOSSARY.md)."""
+    return Text(N_("%(colour)s put down %(what)s"), colour=Colour(colour), what=what)
 
 
 def _to_exit(square: str) -> int:

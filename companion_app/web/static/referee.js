@@ -356,6 +356,8 @@
     $("sim-state").textContent = paused ? t("paused") : t("playing");
     $("sim-state").className = `pill ${paused ? "warn" : "ok"}`;
     $("sim-pause").textContent = paused ? t("Resume the players") : t("Pause the players");
+    // what the players are at, said by the server in every language (players.now_i18n)
+    $("sim-now").textContent = st.players.now ? t("Players: %(now)s", { now: said(st.players, "now") }) : "";
   }
   async function readSimulated() {
     if (!login.token()) return;
