@@ -1,9 +1,11 @@
-"""Helpers for the camera-loop tests: rendered frames with known truth, and fake sources behind
-the real FrameSource interface (``read() -> frame | None``, ``close()``)."""
+"""Helpers for the camera-loop tests: rendered frames with known truth, fake sources behind
+the real FrameSource interface (``read() -> frame | None``, ``close()``), and a session filming
+the simulated table."""
 from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 from functools import lru_cache
 
 from engine.position import Position
@@ -62,3 +64,30 @@ def wait_for(predicate, timeout: float = 20.0, what: str = "condition"):
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextmanager
+def simulated_table(tmp_path, *, seed: int, speed: float, fps: float, setup: str = "basic",
+                    err_rate: float = 0.0, language: str | None = None):
+    """A session in auto mode whose real camera worker films the simulated table (``SimulatedRig``),
+    as ``flure play --demo`` wires it; yields (session, rig) and closes both.  The players are not
+    started: a test starts them (``rig.start()``) once it watches."""
+    from companion_app.table.demo import SimulatedRig
+    from companion_app.table.devices import open_camera
+    from companion_app.table.session import TableSession
+    from companion_app.table.store import Store
+
+    session = TableSession(Store(tmp_path / "s.sqlite3"))
+    session.new_game(["red", "blue"], seed=seed, setup=setup)
+    session.loop.mode = "auto"
+    if language is not None:
+        session.language = language
+    rig = SimulatedRig(session, seed=seed, speed=speed, err_rate=err_rate)
+    session.simulated = rig
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=fps,
+                                 open_frames=rig.open_source)
+    try:
+        yield session, rig
+    finally:
+        rig.close()
+        session.close()

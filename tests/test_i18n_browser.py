@@ -7,65 +7,22 @@ import pytest
 from companion_app.i18n import catalog
 from companion_app.i18n.game_text import all_summaries
 from companion_app.table.state import public_state
-from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
-from web_helpers import OUTPUT, make_app, play_pawn_phase, session_with
+from browser_helpers import browser, fits_360_px, needs_chromium, open_phone, phone  # noqa: F401 - browser is a fixture
+from web_helpers import served_game
 
 pytestmark = needs_chromium
-
-# Records what the page asks the browser to say instead of saying it (the test has no speakers).
-SPEECH_STUB = """
-window.__spoken = [];
-const record = (u) => window.__spoken.push({ text: u.text, lang: u.lang });
-if (window.speechSynthesis) { window.speechSynthesis.speak = record; window.speechSynthesis.cancel = () => {}; }
-else { Object.defineProperty(window, "speechSynthesis", { value: { speak: record, cancel() {} } }); }
-"""
-
-# Every element on the page that sticks out past the 360 px screen, or whose text is cut.
-OVERFLOW = """() => {
-  const out = [];
-  for (const el of document.querySelectorAll("body *")) {
-    if (el.closest(".hidden, svg") || !el.getClientRects().length) continue;
-    const r = el.getBoundingClientRect();
-    if (r.right > window.innerWidth + 1 || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "hidden")
-      out.push(`${el.tagName.toLowerCase()}#${el.id}.${el.className} ${Math.round(r.right)}: ${el.textContent.slice(0, 40)}`);
-  }
-  return { page: document.documentElement.scrollWidth, cut: out };
-}"""
-
-
-def longest(targets):
-    return max(targets, key=lambda t: (len(t["moves"]), t["square"] or ""))
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("i18n")
-    session = session_with(tmp_path)
-    app, _ = make_app(tmp_path, session)
-    session.new_game(["red", "blue", "green"], "red", seed=6)
-    play_pawn_phase(session, longest)
-    with Server(app) as server:
-        yield server, session
-
-
-def phone(browser, lang=None, locale="en-US"):
-    context = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True, locale=locale)
-    context.add_init_script(SPEECH_STUB)
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    return page
+    with served_game(tmp_path_factory.mktemp("i18n")) as served:
+        yield served
 
 
 @pytest.mark.parametrize("lang", ["en", "fr", "de", "es"])
 def test_the_phone_view_in_each_language_fits_360_px(browser, live, lang):
     server, session = live
-    page = phone(browser)
-    page.goto(f"{server.url}?lang={lang}")
-    page.wait_for_selector(".link.live")
-    page.wait_for_selector("svg.board .monster")
-    page.wait_for_selector("#turnline .pill")
+    page = open_phone(browser, server.url, lang, "#turnline .pill")
     words = catalog(lang)
     assert page.locator("html").get_attribute("lang") == lang
     assert page.text_content("#move h2").startswith(words["Monster move"])
@@ -74,10 +31,7 @@ def test_the_phone_view_in_each_language_fits_360_px(browser, live, lang):
     assert page.inner_text("#link") == words["live"]
     assert page.inner_text("#speak") == words["Read the moves aloud"]
     assert page.inner_text("#summary") == all_summaries(session.game)[lang]
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / f"phone-{lang}.png"), full_page=True)
-    fit = page.evaluate(OVERFLOW)
-    assert fit["page"] <= 360 and fit["cut"] == [], fit
+    fits_360_px(page, f"phone-{lang}")
     assert page.errors == []
     page.context.close()
 
@@ -97,10 +51,7 @@ def test_the_language_switch_is_remembered_on_that_phone(browser, live):
 
 def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, live):
     server, session = live
-    page = phone(browser, locale="de-DE")
-    page.goto(server.url)
-    page.wait_for_selector(".link.live")
-    page.wait_for_selector("svg.board .monster")
+    page = open_phone(browser, server.url, locale="de-DE")
     page.click("#speak")
     assert page.get_attribute("#speak", "aria-pressed") == "true"
     session.act({"type": "draw"})

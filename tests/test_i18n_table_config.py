@@ -23,54 +23,65 @@ def said(tmp_path, text: str) -> dict[str, str]:
     return {lang: error_text(err, lang) for lang in ("en", "fr", "de", "es")}
 
 
-def test_camera_sections(tmp_path):
-    p = tmp_path / "table.toml"
-    t = said(tmp_path, '[camera]\nsource = ""\n')
-    assert t["en"] == (f'{p}: [camera] source must name a camera: "0", "picamera", a file, "simulated", '
-                       '"synthetic" or "none"')
-    assert t["fr"] == (f'{p}{NBSP}: [camera] source doit nommer une caméra{NBSP}: "0", "picamera", un fichier, '
-                       '"simulated", "synthetic" ou "none"')
-    assert t["de"].startswith(f"{p}: [camera] source muss eine Kamera nennen: ")
-    assert t["es"].startswith(f"{p}: [camera] source debe nombrar una cámara: ")
-    t = said(tmp_path, "[camera]\nresolution = [640]\n")
-    assert t["en"] == f"{p}: [camera] resolution must be [width, height] like [1920, 1080], not [640]"
-    assert t["de"] == f"{p}: [camera] resolution muss [Breite, Höhe] wie [1920, 1080] sein, nicht [640]"
-    t = said(tmp_path, "[camera.exposure]\nanalogue_gain = 0.5\n")
-    assert t["en"] == f"{p}: [camera.exposure] analogue_gain = 0.5 must be 0 (automatic) or 1.0 to 64"
-    assert t["es"] == f"{p}: [camera.exposure] analogue_gain = 0.5 debe ser 0 (automático) o de 1.0 a 64"
-    t = said(tmp_path, "[camera]\nreader = 3\n")
-    assert t["en"] == f"{p}: [camera.reader] must be a section, not 3"
-    assert t["fr"] == f"{p}{NBSP}: [camera.reader] doit être une section, pas 3"
+class Start(str):
+    """An expected text given by its beginning (the rest names a path or a long list)."""
 
 
-def test_hardware_sections(tmp_path):
-    p = tmp_path / "table.toml"
-    t = said(tmp_path, '[serial]\nprotocol = "dmx"\n')
-    assert t["en"] == f"{p}: [serial] protocol 'dmx' is not supported (use adalight or tpm2)"
-    assert t["de"] == f"{p}: [serial] Protokoll 'dmx' wird nicht unterstützt (adalight oder tpm2 verwenden)"
-    t = said(tmp_path, "[buttons]\npins = { monster = 99 }\n")
-    assert t["en"] == f"{p}: [buttons.pins] monster = 99 is not a BCM GPIO number (0–27)"
-    assert t["fr"] == f"{p}{NBSP}: [buttons.pins] monster = 99 n'est pas un numéro de GPIO BCM (0–27)"
-    assert t["es"] == f"{p}: [buttons.pins] monster = 99 no es un número de GPIO BCM (0–27)"
-    t = said(tmp_path, "serial = 5\n")
-    assert t["en"] == f"{p}: serial must be a section [serial], not 5"
-    assert t["de"] == f"{p}: serial muss ein Abschnitt [serial] sein, nicht 5"
+def expect(texts: dict[str, str], expected: dict[str, str], path=None) -> None:
+    """Each language's text is the expected one (``{p}`` is ``path``), or starts with a ``Start``."""
+    for lang, want in expected.items():
+        want_text = want.replace("{p}", str(path)) if path is not None else str(want)
+        if isinstance(want, Start):
+            assert texts[lang].startswith(want_text), (lang, texts[lang])
+        else:
+            assert texts[lang] == want_text, (lang, texts[lang])
 
 
-def test_speaker_and_web(tmp_path):
-    p = tmp_path / "table.toml"
-    t = said(tmp_path, '[speaker]\nenabled = "yes"\n')
-    assert t["en"] == f"{p}: [speaker] enabled must be true or false, not 'yes'"
-    assert t["fr"] == f"{p}{NBSP}: [speaker] enabled doit valoir true ou false, pas 'yes'"
-    t = said(tmp_path, '[speaker]\nvoice = "f r"\n')
-    assert t["en"].startswith(f"{p}: [speaker] voice = 'f r' must be an espeak-ng voice name")
-    assert t["es"].startswith(f"{p}: [speaker] voice = 'f r' debe ser un nombre de voz de espeak-ng")
-    t = said(tmp_path, '[web]\npublic_host = "http://x"\n')
-    assert t["en"] == f'{p}: [web] public_host = \'http://x\' must be a bare name like "flure.local" (no http://, no port)'
-    assert t["de"] == f'{p}: [web] public_host = \'http://x\' muss ein bloßer Name wie "flure.local" sein (ohne http://, ohne Port)'
-    t = said(tmp_path, '[web]\npin = "12"\n')
-    assert t["en"] == f"{p}: [web] pin must be 4 to 64 letters or digits"
-    assert t["fr"] == f"{p}{NBSP}: [web] pin doit compter 4 à 64 lettres ou chiffres"
+# A bad table.toml (its text) and what the check says; ``{p}`` is the file's path.
+BAD_TABLE_FILES = {
+    "camera source": ('[camera]\nsource = ""\n', {
+        "en": '{p}: [camera] source must name a camera: "0", "picamera", a file, "simulated", "synthetic" or "none"',
+        "fr": f'{{p}}{NBSP}: [camera] source doit nommer une caméra{NBSP}: "0", "picamera", un fichier, '
+              '"simulated", "synthetic" ou "none"',
+        "de": Start("{p}: [camera] source muss eine Kamera nennen: "),
+        "es": Start("{p}: [camera] source debe nombrar una cámara: ")}),
+    "camera resolution": ("[camera]\nresolution = [640]\n", {
+        "en": "{p}: [camera] resolution must be [width, height] like [1920, 1080], not [640]",
+        "de": "{p}: [camera] resolution muss [Breite, Höhe] wie [1920, 1080] sein, nicht [640]"}),
+    "camera exposure": ("[camera.exposure]\nanalogue_gain = 0.5\n", {
+        "en": "{p}: [camera.exposure] analogue_gain = 0.5 must be 0 (automatic) or 1.0 to 64",
+        "es": "{p}: [camera.exposure] analogue_gain = 0.5 debe ser 0 (automático) o de 1.0 a 64"}),
+    "camera reader": ("[camera]\nreader = 3\n", {
+        "en": "{p}: [camera.reader] must be a section, not 3",
+        "fr": f"{{p}}{NBSP}: [camera.reader] doit être une section, pas 3"}),
+    "serial protocol": ('[serial]\nprotocol = "dmx"\n', {
+        "en": "{p}: [serial] protocol 'dmx' is not supported (use adalight or tpm2)",
+        "de": "{p}: [serial] Protokoll 'dmx' wird nicht unterstützt (adalight oder tpm2 verwenden)"}),
+    "button pin": ("[buttons]\npins = { monster = 99 }\n", {
+        "en": "{p}: [buttons.pins] monster = 99 is not a BCM GPIO number (0–27)",
+        "fr": f"{{p}}{NBSP}: [buttons.pins] monster = 99 n'est pas un numéro de GPIO BCM (0–27)",
+        "es": "{p}: [buttons.pins] monster = 99 no es un número de GPIO BCM (0–27)"}),
+    "serial not a section": ("serial = 5\n", {
+        "en": "{p}: serial must be a section [serial], not 5",
+        "de": "{p}: serial muss ein Abschnitt [serial] sein, nicht 5"}),
+    "speaker enabled": ('[speaker]\nenabled = "yes"\n', {
+        "en": "{p}: [speaker] enabled must be true or false, not 'yes'",
+        "fr": f"{{p}}{NBSP}: [speaker] enabled doit valoir true ou false, pas 'yes'"}),
+    "speaker voice": ('[speaker]\nvoice = "f r"\n', {
+        "en": Start("{p}: [speaker] voice = 'f r' must be an espeak-ng voice name"),
+        "es": Start("{p}: [speaker] voice = 'f r' debe ser un nombre de voz de espeak-ng")}),
+    "web public_host": ('[web]\npublic_host = "http://x"\n', {
+        "en": '{p}: [web] public_host = \'http://x\' must be a bare name like "flure.local" (no http://, no port)',
+        "de": '{p}: [web] public_host = \'http://x\' muss ein bloßer Name wie "flure.local" sein (ohne http://, ohne Port)'}),
+    "web pin": ('[web]\npin = "12"\n', {
+        "en": "{p}: [web] pin must be 4 to 64 letters or digits",
+        "fr": f"{{p}}{NBSP}: [web] pin doit compter 4 à 64 lettres ou chiffres"}),
+}
+
+
+@pytest.mark.parametrize("text, expected", BAD_TABLE_FILES.values(), ids=BAD_TABLE_FILES.keys())
+def test_a_bad_table_file_is_refused_in_each_language(tmp_path, text, expected):
+    expect(said(tmp_path, text), expected, tmp_path / "table.toml")
 
 
 def test_the_pin_file_and_set_in_text(tmp_path):
@@ -101,25 +112,32 @@ def setup_errors(tmp_path, path: str, body) -> dict[str, str]:
     return answers(tmp_path, f"/api/setup{path}", body, status=409)
 
 
-def test_the_setup_page_refuses_in_the_request_language(tmp_path):
-    t = setup_errors(tmp_path, "/leds/light", {"what": "row 12"})
-    assert t["en"] == "no row '12': rows are 1–11, columns a–p"
-    assert t["fr"] == f"pas de rangée '12'{NBSP}: les rangées vont de 1 à 11, les colonnes de a à p"
-    assert t["de"] == "keine Reihe '12': Reihen sind 1–11, Spalten a–p"
-    assert t["es"] == "no hay fila '12': las filas son 1–11, las columnas a–p"
-    t = setup_errors(tmp_path, "/leds/light", {"what": "blink"})
-    assert t["en"] == "light 'all', 'row N' (1–11) or 'column X' (a–p)"
-    assert t["de"] == "'all', 'row N' (1–11) oder 'column X' (a–p) leuchten lassen"
-    t = setup_errors(tmp_path, "/leds/mark", {"square": "q9", "wrong": True})
-    assert t["en"] == "'q9' is not a square of the board (a1 to p11)"
-    assert t["fr"] == "'q9' n'est pas une case du plateau (a1 à p11)"
-    assert t["es"] == "'q9' no es una casilla del tablero (a1 a p11)"
-    t = setup_errors(tmp_path, "/exposure", {"exposure_us": -5, "analogue_gain": 0})
-    assert t["en"] == "exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000"
-    assert t["de"] == "exposure_us muss eine ganze Zahl von Mikrosekunden von 0 (automatisch) bis 1000000 sein"
-    t = setup_errors(tmp_path, "/exposure", {"exposure_us": 0, "analogue_gain": 0, "colour_gains": [99, 1]})
-    assert t["en"].startswith("colour_gains must be [red, blue] gains")
-    assert t["fr"].startswith("colour_gains doit être des gains [rouge, bleu]")
+# A bad request to the Setup page's API (its path under /api/setup, its body) and the refusal.
+BAD_SETUP_REQUESTS = {
+    "no such row": ("/leds/light", {"what": "row 12"}, {
+        "en": "no row '12': rows are 1–11, columns a–p",
+        "fr": f"pas de rangée '12'{NBSP}: les rangées vont de 1 à 11, les colonnes de a à p",
+        "de": "keine Reihe '12': Reihen sind 1–11, Spalten a–p",
+        "es": "no hay fila '12': las filas son 1–11, las columnas a–p"}),
+    "what to light": ("/leds/light", {"what": "blink"}, {
+        "en": "light 'all', 'row N' (1–11) or 'column X' (a–p)",
+        "de": "'all', 'row N' (1–11) oder 'column X' (a–p) leuchten lassen"}),
+    "no such square": ("/leds/mark", {"square": "q9", "wrong": True}, {
+        "en": "'q9' is not a square of the board (a1 to p11)",
+        "fr": "'q9' n'est pas une case du plateau (a1 à p11)",
+        "es": "'q9' no es una casilla del tablero (a1 a p11)"}),
+    "exposure": ("/exposure", {"exposure_us": -5, "analogue_gain": 0}, {
+        "en": "exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000",
+        "de": "exposure_us muss eine ganze Zahl von Mikrosekunden von 0 (automatisch) bis 1000000 sein"}),
+    "colour gains": ("/exposure", {"exposure_us": 0, "analogue_gain": 0, "colour_gains": [99, 1]}, {
+        "en": Start("colour_gains must be [red, blue] gains"),
+        "fr": Start("colour_gains doit être des gains [rouge, bleu]")}),
+}
+
+
+@pytest.mark.parametrize("path, body, expected", BAD_SETUP_REQUESTS.values(), ids=BAD_SETUP_REQUESTS.keys())
+def test_the_setup_page_refuses_in_the_request_language(tmp_path, path, body, expected):
+    expect(setup_errors(tmp_path, path, body), expected)
 
 
 def test_a_hardware_file_that_cannot_be_read(tmp_path):

@@ -21,9 +21,9 @@ from PIL import Image
 from companion_app.i18n import catalog
 from companion_app.i18n.game_text import all_tile_names
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
-from test_i18n_browser import OVERFLOW, longest, phone
-from web_helpers import OUTPUT, make_app, play_pawn_phase, session_with
+from browser_helpers import (browser, fits_360_px, needs_chromium, open_phone, phone,  # noqa: F401 - browser is a fixture
+                             referee_login)
+from web_helpers import make_app, play_pawn_phase, served_game, session_with
 
 pytestmark = needs_chromium
 LANGS = ["fr", "de", "es"]
@@ -104,14 +104,8 @@ def open_everything(page) -> None:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     """A game in its second turn, after a monster move (so "Save this move" is there)."""
-    tmp_path = tmp_path_factory.mktemp("i18nweb")
-    session = session_with(tmp_path)
-    app, _ = make_app(tmp_path, session)
-    session.new_game(["red", "blue", "green"], "red", seed=6)
-    play_pawn_phase(session, longest)
-    session.act({"type": "draw"})
-    with Server(app) as server:
-        yield server, session
+    with served_game(tmp_path_factory.mktemp("i18nweb"), monster_moved=True) as served:
+        yield served
 
 
 def logged_in(browser, server, path: str, lang: str, *shown: str):
@@ -132,14 +126,6 @@ def referee(browser, server, lang: str):
 
 def texts_of(page) -> list[dict]:
     return page.evaluate(TEXTS, SERVER_SENTENCES)
-
-
-def fits_360_px(page, name: str) -> None:
-    """A screenshot under tests/output/, and nothing sticking out of the 360 px screen."""
-    OUTPUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUTPUT / f"{name}.png"), full_page=True)
-    fit = page.evaluate(OVERFLOW)
-    assert fit["page"] <= 360 and fit["cut"] == [], fit
 
 
 def english_texts(browser, server, path: str, open_page, then=None) -> set[str]:
@@ -345,11 +331,7 @@ def test_the_referee_view_at_the_monsters_turn_and_in_the_placement_has_no_engli
 
 
 def phone_view(browser, server, lang: str):
-    page = phone(browser)
-    page.goto(f"{server.url}?lang={lang}")
-    for selector in (".link.live", "svg.board .monster", "#turnline .pill", "#save:not(.hidden)"):
-        page.wait_for_selector(selector)
-    return page
+    return open_phone(browser, server.url, lang, "#turnline .pill", "#save:not(.hidden)")
 
 
 def test_the_phone_view_has_no_english_word_left(browser, live):

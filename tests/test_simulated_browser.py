@@ -10,26 +10,14 @@ from __future__ import annotations
 
 import time
 
-from companion_app.table.demo import SimulatedRig
-from companion_app.table.devices import open_camera
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
 from companion_app.web.server import Server
 from engine.geometry import neighbour, parse_square, square_name
 from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
+from table_helpers import simulated_table, wait_for
 from web_helpers import make_app
 
 pytestmark = needs_chromium
 SEED = 28
-
-
-def wait(predicate, timeout=60.0, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def free_stone_move(session, rig):
@@ -45,33 +33,27 @@ def free_stone_move(session, rig):
 
 
 def test_the_referee_pauses_the_players_and_moves_a_piece_by_taps_and_the_camera_sees_it(browser, tmp_path):
-    session = TableSession(Store(tmp_path / "s.sqlite3"))
-    session.new_game(["red", "blue"], seed=SEED)
-    session.loop.mode = "auto"
-    rig = SimulatedRig(session, seed=SEED, speed=6, err_rate=0.0)
-    session.simulated = rig
-    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=6,
-                                 open_frames=rig.open_source)
-    app, _ = make_app(tmp_path, session)
     errors: list[str] = []
-    try:
+    with simulated_table(tmp_path, seed=SEED, speed=6, fps=6) as (session, rig):
+        app, _ = make_app(tmp_path, session)
         rig.start()
         with Server(app) as server:
             page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             referee_login(page, server.url)
             page.wait_for_selector("#sim-card:not(.hidden) #sim-state:has-text('playing')")
-            wait(lambda: session.seq >= 1, 120, "a first move read by the camera")
+            wait_for(lambda: session.seq >= 1, 120, "a first move read by the camera")
 
             page.click("#sim-pause")
             page.wait_for_selector("#sim-state:has-text('paused')")
             assert rig.players.paused
             assert page.locator("#sim-pause").inner_text() == "Resume the players"
+            assert page.locator("#sim-now").inner_text().startswith("Players: ")   # what they are at (players.now)
             # whatever a player was doing when paused is read (or not) before the referee's hand comes
-            wait(lambda: rig.players.pending is None or session.loop.view.get("stable"), 60, "a still table")
+            wait_for(lambda: rig.players.pending is None or session.loop.view.get("stable"), 60, "a still table")
             time.sleep(1.0)
-            wait(lambda: session.loop.view.get("stable") and not session.loop.view.get("differences")
-                 and session.loop.follow is None, 60, "the camera agreeing with the game")
+            wait_for(lambda: session.loop.view.get("stable") and not session.loop.view.get("differences")
+                     and session.loop.follow is None, 60, "the camera agreeing with the game")
             seq = session.seq
 
             frm, to = free_stone_move(session, rig)
@@ -97,9 +79,6 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_by_taps_and_the_camera
             page.click("#sim-move")
             page.click("#sim-pause")
             page.wait_for_selector("#sim-state:has-text('playing')")
-            wait(lambda: session.seq > seq, 120, "the players going on after Resume")
-    finally:
-        rig.close()
-        session.close()
+            wait_for(lambda: session.seq > seq, 120, "the players going on after Resume")
     assert errors == []
     assert rig.players.applied_errors == []

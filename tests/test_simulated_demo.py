@@ -184,18 +184,10 @@ def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(t
     """In one process: the real camera worker and loop read the simulated table; a player's
     illegal move is refused (never in the journal) and shown, and the game goes on once the
     player put it right."""
-    from companion_app.table.demo import SimulatedRig
-    from companion_app.table.devices import open_camera
-    from companion_app.table.session import TableSession
+    from table_helpers import simulated_table
 
-    session = TableSession(Store(tmp_path / "s.sqlite3"))
-    session.new_game(["red", "blue"], seed=SEED)
-    session.loop.mode = "auto"
-    rig = SimulatedRig(session, seed=SEED, speed=20, err_rate=0.0)
-    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=10,
-                                 open_frames=rig.open_source)
     refusals = []
-    try:
+    with simulated_table(tmp_path, seed=SEED, speed=20, fps=10) as (session, rig):
         rig.start()
         deadline = time.monotonic() + 120
         while session.seq < 2 and time.monotonic() < deadline:    # two legal moves read first
@@ -216,9 +208,6 @@ def test_an_induced_illegal_move_is_refused_by_the_session_shown_and_put_right(t
         while session.seq == seq and time.monotonic() < deadline:
             time.sleep(0.1)
         assert session.seq > seq                           # put right, the game goes on
-    finally:
-        rig.close()
-        session.close()
     assert rig.players.applied_errors == []
     journal = [s.action for s in Store(tmp_path / "s.sqlite3").history(session.game_id)[1:]]
     assert journal and all(a["by"] == "camera" for a in journal)

@@ -13,14 +13,9 @@ import pytest
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
 from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
-from web_helpers import OUTPUT, TOKEN, WifiProxy, make_app, play_pawn_phase, session_with
+from web_helpers import OUTPUT, TOKEN, WifiProxy, longest, make_app, play_pawn_phase, session_with
 
 pytestmark = needs_chromium
-
-
-def longest(targets):
-    """The players' choice in these tests: the longest move (so pawns spread over the board)."""
-    return max(targets, key=lambda t: (len(t["moves"]), t["square"] or ""))
 
 
 @pytest.fixture

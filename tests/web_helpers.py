@@ -4,6 +4,7 @@ The device fakes ship beside their interfaces: ``companion_app.table.fakes``."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 from companion_app.table.devices import Device
@@ -30,6 +31,28 @@ def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -
         label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
         target = choose(game.targets(label))
         session.act({"type": "move", "pawn": label, "moves": target["moves"]})
+
+
+def longest(targets):
+    """The players' choice in these tests: the longest move (so pawns spread over the board)."""
+    return max(targets, key=lambda t: (len(t["moves"]), t["square"] or ""))
+
+
+@contextmanager
+def served_game(tmp_path, *, monster_moved: bool = False):
+    """A three-player game (red, blue, green; seed 6) at the monster's first turn, or just after its
+    first move (``monster_moved``: "Save this move" is there), served by the real server; yields
+    (server, session)."""
+    from companion_app.web.server import Server
+
+    session = session_with(tmp_path)
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue", "green"], "red", seed=6)
+    play_pawn_phase(session, longest)
+    if monster_moved:
+        session.act({"type": "draw"})
+    with Server(app) as server:
+        yield server, session
 
 
 def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | None = None,
