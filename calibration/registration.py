@@ -67,7 +67,7 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location
     if loc is None:
-        return RegistrationReport(False, problems=[result.reason or "board not located"])
+        return RegistrationReport(False, problems=[str(result.reason or "board not located")])
     rep = RegistrationReport(True, list(loc.markers_seen), list(loc.markers_missing))
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)

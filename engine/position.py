@@ -146,6 +146,7 @@ class Position:
         problems: list[tuple[str, Text, str | None]] = []
 
         def add(code, words, sq=None):
+            assert code in STATUS_CODES, code   # the list others (a camera reading's problems) go by
             problems.append((code, words, square_name(sq) if sq is not None else None))
 
         occupants: dict[int, list[Text]] = {}
@@ -377,10 +378,15 @@ A_KIND = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_(
           "pivot-about": N_("a pivot-about")}   # what ``status`` has always called each stone kind
 
 
+STATUS_CODES = ("two-pieces", "on-teleporter", "teleporter-on-pool", "teleporter-pair", "monster-on-pool",
+                "duplicate-pawn")   # every code ``Position.status`` reports
+BOTH_ON = N_("%(who)s are both on %(square)s")   # P4; a camera reading's two-pieces problem too (vision.problems)
+
+
 def both_on(sq: int, who: list) -> Text:
     """The one wording of two pieces on one square (P4): ``the monster and a stone are both on g7``
     (wording data: ``str()`` is the English; ``who`` are wording data or plain English)."""
-    return Text(N_("%(who)s are both on %(square)s"), who=join_and(who), square=square_name(sq))
+    return Text(BOTH_ON, who=join_and(who), square=square_name(sq))
 
 
 def basic_position(pawns: Iterable[Pawn] = ()) -> Position:

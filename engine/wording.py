@@ -207,3 +207,49 @@ def os_reason(exc: BaseException):
     if reason is not None:
         return Term(reason)
     return getattr(exc, "strerror", None) or str(exc)
+
+
+_NAMES = {"pawn": Pawn, "colour": Colour, "direction": Direction, "term": Term}
+
+
+def words_json(value):
+    """Wording data in JSON (a camera reading's problems cross the process edge as JSON and keep their
+    words): a Text is ``{"text", "params", ...}``, a Join ``{"join", "parts"}``, a Cap ``{"cap"}``, a pawn's
+    name ``{"pawn": "red 3/4"}`` (likewise colour, direction, term); text and numbers are themselves."""
+    if isinstance(value, Text):
+        out = {"text": value.template, "params": {k: words_json(v) for k, v in value.params.items()}}
+        if value.context is not None:
+            out["context"] = value.context
+        if isinstance(value, Plural):
+            out["plural"] = value.plural
+        return out
+    if isinstance(value, Join):
+        return {"join": value.sep, "parts": [words_json(p) for p in value.parts]}
+    if isinstance(value, Cap):
+        return {"cap": words_json(value.inner)}
+    for name, kind in _NAMES.items():
+        if isinstance(value, kind):
+            return {name: str(value)}
+    return value if value is None or isinstance(value, (int, float)) else str(value)
+
+
+def words_from_json(data):
+    """The wording data ``words_json`` wrote (its English ``str()`` unchanged)."""
+    if not isinstance(data, dict):
+        return data
+    if "text" in data:
+        params = {k: words_from_json(v) for k, v in (data.get("params") or {}).items()}
+        if "plural" in data:   # (variables, not subscripts: pybabel would take a literal argument for a msgid)
+            singular, plural, num = data["text"], data["plural"], params.pop("num")
+            return Plural(singular, plural, num, **params)
+        if data.get("context") is not None:
+            return Text.in_context(data["context"], data["text"], **params)
+        return Text(data["text"], **params)
+    if "join" in data:
+        return Join(data["join"], [words_from_json(p) for p in data.get("parts") or []])
+    if "cap" in data:
+        return Cap(words_from_json(data["cap"]))
+    for name, kind in _NAMES.items():
+        if name in data:
+            return kind(data[name])
+    return str(data)

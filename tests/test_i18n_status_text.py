@@ -45,7 +45,7 @@ def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
 
 
 def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language():
-    from companion_app.table.camera_words import problem_words
+    from vision.problems import problem_words
     from vision.reader import read_image
     from vision_helpers import make_camera, render
 
@@ -59,7 +59,7 @@ def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language(
 
 
 def test_two_tiles_in_the_card_zone_on_the_camera_card_in_each_language():
-    from companion_app.table.camera_words import problem_words
+    from vision.problems import problem_words
     from vision.reader import read_image
     from vision.scheme import load_scheme
     from vision_helpers import render

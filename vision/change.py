@@ -19,6 +19,8 @@ from engine.observation import ANY_PAWN, EMPTY, UNKNOWN, Look, Observation, Pawn
 from engine.position import Position, Teleporter
 from engine.reconcile import Problem, Reconciliation, reconcile, refused
 
+from .problems import board_not_located, problem_words
+
 # Problems that only say the card zone cannot be read: the tile is unknown, the board still counts.
 CARD_ZONE_CODES = ("card-zone-hidden", "card-zone-unclear", "two-tiles")
 # Square-less problems that do not make the board doubtful: the squares decide (a monster or
@@ -41,8 +43,8 @@ def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, lis
     data = reading.to_json() if hasattr(reading, "to_json") else reading
     problems = data.get("problems") or []
     if not data.get("located") or data.get("setup") is None:
-        return None, [Problem(p.get("code", "not-located"), p.get("message", "")) for p in problems] or [
-            Problem("not-located", "the board is not located")]
+        return None, [Problem(p.get("code", "not-located"), p.get("message", ""), words=problem_words(p))
+                      for p in problems] or [Problem.said("not-located", board_not_located())]
     why = dict(getattr(reading, "unseen", None) or {})
     why.update((parse_square(name), code) for name, code in (data.get("unseen") or {}).items())
     blocking: list[Problem] = []
@@ -53,7 +55,7 @@ def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, lis
         elif p.get("code") in CARD_ZONE_CODES:
             tile = UNKNOWN
         elif p.get("code") not in HARMLESS_CODES:
-            blocking.append(Problem(p.get("code", "problem"), p.get("message", "")))
+            blocking.append(Problem(p.get("code", "problem"), p.get("message", ""), words=problem_words(p)))
     for name in fixed:
         why.pop(parse_square(name), None)
     shown = setup_looks(data["setup"])

@@ -11,7 +11,10 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from engine.wording import Text
+
 from .config import DEFAULT_CONFIG, ReaderConfig
+from .problems import BAD_PIXELS, BAD_SHAPE, EMPTY_FRAME, NO_IMAGE, NOT_AN_ARRAY, TOO_SMALL
 from .scheme import Scheme
 
 MIN_SIDE_PX = 64
@@ -28,21 +31,22 @@ class Detections:
         return len(self.ids)
 
 
-def check_frame(image) -> tuple[np.ndarray | None, str | None]:
-    """Return (gray uint8 image, None) or (None, reason) for an unusable frame."""
+def check_frame(image) -> tuple[np.ndarray | None, Text | None]:
+    """Return (gray uint8 image, None) or (None, reason) for an unusable frame (the reason as wording data:
+    ``str()`` is its English)."""
     if image is None:
-        return None, "no image (the frame is empty)"
+        return None, NO_IMAGE()
     if not isinstance(image, np.ndarray):
-        return None, f"not an image array (got {type(image).__name__})"
+        return None, NOT_AN_ARRAY(type=type(image).__name__)
     if image.size == 0:
-        return None, "the frame is empty (0 pixels)"
+        return None, EMPTY_FRAME()
     if image.ndim == 3 and image.shape[2] == 1:
         image = image[:, :, 0]
     if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (3, 4)):
-        return None, f"unsupported image shape {image.shape} (need gray, BGR or BGRA)"
+        return None, BAD_SHAPE(shape=str(image.shape))
     h, w = image.shape[:2]
     if min(h, w) < MIN_SIDE_PX:
-        return None, f"the frame is too small ({w}×{h} px; at least {MIN_SIDE_PX} px a side)"
+        return None, TOO_SMALL(width=w, height=h, least=MIN_SIDE_PX)
     if image.dtype != np.uint8:
         if image.dtype == np.uint16:
             image = (image >> 8).astype(np.uint8)
@@ -51,7 +55,7 @@ def check_frame(image) -> tuple[np.ndarray | None, str | None]:
             scale = 255.0 if finite.max(initial=0.0) <= 1.0 else 1.0
             image = np.clip(finite * scale, 0, 255).astype(np.uint8)
         else:
-            return None, f"unsupported pixel type {image.dtype}"
+            return None, BAD_PIXELS(type=str(image.dtype))
     if image.ndim == 3:
         code = cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY
         image = cv2.cvtColor(image, code)

@@ -15,8 +15,11 @@ from typing import Protocol
 import cv2
 import numpy as np
 
+from engine.wording import Text
+
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import Detections
+from .problems import BAD_FIT, CORNERS_HIDDEN, CORNERS_MISFIT, MOVED, NO_CORNERS, NO_FIT, board_not_located
 from .scheme import Scheme
 
 
@@ -200,7 +203,7 @@ class BoardLocation:
 @dataclass(frozen=True)
 class LocateResult:
     location: BoardLocation | None
-    reason: str | None = None          # why the board was not located
+    reason: Text | None = None         # why the board was not located (engine.wording data; str() English)
     bumped: bool = False               # markers moved against the previous location
     shift_px: float = 0.0              # how far they moved
 
@@ -282,15 +285,12 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
             kept = _copy(previous, seen, missing)
             return LocateResult(kept, None, False, shift)
         if bumped:
-            return LocateResult(None, f"board not located: the camera or board moved ({shift:.0f} px) "
-                                      f"and {hidden}", True, shift)
-        return LocateResult(None, f"board not located: {hidden}", False, shift)
+            return LocateResult(None, board_not_located(MOVED(shift=f"{shift:.0f}", hidden=hidden)), True, shift)
+        return LocateResult(None, board_not_located(hidden), False, shift)
 
     h, inliers = cv2.findHomography(obj, img, cv2.RANSAC, config.homography_threshold_px)
     if h is None or inliers is None or int(inliers.sum()) < 4 * need - 2:
-        return LocateResult(None, "board not located: the corner markers do not fit the board's "
-                                  "layout in the marker scheme (moved markers or a wrong scheme file?)",
-                            bumped, shift)
+        return LocateResult(None, board_not_located(CORNERS_MISFIT()), bumped, shift)
     mask = inliers.ravel().astype(bool)
     lens = None
     if assumed and config.estimate_distortion:
@@ -304,12 +304,11 @@ def locate_board(det: Detections, image_size: tuple[int, int], scheme: Scheme, c
             img = board_correspondences(det, scheme, undistort)[1]
     h, _ = cv2.findHomography(obj[mask], img[mask], 0)
     if h is None or not np.all(np.isfinite(h)):
-        return LocateResult(None, "board not located: the corner markers give no usable fit", bumped, shift)
+        return LocateResult(None, board_not_located(NO_FIT()), bumped, shift)
     proj = transform_points(obj[mask], h)
     err = float(np.mean(np.linalg.norm(proj - img[mask], axis=1)))
     if err > config.max_reprojection_px:
-        return LocateResult(None, f"board not located: the corner markers fit the scheme badly "
-                                  f"({err:.1f} px off on average)", bumped, shift)
+        return LocateResult(None, board_not_located(BAD_FIT(error=f"{err:.1f}")), bumped, shift)
     measured, focal_rel = False, math.inf
     if assumed:
         k, focal_rel = _estimate_camera(h, image_size, config, obj[mask], img[mask], err)
@@ -399,11 +398,11 @@ def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return p[..., :2] / p[..., 2:3]
 
 
-def _hidden_text(missing: tuple[int, ...], total: int) -> str:
+def _hidden_text(missing: tuple[int, ...], total: int) -> Text:
     ids = ", ".join(str(i) for i in missing)
     if len(missing) == total:
-        return f"no corner markers seen (ids {ids}); is the board in view and lit?"
-    return f"{len(missing)} of {total} corner markers hidden (id {ids})"
+        return NO_CORNERS(ids=ids)
+    return CORNERS_HIDDEN(hidden=len(missing), total=total, ids=ids)
 
 
 def _copy(prev: BoardLocation, seen, missing) -> BoardLocation:

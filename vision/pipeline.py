@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .locate import BoardLocation, LensCalibration, lens_calibration
+from .problems import CAMERA_FAILED, NO_FRAME, board_not_located
 from .reader import read_frame
 from .reading import Reading, not_located
 from .scheme import Scheme, load_scheme
@@ -55,11 +56,11 @@ class TableCamera:
         try:
             frame = self.source.read()
         except Exception as exc:  # noqa: BLE001 — a camera hiccup must not stop the app
-            frame, err = None, f"the camera failed ({exc})"
+            frame, err = None, CAMERA_FAILED(error=str(exc))
         else:
-            err = "the camera gave no frame" if frame is None else None
+            err = NO_FRAME() if frame is None else None
         if err:
-            return self._update(not_located(f"board not located: {err}"))
+            return self._update(not_located(board_not_located(err)))
         return self.feed(frame)
 
     def feed(self, frame) -> Reading:

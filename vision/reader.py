@@ -22,13 +22,16 @@ import numpy as np
 from engine.geometry import COLS, SQUARES, parse_direction, parse_square, square_name
 from engine.pools import pool_squares
 from engine.position import BOARD, Pawn, Position, Teleporter, both_on
+from engine.wording import Term, Text
 
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
                      marker_centres, marker_cells, merge_detections)
 from .locate import BoardLocation, LensCalibration, LocateResult, lens_calibration, locate_board
 from .occlusion import card_zone_unclear, find_occlusion, frame_cells
-from .reading import Reading, SeenSticker, not_located, problem
+from . import problems as say
+from .problems import board_not_located, object_words, piece_words
+from .reading import Reading, SeenSticker, not_located, problem, status_problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners
 
 log = logging.getLogger(__name__)
@@ -48,13 +51,13 @@ def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *
     calibration = lens_calibration(calibration)
     gray, reason = check_frame(image)
     if gray is None:
-        return not_located(f"board not located: {reason}"), None
+        return not_located(board_not_located(reason)), None
     try:
         det = detect_markers(gray, scheme, config)
         h, w = gray.shape[:2]
         loc = locate_board(det, (w, h), scheme, calibration, config, previous)
         if loc.location is None:
-            return not_located(loc.reason or "board not located", bumped=loc.bumped), loc
+            return not_located(loc.reason or board_not_located(), bumped=loc.bumped), loc
         location = with_parallax(det, loc.location, scheme, config, gray)
         reading = interpret(det, location, scheme, config)
         cells = frame_cells(image, gray, location, scheme)
@@ -83,8 +86,7 @@ def read_frame(image, scheme=None, calibration: LensCalibration | None = None, *
         # table but a fault to fix, so it is logged with its traceback; the caller still
         # gets a reading.  Any other exception is a bug and is not hidden.
         log.exception("vision: reading a frame failed")
-        return not_located(f"board not located: the frame could not be processed ({type(exc).__name__}: "
-                           f"{exc}); this is a fault in the reader, please report it"), None
+        return not_located(board_not_located(say.READER_FAULT(error=f"{type(exc).__name__}: {exc}"))), None
 
 
 def with_parallax(det: Detections, loc: BoardLocation, scheme: Scheme,
@@ -181,30 +183,19 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
         reading.occluded = True
         covered = occ.squares
         names = " ".join(square_name(s) for s in covered[:8]) + (" …" if len(covered) > 8 else "")
-        reading.problems.append(problem(
-            "occluded", f"something covers the board over {len(covered)} squares ({names}); "
-                        "waiting for a clear view", covered[0], count=len(covered), squares=names))
+        reading.problems.append(problem(say.OCCLUDED, covered[0], count=len(covered), squares=names))
     if reading.tile is None and not any(p["code"] in ("card-zone-hidden", "two-tiles") for p in reading.problems):
         x, y, w, h = scheme.card_zone_mm
         zone = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
         if loc.in_view(zone) and card_zone_unclear(image if np.ndim(image) == 3 else gray, loc, scheme, config):
-            reading.problems.append(problem(
-                "card-zone-unclear", "something lies in the card zone but no tombstone tile sticker was read "
-                                     "there (a hand, or a tile with a hidden sticker?)"))
+            reading.problems.append(problem(say.CARD_ZONE_UNCLEAR))
     for sq in occ.hidden:
-        reading.problems.append(problem(
-            "hidden-square", f"{square_name(sq)} is hidden behind a piece from this camera angle, so what "
-                             "stands there cannot be read (a camera more overhead avoids this)", sq,
-            square=square_name(sq)))
+        reading.problems.append(problem(say.HIDDEN_SQUARE, sq, square=square_name(sq)))
     if config.occlusion_flag_lone_squares:
         for sq in occ.lone:
-            reading.problems.append(problem(
-                "unread-square", f"{square_name(sq)} does not look empty but no sticker was read there "
-                                 "(a piece with a hidden, dirty or glaring sticker?)", sq))
+            reading.problems.append(problem(say.UNREAD_LONE, sq, square=square_name(sq)))
     for sq in occ.stray:
-        reading.problems.append(problem(
-            "unread-square", f"{square_name(sq)} looks covered but no sticker was read there "
-                             "(a pool tile or a piece whose sticker is hidden?)", sq))
+        reading.problems.append(problem(say.UNREAD_STRAY, sq, square=square_name(sq)))
     return occ
 
 
@@ -273,10 +264,9 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         counts[int(i)] = counts.get(int(i), 0) + 1
     for mid, n in sorted(counts.items()):
         if n > 1 and mid not in scheme.board_marker_ids:
-            problems.append(problem("marker-twice", f"marker {mid} is seen {n} times; each sticker "
-                                                    "exists once (a copied sticker?)"))
+            problems.append(problem(say.MARKER_TWICE, id=mid, count=n))
         elif n > 1:
-            problems.append(problem("marker-twice", f"corner marker {mid} is seen {n} times"))
+            problems.append(problem(say.CORNER_TWICE, id=mid, count=n))
 
     for k, mid in enumerate(meas.ids):
         mid = int(mid)
@@ -287,8 +277,8 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         if st is None:
             if on_sheet or scheme.in_card_zone(x, y):
                 sq = scheme.square_at(x, y)
-                problems.append(problem("unknown-marker", f"marker {mid} is not in the marker scheme"
-                                        + (f" (on {square_name(sq)})" if sq is not None else ""), sq))
+                problems.append(problem(say.UNKNOWN_MARKER_ON, sq, id=mid, square=square_name(sq)) if sq is not None
+                                else problem(say.UNKNOWN_MARKER, id=mid))
                 others.append(SeenSticker(mid, "unknown", sq, (x, y), (float(centre_px[0]), float(centre_px[1])),
                                           0, 0.0, f"unknown marker {mid}", tuple(map(tuple, px))))
             continue
@@ -296,9 +286,8 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
         side = float(meas.side_mm[k])
         if abs(side / st.size_mm - 1.0) > config.size_tolerance:
             # A sticker of the wrong size is a misread id or a sticker on the wrong piece.
-            problems.append(problem("marker-size", f"marker {mid} ({st.describe()}) looks {side:.0f} mm wide, "
-                                    f"not {st.size_mm:.0f} mm: misread or on the wrong piece",
-                                    scheme.square_at(x, y)))
+            problems.append(problem(say.MARKER_SIZE, scheme.square_at(x, y), id=mid, what=piece_words(st),
+                                    seen=f"{side:.0f}", size=f"{st.size_mm:.0f}"))
         sq = scheme.square_at(x, y)
         margin = _margin(scheme, x, y) if sq is not None else 0.0
         conf = max(0.0, min(1.0, margin / (scheme.square_mm / 2)))
@@ -312,32 +301,27 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
             if scheme.in_card_zone(x, y):
                 tiles.append(_Placed(st, seen))
             elif on_sheet:
-                problems.append(problem("misplaced-tile", f"{st.describe()} lies on the board, "
-                                        "not in the card zone", sq))
+                problems.append(problem(say.MISPLACED_TILE, sq, what=piece_words(st)))
                 others.append(seen)
             continue
         if not on_sheet:
             continue   # a piece beside the board (a waiting pawn, the box): not part of the reading
         if sq is None:
-            problems.append(problem("off-grid", f"{st.describe()} is on the board sheet but on no square "
-                                    f"(at {x:.0f}, {y:.0f} mm)"))
+            problems.append(problem(say.OFF_GRID, what=piece_words(st), x=f"{x:.0f}", y=f"{y:.0f}"))
             continue
         if margin < config.square_margin_mm:
-            problems.append(problem("between-squares", f"{st.describe()} lies on the line between "
-                                    f"{square_name(sq)} and a neighbour", sq))
+            problems.append(problem(say.BETWEEN_SQUARES, sq, what=piece_words(st), square=square_name(sq)))
         other = (_unsure_square(loc, meas.flat_mm[k], float(meas.heights[k]), sq, scheme, config)
                  if margin >= config.square_margin_mm else None)
         if other is not None:
             unseen[sq] = "unsure-square"
-            if other != "off the board":
+            if other != say.OFF_THE_BOARD:
                 unseen[parse_square(other)] = "unsure-square"
-            problems.append(problem("unsure-square", f"{st.describe()} ({st.height_mm:.0f} mm above the board) "
-                                    f"could stand on {square_name(sq)} or {other}: from this camera its "
-                                    "height shift cannot be judged exactly (calibrate the camera with "
-                                    "flure calibrate camera, or mount it more overhead)", sq))
+            problems.append(problem(say.UNSURE_SQUARE, sq, what=piece_words(st), height=f"{st.height_mm:.0f}",
+                                    square=square_name(sq), other=Term(other) if other == say.OFF_THE_BOARD else other))
         if _has_heading(st) and deviation > config.max_rotation_deviation_deg:
-            problems.append(problem("unclear-heading", f"{st.describe()} on {square_name(sq)} is turned "
-                                    f"{deviation:.0f}° off a clear heading", sq))
+            problems.append(problem(say.UNCLEAR_HEADING, sq, what=piece_words(st), square=square_name(sq),
+                                    degrees=f"{deviation:.0f}"))
         placed.append(_Placed(st, seen))
 
     problems.extend(_overlaps([p.seen for p in placed], scheme))
@@ -345,21 +329,16 @@ def interpret(det: Detections, loc: BoardLocation, scheme: Scheme,
     unseen.update((sq, "out-of-view") for sq in outside)
     if outside:
         names = " ".join(square_name(s) for s in outside[:8]) + (" …" if len(outside) > 8 else "")
-        problems.append(problem("out-of-view", f"{len(outside)} square{'s' if len(outside) > 1 else ''} of the "
-                                f"board {'are' if len(outside) > 1 else 'is'} outside the picture ({names}): "
-                                "turn the camera to show the whole board", outside[0]))
+        problems.append(problem(say.OUT_OF_VIEW, outside[0], num=len(outside), squares=names))
     tile = None
     if len(tiles) == 1:
         tile = str(tiles[0].sticker.tile)
     elif not tiles:
         x, y, w, h = scheme.card_zone_mm
         if not loc.in_view(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])):
-            problems.append(problem("card-zone-hidden", "the card zone beside the board is not fully in view, "
-                                    "so the tombstone tile cannot be read: turn the camera to show it"))
+            problems.append(problem(say.CARD_ZONE_HIDDEN))
     elif len(tiles) > 1:
-        listed = ", ".join(str(t.sticker.tile) for t in tiles)
-        problems.append(problem("two-tiles", "more than one tombstone tile lies in the card zone: " + listed,
-                                tiles=listed))
+        problems.append(problem(say.TWO_TILES, tiles=", ".join(str(t.sticker.tile) for t in tiles)))
     position, setup, more = _build(placed, scheme)
     problems.extend(more)
     stickers = [p.seen for p in placed] + [t.seen for t in tiles] + others
@@ -430,7 +409,7 @@ def _unsure_square(loc: BoardLocation, flat_mm, height: float, sq: int, scheme: 
         x, y = loc.lift(flat_mm, height, p, nadir)[0]
         other = scheme.square_at(float(x), float(y))
         if other != sq:
-            return square_name(other) if other is not None else "off the board"
+            return square_name(other) if other is not None else say.OFF_THE_BOARD
     return None
 
 
@@ -441,8 +420,7 @@ def _overlaps(seen: list[SeenSticker], scheme: Scheme) -> list[dict]:
         for b in seen[i + 1:]:
             limit = 0.5 * (scheme.stickers[a.id].size_mm + scheme.stickers[b.id].size_mm) * 0.9
             if math.dist(a.board_mm, b.board_mm) < limit:
-                out.append(problem("overlapping-markers", f"markers {a.id} and {b.id} overlap on "
-                                   f"{square_name(a.square)}: one of them is misread", a.square))
+                out.append(problem(say.OVERLAPPING, a.square, first=a.id, second=b.id, square=square_name(a.square)))
     return out
 
 
@@ -471,9 +449,8 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
         other = by_object.get(p.sticker.physical)
         if other is not None:
             if other.sticker.id != p.sticker.id:
-                problems.append(problem("same-piece-twice", f"{p.sticker.physical} is seen twice "
-                                        f"(on {square_name(other.seen.square)} and {square_name(p.seen.square)})",
-                                        p.seen.square))
+                problems.append(problem(say.SAME_PIECE_TWICE, p.seen.square, what=object_words(p.sticker),
+                                        first=square_name(other.seen.square), second=square_name(p.seen.square)))
             continue
         by_object[p.sticker.physical] = p
         kept.append(p)
@@ -484,19 +461,18 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
     pools: set[int] = set()
     teleporters: dict[int, Teleporter] = {}
     pawns: list[Pawn] = []
-    occupants: dict[int, list[str]] = {}
+    occupants: dict[int, list[Text]] = {}
     for p in kept:
         st, sq = p.sticker, p.seen.square
         heading = scheme.rotation_name(p.seen.rotation, st.piece)
         if st.piece == "pool":
             covered = pool_squares(sq, st.shape, heading)
             if covered is None:
-                problems.append(problem("off-grid", f"the {st.describe()} anchored on {square_name(sq)} "
-                                        "would reach off the board", sq))
+                problems.append(problem(say.POOL_OFF_BOARD, sq, shape=st.shape, square=square_name(sq)))
                 continue
             pools.update(covered)
             continue
-        occupants.setdefault(sq, []).append(st.describe())
+        occupants.setdefault(sq, []).append(piece_words(st))
         if st.piece == "monster":
             monster, facing = sq, parse_direction(heading)
         elif st.piece == "stone":
@@ -507,7 +483,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
             pawns.append(Pawn(st.label, st.colour, st.pawn, st.face, BOARD, sq))
     for sq, who in sorted(occupants.items()):
         if len(who) > 1:
-            problems.append(problem("two-pieces", str(both_on(sq, who)), sq))
+            problems.append(problem(say.TWO_PIECES, sq, **both_on(sq, who).params))
 
     setup = {"stones": {square_name(s): k for s, k in sorted(stones.items())},
              "pools": [square_name(s) for s in sorted(pools)],
@@ -515,7 +491,7 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
                              for s, t in sorted(teleporters.items())},
              "pawns": {}}
     if monster is None:
-        problems.append(problem("no-monster", "the monster's sticker is not seen on the board"))
+        problems.append(problem(say.NO_MONSTER))
         for pw in pawns:
             setup["pawns"][pw.label] = {"at": square_name(pw.square), "color": pw.colour,
                                         "pawn": pw.kind, "face": pw.face}
@@ -523,8 +499,8 @@ def _build(placed: list[_Placed], scheme: Scheme) -> tuple[Position | None, dict
     position = Position(monster, facing, stones, frozenset(pools), teleporters, tuple(pawns))
     setup = position.to_setup()
     clash = {(p["code"], p["square"]) for p in problems}
-    for p in position.status():
-        if p["code"] == "two-pieces" or (p["code"], p["square"]) in clash:
+    for code, words, name in position.status_words():
+        if code == "two-pieces" or (code, name) in clash:
             continue
-        problems.append(p)
+        problems.append(status_problem(code, words, name))
     return position, setup, problems

@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 
 from engine.geometry import square_name
 from engine.position import Position
+from engine.wording import Text, words_json
+
+from .problems import NOT_LOCATED, Sentence
 
 
 @dataclass(frozen=True)
@@ -31,12 +34,16 @@ class SeenSticker:
                 "rotation": self.rotation, "confidence": round(self.confidence, 3), "what": self.what}
 
 
-def problem(code: str, message: str, sq: int | None = None, **params) -> dict:
-    """A problem of a reading; ``params`` are the message's values, for a screen that words it itself."""
-    out = {"code": code, "message": message, "square": square_name(sq) if sq is not None else None}
-    if params:
-        out["params"] = params
-    return out
+def problem(sentence: Sentence, sq: int | None = None, **params) -> dict:
+    """A problem of a reading, ``{code, message, square, words}``: one of vision.problems' sentences with
+    its fields; ``message`` is its English, ``words`` its wording data in JSON (for the table's languages)."""
+    return status_problem(sentence.code, sentence(**params), square_name(sq) if sq is not None else None)
+
+
+def status_problem(code: str, words: Text, square: str | None = None) -> dict:
+    """A problem already worded: one of ``Position.status_words()`` (engine codes such as ``monster-on-pool``),
+    or a board not located (``not_located``)."""
+    return {"code": code, "message": str(words), "square": square, "words": words_json(words)}
 
 
 @dataclass
@@ -88,8 +95,9 @@ class Reading:
         return self.problems[0]["message"] if self.problems else None
 
 
-def not_located(reason: str, *, bumped: bool = False) -> Reading:
-    return Reading(False, problems=[problem("not-located", reason)], bumped=bumped)
+def not_located(reason: Text, *, bumped: bool = False) -> Reading:
+    """A reading of a board not found; ``reason`` is ``board_not_located(why)``, as wording data."""
+    return Reading(False, problems=[status_problem(NOT_LOCATED.code, reason)], bumped=bumped)
 
 
 def _flatten(value, prefix=""):

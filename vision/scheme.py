@@ -21,6 +21,8 @@ from engine.errors import FlureError
 from engine.geometry import COLS, ROWS, on_board, parse_direction, square
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 
+from .problems import piece_words
+
 DEFAULT_PATH = Path(__file__).with_name("marker_scheme.json")
 FORMAT = "flure-marker-scheme/1"
 PIECE_TYPES = ("monster", "tile", "teleporter", "pool", "stone", "pawn")
@@ -95,18 +97,9 @@ class Sticker:
         return f"{self.piece} sticker {self.id}"
 
     def describe(self) -> str:
-        """Plain-language name used in problem messages."""
-        if self.piece == "pawn":
-            return f"pawn {self.colour} {self.pawn} ({self.face} face)"
-        if self.piece == "stone":
-            return f"stone tile {self.tile} ({self.kind})"
-        if self.piece == "teleporter":
-            return f"teleporter of pair {self.pair}"
-        if self.piece == "pool":
-            return f"{self.shape} blood pool"
-        if self.piece == "tile":
-            return f"tombstone tile {self.tile}"
-        return "the monster"
+        """Plain-language English name of the piece (``pawn red 3/4 (white face)``); problems name it as
+        wording data instead (vision.problems.piece_words, the one wording of both)."""
+        return str(piece_words(self))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ def extract_args(output: str) -> list[str]:
     """The pybabel extract command line (also used by the catalog test, into a temporary file)."""
     return ["pybabel", "extract", "-F", str(ROOT / "babel.cfg"), "--no-location", "--sort-output",
             "--no-wrap", *KEYWORDS, "-o", output, str(ROOT / "companion_app"), str(ROOT / "engine"),
-            str(ROOT / "calibration"), str(ROOT / "hardware")]   # calibration/ words the Setup page's advice (engine.wording)
+            str(ROOT / "calibration"), str(ROOT / "hardware"), str(ROOT / "vision")]
+    # calibration/: the Setup page's advice; hardware/: device errors; vision/: a reading's problems
+    # (all engine.wording), the last shown on the referee's camera card
 
 
 def run(command: str) -> None:

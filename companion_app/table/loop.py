@@ -22,10 +22,10 @@ from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
 from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
 from vision.change import CARD_ZONE_CODES
+from vision.problems import problem_words
 
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
-from .camera_words import problem_words
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
 
 log = logging.getLogger(__name__)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from engine.geometry import square_name
 from engine.wording import N_, Text
 from vision.change import GAME_DECIDES_CODES
+from vision.problems import problem_words
 
 from ..i18n.text import in_all
-from .camera_words import problem_words
 
 log = logging.getLogger(__name__)
 
@@ -284,7 +284,9 @@ class CameraWorker:
         if unseen:   # every square the frame could not establish (vision.change.observe reads it)
             data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
         if not reading.located:
-            message = Text(N_("the board is not located: %(why)s"), why=reading.reason or Text(N_("no board markers seen")))
+            message = Text(N_("the board is not located: %(why)s"),
+                           why=problem_words(reading.problems[0]) if reading.problems else
+                           Text(N_("no board markers seen")))
         elif blocking:
             message = Text(N_("waiting for a clear view: %(why)s"), why=problem_words(blocking[0]))
         elif stable:
