@@ -14,6 +14,7 @@ import numpy as np
 from engine.wording import N_, Text
 from vision.detect import check_frame, detect_markers
 from vision.locate import locate_board
+from vision.problems import board_not_located
 from vision.scheme import load_scheme
 
 MIN_STICKER_PX = 14.0      # the reader's accuracy target holds from here up
@@ -39,6 +40,7 @@ class RegistrationReport:
     verdict: str | None = None              # good / too far / too close / too tilted
     advice: str = ""
     advice_text: Text | None = None         # the advice as wording data (engine.wording), for other languages
+    why: Text | None = None                 # why the board is not located, as wording data (problems[0] is its English)
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "markers_seen": self.markers_seen, "markers_missing": self.markers_missing,
@@ -56,7 +58,8 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     scheme = scheme if scheme is not None and not isinstance(scheme, str) else load_scheme(scheme)
     gray, reason = check_frame(image)
     if gray is None:
-        return RegistrationReport(False, problems=[f"board not located: {reason}"])
+        why = board_not_located(reason)
+        return RegistrationReport(False, problems=[str(why)], why=why)
     h, w = gray.shape[:2]
     if calibration is not None and tuple(calibration.image_size) != (w, h):
         cw, ch = calibration.image_size
@@ -67,7 +70,8 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location
     if loc is None:
-        return RegistrationReport(False, problems=[str(result.reason or "board not located")])
+        why = result.reason or board_not_located()
+        return RegistrationReport(False, problems=[str(why)], why=why)
     rep = RegistrationReport(True, list(loc.markers_seen), list(loc.markers_missing))
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)

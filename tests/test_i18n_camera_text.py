@@ -212,3 +212,20 @@ def test_the_referee_camera_card_in_french_says_a_sticker_between_squares(browse
         card = page.locator("#differences").inner_text()
         assert "lies on the line" not in card and "white face" not in card and "neighbour" not in card, card
     assert not errors, errors
+
+
+def test_the_setup_pages_advice_for_a_board_not_located_in_each_language():
+    """The registration check (calibration/) keeps vision's reason as wording data for the Setup page."""
+    import numpy as np
+
+    from calibration.registration import check_registration
+
+    rep = check_registration(render(pos(), None, hide_board_markers=(0, 1, 2, 3)))
+    assert rep.problems == [str(rep.why)] and rep.to_json()["problems"] == rep.problems
+    assert rep.problems[0].startswith("board not located: no corner markers seen (ids ")
+    every = said(rep.why)
+    assert every["fr"].startswith("plateau non localisé\u00a0: aucun marqueur d'angle vu")
+    small = check_registration(np.zeros((20, 30), np.uint8))
+    assert small.problems == ["board not located: the frame is too small (30×20 px; at least 64 px a side)"]
+    assert said(small.why)["de"] == ("Spielplan nicht gefunden: das Bild ist zu klein (30×20 px; mindestens 64 px "
+                                     "je Seite)")

@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 
 from ..i18n import DEFAULT, gettext as _g
+from ..i18n.text import render
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid (a finding's topic) for extraction; Finding.line words it
 MIN_FREE_MB = 50            # the journal grows by a few kB a game; less than this is a full card
@@ -87,7 +88,7 @@ def check_board(frame, config, lang: str = DEFAULT) -> list[Finding]:
             cal = None    # said under "calibration"
     rep = check_registration(frame, scheme, cal)
     if rep.smallest_sticker_px is None:
-        why = "; ".join(rep.problems) or _g(lang, "board not located")
+        why = render(rep.why, lang) if rep.why is not None else "; ".join(rep.problems) or _g(lang, "board not located")
         return [Finding(N_("board"), False, _g(lang, "%(why)s: put the whole board with its four corner markers in "
                                                      "view", why=why))]
     located = (_g(lang, "located, camera %(cm)s cm up, tilted %(degrees)s°", cm=f"{rep.camera_height_mm / 10:.0f}",

@@ -145,7 +145,8 @@ class SetupTool:
                 "located": bool(reading.located), "registration": rep.to_json(),
                 "verdict": rep.verdict or "not located",
                 "stickers": sticker_check(det.ids.tolist(), scheme)}
-        advice = rep.advice_text or (rep.problems[0] if rep.problems else Text(N_("put the whole board in view")))
+        advice = rep.advice_text or rep.why or (rep.problems[0] if rep.problems else
+                                                Text(N_("put the whole board in view")))
         data["advice"], data["advice_i18n"] = str(advice), in_all(advice)
         return data, jpeg(picture)
 
