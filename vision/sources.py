@@ -89,15 +89,23 @@ class VideoCaptureSource:
 
 
 class FolderSource:
-    """The images of a folder in name order (``loop`` starts again at the end)."""
+    """The images of a folder in name order (``loop`` starts again at the end).
 
-    def __init__(self, folder: str | Path, loop: bool = False):
+    ``max_side``: the reader uses no more pixels than that on the longer side, so a picture at
+    least twice as large is decoded at 1/2, 1/4 or 1/8 of its size, as long as that keeps
+    ``max_side``: JPEG's decoder scales while it decodes, three times faster than decoding it all
+    and with a quarter of the memory (an 8000×6000 photo is 144 MB decoded).  ``picture_size`` is
+    the last picture's own size."""
+
+    def __init__(self, folder: str | Path, loop: bool = False, max_side: int | None = None):
         self.folder = Path(folder)
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
             raise SourceError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.folder}")
         self.loop = loop
         self.index = 0
+        self.max_side = max_side
+        self.picture_size: tuple[int, int] | None = None
 
     def read(self) -> np.ndarray | None:
         import cv2
@@ -107,10 +115,26 @@ class FolderSource:
             self.index = 0
         path = self.files[self.index]
         self.index += 1
-        return cv2.imread(str(path), cv2.IMREAD_COLOR)   # None for an unreadable file
+        self.picture_size = _picture_size(path)
+        flag = cv2.IMREAD_COLOR
+        if self.max_side and self.picture_size:
+            flag = next((reduced for k, reduced in ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4),
+                                                    (2, cv2.IMREAD_REDUCED_COLOR_2))
+                         if max(self.picture_size) // k >= self.max_side), flag)
+        return cv2.imread(str(path), flag)   # None for an unreadable file
 
     def close(self) -> None:
         pass
+
+
+def _picture_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) from the file's header alone (Pillow reads no pixels for it), or None."""
+    from PIL import Image, UnidentifiedImageError
+    try:
+        with Image.open(path) as image:
+            return image.size
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return None
 
 
 class PicameraSource:
@@ -229,6 +253,7 @@ def open_source(spec: str, **options) -> FrameSource:
     """
     spec = str(spec).strip()
     exposure = options.pop("exposure", None)
+    max_side = options.pop("max_side", None)       # what the reader can use (a folder decodes no more)
     if spec.isdigit():
         return VideoCaptureSource(int(spec), options.get("width"), options.get("height"), exposure)
     if spec == "picamera":
@@ -243,7 +268,7 @@ def open_source(spec: str, **options) -> FrameSource:
         return SyntheticSource(get_state, **options)
     path = Path(spec)
     if path.is_dir():
-        return FolderSource(path, loop=bool(options.get("loop", False)))
+        return FolderSource(path, loop=bool(options.get("loop", False)), max_side=max_side)
     if "://" in spec or path.is_file():
         return VideoCaptureSource(spec, exposure=exposure)
     raise SourceError(f"unknown camera source {spec!r}: use a camera index like 0, a video file, "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from engine.wording import N_, Join, Said, Term, Text
 
 from ..i18n.text import in_all
-from .frames import KeepLastFrame
+from .frames import MAX_READ_SIDE, KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
 
 # The devices' names, said in a device's failure ("%(device)s failed: …", Device.call).
@@ -133,6 +133,8 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                      "calibration": calibration, "config": camera_config.reader_config()}
         calibrated = extra.get("calibration")
         size = calibrated.image_size if calibrated is not None else None
+        if size is None:
+            options["max_side"] = MAX_READ_SIDE   # a folder of big photos decodes them smaller (vision.sources)
 
         if open_frames is not None:      # the simulated table's camera (it films the simulated players)
             make, what = open_frames, Text(N_("the simulated table's camera"))
