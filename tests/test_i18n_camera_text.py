@@ -149,13 +149,18 @@ def test_a_board_not_located_in_each_language():
     assert said(problem_words(blank.problems[0]))["es"] == "tablero no localizado: no hay imagen (la imagen está vacía)"
 
 
-def between_squares_reading():
-    """A real reading of a rendered image: red 6/1 on the line between g7 and h7."""
+def render_between_squares():
+    """A rendered image: red 6/1 on the line between g7 and h7."""
     from tests.test_vision_reader import centre, sticker_id
 
     x, y = centre("g7")
     red = sticker_id(colour="red", pawn="6/1", face="white")
-    reading = read_image(render(pos(), None, extra=[(red, x + 15, y, 0)], camera=make_camera()))
+    return render(pos(), None, extra=[(red, x + 15, y, 0)], camera=make_camera())
+
+
+def between_squares_reading():
+    """A real reading of ``render_between_squares``."""
+    reading = read_image(render_between_squares())
     assert [p["code"] for p in reading.problems] == ["between-squares"]
     return reading
 
@@ -229,3 +234,24 @@ def test_the_setup_pages_advice_for_a_board_not_located_in_each_language():
     assert small.problems == ["board not located: the frame is too small (30×20 px; at least 64 px a side)"]
     assert said(small.why)["de"] == ("Spielplan nicht gefunden: das Bild ist zu klein (30×20 px; mindestens 64 px "
                                      "je Seite)")
+
+
+def test_flure_vision_show_says_the_problems_in_the_commands_language(tmp_path, capsys):
+    import cv2
+
+    import companion_app.cli as cli
+    from companion_app.cli.lang import set_language
+
+    picture = tmp_path / "between.png"
+    cv2.imwrite(str(picture), render_between_squares())
+    try:
+        assert cli.main(["--lang", "es", "vision", "show", str(picture), "-o", str(tmp_path / "shown.png")]) == 0
+    finally:
+        set_language("en")
+    out = capsys.readouterr().out
+    assert "la ficha roja 6/1 (cara blanca) está sobre la línea entre h7 y una casilla vecina" in out, out
+    assert "lies on the line" not in out
+    assert cli.main(["vision", "read", str(picture)]) == 0   # the JSON stays the English contract, 'words' added
+    (made,) = json.loads(capsys.readouterr().out)["problems"]
+    assert made["message"] == "pawn red 6/1 (white face) lies on the line between h7 and a neighbour"
+    assert set(made) == {"code", "message", "square", "words"}

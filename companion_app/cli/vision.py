@@ -15,7 +15,7 @@ from pathlib import Path
 from . import fail
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
                      load_inputs, output_path)
-from .lang import _
+from .lang import _, language
 
 
 def register(subparsers) -> None:
@@ -127,7 +127,10 @@ def cmd_explain(args) -> int:
 def cmd_show(args) -> int:
     import cv2
     from vision.draw import draw_reading
+    from vision.problems import problem_words
     from vision.reader import read_image
+
+    from ..i18n.text import render
     out = output_path(args.output or str(Path(args.image).with_name(Path(args.image).stem + "-shown.png")),
                       IMAGE_SUFFIXES, "image")
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
@@ -135,8 +138,8 @@ def cmd_show(args) -> int:
     if not cv2.imwrite(str(out), draw_reading(image, reading, scheme)):
         return fail(_("%(path)s: cannot write the image", path=out))
     print(_("wrote %(path)s", path=out))
-    for p in reading.problems:
-        print("  " + _("problem: %(message)s", message=p["message"]))
+    for p in reading.problems:   # each in the command's language (vision words it: vision.problems)
+        print("  " + _("problem: %(message)s") % {"message": render(problem_words(p), language())})
     return 0
 
 
