@@ -169,7 +169,7 @@ class SimulatedPlayers:
         if w.seq != p.seq:
             self.pending = None
             if p.kind == "illegal":
-                self.applied_errors.append(p.what)
+                self.applied_errors.append(str(p.what))
             return None
         if p.kind in ("follow-up", "wrong-follow-up") and not self.table.differences(w.game.position) \
                 and not w.follow_up:
