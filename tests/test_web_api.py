@@ -643,6 +643,8 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_pa
     app, session = make_app(tmp_path)
     client = app.test_client()
     assert client.get("/api/simulated", headers=AUTH).status_code == 409   # a real table: nothing simulated
+    r = client.get("/api/simulated?lang=de", headers=AUTH)
+    assert r.status_code == 409 and r.get_json()["error"].startswith("Es gibt keinen simulierten Tisch")
     session.new_game(["red", "blue"], seed=28)
     session.simulated = rig = SimulatedRig(session, seed=28)
     r = client.post("/api/simulated", json={"paused": True}, headers=AUTH)

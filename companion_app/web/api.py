@@ -366,8 +366,8 @@ def simulated_change():
 def _simulated_table():
     rig = getattr(table(), "simulated", None)
     if rig is None:
-        abort(409, "There is no simulated table: this session's camera films a real one "
-                   "([camera] source is not \"simulated\")")
+        abort(409, _("There is no simulated table: this session's camera films a real one "
+                     "([camera] source is not \"simulated\")"))
     return rig
 
 
