@@ -157,19 +157,18 @@ class LedEmulator:
         master = self._master
         while not self._stop.is_set():
             ready, _, _ = select.select([master], [], [], 0.05)
-            self._check_timeout()
-            if not ready:
-                continue
-            try:
-                data = os.read(master, 256 if self.wire_baud else 65536)  # a UART drains in small pieces
-            except OSError:
-                continue  # EIO while no client holds the slave open: wait for one
-            if data and self.wire_baud:
-                self._pace(len(data))
-            if data:
-                reply = self._take(data)
-                if reply:
-                    os.write(master, reply)
+            if ready:
+                try:
+                    data = os.read(master, 256 if self.wire_baud else 65536)  # a UART drains in small pieces
+                except OSError:
+                    continue  # EIO while no client holds the slave open: wait for one
+                if data and self.wire_baud:
+                    self._pace(len(data))
+                if data:
+                    reply = self._take(data)
+                    if reply:
+                        os.write(master, reply)
+            self._check_timeout()   # after reading: a frame that waited while this thread did not run came in time
 
     def _pace(self, nbytes: int) -> None:
         now = time.monotonic()
@@ -190,18 +189,19 @@ class LedEmulator:
             conn.settimeout(0.05)
             with conn:
                 while not self._stop.is_set():
-                    self._check_timeout()
                     try:
                         data = conn.recv(65536)
                     except socket.timeout:
-                        continue
+                        data = None
                     except OSError:
                         break
-                    if not data:
+                    if data == b"":
                         break
-                    reply = self._take(data)
-                    if reply:
-                        conn.sendall(reply)
+                    if data:
+                        reply = self._take(data)
+                        if reply:
+                            conn.sendall(reply)
+                    self._check_timeout()   # after reading, as for the pty
 
     def _take(self, data: bytes) -> bytes:
         out = self._decoder.feed(data)
@@ -245,6 +245,9 @@ class LedEmulator:
         return json.dumps(reply, separators=(",", ":")).encode()
 
     def _check_timeout(self) -> None:
+        """WLED leaves realtime mode after ``idle_timeout_s`` without a frame.  Called only once what
+        waited on the line was read: a real device hears bytes as they come, while this thread may
+        not have run for a while on a loaded machine, and that must not look like silence."""
         if self.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:
             with self._changed:
                 self.realtime = False

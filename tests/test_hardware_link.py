@@ -82,14 +82,52 @@ def test_newest_frame_wins_while_the_device_is_away_and_is_shown_on_return():
 
 
 def test_keepalive_keeps_wled_in_realtime_mode():
-    with emulator_and_link(emulator={"idle_timeout_s": 1.0}, keepalive_s=0.1) as (emu, link):
+    """Resends every 0.1 s keep the emulator, with WLED's own 2.5 s timeout, in realtime mode; once the
+    link closes, the silence ends it.  Every wait is for the event itself (frames decoded, the link's
+    count, the mode), bounded only for a loaded machine."""
+    with emulator_and_link(keepalive_s=0.1) as (emu, link):
+        assert emu.idle_timeout_s == 2.5
         link.submit(frame(3))
-        assert emu.wait_for_frames(1, 3)
-        assert emu.wait_for_frames(8, 3)  # seven resends without a single submit
+        assert emu.wait_for_frames(8, 60)  # seven resends without a single submit
+        # the link counts a write once it returned, which may be after the emulator decoded it
+        assert wait_until(lambda: link.counters.keepalives >= 7, 30), link.counters
         assert emu.timeouts == 0 and emu.realtime
-        assert link.counters.keepalives >= 7 and link.counters.submitted == 1
+        assert link.counters.submitted == 1
         link.close()
-        assert wait_until(lambda: not emu.realtime, 4) and emu.timeouts == 1  # silence: WLED would time out
+        assert wait_until(lambda: not emu.realtime, 60) and emu.timeouts == 1  # silence: WLED would time out
+
+
+def test_frames_on_the_line_while_the_emulator_did_not_run_are_no_silence(monkeypatch):
+    """A loaded machine may not run the emulator's reading thread for longer than the timeout while
+    the link goes on writing: those frames came in time (a real WLED hears bytes as they come), so
+    they are read before the silence is judged.  The thread's wait on the line is made to last 1.5 s
+    (against a 1 s timeout) and to end only once the link has written more frames."""
+    import select
+    import threading
+
+    import hardware.emulator
+
+    real_select = select.select
+    stall, resumed = threading.Event(), []
+
+    with emulator_and_link(emulator={"idle_timeout_s": 1.0}, keepalive_s=0.05) as (emu, link):
+        def not_scheduled(*args):
+            if stall.is_set() and threading.current_thread() is emu._thread:
+                stall.clear()
+                sent = link.counters.sent
+                time.sleep(1.5)
+                assert wait_until(lambda: link.counters.sent >= sent + 2, 30)   # frames wait on the line
+                resumed.append(emu.frames_decoded)
+            return real_select(*args)
+
+        monkeypatch.setattr(hardware.emulator.select, "select", not_scheduled)
+        link.submit(frame(3))
+        assert emu.wait_for_frames(1, 30)
+        timeouts = emu.timeouts
+        stall.set()
+        assert wait_until(lambda: resumed, 60)
+        assert emu.wait_for_frames(resumed[0] + 1, 30)
+        assert emu.timeouts == timeouts and emu.realtime
 
 
 def test_baud_switch_byte_is_sent_on_connect():
