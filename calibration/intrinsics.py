@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.wording import N_, Text
+from engine.wording import N_, Join, Plural, Text, Worded
 
 from .store import Calibration, lens_problems
 
@@ -151,8 +151,9 @@ class Views:
                                   "the edges and corners of the picture too"), filled=filled, cells=cells))
         if len(directions) < 3:
             advice.append(Text(N_("tilt the board 20–40° towards the camera's left, right, top and bottom in turn "
-                                  "(so far %(views)s tilted view(s), in %(directions)s direction(s))"),
-                               views=len(leaning), directions=len(directions)))
+                                  "(so far %(views)s, in %(directions)s)"),
+                               views=Plural("%(num)s tilted view", "%(num)s tilted views", len(leaning)),
+                               directions=Plural("%(num)s direction", "%(num)s directions", len(directions))))
         return {"views": len(self), "image_size": list(self.image_size) if self.image_size else None,
                 "coverage": cov, "coverage_filled": filled, "coverage_cells": cells, "tilts": tilts,
                 "tilt_directions": len(directions), "rejected": self.rejected[-5:],
@@ -167,31 +168,33 @@ class Views:
         return len(self.object_points)
 
 
-class NotEnoughViews(ValueError):
-    pass
+class NotEnoughViews(Worded, ValueError):
+    """The views cannot give a calibration; the sentence (wording data) says what to do."""
 
 
 def calibrate(views: Views, min_views: int = 5) -> Calibration:
     """Intrinsics and distortion from the collected views (cv2.calibrateCameraExtended); refuses
     (NotEnoughViews) a result the views cannot support, in one sentence saying what to do."""
     if len(views) < min_views:
-        why = "; ".join(views.rejected[-5:])
-        raise NotEnoughViews(f"only {len(views)} usable view(s) of the ChArUco board, need {min_views}"
-                             + (f" ({why})" if why else ""))
+        few = Plural("only %(num)s usable view of the ChArUco board, need %(need)s",
+                     "only %(num)s usable views of the ChArUco board, need %(need)s", len(views), need=min_views)
+        why = views.rejected_text[-5:]
+        raise NotEnoughViews(Text(N_("%(few)s (%(why)s)"), few=few, why=Join("; ", why)) if why else few)
     rms, k, dist, _r, _t, std, _se, _pe = cv2.calibrateCameraExtended(
         views.object_points, views.image_points, views.image_size, None, None)
     fx = float(k[0, 0])
     spread = float(std.ravel()[0])
     if not np.isfinite(spread) or spread > MAX_FOCAL_SPREAD * fx:
-        raise NotEnoughViews(f"the views cannot pin the focal length down ({fx:.0f} ± {spread:.0f} px): "
-                             "tilt the board 20–40° in different directions and capture again")
+        raise NotEnoughViews(Text(N_("the views cannot pin the focal length down (%(fx)s ± %(spread)s px): tilt the "
+                                     "board 20–40° in different directions and capture again"),
+                                  fx=f"{fx:.0f}", spread=f"{spread:.0f}"))
     cal = Calibration(k, dist.ravel(), views.image_size, float(rms), len(views),
                       extra={"views": len(views),
                              "charuco": {"squares": list(views.spec.squares), "square_mm": views.spec.square_mm,
                                          "marker_mm": views.spec.marker_mm}})
     problems = lens_problems(cal)
     if problems:
-        raise NotEnoughViews("; ".join(problems))
+        raise NotEnoughViews(Join("; ", problems))
     return cal
 
 

@@ -318,9 +318,11 @@ class Game:
                                               "they were seen; look at the stones again or enter the move itself"),
                                            pawn=name, square=target), rule="P7")
             why, rule = self._why_not_there(pawn, target)
-            raise GameActionError(Text(N_("%(pawn)s cannot legally end its move %(where)s from %(start)s with "
-                                          "%(points)s point(s)%(why)s"), pawn=name, where=where, start=_where(pawn),
-                                       points=pawn.value, why=why), rule=rule)
+            raise GameActionError(Plural("%(pawn)s cannot legally end its move %(where)s from %(start)s with "
+                                         "%(points)s point%(why)s",
+                                         "%(pawn)s cannot legally end its move %(where)s from %(start)s with "
+                                         "%(points)s points%(why)s", pawn.value, pawn=name, where=where,
+                                         start=_where(pawn), points=pawn.value, why=why), rule=rule)
         if len(found) > 1:
             # Several stone layouts possible: prefer the move that leaves the stones alone.
             still = [m for m in found if apply_moves(self.position, pawn.label, m).stones == self.position.stones]

@@ -14,7 +14,7 @@ from .errors import IllegalMoveError, InvalidSetupError
 from .geometry import DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
 from .pools import KEPT, pushed_to
 from .position import BOARD, OUT, WAITING, Position
-from .wording import N_, Pawn, Term, Text
+from .wording import N_, Pawn, Plural, Term, Text
 
 MOVE_LETTERS = "NESWIX"
 _WAITING = -1
@@ -202,12 +202,22 @@ def apply_moves(position: Position, label: str, moves: str, points: int | None =
     slid = False
     for i, m in enumerate(moves):
         if i >= budget:
-            template = {"I": N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too "
-                                "many (entering costs a point, P2)"),
-                        "X": N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too "
-                                "many (leaving costs a point, P3)")}.get(
-                m, N_("%(pawn)s has only %(points)s point(s); move %(number)s (%(letter)s) is one too many"))
-            raise IllegalMoveError(Text(template, pawn=ctx.name, points=budget, number=i + 1, letter=m), "P1", i, m)
+            params = dict(pawn=ctx.name, points=budget, number=i + 1, letter=m)
+            if m == "I":
+                words = Plural("%(pawn)s has only %(points)s point; move %(number)s (%(letter)s) is one too many "
+                               "(entering costs a point, P2)",
+                               "%(pawn)s has only %(points)s points; move %(number)s (%(letter)s) is one too many "
+                               "(entering costs a point, P2)", budget, **params)
+            elif m == "X":
+                words = Plural("%(pawn)s has only %(points)s point; move %(number)s (%(letter)s) is one too many "
+                               "(leaving costs a point, P3)",
+                               "%(pawn)s has only %(points)s points; move %(number)s (%(letter)s) is one too many "
+                               "(leaving costs a point, P3)", budget, **params)
+            else:
+                words = Plural("%(pawn)s has only %(points)s point; move %(number)s (%(letter)s) is one too many",
+                               "%(pawn)s has only %(points)s points; move %(number)s (%(letter)s) is one too many",
+                               budget, **params)
+            raise IllegalMoveError(words, "P1", i, m)
         try:
             before = sq
             sq, stones = _unit(ctx, sq, stones, m)

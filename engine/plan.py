@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Mapping, NamedTuple
 from .errors import InvalidSetupError
 from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
 from .position import STONE_KINDS, Position
+from .wording import N_, Term, Text
 
 FORMAT = "flure-plan/1"
 SIDES = ("ahead", "left", "right")
@@ -418,15 +419,20 @@ def _fail(path: str, message):
     raise InvalidSetupError(message, path)
 
 
+def _not(words: str, value, cut: int = 40) -> Text:
+    """``must be <words>, not <value>``: ``words`` a phrase marked with N_ (``an object``)."""
+    return Text(N_("must be %(words)s, not %(value)s"), words=Term(words), value=f"{value!r:.{cut}}")
+
+
 def _obj(value, path: str) -> dict:
     if not isinstance(value, dict):
-        _fail(path, f"must be an object, not {value!r:.60}")
+        _fail(path, _not(N_("an object"), value, 60))
     return value
 
 
 def _need(obj: dict, key: str, path: str):
     if key not in obj:
-        _fail(f"{path}.{key}" if path else key, "missing")
+        _fail(f"{path}.{key}" if path else key, Text(N_("missing")))
     return obj[key]
 
 
@@ -448,21 +454,23 @@ def _square_name(value, path: str) -> int:
     except BadName as exc:
         _fail(path, exc.text)
     if value != square_name(sq):
-        _fail(path, f"must be a square name written like {square_name(sq)!r}, not {value!r:.40}")
+        _fail(path, Text(N_("must be a square name written like %(square)s, not %(value)s"),
+                         square=repr(square_name(sq)), value=f"{value!r:.40}"))
     return sq
 
 
 def _direction(obj: dict, key: str, path: str) -> int:
     value = _need(obj, key, path)
     if value not in ("N", "E", "S", "W"):
-        _fail(_key(path, key), f"must be N, E, S or W, not {value!r:.40}")
+        _fail(_key(path, key), _not(N_("N, E, S or W"), value))
     return parse_direction(value)
 
 
 def _choice(obj: dict, key: str, path: str, options) -> Any:
     value = _need(obj, key, path)
     if not isinstance(value, str) or value not in options:
-        _fail(_key(path, key), f"must be one of {', '.join(options)}, not {value!r:.40}")
+        _fail(_key(path, key), Text(N_("must be one of %(choices)s, not %(value)s"), choices=", ".join(options),
+                                    value=f"{value!r:.40}"))
     return value
 
 
@@ -471,7 +479,7 @@ def _whole(obj: dict, key: str, path: str, *, optional: bool = False) -> int | N
     if value is None and optional:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        _fail(_key(path, key), f"must be a whole number, not {value!r:.40}")
+        _fail(_key(path, key), _not(N_("a whole number"), value))
     return value
 
 
@@ -480,14 +488,14 @@ def _text(obj: dict, key: str, path: str, *, optional: bool = False) -> str | No
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        _fail(_key(path, key), f"must be text, not {value!r:.40}")
+        _fail(_key(path, key), _not(N_("text"), value))
     return value
 
 
 def _list(obj: dict, key: str, path: str) -> list:
     value = _need(obj, key, path)
     if not isinstance(value, list):
-        _fail(_key(path, key), f"must be a list, not {value!r:.40}")
+        _fail(_key(path, key), _not(N_("a list"), value))
     return value
 
 
@@ -495,14 +503,15 @@ def _labels(obj: dict, key: str, path: str) -> tuple[str, ...]:
     value = _list(obj, key, path)
     for i, x in enumerate(value):
         if not isinstance(x, str):
-            _fail(f"{_key(path, key)}[{i}]", f"must be a pawn label, not {x!r:.40}")
+            _fail(f"{_key(path, key)}[{i}]", _not(N_("a pawn label"), x))
     return tuple(value)
 
 
 def _check_rule(obj: dict, path: str, rule: str) -> None:
     got = _need(obj, "rule", path)
     if got != rule:
-        _fail(_key(path, "rule"), f"must be {rule!r} for this event, not {got!r:.40}")
+        _fail(_key(path, "rule"), Text(N_("must be %(rule)s for this event, not %(value)s"), rule=repr(rule),
+                                       value=f"{got!r:.40}"))
 
 
 def _read_sighting(value, path: str) -> Sighting:
@@ -520,7 +529,8 @@ def _read_look(value, path: str, names: Names) -> Look:
                 _choice(obj, "decision", path, DECISIONS), _choice(obj, "turn", path, TURNS),
                 _direction(obj, "new_facing", path), names)
     if _need(obj, "rule", path) != look.rule:
-        _fail(_key(path, "rule"), f"must be {look.rule!r} for the decision {look.case!r}")
+        _fail(_key(path, "rule"), Text(N_("must be %(rule)s for the decision %(case)s"), rule=repr(look.rule),
+                                       case=repr(look.case)))
     return look
 
 
@@ -530,7 +540,7 @@ def _read_event(value, path: str) -> Event:
     if kind == "enter":
         slide = _need(obj, "slide", path)
         if not isinstance(slide, bool):
-            _fail(_key(path, "slide"), f"must be true or false, not {slide!r:.40}")
+            _fail(_key(path, "slide"), _not(N_("true or false"), slide))
         event = (Slide if slide else Enter)(_square(obj, "square", path))
     elif kind == "wrap":
         wall = _text(obj, "wall", path)
@@ -561,20 +571,25 @@ def _read_push(obj: dict, path: str) -> Push:
     if "path" in obj:
         squares = _list(obj, "path", path)
         if not squares:
-            _fail(_key(path, "path"), "must name at least one square")
+            _fail(_key(path, "path"), Text(N_("must name at least one square")))
         crossed = tuple(_square_name(s, f"{_key(path, 'path')}[{i}]") for i, s in enumerate(squares))
     wall = _text(obj, "wall", path) if "wall" in obj else None
     to = _square(obj, "to", path, optional=True)
     if (to is None) != (result in ("removed", "crushed", "destroyed")):
-        _fail(_key(path, "to"), f"must be {'null' if to is not None else 'a square'} for the result {result!r}")
+        _fail(_key(path, "to"), Text(N_("must be null for the result %(result)s") if to is not None else
+                                     N_("must be a square for the result %(result)s"), result=repr(result)))
     if (wall is None) == (crossed is None):
-        _fail(_key(path, "path"), "a push gives either the squares crossed (path) or the wall it went through")
+        _fail(_key(path, "path"), Text(N_("a push gives either the squares crossed (path) or the wall it went "
+                                          "through")))
     if (result == "crushed") != (pawn is not None and wall is not None):
-        _fail(_key(path, "result"), f"{result!r} does not fit a {ptype} pushed "
-                                    f"{'through a wall' if wall else 'on the board'}")
+        misfit = {("stone", True): N_("%(result)s does not fit a stone pushed through a wall"),
+                  ("stone", False): N_("%(result)s does not fit a stone pushed on the board"),
+                  ("pawn", True): N_("%(result)s does not fit a pawn pushed through a wall"),
+                  ("pawn", False): N_("%(result)s does not fit a pawn pushed on the board")}
+        _fail(_key(path, "result"), Text(misfit[ptype, bool(wall)], result=repr(result)))
     eaten = obj.get("eaten", False)
     if eaten is not (pawn is not None and to is None):
-        _fail(_key(path, "eaten"), "must be true exactly when a pushed pawn is crushed or destroyed")
+        _fail(_key(path, "eaten"), Text(N_("must be true exactly when a pushed pawn is crushed or destroyed")))
     return Push(_square(obj, "from", path), result, to, crossed, wall, stone, pawn)
 
 
@@ -589,7 +604,8 @@ def _read_step(value, path: str, names: Names) -> Step:
 def _read_plan(data) -> Plan:
     obj = _obj(data, "plan")
     if obj.get("format") != FORMAT:
-        _fail("format", f"must be {FORMAT!r} (the output of `flure resolve … --json`), not {obj.get('format')!r:.40}")
+        _fail("format", Text(N_("must be %(format)s (the output of `flure resolve … --json`), not %(value)s"),
+                             format=repr(FORMAT), value=f"{obj.get('format')!r:.40}"))
     tile = _text(obj, "card", "", optional=True)
     start = Position.from_setup(_need(obj, "before", ""), strict=False, where="before")
     result = Position.from_setup(_need(obj, "position", ""), strict=False, where="position")
@@ -604,5 +620,6 @@ def _read_plan(data) -> Plan:
                       ("end", {"at": square_name(result.monster), "facing": direction_name(result.facing)}),
                       ("path", plan.path)):
         if _need(obj, key, "") != want:
-            _fail(key, f"must be {want!r} to fit the rest of the plan, not {obj[key]!r:.60}")
+            _fail(key, Text(N_("must be %(want)s to fit the rest of the plan, not %(value)s"), want=repr(want),
+                            value=f"{obj[key]!r:.60}"))
     return plan

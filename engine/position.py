@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import InvalidSetupError
-from .wording import N_, Pawn as PawnName, Text, join_and
+from .wording import N_, Pawn as PawnName, Plural, Text, join_and
 from .geometry import (
     BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, BadName, direction_name,
     parse_direction, parse_square, square, square_name,
@@ -172,8 +172,9 @@ class Position:
             pairs[tp.pair] = pairs.get(tp.pair, 0) + 1
         for pair, count in sorted(pairs.items()):
             if count != 2:
-                add("teleporter-pair", Text(N_("teleporter pair %(pair)s has %(count)s tile(s), it needs 2"),
-                                            pair=pair, count=count))
+                add("teleporter-pair", Plural("teleporter pair %(pair)s has %(count)s tile, it needs 2",
+                                              "teleporter pair %(pair)s has %(count)s tiles, it needs 2", count,
+                                              pair=pair, count=count))
         if self.monster in self.pools:
             add("monster-on-pool", Text(N_("the monster stands on the pool square %(square)s (M8)"),
                                         square=square_name(self.monster)), self.monster)
@@ -276,7 +277,8 @@ class Position:
                 raise InvalidSetupError(Text(N_("must be an object with %(key)s (a square or null)"), key='"at"'), f)
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
             if extra:
-                raise InvalidSetupError(Text(N_("unknown key(s) %(keys)s"), keys=", ".join(sorted(extra))), f)
+                raise InvalidSetupError(Plural("unknown key %(keys)s", "unknown keys %(keys)s", len(extra),
+                                               keys=", ".join(sorted(extra))), f)
             colour = p.get("color")
             if colour is not None and colour not in COLOURS:
                 raise InvalidSetupError(Text(N_("unknown colour %(colour)s (one of %(known)s)"), colour=repr(colour),
@@ -335,8 +337,9 @@ class Position:
             counts[tp.pair] = counts.get(tp.pair, 0) + 1
         for pair, c in sorted(counts.items()):
             if c != 2:
-                raise InvalidSetupError(Text(N_("pair %(pair)s has %(count)s tile(s); each pair needs exactly 2"), pair=pair, count=c),
-                                        f"{where}.teleporters")
+                raise InvalidSetupError(Plural("pair %(pair)s has %(count)s tile; each pair needs exactly 2",
+                                               "pair %(pair)s has %(count)s tiles; each pair needs exactly 2", c,
+                                               pair=pair, count=c), f"{where}.teleporters")
 
     # -- text ------------------------------------------------------------
     def __str__(self) -> str:
@@ -454,9 +457,9 @@ def _labelled(label: str) -> Text:
 def _only_keys(obj: dict, keys: tuple[str, ...], field_path: str) -> None:
     extra = sorted(k for k in obj if k not in keys)
     if extra:
-        raise InvalidSetupError(Text(N_("unknown key(s) %(keys)s (expected %(known)s)"), keys=", ".join(map(repr, extra)),
-                                     known=", ".join(keys)),
-                                field_path)
+        raise InvalidSetupError(Plural("unknown key %(keys)s (expected %(known)s)",
+                                       "unknown keys %(keys)s (expected %(known)s)", len(extra),
+                                       keys=", ".join(map(repr, extra)), known=", ".join(keys)), field_path)
 
 
 def _sq(name, field_path: str, strict: bool = False) -> int:

@@ -18,6 +18,7 @@ import numpy as np
 from engine.errors import InvalidSetupError
 from engine.geometry import SQUARES, neighbour, parse_direction, parse_square, square_col, square_row
 from engine.plan import Eat, Enter, Pivot, Plan, Push, Slide, Teleport, Wrap
+from engine.wording import N_, Text, Worded
 from hardware.config import AnimationConfig
 from hardware.layout import CANVAS_SIZE
 
@@ -85,8 +86,9 @@ class Beat:
     eaten: tuple[int, ...] = ()                    # squares where pawns were eaten so far
 
 
-class PlanError(ValueError):
-    """The plan JSON cannot be shown; names the path at fault (``steps[3].events[1].square``)."""
+class PlanError(Worded, ValueError):
+    """The plan JSON cannot be shown; names the path at fault (``steps[3].events[1].square``), as
+    wording data (engine.wording.Worded)."""
 
 
 def _event_beat(ev, at: int, facing: int, number: int, trail: list, eaten: list) -> tuple | None:
@@ -126,7 +128,7 @@ def read_plan(plan: Plan | Mapping[str, Any]) -> Plan:
     try:
         return Plan.from_json(plan)
     except InvalidSetupError as exc:
-        raise PlanError(f"the plan is unusable: {exc}") from None
+        raise PlanError(Text(N_("the plan is unusable: %(error)s"), error=exc)) from None
 
 
 def plan_beats(plan: Plan | Mapping[str, Any]) -> list[Beat]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from engine.jsontext import MAX_DEPTH, data_depth
-from engine.wording import N_, Text, Worded, os_reason
+from engine.wording import N_, Plural, Text, Worded, os_reason
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 PROTOCOLS = ("adalight", "tpm2")
@@ -121,8 +121,10 @@ def check_number(section: str, key: str, value: Any, lo: float, hi: float) -> fl
 def only_keys(section: str, data: Mapping, allowed: set[str]) -> None:
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise HardwareConfigError(Text(N_("[%(section)s] has unknown key(s) %(unknown)s; known keys: %(known)s"),
-                                       section=section, unknown=", ".join(unknown), known=", ".join(sorted(allowed))))
+        raise HardwareConfigError(Plural("[%(section)s] has an unknown key %(unknown)s; known keys: %(known)s",
+                                         "[%(section)s] has unknown keys %(unknown)s; known keys: %(known)s",
+                                         len(unknown), section=section, unknown=", ".join(unknown),
+                                         known=", ".join(sorted(allowed))))
 
 
 def not_a_section(name: str, value: Any) -> Text:
@@ -206,8 +208,9 @@ def _buttons(d: Mapping) -> ButtonConfig:
                                        value=repr(only)))
     bad = [n for n in only if n not in known]
     if bad:
-        raise HardwareConfigError(Text(N_("[buttons] long_press_only names unknown button(s) %(names)s"),
-                                       names=", ".join(map(str, bad))))
+        raise HardwareConfigError(Plural("[buttons] long_press_only names an unknown button %(names)s",
+                                         "[buttons] long_press_only names unknown buttons %(names)s", len(bad),
+                                         names=", ".join(map(str, bad))))
     pull_up = d.get("pull_up", True)
     if not isinstance(pull_up, bool):
         raise HardwareConfigError(not_a_switch("buttons", "pull_up", pull_up))

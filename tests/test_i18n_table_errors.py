@@ -51,10 +51,13 @@ def test_a_missing_file_and_a_binary_file(tmp_path):
 def test_unknown_key_wrong_type_and_unknown_language(tmp_path):
     path = str(tmp_path / "table.toml")
     err = config_error(tmp_path, "[web]\nprot = 80\n")
-    assert str(err).startswith(f"{path}: [web] has unknown key(s) prot; known keys: ")
-    assert error_text(err, "de").startswith(f"{path}: [web] hat unbekannte Schlüssel: prot; bekannte Schlüssel: ")
-    assert error_text(err, "fr").startswith(f"{path}\u00a0: [web] contient des clés inconnues\u00a0: prot")
-    assert error_text(err, "es").startswith(f"{path}: [web] tiene claves desconocidas: prot; claves conocidas: ")
+    assert str(err).startswith(f"{path}: [web] has an unknown key prot; known keys: ")
+    assert error_text(err, "de").startswith(f"{path}: [web] hat einen unbekannten Schlüssel: prot; bekannte Schlüssel: ")
+    assert error_text(err, "fr").startswith(f"{path}\u00a0: [web] contient une clé inconnue\u00a0: prot")
+    assert error_text(err, "es").startswith(f"{path}: [web] tiene una clave desconocida: prot; claves conocidas: ")
+    err = config_error(tmp_path, "[web]\nprot = 80\nhots = 1\n")   # two: the plural, in each language's words
+    assert str(err).startswith(f"{path}: [web] has unknown keys hots, prot; known keys: ")
+    assert error_text(err, "fr").startswith(f"{path}\u00a0: [web] contient des clés inconnues\u00a0: hots, prot")
 
     err = config_error(tmp_path, "[web]\nport = \"eighty\"\n")
     assert str(err) == f"{path}: [web] port must be a whole number, not 'eighty'"
@@ -136,6 +139,6 @@ def test_a_file_that_is_not_json_in_each_language(tmp_path):
     assert flure_err("--lang", "de", "scenario", "run", str(bad)) == \
         f"flure: {bad}: kein gültiges JSON (Zeile 1, Spalte 12: Expecting value)"
     assert flure_err("--lang", "fr", "scenario", "run", str(bad)) == \
-        f"flure: {bad}: JSON non valide (ligne 1, colonne 12\u00a0: Expecting value)"
+        f"flure: {bad}\u00a0: JSON non valide (ligne 1, colonne 12\u00a0: Expecting value)"   # the path's colon too
     assert flure_err("--lang", "es", "resolve", str(bad), "--tile", "8") == \
         f"flure: {bad}: JSON no válido (línea 1, columna 12: Expecting value)"

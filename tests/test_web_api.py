@@ -681,7 +681,7 @@ def test_setup_routes_answer_in_sentences_never_500(tmp_path):
     assert r.status_code == 409 and "no picture yet" in r.json["error"]
     assert client.post("/api/setup/reset", json={}, headers=AUTH).json["views"] == 0
     r = client.post("/api/setup/calibrate", json={}, headers=AUTH)
-    assert r.status_code == 409 and "only 0 usable view(s)" in r.json["error"]
+    assert r.status_code == 409 and "only 0 usable views" in r.json["error"]
     r = client.post("/api/setup/save", json={}, headers=AUTH)
     assert r.status_code == 409 and "Nothing to save yet" in r.json["error"]
     r = client.post("/api/setup/exposure", json={"exposure_us": -5, "analogue_gain": 0}, headers=AUTH)

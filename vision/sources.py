@@ -16,6 +16,8 @@ from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from engine.wording import N_, Join, Said, Term, Text, listing
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
@@ -33,14 +35,15 @@ class FrameSource(Protocol):
 Exposure = dict   # {"exposure_us": int, "analogue_gain": float, "colour_gains": (red, blue) | None}; 0/None = automatic
 
 
-def _exposure_note(done: list[str], ignored: list[str]) -> str:
-    """What locking the exposure did, in words (the doctor and the referee's devices card show it)."""
+def _exposure_note(done: list, ignored: list) -> str:
+    """What locking the exposure did, in words (the doctor and the referee's devices card show it): a
+    ``Said``, the English text that keeps its wording data (``text``) for the reader's language."""
     parts = []
     if done:
-        parts.append("exposure locked: " + ", ".join(done))
+        parts.append(Text(N_("exposure locked: %(done)s"), done=listing(done)))
     if ignored:
-        parts.append("not honoured by this camera: " + ", ".join(ignored))
-    return "; ".join(parts)
+        parts.append(Text(N_("not honoured by this camera: %(ignored)s"), ignored=listing(ignored)))
+    return Said(Join("; ", parts)) if parts else ""
 
 
 class VideoCaptureSource:
@@ -66,18 +69,18 @@ class VideoCaptureSource:
         import cv2
         done, ignored = [], []
 
-        def put(name: str, prop: int, value: float) -> None:
+        def put(name, prop: int, value: float) -> None:
             (done if self._cap.set(prop, value) else ignored).append(name)
 
         us, gain, gains = exposure.get("exposure_us", 0), exposure.get("analogue_gain", 0.0), exposure.get("colour_gains")
         if us:
-            put("manual exposure", cv2.CAP_PROP_AUTO_EXPOSURE, 1)       # V4L2: 1 = manual
-            put(f"exposure {us} µs", cv2.CAP_PROP_EXPOSURE, us / 100)    # V4L2 counts 100 µs units
+            put(Term(N_("manual exposure")), cv2.CAP_PROP_AUTO_EXPOSURE, 1)       # V4L2: 1 = manual
+            put(Text(N_("exposure %(us)s µs"), us=us), cv2.CAP_PROP_EXPOSURE, us / 100)    # V4L2 counts 100 µs units
         if gain:
-            put(f"gain {gain:g}", cv2.CAP_PROP_GAIN, gain)
+            put(Text(N_("gain %(gain)s"), gain=f"{gain:g}"), cv2.CAP_PROP_GAIN, gain)
         if gains:
-            put("white balance locked", cv2.CAP_PROP_AUTO_WB, 0)
-            ignored.append("colour gains (OpenCV has no control for them)")
+            put(Term(N_("white balance locked")), cv2.CAP_PROP_AUTO_WB, 0)
+            ignored.append(Term(N_("colour gains (OpenCV has no control for them)")))
         return _exposure_note(done, ignored)
 
     def read(self) -> np.ndarray | None:

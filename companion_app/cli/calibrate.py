@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from . import fail
-from .lang import _
+from .lang import _, language
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs,
                      output_path)
 
@@ -94,7 +94,8 @@ def cmd_camera(args) -> int:
     try:
         cal = calibrate(views)
     except NotEnoughViews as exc:
-        return fail(_("calibration failed: %(why)s", why=exc), 1)
+        from ..i18n.text import error_text
+        return fail(_("calibration failed: %(why)s", why=error_text(exc, language())), 1)
     save_calibration(cal, args.output)
     print(_("wrote %(path)s: %(views)s views, reprojection error %(rms)s px, focal length %(focal)s px (%(advice)s)",
             path=args.output, views=len(views), rms=f"{cal.rms_px:.2f}", focal=f"{cal.camera_matrix[0, 0]:.0f}",

@@ -63,8 +63,9 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
                                                       "\"picamera\", or \"synthetic\")", why=exc))]
     exposure = []
     if cam.exposure.locked:
-        note = getattr(source, "exposure_note", "") or _g(lang, "this source has no exposure controls")
-        honoured = note.startswith("exposure locked") and "not honoured" not in note
+        said = getattr(source, "exposure_note", "")    # a Said: English, with its wording data (vision.sources)
+        honoured = said.startswith("exposure locked") and "not honoured" not in said
+        note = render(getattr(said, "text", said), lang) or _g(lang, "this source has no exposure controls")
         exposure = [Finding(N_("exposure"), honoured, note if honoured else
                             _g(lang, "%(note)s: remove what it ignores from [camera.exposure], or set it in the "
                                      "camera's own tool (v4l2-ctl for a USB camera)", note=note))]

@@ -81,7 +81,7 @@ def _load_json(path: str):
     try:
         return jsontext.loads(text, object_pairs_hook=_no_duplicates), None
     except jsontext.JsonTextError as exc:   # not JSON, nested too deep, a 5,000-digit number, …
-        return None, f"{path}: {error_text(exc, language())}"
+        return None, _("%(where)s: %(error)s", where=path, error=error_text(exc, language()))
     except _DuplicateKey as exc:
         return None, _("%(path)s: not valid: the key %(key)s appears twice in one object", path=path,
                        key=repr(exc.args[0]))
@@ -165,7 +165,7 @@ def cmd_resolve(args) -> int:
         position = Position.from_setup(setup, strict=True)
         plan = resolve(position, args.tile, eaten_place=WAITING if args.round == 1 else GONE)
     except InvalidSetupError as exc:
-        return fail(f"{args.position}: {error_text(exc, language())}")
+        return fail(_("%(where)s: %(error)s", where=args.position, error=error_text(exc, language())))
     if args.json:
         print(json.dumps(plan.to_json(), indent=2))   # the engine's JSON: the same in every language
     else:

@@ -42,7 +42,7 @@ def load_calibration_file(path: str | None):
     try:
         return load_calibration(path)
     except CalibrationError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(error_text(exc, language())) from None
 
 
 def load_inputs(image_path: str | None, scheme_path: str | None, calibration_path: str | None):
@@ -77,11 +77,11 @@ def load_before(path: str):
     try:
         data = jsontext.loads(text)
     except jsontext.JsonTextError as exc:
-        raise InputError(f"{path}: {error_text(exc, language())}") from None
+        raise InputError(_("%(where)s: %(error)s", where=path, error=error_text(exc, language()))) from None
     try:
         before = Position.from_setup(data, where="BEFORE")
     except InvalidSetupError as exc:
-        raise InputError(f"{path}: {error_text(exc, language())}") from None
+        raise InputError(_("%(where)s: %(error)s", where=path, error=error_text(exc, language()))) from None
     for pawn in before.pawns:   # the camera tells pawns apart only by their stickers' colour and pair
         for key, value in (("color", pawn.colour), ("pawn", pawn.kind)):
             if value is None:

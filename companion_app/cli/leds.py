@@ -179,16 +179,20 @@ def cmd_show(args, cfg) -> int:
     except OSError as exc:
         return fail(_("%(path)s: cannot read the file (%(why)s)", path=args.plan, why=why(exc)))
     except JsonTextError as exc:
-        return fail(f"{args.plan}: {exc}")
+        from ..i18n.text import error_text
+        return fail(_("%(where)s: %(error)s", where=args.plan, error=error_text(exc, language())))
     from hardware.animation import PlanError, read_plan
     try:
         steps = len(read_plan(plan).steps)   # the engine's own check of the plan, naming the path at fault
     except PlanError as exc:
-        return fail(_("%(path)s: not a monster plan: %(why)s", path=args.plan, why=exc))
+        from ..i18n.text import error_text
+        return fail(_("%(path)s: not a monster plan: %(why)s", path=args.plan, why=error_text(exc, language())))
     grid = _grid(cfg, args.url)
     try:
         if not grid.show_plan(plan):
-            return fail(f"{args.plan}: {grid.last_error}")
+            from ..i18n.text import render
+            return fail(_("%(where)s: %(error)s", where=args.plan,
+                          error=render(getattr(grid.last_error, "text", grid.last_error), language())))
         code = _finish(grid, _("monster move (%(steps)s steps)", steps=steps), timeout=120)
         if grid.emulator is not None:
             time.sleep(0.1)

@@ -198,7 +198,7 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
     print(_("Finstere Flure table session"))
     print("  " + _("Players: open %(url)s on your phones (or scan the code below).", url=phone_url))
     print("  " + _("Referee: open %(url)s on the tablet and enter the PIN %(pin)s", url=phone_url + "referee", pin=pin))
-    print("           " + _("(API clients send the header  Authorization: Bearer %(pin)s).", pin=pin))
+    print("           " + _("(API clients send the header Authorization: Bearer %(pin)s).", pin=pin))
     if session.game is not None:
         state = session.state()
         summary = state.get("summary_i18n", {}).get(language(), state["summary"])
@@ -215,7 +215,7 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
         what = render(device.startup or device.note or (_("ready") if device.obj is not None else device.why),
                       language())
         name = _(DEVICE_WORDS[device.name]) if device.name in DEVICE_WORDS else device.name
-        print(f"  {name}: {what}")
+        print("  " + _("%(device)s: %(status)s", device=name, status=what))   # fr: a no-break space before the colon
 
 
 def _devices(session) -> list:

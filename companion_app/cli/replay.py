@@ -54,7 +54,7 @@ def cmd_replay(args) -> int:
             _print_step(args, n, format_action(action), game)
     except InvalidSetupError as exc:
         from ..i18n.text import error_text
-        return fail(f"{args.file}: {error_text(exc, language())}")
+        return fail(_("%(where)s: %(error)s", where=args.file, error=error_text(exc, language())))
     if not args.json:
         from ..i18n.game_text import summary
         print(_("After %(num)s actions: %(summary)s", num=len(record.actions), summary=summary(game, language())))

@@ -24,8 +24,8 @@ def extract_args(output: str) -> list[str]:
     return ["pybabel", "extract", "-F", str(ROOT / "babel.cfg"), "--no-location", "--sort-output",
             "--no-wrap", *KEYWORDS, "-o", output, str(ROOT / "companion_app"), str(ROOT / "engine"),
             str(ROOT / "calibration"), str(ROOT / "hardware"), str(ROOT / "vision")]
-    # calibration/: the Setup page's advice; hardware/: device errors; vision/: a reading's problems
-    # (all engine.wording), the last shown on the referee's camera card
+    # calibration/: the Setup page's advice; hardware/: device errors; vision/: a reading's problems and the
+    # camera's exposure note (all engine.wording), the problems shown on the referee's camera card
 
 
 def run(command: str) -> None:

@@ -12,8 +12,8 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from ..i18n import DEFAULT, gettext as _g
-from ..i18n.text import render
+from ..i18n import DEFAULT, gettext as _g, ngettext_in
+from ..i18n.text import error_text, render
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid (a finding's topic) for extraction; Finding.line words it
 MIN_FREE_MB = 50            # the journal grows by a few kB a game; less than this is a full card
@@ -44,10 +44,10 @@ def check_calibration(config, lang: str = DEFAULT) -> list[Finding]:
         cal = load_calibration(path)
     except CalibrationError as exc:
         return [Finding(N_("calibration"), False, _g(lang, "%(why)s; make one with flure calibrate camera or remove "
-                                                           "[camera] calibration", why=exc))]
+                                                           "[camera] calibration", why=error_text(exc, lang)))]
     problems = calibration_problems(cal, config.camera.resolution, lang)
     if problems:
-        return [Finding(N_("calibration"), False, f"{path}: " + "; ".join(problems))]
+        return [Finding(N_("calibration"), False, _g(lang, "%(where)s: %(error)s", where=path, error="; ".join(problems)))]
     fx = float(cal.camera_matrix[0, 0])
     hfov = hfov_deg(fx, cal.image_size[0])
     rms = f", RMS {cal.rms_px:.2f} px" if cal.rms_px is not None else ""
@@ -66,7 +66,7 @@ def calibration_problems(cal, resolution: tuple[int, int], lang: str = DEFAULT) 
         out.append(_g(lang, "made at %(made)s but the camera is set to %(size)s ([camera] resolution): calibrate "
                             "again at that size or set the resolution back", made=f"{w}×{h}",
                       size=f"{resolution[0]}×{resolution[1]}"))
-    return out + lens_problems(cal)
+    return out + [render(problem, lang) for problem in lens_problems(cal)]
 
 
 def check_board(frame, config, lang: str = DEFAULT) -> list[Finding]:
@@ -95,8 +95,9 @@ def check_board(frame, config, lang: str = DEFAULT) -> list[Finding]:
                   degrees=f"{rep.tilt_deg:.0f}") if rep.camera_height_mm and rep.tilt_deg is not None
                else _g(lang, "located"))
     if rep.markers_missing:
-        located += _g(lang, "; corner marker(s) %(markers)s not seen: clear them",
-                      markers=", ".join(map(str, rep.markers_missing)))
+        located += ngettext_in(lang, "; corner marker %(markers)s not seen: clear it",
+                               "; corner markers %(markers)s not seen: clear them", len(rep.markers_missing),
+                               markers=", ".join(map(str, rep.markers_missing)))
     out = [Finding(N_("board"), not rep.markers_missing, located)]
     px = rep.smallest_sticker_px
     if px < MIN_STICKER_PX:

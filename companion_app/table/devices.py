@@ -163,7 +163,8 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
 
         parts = [note]
         if first and getattr(first[0].source, "exposure_note", ""):
-            parts.append(first[0].source.exposure_note)      # the camera driver's own words (vision.sources)
+            note_said = first[0].source.exposure_note     # vision.sources: a Said (its wording data in .text)
+            parts.append(getattr(note_said, "text", note_said))
         if extra.get("calibration") is not None:
             parts.append(Text(N_("lens calibration %(path)s"), path=str(camera_config.calibration)))
         note = Join(", ", parts) if len(parts) > 1 else note

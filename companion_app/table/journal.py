@@ -16,12 +16,12 @@ import sqlite3
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.record import GameRecord
-from engine.wording import N_, Said, Text
+from engine.wording import N_, Join, Said, Text
 
 from ..i18n import LANGUAGES
 from ..i18n.text import in_all, render
 
-from .store import JournalError, Step
+from .store import JournalError, Step, unreadable
 
 
 class StaleRequestError(GameActionError):
@@ -29,9 +29,9 @@ class StaleRequestError(GameActionError):
 
     def __init__(self, seen: int, now: int):
         self.seen, self.now = seen, now
-        super().__init__(f"The table moved on: this request was made against state {seen}, the table is now at "
-                         f"state {now} (another screen acted, or this is a late retry). Nothing was done; look "
-                         "at the board again.")
+        super().__init__(Text(N_("The table moved on: this request was made against state %(seen)s, the table is "
+                                 "now at state %(now)s (another screen acted, or this is a late retry). Nothing was "
+                                 "done; look at the board again."), seen=seen, now=now))
 
 
 def request_key(idempotency_key: str | None, version: int | None, what: str, body: bytes) -> str | None:
@@ -108,7 +108,7 @@ class JournalMixin:
                 try:
                     Game.from_json(step.state)
                 except (InvalidSetupError, ValueError, KeyError, TypeError) as exc:
-                    step = Step(step.seq, {}, {}, f"step {step.seq} cannot be read ({exc})")
+                    step = Step(step.seq, {}, {}, unreadable(step.seq, exc))
             if step.problem is None:
                 last = step
             else:
@@ -117,7 +117,7 @@ class JournalMixin:
         if last is None:
             if skipped:
                 note = Text(N_("Game %(game)s in the journal has no readable step (%(skipped)s); starting without "
-                               "a game."), game=game_id, skipped="; ".join(skipped))
+                               "a game."), game=game_id, skipped=Join("; ", skipped))
             else:
                 note = Text(N_("Game %(game)s in the journal has no readable step; starting without a game."),
                             game=game_id)
@@ -125,7 +125,7 @@ class JournalMixin:
         elif skipped:
             self.journal_notes.append(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
                                                    "be read: %(skipped)s."), game=game_id, step=last.seq,
-                                                skipped="; ".join(skipped))))
+                                                skipped=Join("; ", skipped))))
         return out, last
 
     def _undo_target(self) -> int:

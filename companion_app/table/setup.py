@@ -223,7 +223,7 @@ class SetupTool:
 
     def save_calibration(self) -> dict:
         """Write the computed calibration (atomically), point the configuration at it, reopen the camera."""
-        from calibration.store import check_size, save_calibration
+        from calibration.store import CalibrationError, check_size, save_calibration
 
         with self._lock:
             cal = self.pending
@@ -233,8 +233,8 @@ class SetupTool:
             try:
                 check_size(cal, (frame.shape[1], frame.shape[0]) if frame is not None
                            else self.config.camera.resolution)
-            except ValueError as exc:
-                raise SetupError(str(exc)) from None
+            except CalibrationError as exc:   # its wording data: said in the page's language
+                raise SetupError(exc.text) from None
             path = self.calibration_path()
             save_calibration(cal, path)
         camera = dataclasses.replace(self.config.camera, calibration=path)

@@ -106,7 +106,13 @@ class Step:
     seq: int
     action: dict
     state: dict
-    problem: str | None = None
+    problem: Text | None = None   # why it cannot be read (unreadable)
+
+
+def unreadable(seq: int, why) -> Text:
+    """A step that cannot be read, and why: ``why`` an error (ours as wording data, or JSON's and
+    SQLite's own words, kept as they are) or a Text."""
+    return Text(N_("step %(seq)s cannot be read (%(why)s)"), seq=seq, why=why)
 
 
 @dataclass(frozen=True)
@@ -363,7 +369,7 @@ def _parse(seq: int, action, state) -> Step:
     try:
         a, s = json.loads(action), json.loads(state)
     except (TypeError, ValueError) as exc:
-        return Step(seq, {}, {}, f"step {seq} cannot be read ({exc})")
+        return Step(seq, {}, {}, unreadable(seq, exc))
     if not isinstance(a, dict) or not isinstance(s, dict):
-        return Step(seq, {}, {}, f"step {seq} cannot be read (not a JSON object)")
+        return Step(seq, {}, {}, unreadable(seq, Text(N_("not a JSON object"))))
     return Step(seq, a, s)

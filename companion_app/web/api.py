@@ -110,10 +110,11 @@ def once(fn, *args):
     request against the same state version) gets the first answer, a request against an older state a 409."""
     version = request.headers.get(VERSION_HEADER)
     if version is not None and not (version.isascii() and version.isdigit() and len(version) <= 12):
-        abort(400, f"The {VERSION_HEADER} header must be the state's version number, as /api/state gives it")
+        abort(400, _("The %(header)s header must be the state's version number, as /api/state gives it",
+                     header=VERSION_HEADER))
     key = request.headers.get(KEY_HEADER)
     if key is not None and not (0 < len(key) <= 128 and key.isascii() and key.isprintable()):
-        abort(400, f"The {KEY_HEADER} header must be 1 to 128 printable characters")
+        abort(400, _("The %(header)s header must be 1 to 128 printable characters", header=KEY_HEADER))
     retry = request_key(key, None if version is None else int(version), request.path,
                         request.get_data(cache=True))
     answer, repeated = engine_call(table().once, retry, None if version is None else int(version), fn, *args)
@@ -246,9 +247,10 @@ def preview():
 def targets():
     label = request.args.get("pawn")
     if not label:
-        abort(400, "Give the pawn as ?pawn=red-6/1")
+        abort(400, _("Give the pawn as ?pawn=red-6/1"))
     if len(label) > schemas.PAWN_LABEL["maxLength"]:
-        abort(400, f"pawn is too long (at most {schemas.PAWN_LABEL['maxLength']} characters), e.g. red-6/1")
+        abort(400, _("pawn is too long (at most %(most)s characters), e.g. red-6/1",
+                     most=schemas.PAWN_LABEL["maxLength"]))
     return jsonify(engine_call(table().targets, label))
 
 
@@ -271,7 +273,7 @@ def camera():
 @route("/camera/frame.jpg", "GET", "The camera's last frame as a JPEG picture", referee=True,
        produces="image/jpeg")
 def camera_frame():
-    return live_jpeg(table().camera_jpeg(), "The camera has not given a frame yet")
+    return live_jpeg(table().camera_jpeg(), _("The camera has not given a frame yet"))
 
 
 def live_jpeg(data: bytes | None, missing: str) -> Response:
@@ -357,7 +359,8 @@ def simulated_change():
         if "move" in data:
             out = rig.move_piece(data["move"]["from"], data["move"].get("to"))
     except ValueError as exc:
-        abort(409, str(exc))
+        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        abort(409, error_text(exc, current_language()))
     if "paused" in data:
         out = rig.pause(data["paused"])
     return jsonify(out)

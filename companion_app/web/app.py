@@ -14,7 +14,7 @@ from flask import Flask, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from .errors import error_page
+from .errors import error_page, sentence
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from ..table.events import PER_ADDRESS
 from .server import STREAM_LIMIT
@@ -75,10 +75,10 @@ def _error_handlers(app: Flask) -> None:
     def http_error(exc: HTTPException):
         if exc.response is not None:   # abort(response) from engine_call
             return exc.response
+        limit = request.max_content_length or app.config["MAX_CONTENT_LENGTH"]   # a route may allow more
         message = exc.description
-        limit = app.config["MAX_CONTENT_LENGTH"]
-        if exc.code == 413:
-            message = f"The request body is too large (at most {limit} bytes)"
+        if exc.code == 413 or message == type(exc).description:   # no view said more: werkzeug's English
+            message = sentence(exc.code or 400, limit=limit)
         if request.path.startswith("/api/"):
             return jsonify(error=message), exc.code
         return error_page(exc.code, limit=limit), exc.code
@@ -104,7 +104,6 @@ def _error_handlers(app: Flask) -> None:
     @app.errorhandler(Exception)
     def crash(exc: Exception):
         log.exception("unexpected error on %s", request.path)
-        message = "Something went wrong on the server; the game state is unchanged. The referee can reload the page."
         if request.path.startswith("/api/"):
-            return jsonify(error=message), 500
+            return jsonify(error=sentence(500)), 500
         return error_page(500), 500

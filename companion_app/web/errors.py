@@ -16,6 +16,12 @@ from markupsafe import escape
 log = logging.getLogger(__name__)
 
 
+def sentence(code: int, **params) -> str:
+    """What went wrong for an HTTP status ``code``, in the request's language: the page's sentence,
+    and the API's ``error`` where no view said more (werkzeug's own text is English, for programmers)."""
+    return _sentence(code, **params)[1]
+
+
 def _sentence(code: int, **params) -> tuple[str, str]:
     """(heading, sentence) for an HTTP status ``code`` in the request's language."""
     if code == 404:

@@ -8,7 +8,7 @@ the first drawing is already in the right words.
 from __future__ import annotations
 
 from flask import Flask, abort, current_app, g, jsonify, request
-from flask_babel import Babel
+from flask_babel import Babel, gettext as _
 
 from .api import route
 from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled, pick
@@ -34,7 +34,8 @@ def current_language() -> str:
 def catalog_json(lang: str):
     """The browser's catalog of ``lang``: {English msgid: words}, from the same .po as the server's."""
     if lang not in LANGUAGES:
-        abort(404, f"There is no catalog for {lang!r}; the languages are {', '.join(LANGUAGES)}.")
+        abort(404, _("There is no catalog for %(lang)s; the languages are %(languages)s.", lang=repr(lang[:20]),
+                     languages=", ".join(LANGUAGES)))
     return jsonify(catalog(lang))
 
 

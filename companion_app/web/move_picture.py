@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flask import Response, abort
+from flask_babel import gettext as _
 
 from .api import route, table
 from ..share import move_gif, move_png
@@ -18,7 +19,7 @@ def _last_plan():
     game = table().game
     plan = game.last_plan if game is not None else None
     if plan is None:
-        abort(404, "The monster has not moved yet in this game: there is no move to save.")
+        abort(404, _("The monster has not moved yet in this game: there is no move to save."))
     return plan
 
 

@@ -177,9 +177,9 @@ def check_request() -> None:
         return
     origin = request.headers.get("Origin")
     if origin and origin.rstrip("/") != request.host_url.rstrip("/"):
-        abort(403, f"Requests from {origin} are not accepted (cross-site request)")
+        abort(403, _("Requests from %(origin)s are not accepted (cross-site request)", origin=origin))
     if request.content_length and not request.is_json:
-        abort(415, "Send the body as JSON (Content-Type: application/json)")
+        abort(415, _("Send the body as JSON (Content-Type: application/json)"))
 
 
 # On every response, the app's own and the WSGI server's errors alike (server.SafeErrorTask).

@@ -4,6 +4,7 @@ recorded in ``api.ROUTES`` so the OpenAPI document lists them too."""
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+from flask_babel import gettext as _
 
 from . import api, schemas
 from .i18n import current_language
@@ -66,7 +67,7 @@ def look():
 @route("/overlay.jpg", "GET", "The camera's picture with the board grid and every sticker outline drawn over it",
        produces="image/jpeg")
 def overlay():
-    return api.live_jpeg(tool().look()[1], "The camera has not given a picture yet")
+    return api.live_jpeg(tool().look()[1], _("The camera has not given a picture yet"))
 
 
 @route("/board.png", "GET", "The ChArUco calibration board, to print at 300 dpi and 100 % scale",
