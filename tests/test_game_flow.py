@@ -260,7 +260,7 @@ def test_pawn_at_finds_the_legal_move_behind_a_seen_pawn():
 def test_pawn_at_unreachable_square_says_where_and_why():
     g = new(2)
     with pytest.raises(GameActionError, match=r"red 6/1 cannot legally end its move on k11 from beside the board "
-                                              r"with 1 point\(s\) \(P1\)"):
+                                              r"with 1 point \(P1\)"):
         g.apply({"type": "pawn-at", "pawn": "red-6/1", "square": "k11"})
     with pytest.raises(InvalidSetupError, match="z9"):
         g.apply({"type": "pawn-at", "pawn": "red-6/1", "square": "z9"})
