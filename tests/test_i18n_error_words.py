@@ -215,6 +215,7 @@ def test_flure_play_words_each_device_line_with_french_spacing(tmp_path, capsys)
         set_language("en")
     out = capsys.readouterr().out
     assert f"  Caméra{NBSP}: " in out and f"  Grille de LED{NBSP}: " in out and "Caméra: " not in out
+    assert f"  Caméra{NBSP}: pas de connexion" in out   # no agreement to get wrong: la caméra, les boutons
     assert "l'en-tête Authorization: Bearer 4321" in out and "  " not in out.split("en-tête")[1].split("\n")[0]
 
 
@@ -229,3 +230,41 @@ def test_no_msgid_spells_a_plural_with_brackets():
     bracketed = [m.id for m in catalog if m.id and any("(s)" in i for i in ((m.id,) if isinstance(m.id, str) else m.id))]
     assert not bracketed, bracketed
     assert json.dumps(bracketed) == "[]"
+
+
+def test_a_stream_refused_in_each_language(tmp_path):
+    from companion_app.table.events import Broker, StreamRefused
+
+    app, _session = make_app(tmp_path, test_config={"SSE_MAX_CLIENTS": 0})
+    texts = errors(app.test_client(), "GET", "/api/stream", 503)
+    assert texts["en"] == "Too many screens are following the game right now; this one retries shortly"
+    assert texts["fr"] == f"Trop d'écrans suivent la partie en ce moment{NBSP}; celui-ci réessaie dans un instant"
+    no_english_left(texts, "screens", "retries")
+    broker = Broker()
+    broker.open("10.0.0.7", max_streams=10, per_address=1)
+    with pytest.raises(StreamRefused) as caught:
+        broker.open("10.0.0.7", max_streams=10, per_address=1)
+    texts = {lang: error_text(caught.value, lang) for lang in LANGS}
+    assert texts["en"] == "This device already follows the game on 1 screens; close one of them (this one retries shortly)" \
+        or texts["en"].startswith("This device already follows the game on 1 ")
+    no_english_left(texts, "already follows", kept=("1",))
+
+
+def test_the_referees_hand_on_the_simulated_table_refused_in_each_language():
+    from engine.game import Game
+    from vision.twin.table import CannotMove, PhysicalTable
+
+    game = Game.new(["red", "blue"], seed=3)
+    table = PhysicalTable(game.position)
+    stone = next(iter(game.position.stones))
+    for call, kept in ((lambda: table.move_piece("c5", "c6"), "c5"), (lambda: table.move_piece(stone, "a1"), "a1"),
+                       (lambda: table.move_piece("a1", None), None)):
+        with pytest.raises(CannotMove) as caught:
+            call()
+        texts = {lang: error_text(caught.value, lang) for lang in LANGS}
+        assert texts["en"] == str(caught.value)
+        no_english_left(texts, "lies", "free", "monster stays", kept=(kept,) if kept else ())
+    assert texts["de"] == "das Monster bleibt auf dem Spielplan; gebt ein Feld an, auf das es soll"
+    with pytest.raises(CannotMove) as caught:
+        table.move_piece(stone, "a1")
+    assert error_text(caught.value, "fr") == f"a1 n'est pas libre{NBSP}: le monstre s'y trouve"

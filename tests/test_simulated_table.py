@@ -89,7 +89,7 @@ def test_the_referee_moves_pieces_on_the_table_with_plain_refusals():
     stone = next(iter(game.position.stones))
     with pytest.raises(ValueError, match="nothing lies on c5"):
         table.move_piece("c5", "c6")
-    with pytest.raises(ValueError, match="b1 is not free: monster lies there"):
+    with pytest.raises(ValueError, match="b1 is not free: the monster lies there"):
         table.move_piece(stone, "b1")
     table.move_pawn("red-3/4", "p11")
     assert table.move_piece("p11", None) == "red-3/4 from p11 to beside the board"

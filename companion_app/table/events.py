@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from engine.wording import N_, Text, Worded
+
 HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closing the stream, and lets a
                            # phone notice a connection that died silently (it reconnects after 3 missed)
 PING = "event: ping\ndata: {}\n\n"
@@ -45,8 +47,12 @@ def sse_message(event: str, data: dict, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-class StreamRefused(Exception):
-    """No stream for this client now; the message says why (HTTP 503 with Retry-After)."""
+TOO_MANY_SCREENS = N_("Too many screens are following the game right now; this one retries shortly")
+
+
+class StreamRefused(Worded, Exception):
+    """No stream for this client now; the message says why (HTTP 503 with Retry-After), as wording data
+    (engine.wording.Worded): the answer is in the request's language."""
 
 
 class Broker:
@@ -66,12 +72,12 @@ class Broker:
         with self._lock:
             if referee:
                 if len(self._queues) >= max_streams + REFEREE_RESERVE:
-                    raise StreamRefused("Too many screens are following the game right now; this one retries shortly")
+                    raise StreamRefused(Text(TOO_MANY_SCREENS))
             elif len(self._queues) >= max_streams:
-                raise StreamRefused("Too many screens are following the game right now; this one retries shortly")
+                raise StreamRefused(Text(TOO_MANY_SCREENS))
             elif sum(1 for a in self._queues.values() if a == address) >= per_address:
-                raise StreamRefused(f"This device already follows the game on {per_address} screens; close one "
-                                    "of them (this one retries shortly)")
+                raise StreamRefused(Text(N_("This device already follows the game on %(count)s screens; close one "
+                                            "of them (this one retries shortly)"), count=per_address))
             q: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
             self._queues[q] = address
             return q

@@ -139,7 +139,8 @@ def stream():
                                 max_streams=current_app.config["SSE_MAX_CLIENTS"],
                                 per_address=current_app.config["SSE_PER_ADDRESS"])
     except StreamRefused as exc:
-        response = jsonify(error=str(exc))
+        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        response = jsonify(error=error_text(exc, current_language()))
         response.status_code = 503
         response.headers["Retry-After"] = "5"
         return response

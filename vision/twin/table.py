@@ -22,6 +22,8 @@ import numpy as np
 
 from engine.geometry import SQUARES, direction_name, parse_square, square_name
 from engine.position import BOARD, WAITING, Pawn, Position, Teleporter
+from engine.tablediff import THE_STONE
+from engine.wording import N_, Term, Text, Worded
 from . import effects as fx
 from .camera import pose_camera
 from .pieces import Placed, layout
@@ -35,6 +37,11 @@ SLOPPY_MM = 2.5
 DEMO_SIZE = (1280, 720)   # modest, so a two-core laptop keeps up; stickers are still ~23 px
 # Not supersampled by default: drawing a frame then takes ~90 ms instead of ~190 ms here, and the
 # reader reads it as well (the sticker edges are a little rougher, as a real camera's are).
+
+
+class CannotMove(Worded, ValueError):
+    """A piece the referee's hand cannot move on the simulated table; the sentence names the square
+    (wording data: /api/simulated answers in the request's language)."""
 
 
 @dataclass(frozen=True)
@@ -211,17 +218,21 @@ class PhysicalTable:
 
     def move_piece(self, frm: int | str, to: int | str | None) -> str:
         """Move whatever lies on ``frm`` to ``to`` (the referee's hand on the simulated table);
-        returns what was moved, in words.  Raises ValueError naming the square when it cannot."""
+        returns what was moved, in words.  Raises CannotMove (a ValueError, with wording data) naming
+        the square when it cannot."""
         a, b = _square(frm), _square(to)
         with self._lock:
             what = self.occupant(a)
             if what is None:
-                raise ValueError(f"nothing lies on {square_name(a)} to move")
+                raise CannotMove(Text(N_("nothing lies on %(square)s to move"), square=square_name(a)))
             if b is not None and self.occupant(b) is not None and b != a:
-                raise ValueError(f"{square_name(b)} is not free: {self.occupant(b)} lies there")
+                there = self.occupant(b)
+                raise CannotMove(Text(N_("%(square)s is not free: %(what)s lies there"), square=square_name(b),
+                                      what=Term(N_("the monster")) if there == "monster" else
+                                      Term(THE_STONE[there]) if there in THE_STONE else there))
             if what == "monster":
                 if b is None:
-                    raise ValueError("the monster stays on the board; give a square to move it to")
+                    raise CannotMove(Text(N_("the monster stays on the board; give a square to move it to")))
                 self.move_monster(b, self.facing)
             elif a in self.stones:
                 self.move_stone(a, b)
