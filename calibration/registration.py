@@ -63,9 +63,10 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     h, w = gray.shape[:2]
     if calibration is not None and tuple(calibration.image_size) != (w, h):
         cw, ch = calibration.image_size
-        return RegistrationReport(False, image_size=(w, h), problems=[
-            f"the lens calibration was made at {cw}×{ch} but this image is {w}×{h}: its numbers do not apply; "
-            "calibrate again at this size or use an image of that size"])
+        why = Text(N_("the lens calibration was made at %(made)s but this image is %(size)s: its numbers do not "
+                      "apply; calibrate again at this size or use an image of that size"),
+                   made=f"{cw}×{ch}", size=f"{w}×{h}")
+        return RegistrationReport(False, image_size=(w, h), problems=[str(why)], why=why)
     det = detect_markers(gray, scheme)
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location

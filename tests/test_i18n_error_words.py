@@ -268,3 +268,17 @@ def test_the_referees_hand_on_the_simulated_table_refused_in_each_language():
     with pytest.raises(CannotMove) as caught:
         table.move_piece(stone, "a1")
     assert error_text(caught.value, "fr") == f"a1 n'est pas libre{NBSP}: le monstre s'y trouve"
+
+
+def test_a_picture_of_another_size_than_the_lens_calibration_in_each_language():
+    from calibration.registration import check_registration
+    from engine.position import basic_position
+    from vision.twin.scene import render as picture
+
+    image, _ = picture(basic_position(), width=1280, height=720, height_mm=800, hfov_deg=66)
+    cal = Calibration(np.array([[2000.0, 0, 1358], [0, 2000, 1004], [0, 0, 1]]), np.zeros(5), (2717, 2008), 0.3)
+    rep = check_registration(image, None, cal)
+    assert not rep.ok and rep.problems == [str(rep.why)]
+    texts = {lang: render(rep.why, lang) for lang in LANGS}
+    assert texts["en"].startswith("the lens calibration was made at 2717×2008 but this image is 1280×720: ")
+    no_english_left(texts, "was made at", "calibrate again", kept=("2717×2008", "1280×720"))
