@@ -282,3 +282,20 @@ def test_a_picture_of_another_size_than_the_lens_calibration_in_each_language():
     texts = {lang: render(rep.why, lang) for lang in LANGS}
     assert texts["en"].startswith("the lens calibration was made at 2717×2008 but this image is 1280×720: ")
     no_english_left(texts, "was made at", "calibrate again", kept=("2717×2008", "1280×720"))
+
+
+def test_a_camera_that_cannot_be_opened_in_each_language(tmp_path):
+    from companion_app.cli import checks as doctor
+    from companion_app.table.config import load_table_config
+    from vision.sources import SourceError, open_source
+
+    (tmp_path / "table.toml").write_text('[camera]\nsource = "97"\n')
+    config = load_table_config(tmp_path / "table.toml")
+    texts = {lang: next(f.text for f in doctor.check_camera(config, lang=lang) if f.topic == "camera") for lang in LANGS}
+    assert texts["en"].startswith("cannot open camera 97 (not connected, or not a video OpenCV can read); set [camera]")
+    assert texts["es"].startswith("no se puede abrir la cámara 97 (no está conectada")
+    no_english_left(texts, "cannot open", "not connected", kept=("97", "[camera] source"))
+    with pytest.raises(SourceError) as caught:
+        open_source(str(tmp_path / "nothing-here.avi"))
+    texts = {lang: error_text(caught.value, lang) for lang in LANGS}
+    no_english_left(texts, "unknown camera source", "a folder of images", kept=("nothing-here.avi", "'synthetic'"))

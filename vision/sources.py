@@ -16,13 +16,14 @@ from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from engine.wording import N_, Join, Said, Term, Text, listing
+from engine.wording import N_, Join, Said, Term, Text, Worded, listing
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
-class SourceError(RuntimeError):
-    """A source that cannot be opened at all (names the source and why)."""
+class SourceError(Worded, RuntimeError):
+    """A source that cannot be opened at all (names the source and why), as wording data
+    (engine.wording.Worded): flure doctor and the referee's devices card say it in their language."""
 
 
 @runtime_checkable
@@ -56,8 +57,10 @@ class VideoCaptureSource:
         self._cap = cv2.VideoCapture(spec)
         if not self._cap.isOpened():
             self._cap.release()
-            what = f"camera {spec}" if isinstance(spec, int) else repr(spec)
-            raise SourceError(f"cannot open {what} (not connected, or not a video OpenCV can read)")
+            raise SourceError(Text(N_("cannot open camera %(spec)s (not connected, or not a video OpenCV can read)"),
+                                   spec=spec) if isinstance(spec, int) else
+                              Text(N_("cannot open %(spec)s (not connected, or not a video OpenCV can read)"),
+                                   spec=repr(spec)))
         if width:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         if height:
@@ -104,7 +107,8 @@ class FolderSource:
         self.folder = Path(folder)
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
-            raise SourceError(f"no images ({', '.join(IMAGE_SUFFIXES)}) in {self.folder}")
+            raise SourceError(Text(N_("no images (%(kinds)s) in %(folder)s"), kinds=", ".join(IMAGE_SUFFIXES),
+                                   folder=str(self.folder)))
         self.loop = loop
         self.index = 0
         self.max_side = max_side
@@ -148,8 +152,8 @@ class PicameraSource:
             try:
                 from picamera2 import Picamera2
             except ImportError as exc:
-                raise SourceError("the Raspberry Pi camera needs picamera2: "
-                                  "pip install 'finstere-flure-companion[pi]'") from exc
+                raise SourceError(Text(N_("the Raspberry Pi camera needs picamera2: "
+                                          "pip install 'finstere-flure-companion[pi]'"))) from exc
             camera = Picamera2()
             # "RGB888" in libcamera's naming is B, G, R byte order: OpenCV's BGR.
             camera.configure(camera.create_video_configuration(main={"size": (width, height),
@@ -274,8 +278,8 @@ def open_source(spec: str, **options) -> FrameSource:
         return FolderSource(path, loop=bool(options.get("loop", False)), max_side=max_side)
     if "://" in spec or path.is_file():
         return VideoCaptureSource(spec, exposure=exposure)
-    raise SourceError(f"unknown camera source {spec!r}: use a camera index like 0, a video file, "
-                      "a stream URL, a folder of images, 'picamera', 'simulated' or 'synthetic'")
+    raise SourceError(Text(N_("unknown camera source %(spec)s: use a camera index like 0, a video file, a stream URL, "
+                              "a folder of images, 'picamera', 'simulated' or 'synthetic'"), spec=repr(spec)))
 
 
 def _basic_state():

@@ -82,7 +82,8 @@ def cmd_camera(args) -> int:
     try:
         source = open_source(args.source)
     except SourceError as exc:
-        raise InputError(str(exc)) from None
+        from ..i18n.text import error_text
+        raise InputError(error_text(exc, language())) from None
     try:
         for i in range(args.frames if not Path(args.source).is_dir() else 10_000):
             frame = source.read()

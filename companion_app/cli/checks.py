@@ -60,7 +60,7 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
         source = open_source(cam.source, **cam.source_options())
     except SourceError as exc:
         return [Finding(N_("camera"), False, _g(lang, "%(why)s; set [camera] source (a USB index like \"0\", "
-                                                      "\"picamera\", or \"synthetic\")", why=exc))]
+                                                      "\"picamera\", or \"synthetic\")", why=render(exc, lang)))]
     exposure = []
     if cam.exposure.locked:
         said = getattr(source, "exposure_note", "")    # a Said: English, with its wording data (vision.sources)

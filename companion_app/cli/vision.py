@@ -151,7 +151,8 @@ def cmd_watch(args) -> int:
     try:
         source = open_source(args.source)
     except SourceError as exc:
-        raise InputError(str(exc)) from None
+        from ..i18n.text import error_text
+        raise InputError(error_text(exc, language())) from None
     cam = TableCamera(source, scheme, cal, stable_frames=args.stable)
     try:
         for _frame in range(args.frames):
