@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from engine.wording import N_, Said, Text
+from engine.wording import N_, Said, Text, Worded
 from hardware.config import ButtonConfig, HardwareConfig, load_config
 
 log = logging.getLogger(__name__)
@@ -94,6 +94,11 @@ class _OneButton:
         self.device.close()
 
 
+class BackendMissing(Worded, RuntimeError):
+    """The configured GPIO backend cannot be used on this machine (wording data: the devices card and
+    flure play say it in their language)."""
+
+
 def make_pin_factory(backend: str):
     """The gpiozero backend named in ``[buttons] backend`` (on a Pi 5 only lgpio works)."""
     try:
@@ -104,8 +109,8 @@ def make_pin_factory(backend: str):
             from gpiozero.pins.rpigpio import RPiGPIOFactory
             return RPiGPIOFactory()
     except Exception as exc:  # ImportError off the Pi, or the chip cannot be opened
-        raise RuntimeError(f"the {backend} GPIO backend is not available here ({exc}); "
-                           f"install the 'pi' extra on a Raspberry Pi") from None
+        raise BackendMissing(Text(N_("the %(backend)s GPIO backend is not available here (%(why)s); install the "
+                                     "'pi' extra on a Raspberry Pi"), backend=backend, why=exc)) from None
     raise ValueError(f"unknown GPIO backend {backend!r}")
 
 

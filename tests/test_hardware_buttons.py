@@ -160,8 +160,11 @@ def test_a_named_backend_missing_here_is_a_plain_error():
     missing = [b for b, mod in (("lgpio", "lgpio"), ("rpigpio", "RPi")) if importlib.util.find_spec(mod) is None]
     if not missing:
         pytest.skip("both GPIO libraries (lgpio, RPi.GPIO) are installed: this is a Pi, nothing is missing")
-    with pytest.raises(RuntimeError, match=f"the {missing[0]} GPIO backend is not available here"):
+    with pytest.raises(RuntimeError, match=f"the {missing[0]} GPIO backend is not available here") as caught:
         TableButtons({"buttons": {"backend": missing[0]}})
+    from companion_app.i18n.text import error_text
+    assert error_text(caught.value, "de").startswith(f"das GPIO-Backend {missing[0]} ist hier nicht verfügbar (")
+    assert "not available" not in error_text(caught.value, "es")
     from hardware.config import HardwareConfigError
     with pytest.raises(HardwareConfigError, match="backend 'pigpio' is not known"):
         TableButtons({"buttons": {"backend": "pigpio"}})

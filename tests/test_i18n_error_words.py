@@ -42,7 +42,7 @@ def client(tmp_path):
 def errors(client, method: str, path: str, status: int, **kw) -> dict[str, str]:
     out = {}
     for lang in LANGS:
-        response = client.open(f"{path}?lang={lang}", method=method, **kw)
+        response = client.open(f"{path}{'&' if '?' in path else '?'}lang={lang}", method=method, **kw)
         assert response.status_code == status, (lang, response.get_data(as_text=True))
         out[lang] = response.get_json()["error"]
     return out
@@ -299,3 +299,10 @@ def test_a_camera_that_cannot_be_opened_in_each_language(tmp_path):
         open_source(str(tmp_path / "nothing-here.avi"))
     texts = {lang: error_text(caught.value, lang) for lang in LANGS}
     no_english_left(texts, "unknown camera source", "a folder of images", kept=("nothing-here.avi", "'synthetic'"))
+
+
+def test_the_targets_of_a_pawn_not_in_the_game_in_each_language(client):
+    texts = errors(client, "GET", "/api/targets?pawn=green-9/9", 400, headers=AUTH)
+    assert texts["en"] == "pawn: there is no pawn 'green-9/9' in this game"
+    assert texts["de"] == "pawn: in diesem Spiel gibt es keine Figur 'green-9/9'"
+    no_english_left(texts, "there is no pawn", kept=("'green-9/9'", "pawn: "))

@@ -252,4 +252,4 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
     except Exception as exc:  # noqa: BLE001
         if type(exc).__name__ == "BadPinFactory":
             return Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")))
-        return Device("buttons", None, why=Text(N_("no table buttons: %(why)s"), why=str(exc)))
+        return Device("buttons", None, why=Text(N_("no table buttons: %(why)s"), why=exc))   # worded where ours

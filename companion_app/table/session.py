@@ -166,7 +166,7 @@ class TableSession(JournalMixin):
         with self._lock:
             game = self._need_game()
         if not any(p.label == label for p in game.position.pawns):
-            raise InvalidSetupError(f"there is no pawn {label!r} in this game", "pawn")
+            raise InvalidSetupError(Text(N_("there is no pawn %(label)s in this game"), label=repr(label)), "pawn")
         return game.targets(label)
 
     # -- camera ------------------------------------------------------------
