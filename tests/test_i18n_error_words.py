@@ -295,6 +295,8 @@ def test_a_camera_that_cannot_be_opened_in_each_language(tmp_path):
     assert texts["en"].startswith("cannot open camera 97 (not connected, or not a video OpenCV can read); set [camera]")
     assert texts["es"].startswith("no se puede abrir la cámara 97 (no está conectada")
     no_english_left(texts, "cannot open", "not connected", kept=("97", "[camera] source"))
+    line = next(f for f in doctor.check_camera(config, lang="fr") if f.topic == "camera").line("fr")
+    assert line.startswith(f"FIX  caméra{NBSP}: impossible d'ouvrir la caméra 97 ")   # flure doctor's line, French spacing
     with pytest.raises(SourceError) as caught:
         open_source(str(tmp_path / "nothing-here.avi"))
     texts = {lang: error_text(caught.value, lang) for lang in LANGS}

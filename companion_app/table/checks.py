@@ -27,7 +27,8 @@ class Finding:
 
     def line(self, lang: str = DEFAULT) -> str:
         """``ok   topic: text`` or ``FIX  topic: text``; the topic in ``lang`` (the text is already)."""
-        return f"{'ok ' if self.ok else 'FIX'}  {_g(lang, self.topic)}: {self.text}"
+        return f"{'ok ' if self.ok else 'FIX'}  " + _g(lang, "%(topic)s: %(text)s", topic=_g(lang, self.topic),
+                                                      text=self.text)   # the Setup page's words (fr: U+00A0 before :)
 
 
 # --- calibration -------------------------------------------------------------------------------
