@@ -154,7 +154,7 @@ def test_a_family_plays_a_whole_game_in_its_language_without_an_english_word(bro
     errors += [f"phone: {e}" for e in family.errors]
     if setup == "advanced":
         assert "placement" in phases and len(session.game.position.teleporters) == 4    # A1: placed through the camera
-    bad = {name: english_leftovers(texts, lang) for name, texts in seen.items()}
+    bad = {page: english_leftovers(texts, lang) for page, texts in seen.items()}
     (OUTPUT / f"{name}-english.txt").write_text(
         "\n".join(f"{page}: {line}" for page, lines in bad.items() for line in lines) + "\n")
     assert bad == {"phone": [], "referee": []}, bad
