@@ -6,6 +6,7 @@ engine's own text, the other languages keep every square and rule id and transla
 """
 import random
 import re
+import time
 
 from companion_app.i18n.text import in_all, render
 from engine.game import Game
@@ -189,6 +190,50 @@ def test_the_camera_workers_status_in_each_language():
     finally:
         worker.close()
     assert worker.status()["message_i18n"]["de"] == "die Kamera ist ausgeschaltet"
+
+
+NOT_LOCATED_WORDS = r"located|localis|repéré|erkannt|gefunden|localiz"
+
+
+def test_a_board_not_located_is_said_once_in_each_language():
+    """The camera worker's line and the refused confirm for a frame without the board say "not located"
+    once (vision's problem already opens with "board not located: …"), in every language."""
+    import numpy as np
+
+    from companion_app.table.readings import action_for, reconcile_reading
+    from companion_app.table.watcher import CameraWorker
+    from table_helpers import wait_for
+    from vision.pipeline import TableCamera
+    from vision.reader import read_image
+
+    class Blank:    # a camera that films the table without its board: grey frames
+        def read(self):
+            time.sleep(0.02)
+            return np.full((480, 640, 3), 128, np.uint8)
+
+        def close(self):
+            pass
+
+    updates: list = []
+    worker = CameraWorker(Blank, TableCamera(None).feed, updates.append, fps=20.0, stable_frames=3,
+                          read_timeout=0.5, backoff=(0.05, 0.2)).start()
+    try:
+        lost = wait_for(lambda: next((u for u in updates if u.reading), None), what="a reading")
+    finally:
+        worker.close()
+    every = lost.status["message_i18n"]
+    assert every["en"] == lost.status["message"]
+    assert every["en"].startswith("the board is not located: no corner markers seen (ids ")
+    assert every["de"] == ("der Spielplan ist nicht erkannt: keine Eckmarker gesehen (IDs 0, 1, 2, 3); "
+                           "ist der Spielplan im Bild und beleuchtet?")
+    for lang, text in every.items():       # one "not located", not "… not located: board not located: …"
+        assert len(re.findall(NOT_LOCATED_WORDS, text)) == 1, (lang, text)
+    game = Game.new(["red", "blue"], seed=3)
+    _, why = action_for(game, reconcile_reading(game, read_image(np.full((480, 640, 3), 128, np.uint8))))
+    said = in_all(why)
+    assert said["en"].startswith("The camera has not located the board; nothing to confirm (no corner markers seen")
+    for lang, text in said.items():
+        assert len(re.findall(NOT_LOCATED_WORDS, text)) == 1, (lang, text)
 
 
 def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):

@@ -121,6 +121,20 @@ def board_not_located(why: Text | None = None) -> Text:
     return NOT_LOCATED(why=why) if why is not None else NOT_LOCATED_BARE()
 
 
+def not_located_why(words):
+    """The reason inside ``board not located: <why>`` (None for the bare sentence), for a caller
+    whose own sentence already says the board is not located: it says so once, not twice.  Other
+    words (and a plain English message from a reading saved without words) come back as they are,
+    less a leading ``board not located: ``."""
+    if isinstance(words, Text) and words.template == NOT_LOCATED.template:
+        return words.params.get("why")
+    if isinstance(words, Text) and words.template == NOT_LOCATED_BARE.template:
+        return None
+    if isinstance(words, str) and words.startswith(NOT_LOCATED_BARE.template):
+        return words[len(NOT_LOCATED_BARE.template):].lstrip(": ") or None
+    return words
+
+
 def problem_words(problem: dict):
     """A problem's sentence as wording data, from its JSON form (``words``, as it crosses to the table);
     a problem without them (a reading saved before they were sent) is its English ``message``."""

@@ -16,6 +16,7 @@ from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_mov
 from engine.reconcile_place import describe_place
 from engine.wording import N_, Direction, Join, Pawn, Term, Text
 from vision.change import observe
+from vision.problems import not_located_why
 
 from ..i18n.text import in_all
 
@@ -164,7 +165,9 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
         return None, Text(N_("It is the monster's turn: show the drawn tile to the camera, or enter it (G7); %(why)s"),
                           why=why)
     if any(p.code == "not-located" for p in result.problems):
-        return None, Text(N_("The camera has not located the board; nothing to confirm (%(why)s)"), why=why)
+        inner = not_located_why(why)    # "board not located: …" would say it twice
+        return None, Text(N_("The camera has not located the board; nothing to confirm (%(why)s)"),
+                          why=inner if inner is not None else Text(N_("no board markers seen")))
     if game.phase == "placement":
         return None, Text(N_("The reading is not one legal placement (A2): %(why)s"), why=why)
     return None, Text(N_("The reading is not one legal pawn move: %(why)s"), why=why)

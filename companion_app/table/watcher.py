@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from engine.geometry import square_name
 from engine.wording import N_, Text
 from vision.change import GAME_DECIDES_CODES
-from vision.problems import problem_words
+from vision.problems import not_located_why, problem_words
 
 from ..i18n.text import in_all
 
@@ -284,9 +284,9 @@ class CameraWorker:
         if unseen:   # every square the frame could not establish (vision.change.observe reads it)
             data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
         if not reading.located:
-            message = Text(N_("the board is not located: %(why)s"),
-                           why=problem_words(reading.problems[0]) if reading.problems else
-                           Text(N_("no board markers seen")))
+            why = not_located_why(problem_words(reading.problems[0])) if reading.problems else None
+            message = Text(N_("the board is not located: %(why)s"),   # the problem says "board not located" too:
+                           why=why if why is not None else Text(N_("no board markers seen")))   # say it once
         elif blocking:
             message = Text(N_("waiting for a clear view: %(why)s"), why=problem_words(blocking[0]))
         elif stable:
