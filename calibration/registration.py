@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.wording import N_, Text
+from engine.wording import N_, Plural, Term, Text
 from vision.detect import check_frame, detect_markers
 from vision.locate import locate_board
 from vision.problems import board_not_located
@@ -24,6 +24,15 @@ VIEW_MARGIN_MM = 80.0      # the grid and card zone in view with this much to sp
 RESOLUTIONS = ((1280, 720, "720p"), (1920, 1080, "1080p"), (2560, 1440, "1440p"), (3840, 2160, "4K"))
 
 
+# The scheme file's corner names (vision/scheme.py CORNER_NAMES) as msgids: a report words them.
+CORNERS = (N_("top-left"), N_("top-right"), N_("bottom-right"), N_("bottom-left"))
+MARKER_OFF = N_("corner marker %(id)s (%(corner)s) is %(mm)s mm from where the marker scheme puts it: move the "
+                "sticker or correct the scheme file")
+STICKERS_SMALL = N_("the smallest stickers (%(size)s mm) are only %(px)s px wide at the board's far corner; "
+                    "%(need)s px are needed: lower the camera or raise its resolution")
+CARD_ZONE_HIDDEN = N_("the card zone (where the tombstone tile goes) is not fully in view")
+
+
 @dataclass
 class RegistrationReport:
     ok: bool
@@ -34,13 +43,19 @@ class RegistrationReport:
     camera_height_mm: float | None = None
     tilt_deg: float | None = None
     card_zone_in_view: bool | None = None
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)      # each finding in English (the JSON's, as always)
+    findings: list[Text] = field(default_factory=list)     # the same as wording data, for other languages
     view_extent: float | None = None        # how much of the frame the board and card zone need (1 = all)
     image_size: tuple[int, int] | None = None
     verdict: str | None = None              # good / too far / too close / too tilted
     advice: str = ""
     advice_text: Text | None = None         # the advice as wording data (engine.wording), for other languages
     why: Text | None = None                 # why the board is not located, as wording data (problems[0] is its English)
+
+    def add(self, finding: Text) -> None:
+        """A finding: its wording data, and its English in ``problems``."""
+        self.findings.append(finding)
+        self.problems.append(str(finding))
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "markers_seen": self.markers_seen, "markers_missing": self.markers_missing,
@@ -59,20 +74,20 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     gray, reason = check_frame(image)
     if gray is None:
         why = board_not_located(reason)
-        return RegistrationReport(False, problems=[str(why)], why=why)
+        return RegistrationReport(False, problems=[str(why)], findings=[why], why=why)
     h, w = gray.shape[:2]
     if calibration is not None and tuple(calibration.image_size) != (w, h):
         cw, ch = calibration.image_size
         why = Text(N_("the lens calibration was made at %(made)s but this image is %(size)s: its numbers do not "
                       "apply; calibrate again at this size or use an image of that size"),
                    made=f"{cw}×{ch}", size=f"{w}×{h}")
-        return RegistrationReport(False, image_size=(w, h), problems=[str(why)], why=why)
+        return RegistrationReport(False, image_size=(w, h), problems=[str(why)], findings=[why], why=why)
     det = detect_markers(gray, scheme)
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location
     if loc is None:
         why = result.reason or board_not_located()
-        return RegistrationReport(False, problems=[str(why)], why=why)
+        return RegistrationReport(False, problems=[str(why)], findings=[why], why=why)
     rep = RegistrationReport(True, list(loc.markers_seen), list(loc.markers_missing))
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)
@@ -82,11 +97,12 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
         err = float(np.max(np.linalg.norm(seen_mm - np.array(m.corners_mm()), axis=1)))
         rep.marker_error_mm[str(m.id)] = round(err, 2)
         if err > MAX_MARKER_ERROR_MM:
-            rep.problems.append(f"corner marker {m.id} ({m.corner}) is {err:.1f} mm from where the marker "
-                                "scheme puts it: move the sticker or correct the scheme file")
+            rep.add(Text(MARKER_OFF, id=m.id, corner=Term(m.corner) if m.corner in CORNERS else m.corner,
+                         mm=f"{err:.1f}"))
     if loc.markers_missing:
-        rep.problems.append("corner marker(s) " + ", ".join(map(str, loc.markers_missing))
-                            + " not seen: all four should be in view with nothing on them")
+        rep.add(Plural("corner marker %(markers)s not seen: all four should be in view with nothing on them",
+                       "corner markers %(markers)s not seen: all four should be in view with nothing on them",
+                       len(loc.markers_missing), markers=", ".join(map(str, loc.markers_missing))))
     # How big the smallest sticker would be at the far corner of the grid.
     size = min(st.size_mm for st in scheme.stickers.values())
     gw, gh = scheme.grid_mm
@@ -97,15 +113,14 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
         sides.append(float(np.mean(np.linalg.norm(px - np.roll(px, 1, axis=0), axis=1))))
     rep.smallest_sticker_px = min(sides)
     if rep.smallest_sticker_px < MIN_STICKER_PX:
-        rep.problems.append(f"the smallest stickers ({size:.0f} mm) are only {rep.smallest_sticker_px:.0f} px "
-                            f"wide at the board's far corner; {MIN_STICKER_PX:.0f} px are needed: lower the "
-                            "camera or raise its resolution")
+        rep.add(Text(STICKERS_SMALL, size=f"{size:.0f}", px=f"{rep.smallest_sticker_px:.0f}",
+                     need=f"{MIN_STICKER_PX:.0f}"))
     rep.camera_height_mm = loc.camera_height_mm
     rep.tilt_deg = loc.tilt_deg
     x, y, zw, zh = scheme.card_zone_mm
     rep.card_zone_in_view = loc.in_view(np.array([[x, y], [x + zw, y], [x + zw, y + zh], [x, y + zh]]))
     if not rep.card_zone_in_view:
-        rep.problems.append("the card zone (where the tombstone tile goes) is not fully in view")
+        rep.add(Text(CARD_ZONE_HIDDEN))
     rep.image_size = (w, h)
     rep.view_extent = _view_extent(loc, scheme, (w, h))
     rep.verdict, rep.advice_text = verdict(rep)

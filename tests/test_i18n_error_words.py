@@ -308,3 +308,56 @@ def test_the_targets_of_a_pawn_not_in_the_game_in_each_language(client):
     assert texts["en"] == "pawn: there is no pawn 'green-9/9' in this game"
     assert texts["de"] == "pawn: in diesem Spiel gibt es keine Figur 'green-9/9'"
     no_english_left(texts, "there is no pawn", kept=("'green-9/9'", "pawn: "))
+
+
+def test_the_registration_findings_in_each_language(tmp_path, capsys):
+    """flure calibrate check's findings (a corner marker off, markers not seen, stickers too small, the
+    card zone out of view) as wording data: the JSON keeps its English, the lines on stderr are in
+    the command's language, with no English left."""
+    from dataclasses import replace
+
+    from calibration.registration import check_registration
+    from companion_app.cli import main
+    from vision.scheme import load_scheme
+    from vision_helpers import make_camera, pos, render as picture
+
+    scheme = load_scheme()
+    m0 = scheme.board_markers[0]
+    moved = replace(scheme, board_markers=[replace(m0, center_mm=(m0.center_mm[0] + 30, m0.center_mm[1] + 30)),
+                                           *scheme.board_markers[1:]])
+    images = {"marker-off": picture(pos(), "8", camera=make_camera(), scheme=moved),
+              "far": picture(pos(), "8", camera=make_camera(width=640, height=360), hide_board_markers=(2,)),
+              "card-zone": picture(pos(), "8", camera=make_camera(height_mm=700, offset=(-60, 0)))}
+    found = []
+    for name, image in images.items():
+        rep = check_registration(image, scheme)
+        assert not rep.ok and rep.problems == [str(f) for f in rep.findings]
+        for finding in rep.findings:
+            found.append({lang: render(finding, lang) for lang in LANGS})
+    off, unseen, small, zone = (next(t for t in found if words in t["en"]) for words in (
+        "from where the marker scheme", "not seen", "smallest stickers", "card zone"))
+    assert off["en"].startswith("corner marker 0 (top-left) is ") and off["en"].endswith(" mm from where the marker "
+                                                                                          "scheme puts it: move the "
+                                                                                          "sticker or correct the "
+                                                                                          "scheme file")
+    assert off["de"].startswith("Eckmarker 0 (oben links) liegt ")
+    no_english_left(off, "top-left", "marker scheme", "sticker", kept=("0",))
+    assert unseen["en"] == "corner marker 2 not seen: all four should be in view with nothing on them"
+    assert unseen["fr"] == f"marqueur d'angle 2 non vu{NBSP}: les quatre doivent être dans le champ, sans rien dessus"
+    no_english_left(unseen, "not seen", "in view", kept=("2",))
+    assert small["en"].startswith("the smallest stickers (15 mm) are only 9 px wide")
+    no_english_left(small, "smallest", "camera or", "resolution", kept=("15 mm", "9 px", "14"))
+    assert zone["en"] == "the card zone (where the tombstone tile goes) is not fully in view"
+    assert zone["es"] == "la zona de cartas (donde va la lápida) no está del todo a la vista"
+    no_english_left(zone, "card zone", "tombstone", "in view")
+
+    far = tmp_path / "far.png"
+    cv2.imwrite(str(far), images["far"])
+    assert main(["--lang", "de", "calibrate", "check", str(far)]) == 1
+    out = capsys.readouterr()
+    report = json.loads(out.out)             # the JSON another program reads: English, as always
+    assert "corner marker 2 not seen: all four should be in view with nothing on them" in report["problems"]
+    lines = out.err.splitlines()
+    assert "Problem: Eckmarker 2 nicht gesehen: alle vier sollen im Bild sein, ohne dass etwas darauf liegt" in lines
+    assert any(line.startswith("Problem: die kleinsten Aufkleber (15 mm) sind an der entfernten Ecke") for line in lines)
+    assert any(line.startswith("Rat: ") for line in lines) and "not seen" not in out.err and "camera" not in out.err

@@ -110,13 +110,26 @@ def cmd_check(args) -> int:
     from calibration.store import save_calibration
     image, scheme, cal = load_inputs(args.image, args.scheme, args.calibration)
     report = check_registration(image, scheme, cal)
-    print(json.dumps(report.to_json(), indent=1))
+    print(json.dumps(report.to_json(), indent=1))   # JSON for programs: English, whatever the language
+    _say_report(report)
     if args.save:
         if cal is None:
             return fail(_("--save needs --calibration FILE"))
         cal.registration = report.to_json()
         save_calibration(cal, args.calibration)
     return 0 if report.ok else 1
+
+
+def _say_report(report) -> None:
+    """The report's findings and advice for the person at the table, in the command's language, on
+    stderr (stdout stays the JSON another program reads)."""
+    import sys
+
+    from ..i18n.text import render
+    for finding in report.findings:
+        print(_("problem: %(message)s") % {"message": render(finding, language())}, file=sys.stderr)
+    if report.advice_text is not None:
+        print(_("advice: %(advice)s", advice=render(report.advice_text, language())), file=sys.stderr)
 
 
 @exits_2_on_input_error
