@@ -126,6 +126,9 @@ def test_cli_show_streams_a_plan_file(tmp_path, capsys):
         assert main(["leds", "show", str(path), "--url", emu.path, "--config", str(cfg)]) == 0
         out = capsys.readouterr().out
         assert "monster move (8 steps)" in out and emu.path in out
+        # written is not yet read: the emulator's thread decodes what waits on the pty when it next runs
+        sent = int(re.search(r"(\d+) frames sent to", out).group(1))
+        assert emu.wait_for_frames(sent, 30) and emu.frames_decoded == sent
         assert emu.square_colour("m5") == MONSTER
 
 
