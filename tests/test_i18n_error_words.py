@@ -361,3 +361,44 @@ def test_the_registration_findings_in_each_language(tmp_path, capsys):
     assert "Problem: Eckmarker 2 nicht gesehen: alle vier sollen im Bild sein, ohne dass etwas darauf liegt" in lines
     assert any(line.startswith("Problem: die kleinsten Aufkleber (15 mm) sind an der entfernten Ecke") for line in lines)
     assert any(line.startswith("Rat: ") for line in lines) and "not seen" not in out.err and "camera" not in out.err
+
+
+def test_an_image_or_marker_scheme_that_cannot_be_read_in_each_language(tmp_path, capsys):
+    """The system's reason (engine.wording.os_reason) and the rest of the sentence for a photo or a marker
+    scheme flure cannot read: wording data, said in the command's language (flure calibrate check)."""
+    import os
+
+    from companion_app.cli import main
+    from vision.scheme import SchemeError, load_scheme
+    from vision.sources import load_image_file
+
+    missing = tmp_path / "nowhere.json"
+    with pytest.raises(SchemeError) as caught:
+        load_scheme(missing)
+    texts = {lang: error_text(caught.value, lang) for lang in LANGS}
+    assert texts["en"] == f"marker scheme {missing}: cannot read the file (No such file or directory)"
+    assert texts["de"] == (f"Markerschema {missing}: die Datei kann nicht gelesen werden "
+                           "(Datei oder Verzeichnis nicht gefunden)")
+    no_english_left(texts, "marker scheme", "cannot read", "No such", kept=(str(missing),))
+    with pytest.raises(SchemeError) as caught:
+        load_scheme(tmp_path)                       # a folder: stat works, reading does not
+    assert error_text(caught.value, "fr") == f"schéma des marqueurs {tmp_path}{NBSP}: impossible de lire le fichier (C'est un dossier)"
+
+    photos = {"folder": tmp_path, "missing": tmp_path / "nowhere.png", "junk": tmp_path / "junk.png"}
+    photos["junk"].write_bytes(b"not a picture")
+    if os.geteuid() != 0:          # root reads any file: the permission case needs another user
+        photos["locked"] = tmp_path / "locked.png"
+        photos["locked"].write_bytes(b"x")
+        photos["locked"].chmod(0)
+    for name, path in photos.items():
+        image, why = load_image_file(path)
+        assert image is None
+        texts = {lang: render(why, lang) for lang in LANGS}
+        assert texts["en"] == str(why) and texts["en"].startswith(f"{path}: ")
+        no_english_left(texts, "folder", "no such", "not an image", "cannot read", "Permission", kept=(str(path),))
+    assert main(["--lang", "es", "calibrate", "check", str(photos["missing"])]) == 2
+    assert capsys.readouterr().err == f"flure: {photos['missing']}: no existe ese archivo\n"
+    assert main(["--lang", "fr", "calibrate", "check", str(photos["junk"]), "--scheme", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"flure: schéma des marqueurs {missing}{NBSP}: impossible de lire le fichier "
+                   "(Aucun fichier ou dossier de ce nom)\n")

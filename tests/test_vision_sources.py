@@ -127,7 +127,7 @@ def test_load_image_file(tmp_path):
     assert load_image_file(good)[0].shape == (120, 160, 3)
     (tmp_path / "b.png").write_bytes(b"not a png")
     assert load_image_file(tmp_path / "b.png") == (None, f"{tmp_path / 'b.png'}: not an image file OpenCV can read")
-    assert load_image_file(tmp_path / "c.png")[1].endswith("no such file")
+    assert str(load_image_file(tmp_path / "c.png")[1]).endswith("no such file")
 
 
 def test_synthetic_source_feeds_the_table_camera():

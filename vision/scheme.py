@@ -20,6 +20,7 @@ from engine import jsontext
 from engine.errors import FlureError
 from engine.geometry import COLS, ROWS, on_board, parse_direction, square
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
+from engine.wording import N_, Join, Text, os_reason
 
 from .problems import piece_words
 
@@ -31,14 +32,14 @@ CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
 
 
 class SchemeError(FlureError, ValueError):
-    """A malformed marker scheme file; the message names the file and the field."""
+    """A malformed marker scheme file; the message names the file and the field.  ``message`` may be
+    wording data (engine.wording Text): the frame (file, field) stays as it is in every language."""
 
-    def __init__(self, message: str, field_path: str | None = None, path: str | None = None):
+    def __init__(self, message, field_path: str | None = None, path: str | None = None):
         self.field = field_path
         self.path = path
-        where = " ".join(x for x in (f"marker scheme {path}:" if path else "marker scheme:",
-                                     f"{field_path}:" if field_path else "") if x)
-        super().__init__(f"{where} {message}")
+        head = Text(N_("marker scheme %(path)s:"), path=path) if path else Text(N_("marker scheme:"))
+        super().__init__(Join(" ", [head, *([f"{field_path}:"] if field_path else []), message]))
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ def rotation_of_corners(corners) -> tuple[int, float]:
 # -- loading ---------------------------------------------------------------
 
 _cache: dict[str, Scheme] = {}
+CANNOT_READ = N_("cannot read the file (%(why)s)")
 
 
 def load_scheme(path: str | Path | None = None) -> Scheme:
@@ -197,14 +199,14 @@ def load_scheme(path: str | Path | None = None) -> Scheme:
     try:
         mtime = p.stat().st_mtime_ns
     except OSError as exc:
-        raise SchemeError(f"cannot read the file ({exc.strerror})", path=str(p)) from None
+        raise SchemeError(Text(CANNOT_READ, why=os_reason(exc)), path=str(p)) from None
     cached = _cache.get(key)
     if cached is not None and cached.raw.get("_mtime") == mtime:
         return cached
     try:
         data = jsontext.loads(p.read_bytes())
     except OSError as exc:
-        raise SchemeError(f"cannot read the file ({exc.strerror})", path=str(p)) from None
+        raise SchemeError(Text(CANNOT_READ, why=os_reason(exc)), path=str(p)) from None
     except jsontext.JsonTextError as exc:   # not UTF-8, not JSON, nested too deep, huge numbers
         raise SchemeError(str(exc), path=str(p)) from None
     scheme = parse_scheme(data, path=str(p))

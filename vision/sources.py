@@ -16,7 +16,7 @@ from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from engine.wording import N_, Join, Said, Term, Text, Worded, listing
+from engine.wording import N_, Join, Said, Term, Text, Worded, listing, os_reason
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -224,18 +224,19 @@ class SyntheticSource:
         pass
 
 
-def load_image_file(path: str | Path) -> tuple[np.ndarray | None, str | None]:
-    """(image, None) or (None, why) for a photo on disk; any format OpenCV reads."""
+def load_image_file(path: str | Path) -> tuple[np.ndarray | None, Text | None]:
+    """(image, None) or (None, why) for a photo on disk; any format OpenCV reads.  ``why`` is wording
+    data (engine.wording: ``str()`` is the English sentence; ``flure`` says it in its language)."""
     import cv2
     p = Path(path)
     if p.is_dir():
-        return None, f"{path}: is a folder, not an image file"
+        return None, Text(N_("%(path)s: is a folder, not an image file"), path=str(path))
     if not p.is_file():
-        return None, f"{path}: no such file"
+        return None, Text(N_("%(path)s: no such file"), path=str(path))
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
-        return None, f"{path}: cannot read the file ({exc.strerror or exc})"
+        return None, Text(N_("%(path)s: cannot read the file (%(why)s)"), path=str(path), why=os_reason(exc))
     image = None
     if data.size:
         from cv2.utils import logging as cv_log
@@ -248,7 +249,7 @@ def load_image_file(path: str | Path) -> tuple[np.ndarray | None, str | None]:
         finally:
             cv_log.setLogLevel(level)
     if image is None:
-        return None, f"{path}: not an image file OpenCV can read"
+        return None, Text(N_("%(path)s: not an image file OpenCV can read"), path=str(path))
     return image, None
 
 

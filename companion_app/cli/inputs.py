@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from . import fail
-from ..i18n.text import error_text
+from ..i18n.text import error_text, render
 from .lang import _, language, why
 
 
@@ -52,13 +52,13 @@ def load_inputs(image_path: str | None, scheme_path: str | None, calibration_pat
     try:
         scheme = load_scheme(scheme_path)
     except SchemeError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(error_text(exc, language())) from None
     cal = load_calibration_file(calibration_path)
     image = None
     if image_path is not None:
         image, err = load_image_file(image_path)
         if err:
-            raise InputError(err)
+            raise InputError(render(err, language()))
     return image, scheme, cal
 
 

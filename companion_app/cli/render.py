@@ -14,7 +14,8 @@ from pathlib import Path
 
 from . import fail
 from .inputs import check_output
-from .lang import N_, _, why
+from ..i18n.text import error_text
+from .lang import N_, _, language, why
 
 DESCRIPTION = N_("""\
 Draw the table as an overhead camera sees it (the synthetic camera: the board to scale, the
@@ -107,7 +108,7 @@ def run(args) -> int:
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
         unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
-        return fail(str(exc) + (_("; --name-pawns draws such pawns with free stickers") if unnamed else ""))
+        return fail(error_text(exc, language()) + (_("; --name-pawns draws such pawns with free stickers") if unnamed else ""))
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
     for path, (img, _truth) in zip(paths, frames):

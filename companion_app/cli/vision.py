@@ -107,6 +107,8 @@ def cmd_explain(args) -> int:
     from vision.change import explain_readings
     from vision.reader import read_image
     from vision.sources import load_image_file
+
+    from ..i18n.text import render
     if args.player is not None and args.player not in COLOURS:
         raise InputError(_("--player: unknown colour %(given)s (one of %(colours)s)", given=repr(args.player),
                            colours=", ".join(COLOURS)))
@@ -116,7 +118,7 @@ def cmd_explain(args) -> int:
     for path in args.images:
         image, err = load_image_file(path)
         if err:
-            raise InputError(err)
+            raise InputError(render(err, language()))
         readings.append(read_image(image, scheme, cal))
     result = explain_readings(before, readings, args.player or ANY_PAWN)
     print(json.dumps(result.to_json(), indent=1))

@@ -80,7 +80,7 @@ def check_board(frame, config, lang: str = DEFAULT) -> list[Finding]:
         scheme = load_scheme(config.camera.marker_scheme)
     except SchemeError as exc:
         return [Finding(N_("marker scheme"), False, _g(lang, "%(why)s; fix the file or remove [camera] marker_scheme",
-                                                       why=exc))]
+                                                       why=error_text(exc, lang)))]
     cal = None
     if config.camera.calibration is not None:
         try:
