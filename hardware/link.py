@@ -162,8 +162,8 @@ class SerialLink:
             if not self._started or self._closed or self._thread.is_alive():
                 return
             self.counters.sender_restarts += 1
-            self.last_error = (f"LED device {self.url}: the sending thread had stopped; started it again"
-                               if self.last_error is None else self.last_error)
+            self.last_error = (Said(Text(N_("LED device %(url)s: the sending thread had stopped; started it again"),
+                                         url=self.url)) if self.last_error is None else self.last_error)
             self._failing = True
             self._thread = self._new_thread()
             self._thread.start()

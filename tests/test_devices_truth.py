@@ -91,6 +91,8 @@ def test_a_sender_thread_that_ended_is_reported_and_started_again():
         status = link.status()
         assert status["sender_restarts"] == 1 and not status["connected"]
         assert "sending thread had stopped" in status["last_error"]
+        from companion_app.i18n.text import render
+        assert render(status["last_error"].text, "de").startswith("LED-Gerät loop://: der Sende-Thread war angehalten")
         link.submit(FRAME)
         assert wait_until(lambda: link.status()["connected"] and link.status()["last_error"] is None, 5)
     finally:
