@@ -105,7 +105,7 @@ def test_registration_with_one_corner_marker_hidden_and_with_all_four():
     img, truth = render(basic_position(), width=1280, height=720, height_mm=800, hfov_deg=66)
     one = check_registration(_hide(img, truth, {2}))
     assert one.markers_missing == [2] and one.smallest_sticker_px is not None
-    assert not one.ok and any("corner marker(s) 2 not seen" in p for p in one.problems)
+    assert not one.ok and any("corner marker 2 not seen" in p for p in one.problems)   # one: singular (Plural)
     none = check_registration(_hide(img, truth, {0, 1, 2, 3}))
     assert not none.ok and none.smallest_sticker_px is None and "no corner markers seen" in none.problems[0]
 
