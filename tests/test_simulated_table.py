@@ -366,3 +366,27 @@ def test_a_pool_whose_sticker_the_monster_hides_is_unread_not_a_hand():
     assert codes == {"l7": "unread-square", "l8": "unread-square", "l9": "unread-square", "l10": "unread-square"}
     table.hand_over("e6")                               # a hand is still a hand
     assert "occluded" in {p["code"] for p in read(TableCamera(SimulatedCamera(table, seed=0)))["problems"]}
+
+
+def test_a_stone_and_a_pool_whose_stickers_the_monster_hides_are_unread_not_a_hand():
+    """The monster put down on h4 facing E leans over the stone on h3 and a corner of the 2×2 pool's
+    sticker on i3: neither sticker decodes, and the stone's square joined the pool tile's into five
+    covered-looking squares, read as a hand — the simulated game (seed 28, players making mistakes)
+    then waited for a clear view for ever.  All five are unknown to the game, the rest is read as it
+    lies, and a hand over them is still a hand."""
+    from engine.position import Position
+
+    table = PhysicalTable(Position.from_setup({"monster": {"at": "h4", "facing": "E"}, "stones": {"h3": "stone"},
+                                               "teleporters": {}, "pawns": {},
+                                               "pools": ["i3", "j3", "i4", "j4", "e9", "f9", "g9", "h9"]}), seed=0)
+    table.move_monster("h4", 1)                         # put down by hand: a little off and turned
+    camera = TableCamera(SimulatedCamera(table, seed=28))
+    reading = read(camera)
+    codes = {p["square"]: p["code"] for p in reading["problems"]}
+    assert codes == {sq: "unread-square" for sq in ("h3", "i3", "j3", "i4", "j4")}
+    setup = reading["setup"]
+    assert (setup["monster"], setup["stones"], setup["pools"]) == ({"at": "h4", "facing": "E"}, {},
+                                                                   ["e9", "f9", "g9", "h9"])
+    for square in ("h3", "j4", "i5"):                   # a hand is still a hand, over or beside them
+        table.hand_over(square)
+        assert "occluded" in {p["code"] for p in read(camera)["problems"]}, square

@@ -91,7 +91,7 @@ def frame_cells(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme) -> 
 
 def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, config: ReaderConfig,
                    occupied: set[int], covers: list[np.ndarray] = (), pools=frozenset(),
-                   cells: np.ndarray | None = None) -> Occlusion:
+                   cells: np.ndarray | None = None, figures: list[np.ndarray] = ()) -> Occlusion:
     """Foreign-looking squares among those where no piece was read.
 
     ``covers`` are board-frame polygons (mm, as seen on the board plane) of what the read
@@ -102,17 +102,15 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     board's.  Board squares that look like pool print where no pool was read are
     ``stray``: a pool tile whose sticker is covered is not "no pool".  ``cells``: the
     frame's ``frame_cells`` for ``loc`` when already at hand (a second check of one frame).
+    ``figures``: those of the ``covers`` that are tall pieces' figures (the monster's), which
+    lean over their neighbours and can hide a corner of their stickers.
     """
     lab = frame_cells(image, gray, loc, scheme) if cells is None else cells
     p = PX_PER_SQUARE
     q = scheme.square_mm
-    hidden = np.zeros((ROWS * p, COLS * p), np.uint8)
-    for poly in covers:
-        cv2.fillPoly(hidden, [np.round(np.asarray(poly) * p / q).astype(np.int32)], 1)
-    if covers:   # plus a margin: the blurred edge of a piece is not board either
-        hidden = cv2.dilate(hidden, np.ones((3, 3), np.uint8))
+    hidden = _cover_mask(covers, p, q)
     lab = lab.copy()
-    lab[hidden.astype(bool)] = np.nan
+    lab[hidden] = np.nan
     m = int(round(p * (1 - INNER) / 2))
     whole = lab.reshape(ROWS, p, COLS, p, 3).transpose(0, 2, 1, 3, 4)        # (R, C, p, p, 3)
     cells = whole[:, :, m:p - m, m:p - m, :].reshape(ROWS, COLS, -1, 3)      # inner part
@@ -162,8 +160,13 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         std = _texture(cells[..., 0], p - 2 * m).ravel()
     foreign = judged & (frac >= config.occlusion_cell_fraction)
     groups = sorted(_groups(set(np.flatnonzero(foreign).tolist())), key=len, reverse=True)
-    big = [sorted(g) for g in groups if len(g) >= config.occlusion_min_squares
-           and not _pool_tile(g, med, ref, pool_ref, config)]
+    candidates = [g for g in groups if len(g) >= config.occlusion_min_squares]
+    leaned: set[int] = set()
+    if candidates and figures and pool_ref is not None:
+        # Stickers a figure hides a corner of: undecoded, yet paper, not a hand (see _pool_tile).
+        reached = _cover_mask(figures, p, q).reshape(ROWS, p, COLS, p)[:, m:p - m, :, m:p - m].any(axis=(1, 3))
+        leaned = set(np.flatnonzero(reached.ravel() & (white >= config.sticker_white_fraction)).tolist())
+    big = [sorted(g) for g in candidates if not _pool_tile(g - leaned, med, ref, pool_ref, config)]
     in_groups = _mask(n, [sq for g in big for sq in g])
     base = max(float(np.median(std[empty])), 0.5)
     # A pool's print may carry more texture than the board: its own median, never less than the board's.
@@ -181,7 +184,10 @@ def _pool_tile(group, med: np.ndarray, ref: np.ndarray, pool_ref, config) -> boo
     the monster's figure leans over) is a pool tile whose sticker that figure hides, not a hand:
     its squares stay unread (``_stray``), unknown to the game, without holding up every reading
     while the monster stands there (a hand is not pool-coloured; where one is, its squares are
-    still unknown, never taken as empty)."""
+    still unknown, never taken as empty).  The caller leaves out of ``group`` the squares where
+    the figure hides a corner of a sticker showing its white paper (a stone beside the pool, the
+    pool's own sticker): the figure can spoil both at once, which joins the stone's square to
+    the pool tile's group — no hand shows sticker paper, and those squares stay unread too."""
     if pool_ref is None or len(group) > 4:
         return False
     w = np.array([config.occlusion_luma_weight, 1.0, 1.0])
@@ -190,6 +196,17 @@ def _pool_tile(group, med: np.ndarray, ref: np.ndarray, pool_ref, config) -> boo
         return False
     d = np.linalg.norm(np.nan_to_num((med[list(group)] - pool_ref) * w, nan=1e9), axis=1)
     return int(np.sum(d < 0.5 * far)) >= max(2, len(group) - 1)
+
+
+def _cover_mask(polygons, p: int, q: float) -> np.ndarray:
+    """Where board-frame polygons (mm) lie on the ``board_cells`` grid (``p`` pixels to a square of
+    ``q`` mm), plus a pixel's margin: the blurred edge of a piece is not board either."""
+    mask = np.zeros((ROWS * p, COLS * p), np.uint8)
+    for poly in polygons:
+        cv2.fillPoly(mask, [np.round(np.asarray(poly) * p / q).astype(np.int32)], 1)
+    if len(polygons):
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+    return mask.astype(bool)
 
 
 def _nan_median(a: np.ndarray) -> np.ndarray:

@@ -175,8 +175,8 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
     # square, pool or not, must show that nothing unread stands on it (VISION.md).
     occupied = {s.square for s in reading.stickers if s.square is not None}
     pools = {parse_square(n) for n in reading.setup["pools"]} if reading.setup is not None else set()
-    occ = find_occlusion(image, gray, loc, scheme, config, occupied, _covers(reading, loc, scheme, config),
-                         pools, cells)
+    covers, figures = _covers(reading, loc, scheme, config)
+    occ = find_occlusion(image, gray, loc, scheme, config, occupied, covers, pools, cells, figures)
     reading.unseen.update([(sq, "occluded") for sq in occ.squares] + [(sq, "hidden-square") for sq in occ.hidden]
                           + [(sq, "unread-square") for sq in occ.lone + occ.stray])
     if occ.groups:
@@ -216,16 +216,18 @@ def _carry_occlusion(first: Reading, second: Reading) -> None:
     second.occluded = first.occluded
 
 
-def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: ReaderConfig) -> list[np.ndarray]:
+def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme,
+            config: ReaderConfig) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """What the read pieces hide, as board-plane polygons: each sticker where it appears,
     grown by its white margin and body; a tall piece (the monster) also hides the
-    squares between its base and where its top appears."""
+    squares between its base and where its top appears.  Returns every polygon, and
+    apart those of the tall pieces' figures (which lean over their neighbours' stickers)."""
     shown = [s for s in reading.stickers if s.corners_px]
     if not shown:
-        return []
+        return [], []
     tops = loc.to_board(np.array([s.corners_px for s in shown], dtype=np.float64).reshape(-1, 2), 0.0).reshape(-1, 4, 2)
     half = scheme.square_mm * 0.5
-    out = []
+    out, figures = [], []
     for s, top in zip(shown, tops):
         c = top.mean(axis=0)
         st = scheme.stickers.get(s.id)
@@ -234,8 +236,9 @@ def _covers(reading: Reading, loc: BoardLocation, scheme: Scheme, config: Reader
         if tall:
             foot = np.array(s.board_mm) + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
             grown = cv2.convexHull(np.vstack([grown, foot]).astype(np.float32)).reshape(-1, 2)
+            figures.append(grown)
         out.append(grown)
-    return out
+    return out, figures
 
 
 def _scheme(scheme) -> Scheme:
