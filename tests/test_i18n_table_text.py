@@ -236,6 +236,24 @@ def test_a_board_not_located_is_said_once_in_each_language():
         assert len(re.findall(NOT_LOCATED_WORDS, text)) == 1, (lang, text)
 
 
+def test_the_camera_cards_last_problem_in_each_language():
+    """The referee's device card shows the camera's last problem (vision's words) in the page's language."""
+    import numpy as np
+
+    from companion_app.table.devices import Device
+    from vision.pipeline import TableCamera
+
+    camera = TableCamera(None)
+    camera.feed(np.full((480, 640, 3), 128, np.uint8))
+    detail = Device("Camera", camera, why="").status()["detail"]
+    assert detail["last_problem"].startswith("board not located: no corner markers seen")
+    every = detail["last_problem_i18n"]
+    assert every["en"] == detail["last_problem"]
+    assert every["es"] == ("tablero no localizado: no se ve ningún marcador de esquina (ids 0, 1, 2, 3); "
+                           "¿está el tablero a la vista e iluminado?")
+    assert "corner" not in every["fr"] and "corner" not in every["de"]
+
+
 def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):
     """The one gate's refusal (nothing to confirm, and why) reaches the referee in the page's language."""
     from tests.web_helpers import AUTH, make_app, session_with

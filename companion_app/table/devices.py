@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from engine.wording import N_, Join, Said, Term, Text
+from vision.problems import problem_words
 
 from ..i18n.text import in_all
 from .frames import MAX_READ_SIDE, KeepLastFrame
@@ -76,6 +77,10 @@ class Device(Generic[D]):
         for key, value in list(detail.items()):   # a device's live sentence (engine.wording.Said) in every language
             if isinstance(value, Said):
                 detail[f"{key}_i18n"] = in_all(value.text)
+        problems = detail.get("problems") or []   # the camera's last problem: its reading's words (vision.problems)
+        if detail.get("last_problem") and isinstance(problems[0] if problems else None, dict) \
+                and problems[0].get("message") == detail["last_problem"]:
+            detail["last_problem_i18n"] = in_all(problem_words(problems[0]))
         out["detail"] = detail
         # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
         frames_note = getattr(getattr(self.obj, "source", None), "note", "")

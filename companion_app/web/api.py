@@ -19,7 +19,7 @@ from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
 from ..i18n.text import error_text, render
 from .security import guarded_match, is_referee, log_in, referee_required
-from ..table.journal import request_key
+from ..table.journal import StaleRequestError, request_key
 from ..table.events import StreamRefused
 from ..table.session import TableSession
 
@@ -96,7 +96,8 @@ def engine_call(fn, *args, **kwargs):
     except FlureError as exc:
         from .i18n import current_language   # web.i18n registers its route here: imported when first needed
         response = jsonify(error=error_text(exc, current_language()), rule=getattr(exc, "rule", None),
-                           field=getattr(exc, "field", None))
+                           field=getattr(exc, "field", None),
+                           stale=isinstance(exc, StaleRequestError))   # pages test this, not the sentence
         response.status_code = engine_error_status(exc)
         abort(response)
 

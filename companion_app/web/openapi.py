@@ -59,7 +59,8 @@ EXTRA_ERRORS = {
 }
 
 ERROR = {"type": "object", "properties": {"error": {"type": "string"}, "rule": {"type": ["string", "null"]},
-                                          "field": {"type": ["string", "null"]}}}
+                                          "field": {"type": ["string", "null"]},
+                                          "stale": {"type": "boolean"}}}
 
 
 def document(routes) -> dict:

@@ -52,7 +52,7 @@
     if (res.ok && data && typeof data.version === "number" && (knownVersion === null || data.version > knownVersion)) {
       knownVersion = data.version;
     }
-    if (res.status === 409 && data.error && data.error.startsWith("The table moved on")) {
+    if (res.status === 409 && data.stale) {   // the table moved on (the sentence is in the page's language)
       fetch("/api/state").then((r) => r.json()).then(onState).catch(() => {});
     }
     if (res.status === 401) login.forget();
@@ -532,11 +532,11 @@
     else if (st.error) { text = said(st, "error"); cls = "error"; }
     else {
       const d = st.detail || {};
-      if (d.last_problem && !d.error) d.error = d.last_problem;
+      if (d.last_problem && !d.error) { d.error = d.last_problem; d.error_i18n = d.last_problem_i18n; }
       cls = d.connected === false || d.error || d.last_error ? "warn" : "ok";
       // last_error counts even while the port is open: a device can open and take nothing
       const where = d.port ? t("on %(port)s", { port: d.port }) : t("ready");
-      text = d.error || said(d, "message") || (d.connected === false
+      text = said(d, "error") || said(d, "message") || (d.connected === false
         ? (d.last_error ? t("disconnected: %(error)s", { error: said(d, "last_error") }) : t("disconnected"))
         : d.last_error ? t("not working: %(error)s", { error: said(d, "last_error") })
         : t("working: %(note)s", { note: said(st, "note") || where }));
