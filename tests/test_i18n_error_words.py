@@ -273,6 +273,26 @@ def test_the_referees_hand_on_the_simulated_table_refused_in_each_language():
     assert error_text(caught.value, "fr") == f"a1 n'est pas libre{NBSP}: le monstre s'y trouve"
 
 
+def test_the_referees_hand_refused_by_the_api_in_the_requests_language(tmp_path):
+    """Move a piece by hand (referee view, simulated table): the 409's sentence in fr/de/es, nothing English."""
+    from companion_app.table.demo import SimulatedRig
+
+    app, session = make_app(tmp_path)
+    client = app.test_client()
+    session.new_game(["red", "blue"], seed=28)
+    session.simulated = SimulatedRig(session, seed=28)
+    client.post("/api/simulated", json={"paused": True}, headers=AUTH)
+    stone = sorted(session.game.position.to_setup()["stones"])[0]
+    for move, kept in (({"from": "c5", "to": "c6"}, "c5"), ({"from": "a1", "to": stone}, stone), ({"from": "a1"}, None)):
+        texts = {}
+        for lang in LANGS:
+            r = client.post(f"/api/simulated?lang={lang}", json={"move": move}, headers=AUTH)
+            assert r.status_code == 409, r.get_json()
+            texts[lang] = r.get_json()["error"]
+        no_english_left(texts, "lies", "free", "monster stays", "to move", kept=(kept,) if kept else ())
+    assert texts["es"] == "el monstruo se queda en el tablero; indica una casilla a la que moverlo"
+
+
 def test_a_picture_of_another_size_than_the_lens_calibration_in_each_language():
     from calibration.registration import check_registration
     from engine.position import basic_position
