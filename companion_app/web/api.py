@@ -95,9 +95,9 @@ def engine_call(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except FlureError as exc:
         from .i18n import current_language   # web.i18n registers its route here: imported when first needed
+        stale = {"stale": True} if isinstance(exc, StaleRequestError) else {}   # pages test this, not the sentence
         response = jsonify(error=error_text(exc, current_language()), rule=getattr(exc, "rule", None),
-                           field=getattr(exc, "field", None),
-                           stale=isinstance(exc, StaleRequestError))   # pages test this, not the sentence
+                           field=getattr(exc, "field", None), **stale)
         response.status_code = engine_error_status(exc)
         abort(response)
 
