@@ -115,7 +115,6 @@ TWO_PIECES = _say("two-pieces", BOTH_ON)   # the engine's one wording of P4 (eng
 NO_MONSTER = _say("no-monster", N_("the monster's sticker is not seen on the board"))
 
 
-
 def board_not_located(why: Text | None = None) -> Text:
     """``board not located: <why>`` (or just ``board not located``), as wording data."""
     return NOT_LOCATED(why=why) if why is not None else NOT_LOCATED_BARE()
