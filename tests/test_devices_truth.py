@@ -156,6 +156,7 @@ def test_an_8000_by_6000_camera_is_scaled_down_for_the_reader_and_says_so(tmp_pa
         frame = device.obj.last_frame
         assert frame.shape[:2] == (2880, 3840)
         assert "8000×6000" in device.status()["note"] and "3840×2880" in device.status()["note"]
+        assert "des images de 8000×6000" in device.status()["note_i18n"]["fr"]    # the devices card's language
     finally:
         device.obj.close()
 
@@ -181,7 +182,7 @@ def test_a_big_photo_in_a_camera_folder_is_decoded_no_larger_than_the_reader_can
     assert FolderSource(tmp_path / "smaller", max_side=384).read().shape == (500, 700, 3)  # half is too small
     frames = KeepLastFrame(FolderSource(tmp_path / "big", max_side=384), max_side=384)
     assert frames.read().shape == (288, 384, 3)
-    assert frames.note.startswith("the camera gives 800×600 frames; the reader gets them scaled to 384×288")
+    assert str(frames.note).startswith("the camera gives 800×600 frames; the reader gets them scaled to 384×288")
     # the quick scaling (whole blocks averaged, then linear) gives what one area resize gives
     full = cv2.imread(str(tmp_path / "big" / "p.jpg"))
     quick, area = shrink(full, (384, 288)), cv2.resize(full, (384, 288), interpolation=cv2.INTER_AREA)
@@ -196,6 +197,10 @@ def test_with_a_lens_calibration_frames_of_another_size_are_refused_not_scaled()
 
     frames = KeepLastFrame(StillFrames(np.zeros((6000, 8000, 3), np.uint8)), calibrated_size=(1920, 1080))
     assert frames.read() is None and frames.last_frame is None
-    assert "lens calibration is for 1920×1080" in frames.note
+    assert "lens calibration is for 1920×1080" in str(frames.note)
+    from companion_app.i18n.text import render   # the referee's devices card says it in its language
+    assert render(frames.note, "fr") == ("la caméra donne des images de 8000×6000 mais la calibration de l'objectif "
+                                         "est faite pour 1920×1080\u00a0: images refusées (réglez [camera] resolution "
+                                         "ou calibrez à nouveau)")
     frames = KeepLastFrame(StillFrames(np.zeros((1080, 1920, 3), np.uint8)), calibrated_size=(1920, 1080))
     assert frames.read().shape == (1080, 1920, 3) and frames.note == ""

@@ -84,12 +84,10 @@ class Device(Generic[D]):
         out["detail"] = detail
         # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
         frames_note = getattr(getattr(self.obj, "source", None), "note", "")
-        note = "; ".join(str(part) for part in (self.note, frames_note) if part)
-        if note:
-            out["note"] = note
-        if isinstance(self.note, (Text, Join)):
-            out["note_i18n"] = {lang: "; ".join(part for part in (text, frames_note) if part)
-                                for lang, text in in_all(self.note).items()}
+        parts = [part for part in (self.note, frames_note) if part]
+        if parts:
+            out["note"] = "; ".join(str(part) for part in parts)
+            out["note_i18n"] = in_all(Join("; ", parts))
         if self.last_error:
             out["error"] = str(self.last_error)
             if isinstance(self.last_error, Said):

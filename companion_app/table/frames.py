@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.wording import N_, Text
 from vision.sources import FrameSource
 
 from .interfaces import Camera
@@ -34,7 +35,7 @@ class KeepLastFrame:
         self.max_side = max_side
         self.calibrated_size = tuple(calibrated_size) if calibrated_size is not None else None
         self.last_frame: np.ndarray | None = None
-        self.note = ""
+        self.note = ""          # what was done to frames the reader could not use, as wording data
 
     def read(self) -> np.ndarray | None:
         frame = self.source.read()
@@ -49,8 +50,9 @@ class KeepLastFrame:
         if self.calibrated_size is not None:
             if (w, h) != self.calibrated_size:
                 cw, ch = self.calibrated_size
-                self.note = (f"the camera gives {w}×{h} frames but the lens calibration is for {cw}×{ch}: "
-                             "frames refused (set [camera] resolution, or calibrate again)")
+                self.note = Text(N_("the camera gives %(size)s frames but the lens calibration is for %(made)s: "
+                                    "frames refused (set [camera] resolution, or calibrate again)"),
+                                 size=f"{w}×{h}", made=f"{cw}×{ch}")
                 return None
             return frame
         pw, ph = getattr(self.source, "picture_size", None) or (w, h)   # a folder decodes big JPEGs smaller
@@ -58,8 +60,8 @@ class KeepLastFrame:
             return frame
         scale = min(1.0, self.max_side / max(w, h))
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
-        self.note = (f"the camera gives {pw}×{ph} frames; the reader gets them scaled to {size[0]}×{size[1]} "
-                     "(it cannot use more)")
+        self.note = Text(N_("the camera gives %(size)s frames; the reader gets them scaled to %(scaled)s "
+                            "(it cannot use more)"), size=f"{pw}×{ph}", scaled=f"{size[0]}×{size[1]}")
         return shrink(frame, size) if size != (w, h) else frame
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
 from vision.change import CARD_ZONE_CODES
 from vision.problems import problem_words
 
+from ..i18n import LANGUAGES
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
@@ -323,7 +324,7 @@ class TableLoop:
             view["count"], view["needed"] = update.count, update.needed
             view["problems"] = [p["message"] for p in update.blocking]
             worded = [in_all(problem_words(p)) for p in update.blocking]
-            view["problems_i18n"] = {lang: [w[lang] for w in worded] for lang in in_all("")}
+            view["problems_i18n"] = {lang: [w[lang] for w in worded] for lang in LANGUAGES}
         if game is None:
             return self._cannot(view, Text(N_("No game is running yet: start a new game from the referee view")))
         if game.phase == "placement":
