@@ -1,11 +1,10 @@
 """The catalogs (issue 16): complete in every language, in step with the code, and served to pages."""
 import re
 
-from babel.messages.frontend import CommandLineInterface
 from babel.messages.pofile import read_po
 
 from companion_app.i18n import LANGUAGES, catalog, po_path
-from companion_app.i18n.__main__ import extract_args
+from companion_app.i18n.__main__ import extract
 from tests.web_helpers import make_app
 
 FIELD = re.compile(r"%\((\w+)\)s")
@@ -22,7 +21,7 @@ def keys(cat):
 
 def test_every_message_in_the_code_is_in_every_catalog_and_translated(tmp_path):
     pot = tmp_path / "messages.pot"
-    CommandLineInterface().run(extract_args(str(pot)))
+    extract(str(pot))
     used = keys(read(pot))
     assert ("direction", "W") in used and (None, "Game log") in used and (None, "the stone") in used
     assert (None, ("%(num)s tile left in the deck", "%(num)s tiles left in the deck")) in used

@@ -10,22 +10,51 @@ compile  writes the .mo files the server loads
 from __future__ import annotations
 
 import sys
+import tempfile
+from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
+from babel.messages.pofile import read_po, write_po
 
 from . import DOMAINS, LANGUAGES, TRANSLATIONS, po_path
 
 ROOT = TRANSLATIONS.parent.parent
-KEYWORDS = ["-k", "_", "-k", "gettext", "-k", "pgettext:1c,2", "-k", "t", "-k", "N_", "-k", "NP_:1c,2", "-k", "ngettext_in:2,3", "-k", "_g:2", "-k", "n_:1,2", "-k", "Plural:1,2"]
+# The Python code's and templates' markers.  The browser's ``t("…")`` is a keyword for the JavaScript files
+# only: given to the Python extractor too, newer Babel (2.19) also takes subscripts such as ``t["square"]`` as
+# messages.  So each file kind is its own pass with its own keywords, merged into one template.
+PY_KEYWORDS = ["_", "gettext", "pgettext:1c,2", "say", "N_", "NP_:1c,2", "ngettext_in:2,3", "_g:2", "n_:1,2",
+               "Plural:1,2"]
+JS_KEYWORDS = ["t", "N_", "pgettext:1c,2"]
+CODE = ("companion_app", "engine", "calibration", "hardware", "vision")
+# calibration/: the Setup page's advice; hardware/: device errors; vision/: a reading's problems and the
+# camera's exposure note (all engine.wording), the problems shown on the referee's camera card
 
 
-def extract_args(output: str) -> list[str]:
-    """The pybabel extract command line (also used by the catalog test, into a temporary file)."""
-    return ["pybabel", "extract", "-F", str(ROOT / "babel.cfg"), "--no-location", "--sort-output",
-            "--no-wrap", *KEYWORDS, "-o", output, str(ROOT / "companion_app"), str(ROOT / "engine"),
-            str(ROOT / "calibration"), str(ROOT / "hardware"), str(ROOT / "vision")]
-    # calibration/: the Setup page's advice; hardware/: device errors; vision/: a reading's problems and the
-    # camera's exposure note (all engine.wording), the problems shown on the referee's camera card
+def _pass(workdir: Path, method: str, keywords: list[str], folders: tuple[str, ...]):
+    """One ``pybabel extract`` over ``folders`` with only ``method``'s section of babel.cfg and its keywords."""
+    config = (ROOT / "babel.cfg").read_text(encoding="utf-8")
+    sections = [s for s in config.split("\n[")[1:] if s.startswith(method)]
+    mapping = workdir / f"{method}.cfg"
+    mapping.write_text("".join("[" + s.strip() + "\n" for s in sections), encoding="utf-8")
+    part = workdir / f"{method}.pot"
+    CommandLineInterface().run(
+        ["pybabel", "extract", "-F", str(mapping), "--no-location", "--sort-output", "--no-wrap",
+         *(a for k in keywords for a in ("-k", k)), "-o", str(part), *(str(ROOT / f) for f in folders)])
+    with open(part, "rb") as f:
+        return read_po(f)
+
+
+def extract(output: str) -> None:
+    """Writes the ``messages`` template to ``output``: the Python and templates pass, and the JavaScript pass,
+    merged (also used by the catalog test, into a temporary file)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        merged = _pass(Path(tmp), "python", PY_KEYWORDS, CODE)
+        for method in ("jinja2", "javascript"):
+            for message in _pass(Path(tmp), method, PY_KEYWORDS if method == "jinja2" else JS_KEYWORDS, CODE):
+                if message.id and (message.id, message.context) not in merged:
+                    merged.add(message.id, context=message.context, auto_comments=message.auto_comments)
+    with open(output, "wb") as f:
+        write_po(f, merged, width=0, sort_output=True, no_location=True)
 
 
 def run(command: str) -> None:
@@ -34,7 +63,7 @@ def run(command: str) -> None:
         from ..web.make_rules import write_template
         from ..web.rules import load_rules
 
-        cli.run(extract_args(str(TRANSLATIONS / "messages.pot")))
+        extract(str(TRANSLATIONS / "messages.pot"))
         print(f"writing rules template to {write_template(load_rules())}")
     elif command == "update":
         for domain in DOMAINS:

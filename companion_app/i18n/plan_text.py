@@ -54,7 +54,7 @@ class Words:
         self.lang = pick(lang)
         self.names = plan.names
 
-    def t(self, message: str, **params) -> str:
+    def say(self, message: str, **params) -> str:   # a keyword of the catalog extraction
         return _g(self.lang, message, **params)
 
     def d(self, direction: int) -> str:
@@ -65,30 +65,30 @@ class Words:
 
     # -- the look (M3, M4) --
     def look(self, look: Look) -> str:
-        where = self.t("from %(square)s facing %(direction)s", square=square_name(look.at), direction=self.d(look.facing))
+        where = self.say("from %(square)s facing %(direction)s", square=square_name(look.at), direction=self.d(look.facing))
         if look.case == "nothing seen":
-            return self.t("%(where)s it sees no pawn and keeps facing %(direction)s (M4 nothing seen)",
+            return self.say("%(where)s it sees no pawn and keeps facing %(direction)s (M4 nothing seen)",
                           where=where, direction=self.d(look.facing))
-        seen = [(s, self.t("%(pawn)s on %(square)s (%(distance)s %(side)s)", pawn=self.pawn(s.pawn),
-                           square=square_name(s.square), distance=s.distance, side=self.t(SIDE_WORDS[s.side])))
+        seen = [(s, self.say("%(pawn)s on %(square)s (%(distance)s %(side)s)", pawn=self.pawn(s.pawn),
+                           square=square_name(s.square), distance=s.distance, side=self.say(SIDE_WORDS[s.side])))
                 for s in look.sightings if s.pawn is not None]
         if look.case == "tie":
-            return self.t("%(where)s it sees %(seen)s: equally near, so it keeps facing %(direction)s (M4 tie)",
-                          where=where, seen=self.t(" and ").join(x for _, x in seen), direction=self.d(look.facing))
+            return self.say("%(where)s it sees %(seen)s: equally near, so it keeps facing %(direction)s (M4 tie)",
+                          where=where, seen=self.say(" and ").join(x for _, x in seen), direction=self.d(look.facing))
         target = next(s for s in look.sightings if s.pawn is not None and s.direction == look.new_facing)
-        what = self.t("%(pawn)s on %(square)s", pawn=self.pawn(target.pawn), square=square_name(target.square))
+        what = self.say("%(pawn)s on %(square)s", pawn=self.pawn(target.pawn), square=square_name(target.square))
         target_name = look.names.get(target.pawn, target.pawn)
         others = [x for s, x in seen if look.names.get(s.pawn, s.pawn) != target_name]
-        also = self.t("; it also sees %(others)s", others=", ".join(others)) if others else ""
+        also = self.say("; it also sees %(others)s", others=", ".join(others)) if others else ""
         new = self.d(look.new_facing)
         if look.turn == "none":
-            return self.t("%(where)s it sees %(what)s, %(distance)s ahead, the nearest, and keeps facing %(direction)s "
+            return self.say("%(where)s it sees %(what)s, %(distance)s ahead, the nearest, and keeps facing %(direction)s "
                           "(M4 nearest%(also)s)", where=where, what=what, distance=target.distance, direction=new, also=also)
         if look.turn == "left":
-            return self.t("%(where)s it sees %(what)s, %(distance)s to its left, the nearest, and turns left to face "
+            return self.say("%(where)s it sees %(what)s, %(distance)s to its left, the nearest, and turns left to face "
                           "%(direction)s (M4 nearest%(also)s)", where=where, what=what, distance=target.distance,
                           direction=new, also=also)
-        return self.t("%(where)s it sees %(what)s, %(distance)s to its right, the nearest, and turns right to face "
+        return self.say("%(where)s it sees %(what)s, %(distance)s to its right, the nearest, and turns right to face "
                       "%(direction)s (M4 nearest%(also)s)", where=where, what=what, distance=target.distance,
                       direction=new, also=also)
 
@@ -96,53 +96,53 @@ class Words:
     def event(self, e) -> str:
         kind = type(e)
         if kind is Enter:
-            return self.t("moves to %(square)s", square=square_name(e.square))
+            return self.say("moves to %(square)s", square=square_name(e.square))
         if kind is Slide:
-            return self.t("slides onto %(square)s", square=square_name(e.square))
+            return self.say("slides onto %(square)s", square=square_name(e.square))
         if kind is Wrap:
-            return self.t("walks through wall %(wall)s from %(start)s to %(to)s (M7)", wall=e.wall,
+            return self.say("walks through wall %(wall)s from %(start)s to %(to)s (M7)", wall=e.wall,
                           start=square_name(e.start), to=square_name(e.to))
         if kind is Teleport:
-            return self.t("steps on the teleporter on %(start)s and jumps to %(to)s, facing %(direction)s (T2)",
+            return self.say("steps on the teleporter on %(start)s and jumps to %(to)s, facing %(direction)s (T2)",
                           start=square_name(e.start), to=square_name(e.to), direction=self.d(e.facing))
         if kind is Pivot:
-            message = (self.t("the pivot-right stone on %(square)s turns it right to face %(direction)s (M9)")
+            message = (self.say("the pivot-right stone on %(square)s turns it right to face %(direction)s (M9)")
                        if e.stone == "pivot-right" else
-                       self.t("the pivot-about stone on %(square)s turns it about to face %(direction)s (M9)"))
+                       self.say("the pivot-about stone on %(square)s turns it about to face %(direction)s (M9)"))
             return message % {"square": square_name(e.square), "direction": self.d(e.facing)}
         if kind is Eat:
-            return self.t("eats %(pawn)s on %(square)s (M5)", pawn=self.pawn(e.pawn), square=square_name(e.square))
+            return self.say("eats %(pawn)s on %(square)s (M5)", pawn=self.pawn(e.pawn), square=square_name(e.square))
         if kind is Stop:
-            return self.t("the pools run all the way round through the walls, so the slide would never end: "
+            return self.say("the pools run all the way round through the walls, so the slide would never end: "
                           "it stops on %(square)s (M8)", square=square_name(e.square))
         return self.push(e)
 
     def push(self, e: Push) -> str:
-        what = self.pawn(e.pawn) if e.pawn is not None else self.t(STONE_WORDS[e.stone])
+        what = self.pawn(e.pawn) if e.pawn is not None else self.say(STONE_WORDS[e.stone])
         start = square_name(e.start)
         if e.wall is not None:
             if e.result == "crushed":
-                return self.t("pushes %(what)s from %(start)s off the board through wall %(wall)s: crushed (M6)",
+                return self.say("pushes %(what)s from %(start)s off the board through wall %(wall)s: crushed (M6)",
                               what=what, start=start, wall=e.wall)
-            return self.t("pushes %(what)s from %(start)s off the board through wall %(wall)s: removed (M6)",
+            return self.say("pushes %(what)s from %(start)s off the board through wall %(wall)s: removed (M6)",
                           what=what, start=start, wall=e.wall)
         if e.result == "destroyed":
-            return self.t("pushes %(what)s from %(start)s onto the teleporter on %(square)s: destroyed (T3)",
+            return self.say("pushes %(what)s from %(start)s onto the teleporter on %(square)s: destroyed (T3)",
                           what=what, start=start, square=square_name(e.path[-1]))
         if e.result == "removed" and e.slid:
-            return self.t("pushes %(what)s from %(start)s; it slides across the pool onto the corner %(square)s: "
+            return self.say("pushes %(what)s from %(start)s; it slides across the pool onto the corner %(square)s: "
                           "removed (B2)", what=what, start=start, square=square_name(e.path[-1]))
         if e.result == "removed":
-            return self.t("pushes %(what)s from %(start)s onto the corner %(square)s: removed (M6)",
+            return self.say("pushes %(what)s from %(start)s onto the corner %(square)s: removed (M6)",
                           what=what, start=start, square=square_name(e.path[-1]))
         if e.result == "slid":
-            return self.t("pushes %(what)s from %(start)s; it slides across the pool to %(to)s (B2)",
+            return self.say("pushes %(what)s from %(start)s; it slides across the pool to %(to)s (B2)",
                           what=what, start=start, to=square_name(e.to))
-        return self.t("pushes %(what)s from %(start)s to %(to)s (M6)", what=what, start=start, to=square_name(e.to))
+        return self.say("pushes %(what)s from %(start)s to %(to)s (M6)", what=what, start=start, to=square_name(e.to))
 
     def step(self, s: Step) -> str:
-        return self.t("Step %(number)s: %(look)s; %(events)s; ends on %(square)s.", number=s.number,
-                      look=self.look(s.look), events=self.t(EVENT_SEPARATOR).join(self.event(e) for e in s.events),
+        return self.say("Step %(number)s: %(look)s; %(events)s; ends on %(square)s.", number=s.number,
+                      look=self.look(s.look), events=self.say(EVENT_SEPARATOR).join(self.event(e) for e in s.events),
                       square=square_name(s.end))
 
 
@@ -155,10 +155,10 @@ def step_texts(plan: Plan, lang: str) -> list[str]:
 def plan_lines(plan: Plan, lang: str) -> list[str]:
     """``Plan.lines()`` in ``lang``: one line per step, the final look and how the move ended."""
     words = Words(plan, lang)
-    eaten = ", ".join(words.pawn(x) for x in plan.eaten) or words.t("nobody")
+    eaten = ", ".join(words.pawn(x) for x in plan.eaten) or words.say("nobody")
     return [words.step(s) for s in plan.steps] + [
-        words.t("Final look: %(look)s.", look=words.look(plan.final_look)),
-        words.t("The move ends: %(reason)s (%(rule)s); eaten: %(eaten)s.", reason=words.t(STOP_WORDS[plan.stop]),
+        words.say("Final look: %(look)s.", look=words.look(plan.final_look)),
+        words.say("The move ends: %(reason)s (%(rule)s); eaten: %(eaten)s.", reason=words.say(STOP_WORDS[plan.stop]),
                 rule=plan.stop_rule, eaten=eaten),
     ]
 
