@@ -68,6 +68,9 @@ def step_boards(plan: Plan) -> list[Board]:
     for step in plan.steps:
         pushes: list[Push] = []
         for event in step.events:
+            if isinstance(event, Push) and event.by is not None:   # a sliding pawn pushes it on, one at a time
+                _push_all(board, [event])
+                continue
             if isinstance(event, Push):
                 pushes.append(event)
                 continue

@@ -15,7 +15,7 @@ from .geometry import NEIGHBOUR, SQUARES, monster_next, turn_about, turn_right, 
 from .plan import (
     Eat, Enter, LazyNames, Look, Pivot, Plan, Push, Sighting, Slide, Step, Stop, Teleport, Wrap,
 )
-from .pools import CORNER, TELEPORTER, pushed_to
+from .pools import CORNER, KEPT, TELEPORTER, pawn_pushed_to, pushed_to
 from .position import BOARD, WAITING, Position
 
 __all__ = ["TILE_KINDS", "PREY_STEP_CAP", "Plan", "resolve", "tile_rule"]
@@ -183,8 +183,13 @@ class _Mover:
                                stone, pawn))
             return
         stones, pawns = w.stones, w.pawns
-        path, fate = pushed_to(dest, d, w.pools, w.tele,
-                               lambda n: n in stones or n in pawns or n == monster_at, stone is not None)
+        knocks: list[Push] = []
+        if pawn is not None and dest in w.pools:   # B2 ⚖: a pushed pawn slides by the pawn rules
+            path, fate = self.pawn_slide(dest, d, monster_at, pawn, knocks)
+        else:
+            path, fate = pushed_to(dest, d, w.pools, w.tele,
+                                   lambda n: n in stones or n in pawns or n == monster_at, stone is not None)
+        events.extend(knocks)   # the stones ahead of it first, as a line is pushed front first
         if fate == TELEPORTER:   # T3
             if pawn is not None:
                 self.eaten_log.append(pawn)
@@ -199,6 +204,21 @@ class _Mover:
                 pawns[final] = pawn
             slid = len(path) > 1 or path[0] in w.pools
             events.append(Push(s, "slid" if slid else "moved", final, tuple(path), None, stone, pawn))
+
+    def pawn_slide(self, first: int, d: int, monster_at: int, pawn: str, knocks: list) -> tuple[list[int], str]:
+        """B2 ⚖: the pushed ``pawn`` slides by the pawn rules (:func:`~engine.pools.pawn_pushed_to`); each stone it
+        pushes on becomes a :class:`Push` ``by`` the pawn, appended to ``knocks``."""
+        w = self.w
+        path, fate, pushed = pawn_pushed_to(first, d, w.pools, w.tele, w.stones, w.pawns, monster_at)
+        for start, kind, spath, sfate in pushed:
+            self.changes += 1
+            if sfate == KEPT:
+                result = "slid" if len(spath) > 1 or spath[0] in w.pools else "moved"
+                knocks.append(Push(start, result, spath[-1], tuple(spath), None, kind, None, by=pawn))
+            else:   # destroyed on a teleporter (T3) or removed on a corner square (P7)
+                knocks.append(Push(start, "destroyed" if sfate == TELEPORTER else "removed", None, tuple(spath),
+                                   None, kind, None, by=pawn))
+        return path, fate
 
 
 def resolve(position: Position, tile: str | None = None, *, steps: int | None = None,

@@ -219,6 +219,7 @@ class Push:
     square, ``slid`` across a pool to ``to``; ``removed`` (a stone through a wall ``wall`` or
     onto a corner square), ``crushed`` (a pawn through a wall), ``destroyed`` on a teleporter
     (T3).  ``path`` is every square it crossed (None when it went straight through a wall).
+    ``by``: the pawn whose slide across a pool pushed this stone on (B2 ⚖, P7), when not the monster.
     """
 
     start: int
@@ -228,6 +229,7 @@ class Push:
     wall: str | None = None
     stone: str | None = None
     pawn: str | None = None
+    by: str | None = None
     kind: ClassVar[str] = "push"
 
     @property
@@ -237,6 +239,8 @@ class Push:
 
     @property
     def rule(self) -> str:
+        if self.by is not None:   # pushed on by a sliding pawn
+            return "B2 T3" if self.result == "destroyed" else "B2 P7"
         if self.result == "destroyed":
             return "T3"
         return "M6 B2" if self.slid else "M6"
@@ -252,6 +256,8 @@ class Push:
         else:
             what = "the stone" if self.stone == "stone" else f"the {self.stone}"
         start = square_name(self.start)
+        if self.by is not None:
+            return f"{names.get(self.by, self.by)}, sliding across the pool, {self._by_text(what, start)}"
         if self.wall is not None:
             return f"pushes {what} from {start} off the board through wall {self.wall}: {self.result} (M6)"
         if self.result == "destroyed":
@@ -265,9 +271,20 @@ class Push:
             return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2)"
         return f"pushes {what} from {start} to {square_name(self.to)} (M6)"
 
+    def _by_text(self, what: str, start: str) -> str:
+        if self.result == "destroyed":
+            return f"pushes {what} from {start} onto the teleporter on {square_name(self.path[-1])}: destroyed (B2, T3)"
+        if self.result == "removed":
+            return f"pushes {what} from {start} onto the corner {square_name(self.path[-1])}: removed (B2, P7)"
+        if self.result == "slid":
+            return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2, P7)"
+        return f"pushes {what} from {start} to {square_name(self.to)} (B2, P7)"
+
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         piece = {"type": "stone", "kind": self.stone} if self.pawn is None else {"type": "pawn", "label": self.pawn}
         out: dict[str, Any] = {"kind": "push", "rule": self.rule, "piece": piece, "from": square_name(self.start)}
+        if self.by is not None:
+            out["by"] = self.by
         if self.path is not None:
             out["path"] = [square_name(x) for x in self.path]
         out["to"] = _sq(self.to)
@@ -590,7 +607,10 @@ def _read_push(obj: dict, path: str) -> Push:
     eaten = obj.get("eaten", False)
     if eaten is not (pawn is not None and to is None):
         _fail(_key(path, "eaten"), Text(N_("must be true exactly when a pushed pawn is crushed or destroyed")))
-    return Push(_square(obj, "from", path), result, to, crossed, wall, stone, pawn)
+    by = _text(obj, "by", path) if "by" in obj else None
+    if by is not None and (stone is None or wall is not None):
+        _fail(_key(path, "by"), Text(N_("only a stone pushed on the board can be pushed by a sliding pawn")))
+    return Push(_square(obj, "from", path), result, to, crossed, wall, stone, pawn, by)
 
 
 def _read_step(value, path: str, names: Names) -> Step:

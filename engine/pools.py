@@ -1,11 +1,12 @@
 """Blood pools (A1, B1, B2): their shapes, and where a pushed piece slides to.
 
 The pawn pushing a stone (P7) and the monster pushing its line (M6) both end in
-:func:`pushed_to`, so B2 and the corner rule hold the same for both.
+:func:`pushed_to`, so B2 and the corner rule hold the same for both; a pawn the monster pushes onto a
+pool slides by the pawn rules (B2 ⚖, :func:`pawn_pushed_to`).
 """
 from __future__ import annotations
 
-from typing import Callable, Container
+from typing import Callable, Container, MutableMapping
 
 from .geometry import CORNERS, NEIGHBOUR, on_board, square, square_col, square_row
 
@@ -53,5 +54,43 @@ def pushed_to(first: int, d: int, pools: Container[int], teleporters: Container[
         n = NEIGHBOUR[cur * 4 + d]
         if n is None or occupied(n):
             return path, KEPT
+        path.append(n)
+        cur = n
+
+
+def pawn_pushed_to(first: int, d: int, pools: Container[int], teleporters: Container[int],
+                   stones: MutableMapping[int, str], pawns: Container[int], monster: int,
+                   ) -> tuple[list[int], str, list[tuple[int, str, list[int], str]]]:
+    """Where a pawn the monster pushed onto the pool square ``first``, heading ``d``, comes to rest (B2 ⚖: it
+    slides by the pawn rules, P8).
+
+    A stone in its way, on a later pool square or on the first square beyond the pool, is pushed on as in P7
+    (one stone, onto a square with no stone, pawn or monster and not into a wall; it may slide on a pool, be
+    removed on a corner square or destroyed on a teleporter, :func:`pushed_to`) and the pawn goes on; a stone
+    that cannot move, a pawn, the monster or a wall stops it on the square before.  Sliding onto a teleporter
+    destroys it (T3).  ``stones`` is updated in place.  Returns ``(path, fate, pushed)`` as :func:`pushed_to`
+    does, ``pushed`` listing each stone pushed on as ``(square, kind, its path, its fate)``.
+    """
+    path, cur = [first], first
+    pushed: list[tuple[int, str, list[int], str]] = []
+    while True:
+        if cur in teleporters:
+            return path, TELEPORTER, pushed
+        if cur not in pools:
+            return path, KEPT, pushed
+        n = NEIGHBOUR[cur * 4 + d]
+        if n is None or n in pawns or n == monster:
+            return path, KEPT, pushed
+        kind = stones.get(n)
+        if kind is not None:
+            beyond = NEIGHBOUR[n * 4 + d]
+            if beyond is None or beyond in stones or beyond in pawns or beyond == monster:
+                return path, KEPT, pushed   # P7: this stone cannot be pushed
+            del stones[n]
+            spath, sfate = pushed_to(beyond, d, pools, teleporters,
+                                     lambda m: m in stones or m in pawns or m == monster, stone=True)
+            if sfate == KEPT:
+                stones[spath[-1]] = kind
+            pushed.append((n, kind, spath, sfate))
         path.append(n)
         cur = n

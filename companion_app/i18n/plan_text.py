@@ -120,6 +120,8 @@ class Words:
     def push(self, e: Push) -> str:
         what = self.pawn(e.pawn) if e.pawn is not None else self.say(STONE_WORDS[e.stone])
         start = square_name(e.start)
+        if e.by is not None:   # a stone pushed on by a pawn sliding across a pool (B2 ⚖)
+            return self.pushed_on(e, what, start)
         if e.wall is not None:
             if e.result == "crushed":
                 return self.say("pushes %(what)s from %(start)s off the board through wall %(wall)s: crushed (M6)",
@@ -139,6 +141,22 @@ class Words:
             return self.say("pushes %(what)s from %(start)s; it slides across the pool to %(to)s (B2)",
                           what=what, start=start, to=square_name(e.to))
         return self.say("pushes %(what)s from %(start)s to %(to)s (M6)", what=what, start=start, to=square_name(e.to))
+
+    def pushed_on(self, e: Push, what: str, start: str) -> str:
+        pawn = self.pawn(e.by)
+        if e.result == "destroyed":
+            return self.say("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s onto the teleporter on "
+                            "%(square)s: destroyed (B2, T3)", pawn=pawn, what=what, start=start,
+                            square=square_name(e.path[-1]))
+        if e.result == "removed":
+            return self.say("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s onto the corner "
+                            "%(square)s: removed (B2, P7)", pawn=pawn, what=what, start=start,
+                            square=square_name(e.path[-1]))
+        if e.result == "slid":
+            return self.say("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s; it slides across the "
+                            "pool to %(to)s (B2, P7)", pawn=pawn, what=what, start=start, to=square_name(e.to))
+        return self.say("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s to %(to)s (B2, P7)",
+                        pawn=pawn, what=what, start=start, to=square_name(e.to))
 
     def step(self, s: Step) -> str:
         return self.say("Step %(number)s: %(look)s; %(events)s; ends on %(square)s.", number=s.number,
