@@ -313,3 +313,85 @@ def test_a_device_failure_names_the_device_in_each_language():
     assert status["error"] == "LED grid failed: write failed"
     assert status["error_i18n"]["de"] == "LED-Raster ist fehlgeschlagen: write failed"
     assert status["error_i18n"]["fr"] == "Grille de LED\u00a0: échec (write failed)"
+
+
+def test_the_emulator_shows_what_wled_shows_around_realtime_mode():
+    """WLED (wled_serial.cpp, realtimeLock/exitRealtime in udp.cpp) on a real pty: the frame that enters
+    realtime mode is shown black, the next one is shown; after the timeout the next frame is black again;
+    the parser has no inter-byte timeout and keeps its state while the cable is out (the board is powered)."""
+    import serial
+    a, b = frame(1), frame(2)
+    enc = make_encoder("adalight", LAYOUT.led_count)
+    with running_emulator(layout=LAYOUT, idle_timeout_s=0.3, keep_frames=True) as emu:
+        black = bytes(len(a))
+        port = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+        try:
+            port.write(enc.encode(a))
+            assert emu.wait_for_frames(1) and emu.realtime and emu.state_array().tobytes() == black
+            port.write(enc.encode(b))
+            assert emu.wait_for_frames(2) and emu.state_array().tobytes() == b
+            assert wait_until(lambda: not emu.realtime) and emu.timeouts == 1
+            assert emu.state_array().tobytes() == b      # the emulator keeps the last picture on screen
+            wire = enc.encode(a)
+            port.write(wire[:100])                       # half a frame, then a silence longer than the timeout
+            time.sleep(0.5)
+            port.write(wire[100:])
+            assert emu.wait_for_frames(3) and emu.state_array().tobytes() == black   # completed, entered: black
+            port.write(wire[:200])
+        finally:
+            port.close()
+        emu.unplug()
+        emu.replug()
+        port = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+        try:
+            port.write(wire[200:] + b"\xb5")             # the frame cut by the unplug ends; then a baud switch
+            assert emu.wait_for_frames(4) and wait_until(lambda: emu.baud_requests == [921600])
+        finally:
+            port.close()
+        assert emu.shown == [black, b, black, a] and emu.blanked == 2
+
+
+def test_a_frame_cut_after_any_byte_never_reaches_wleds_commands():
+    """A program killed (or a cable pulled) after each possible byte count of a frame whose colours are
+    WLED commands (00 B4 FF is a blue square of the wiring test, and 576000 baud to WLED): the link
+    that opens the device next flushes it first, so WLED never switches its baud rate or reads a
+    command, and the next frame is shown right at once."""
+    import serial
+    from tests.test_hardware_protocol import harmful_rgb
+    enc = make_encoder("adalight", LAYOUT.led_count)
+    cut = enc.encode(harmful_rgb(LAYOUT.led_count))
+    pictures = [harmful_rgb(LAYOUT.led_count)[::-1], frame(5)]
+    with running_emulator(layout=LAYOUT) as emu:
+        for k in range(len(cut) + 1):
+            raw = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+            raw.write(cut[:k])
+            raw.close()
+            link = SerialLink(emu.path, enc, keepalive_s=60).start()
+            try:
+                link.submit(pictures[k % 2])
+                assert wait_until(lambda: emu.state_array().tobytes() == pictures[k % 2], 10), k
+                assert emu.baud_requests == [] and emu.commands == [] and emu.json_requests == [], k
+            finally:
+                link.close()
+
+
+def test_after_a_silence_and_after_a_reconnect_the_picture_is_back_at_once():
+    """No keepalive (60 s): after WLED's 2.5 s timeout the next frame would be shown black and the board
+    stay dark until the next one; the link writes it twice, so it shows at once.  The same after the
+    cable was out longer than the timeout."""
+    with emulator_and_link(emulator={"keep_frames": True}, keepalive_s=60, reconnect_s=0.05) as (emu, link):
+        black = bytes(len(frame(0)))
+        link.submit(frame(1))
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(1))
+        assert wait_until(lambda: not emu.realtime, 10)           # 2.5 s without a frame
+        link.submit(frame(2))
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(2), 1.5)   # well before any keepalive
+        assert emu.shown[-2:] == [black, frame(2)] and link.counters.repeats == 2
+        emu.unplug()
+        link.submit(frame(3))                                     # the write fails: the device is away
+        assert wait_until(lambda: not link.connected, 3)
+        assert wait_until(lambda: not emu.realtime, 10)
+        emu.replug()
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(3), 3)
+        assert emu.shown[-2:] == [black, frame(3)] and link.counters.reconnects == 1
+        assert link.status()["flushes"] == 2 and link.status()["repeats"] == 3

@@ -122,3 +122,54 @@ def test_version_query_only_between_frames():
     rgb_with_v = b"vvv" * 3
     out = d.feed(b"v" + adalight_encoder(3).encode(rgb_with_v))
     assert out.version_requests == 1 and out.frames == [("adalight", rgb_with_v)]
+
+
+def test_the_frame_that_enters_realtime_mode_is_reported_blanked():
+    """WLED's realtimeLock() clears the strip after the first frame's pixels were set: blanked is
+    that frame (the first of a feed), again after exit_realtime() (WLED's timeout), never otherwise."""
+    d = WledDecoder()
+    frame = adalight_encoder(3).encode(RGB3)
+    out = d.feed(frame + frame)
+    assert out.blanked and out.frames == [("adalight", RGB3)] * 2 and d.realtime
+    assert not d.feed(frame).blanked
+    d.exit_realtime()
+    assert not d.realtime and d.feed(frame[:10]).frames == []
+    assert d.feed(frame[10:]).blanked and d.realtime   # completed after the timeout: still the first
+    assert not WledDecoder().feed(b"v\xb5" + frame[:-1]).blanked   # no frame yet, no mode
+
+
+# The wiring test's frame for a blue square (00 B4 FF is 576000 baud to WLED) and every other byte WLED
+# acts on between frames, so that any cut leaves something harmful behind if the next bytes are a frame.
+HARMFUL = bytes((0x00, 0xB4, 0xFF, ord("{"), ord("v"), ord("l"), ord("L"), ord("o"), ord("O"), ord("I"), 0xC9, 0xB5))
+
+
+def harmful_rgb(count: int) -> bytes:
+    return (HARMFUL * count)[:3 * count]
+
+
+@pytest.mark.parametrize("protocol, mode", [("adalight", "wled"), ("adalight", "strict"), ("tpm2", "strict"),
+                                            ("tpm2", "wled")])
+@pytest.mark.parametrize("count", [1, 3, 85, 86, 156, 300])
+def test_the_flush_ends_a_frame_cut_after_any_byte(protocol, mode, count):
+    """After a frame cut after each possible byte count, the encoder's flush leaves the parser between
+    frames without acting on anything, and the next whole frame is read right (TPM2 on a WLED: where
+    WLED reads its length right)."""
+    enc = make_encoder(protocol, count)
+    cut, whole = enc.encode(harmful_rgb(count)), enc.encode(harmful_rgb(count)[::-1])
+    for k in range(len(cut) + 1):
+        d = WledDecoder(tpm2=mode)
+        d.feed(cut[:k])
+        out = d.feed(enc.flush)
+        assert (out.bauds, out.commands, out.version_requests, out.pings) == ([], [], 0, 0), k
+        out = d.feed(whole)
+        if not (protocol == "tpm2" and mode == "wled" and wled_misreads_tpm2(count)):
+            assert out.frames == [(protocol, harmful_rgb(count)[::-1])] and out.bauds == [] == out.commands, k
+
+
+def test_without_the_flush_a_cut_frame_lets_the_next_one_switch_the_baud_rate():
+    """Why the flush: WLED has no inter-byte timeout, so the next frame completes the cut one and the
+    rest of it is read as commands (the issue's case: the wiring test's blue squares, 00 B4 FF)."""
+    enc = adalight_encoder(156)
+    frame = enc.encode(harmful_rgb(156))
+    switched = [k for k in range(len(frame)) if WledDecoder().feed(frame[:k] + frame).bauds]
+    assert 1 in switched and len(switched) > len(frame) // 2   # a cut header, or a cut pixel run
