@@ -143,7 +143,7 @@ class LedGrid:
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
         """Light each square in turn (``flure leds test``).  A square is lit for at least twice the
-        time a frame takes on the line: shorter, the link would have to drop frames, so squares."""
+        time a frame takes on the line: a shorter time would make the link drop frames, and so squares."""
         self._start(SquaresShow(seconds_each=max(seconds_each, 2 * self.link.frame_wire_s)), "test")
 
     def wait_done(self, timeout: float = 60.0) -> bool:
