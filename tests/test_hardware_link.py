@@ -10,7 +10,8 @@ from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
-from tests.hardware_helpers import FAST, emulator_and_link, plan, running_emulator, wait_until
+from tests.hardware_helpers import (FAST, emulator_and_link, harmful_rgb, plan, running_emulator,
+                                    wait_until)
 
 LAYOUT = LedLayout.from_config(None)
 
@@ -91,7 +92,7 @@ def test_keepalive_keeps_wled_in_realtime_mode():
     with emulator_and_link(keepalive_s=0.1) as (emu, link):
         assert emu.idle_timeout_s == 2.5
         link.submit(frame(3))
-        assert emu.wait_for_frames(8, 60)  # seven resends without a single submit
+        assert emu.wait_for_frames(9, 60)  # the first frame twice, then seven resends without a single submit
         # the link counts a write once it returned, which may be after the emulator decoded it
         assert wait_until(lambda: link.counters.keepalives >= 7, 30), link.counters
         assert emu.timeouts == 0 and emu.realtime
@@ -357,7 +358,6 @@ def test_a_frame_cut_after_any_byte_never_reaches_wleds_commands():
     that opens the device next flushes it first, so WLED never switches its baud rate or reads a
     command, and the next frame is shown right at once."""
     import serial
-    from tests.test_hardware_protocol import harmful_rgb
     enc = make_encoder("adalight", LAYOUT.led_count)
     cut = enc.encode(harmful_rgb(LAYOUT.led_count))
     pictures = [harmful_rgb(LAYOUT.led_count)[::-1], frame(5)]

@@ -4,6 +4,7 @@ from hypothesis import given, settings, strategies as st
 
 from hardware.protocol import (adalight_encoder, tpm2_encoder, WledDecoder, baud_switch_byte, make_encoder,
                                wled_misreads_tpm2, wled_tpm2_count)
+from tests.hardware_helpers import harmful_rgb
 
 RGB3 = bytes([255, 0, 0, 0, 255, 0, 0, 0, 255])
 
@@ -136,15 +137,6 @@ def test_the_frame_that_enters_realtime_mode_is_reported_blanked():
     assert not d.realtime and d.feed(frame[:10]).frames == []
     assert d.feed(frame[10:]).blanked and d.realtime   # completed after the timeout: still the first
     assert not WledDecoder().feed(b"v\xb5" + frame[:-1]).blanked   # no frame yet, no mode
-
-
-# The wiring test's frame for a blue square (00 B4 FF is 576000 baud to WLED) and every other byte WLED
-# acts on between frames, so that any cut leaves something harmful behind if the next bytes are a frame.
-HARMFUL = bytes((0x00, 0xB4, 0xFF, ord("{"), ord("v"), ord("l"), ord("L"), ord("o"), ord("O"), ord("I"), 0xC9, 0xB5))
-
-
-def harmful_rgb(count: int) -> bytes:
-    return (HARMFUL * count)[:3 * count]
 
 
 @pytest.mark.parametrize("protocol, mode", [("adalight", "wled"), ("adalight", "strict"), ("tpm2", "strict"),
