@@ -111,7 +111,7 @@ def adalight_encoder(count: int) -> Encoder:
     return Encoder("adalight", count, header, flush=bytes(len(header) + 3 * count))
 
 
-TPM2_FLUSH_BYTE = 0x03   # never 0x00: WLED would read 'C9 DA 00 00' as 0 LEDs and wrap it round to 65535
+TPM2_FLUSH_BYTE = 0x03   # never 0x00: WLED reads 'C9 DA 00 00' as 0 LEDs, wrapped round to 65536 (196608 bytes)
 
 
 def tpm2_encoder(count: int) -> Encoder:
@@ -247,8 +247,10 @@ class WledDecoder:
             elif state == "tpm2_lo":
                 size = (self._hi << 8) | b
                 count = wled_tpm2_count(size) if self.tpm2 == "wled" else size // 3
-                if count == 0 or (self.tpm2 == "strict" and size % 3):
-                    self.errors += 1  # (WLED itself would wrap a zero count round to 65535 LEDs)
+                if self.tpm2 == "wled" and count == 0:
+                    self._begin("tpm2", 0x10000)   # WLED's 16-bit count wraps round: 65536 pixels are read
+                elif self.tpm2 == "strict" and (count == 0 or size % 3):
+                    self.errors += 1
                     self._state = "idle"
                 else:
                     self._begin("tpm2", count)

@@ -165,3 +165,16 @@ def test_without_the_flush_a_cut_frame_lets_the_next_one_switch_the_baud_rate():
     frame = enc.encode(harmful_rgb(156))
     switched = [k for k in range(len(frame)) if WledDecoder().feed(frame[:k] + frame).bauds]
     assert 1 in switched and len(switched) > len(frame) // 2   # a cut header, or a cut pixel run
+
+
+def test_wled_reads_a_zero_tpm2_length_as_65536_leds():
+    """WLED's count is 16 bits and decremented after each pixel: a length under 3 reads 65536 pixels
+    (why the TPM2 flush is made of 0x03, not 0x00); a plain receiver refuses it."""
+    wire = bytes.fromhex("c9da0000") + bytes(3 * 0x10000 - 1)
+    d = WledDecoder()
+    assert d.feed(wire).frames == [] and d.feed(b"\x07").frames == [("tpm2", bytes(3 * 0x10000 - 1) + b"\x07")]
+    strict = WledDecoder(tpm2="strict")
+    assert strict.feed(wire[:4]).frames == [] and strict.errors == 1
+    # a length that is no multiple of 3: WLED reads it its way (0x0101: 85 LEDs), a plain receiver refuses it
+    assert WledDecoder().feed(bytes.fromhex("c9da0101") + bytes(255)).frames == [("tpm2", bytes(255))]
+    assert WledDecoder(tpm2="strict").feed(bytes.fromhex("c9da0101") + bytes(255)).frames == []
