@@ -179,6 +179,10 @@ class Show:
         t = i / self.fps
         return t if self.duration is None else min(t, self.duration)
 
+    def frame(self, i: int) -> np.ndarray:
+        """Frame ``i`` of ``frame_count()``, what the player sends at ``i / fps``."""
+        return self.frame_at(self.frame_time(i))
+
 
 @dataclass
 class PlanShow(Show):
@@ -332,7 +336,12 @@ class ErrorShow(Show):
 
 @dataclass
 class SquaresShow(Show):
-    """``flure leds test``: each square lit in turn, to check the wiring against the board."""
+    """``flure leds test``: each square lit in turn, to check the wiring against the board.
+
+    One frame per square, ``seconds_each`` apart, counted in frames: frame ``i`` is square ``i``
+    (a square worked out from the time, ``int(t / seconds_each)``, came out one short now and then
+    and that square was never lit).  No settled extra frame: the player holds the last one for its
+    time too, then the link keeps it up."""
 
     squares: tuple[int, ...] = SQUARES
     seconds_each: float = 0.15
@@ -341,9 +350,14 @@ class SquaresShow(Show):
         self.fps = 1.0 / self.seconds_each
         self.duration = self.seconds_each * len(self.squares)
 
+    def frame_count(self) -> int:
+        return len(self.squares)
+
     def frame_at(self, t: float) -> np.ndarray:
+        return self.frame(math.floor(t * self.fps + 1e-6))   # t = i / fps gives i back whatever the rounding
+
+    def frame(self, i: int) -> np.ndarray:
         canvas = board_canvas()
-        i = min(int(t / self.seconds_each), len(self.squares) - 1)
-        sq = self.squares[i]
+        sq = self.squares[min(max(i, 0), len(self.squares) - 1)]
         canvas[sq] = (255, 255, 255) if (square_col(sq) + square_row(sq)) % 2 == 0 else (0, 180, 255)
         return to_uint8(canvas)

@@ -6,9 +6,16 @@ the WLED state machine from ``hardware.protocol`` (TPM2 lengths read WLED's way 
 ``tpm2="strict"``), keeps the LED state, and draws it as a PNG of the board or as coloured
 text in a terminal.
 
+It shows what WLED (``wled00/wled_serial.cpp``, ``realtimeLock``/``exitRealtime`` in
+``udp.cpp``) shows: the first frame after entering realtime mode is black, realtime mode ends
+after ``idle_timeout_s`` without a frame, and the parser has no inter-byte timeout, so what
+follows a cut frame is read as WLED reads it (baud-switch and command bytes included).
+
 Unplugging is real too: ``unplug()`` closes the pty master (the link's next write fails
 like a pulled USB cable) and removes the stable path; ``replug()`` creates a new pty and
-points the same path at it, like udev's ``/dev/serial/by-id/…`` link.
+points the same path at it, like udev's ``/dev/serial/by-id/…`` link.  The board stays
+powered meanwhile (its own 5 V supply): the parser keeps its state, a frame cut by the
+unplug is still pending when the cable is back, and realtime mode times out as usual.
 """
 from __future__ import annotations
 
@@ -60,7 +67,8 @@ class LedEmulator:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self.frames_decoded = 0
-        self.history: list[bytes] | None = [] if keep_frames else None  # every frame's RGB, for tests
+        self.history: list[bytes] | None = [] if keep_frames else None  # every frame's RGB as received, for tests
+        self.shown: list[bytes] | None = [] if keep_frames else None    # the strip as shown after each frame
         # A pty moves bytes as fast as the CPU allows; a UART does not.  With ``wire_baud``
         # the emulator reads no faster than that line (10 bits a byte), so the kernel buffer
         # fills and the link feels the same back-pressure as on a real device.
@@ -71,8 +79,8 @@ class LedEmulator:
         self.commands: list[int] = []   # other WLED command bytes seen between frames (l, L, {, I, o, O)
         self.json_requests: list[bytes] = []   # JSON API documents received ({"v":true} is answered)
         self.baud: int | None = None
-        self.realtime = False       # WLED shows serial data only while frames keep coming
         self.timeouts = 0           # times the stream went silent longer than idle_timeout_s
+        self.blanked = 0            # frames shown black because they entered realtime mode
         self.plugged = False
         self._last_frame_at = 0.0
         self.first_frame_at: float | None = None  # monotonic arrival times, for rate measurements
@@ -93,7 +101,7 @@ class LedEmulator:
         if self.plugged:
             return
         self._stop.clear()
-        self._decoder = WledDecoder(self.tpm2)
+        self._check_timeout()   # no reading thread ran while unplugged: the silence was real
         if self.transport == "pty":
             master, slave = os.openpty()
             tty.setraw(slave)
@@ -137,9 +145,6 @@ class LedEmulator:
         elif self._server is not None:
             self._server.close()
             self._server = None
-        with self._changed:
-            self.realtime = False
-            self._changed.notify_all()
 
     def stop(self) -> None:
         self.unplug()
@@ -207,15 +212,18 @@ class LedEmulator:
         out = self._decoder.feed(data)
         with self._changed:
             self.bytes_received += len(data)
-            for proto, rgb in out.frames:
+            for k, (proto, rgb) in enumerate(out.frames):
                 n = min(len(rgb) // 3, len(self._leds))
                 self._leds[:n] = np.frombuffer(rgb, dtype=np.uint8, count=3 * n).reshape(n, 3)
+                if k == 0 and out.blanked:   # WLED's realtimeLock(): the whole strip cleared, then shown
+                    self._leds[:] = 0
+                    self.blanked += 1
                 self.frames_decoded += 1
                 self.frames_by_protocol[proto] += 1
                 if self.history is not None:
                     self.history.append(rgb)
+                    self.shown.append(self._leds.tobytes())
             if out.frames:
-                self.realtime = True
                 self._last_frame_at = time.monotonic()
                 if self.first_frame_at is None:
                     self.first_frame_at = self._last_frame_at
@@ -245,13 +253,22 @@ class LedEmulator:
         return json.dumps(reply, separators=(",", ":")).encode()
 
     def _check_timeout(self) -> None:
-        """WLED leaves realtime mode after ``idle_timeout_s`` without a frame.  Called only once what
-        waited on the line was read: a real device hears bytes as they come, while this thread may
-        not have run for a while on a loaded machine, and that must not look like silence."""
-        if self.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:
-            with self._changed:
-                self.realtime = False
+        """WLED leaves realtime mode after ``idle_timeout_s`` without a frame (``exitRealtime()``), and
+        shows the next frame black.  Called only once what waited on the line was read: a real device
+        hears bytes as they come, while this thread may not have run for a while on a loaded machine,
+        and that must not look like silence.  The LEDs keep the last picture (a real WLED goes back
+        to its own light, dark if it is set up as this folder's README says)."""
+        with self._changed:
+            if self._decoder.realtime and time.monotonic() - self._last_frame_at > self.idle_timeout_s:
+                self._decoder.exit_realtime()
                 self.timeouts += 1
+
+    @property
+    def realtime(self) -> bool:
+        """WLED's realtime mode: it shows serial frames only while they keep coming."""
+        if not self.plugged:
+            self._check_timeout()   # no reading thread checks while unplugged
+        return self._decoder.realtime
 
     # -- what the device shows ---------------------------------------------------------------
     @property

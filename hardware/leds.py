@@ -142,8 +142,9 @@ class LedGrid:
                 "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
-        """Light each square in turn (``flure leds test``)."""
-        self._start(SquaresShow(seconds_each=seconds_each), "test")
+        """Light each square in turn (``flure leds test``).  A square is lit for at least twice the
+        time a frame takes on the line: a shorter time would make the link drop frames, and so squares."""
+        self._start(SquaresShow(seconds_each=max(seconds_each, 2 * self.link.frame_wire_s)), "test")
 
     def wait_done(self, timeout: float = 60.0) -> bool:
         """Wait until the current finite show (plan, test) has played to its last frame and
@@ -214,7 +215,7 @@ class LedGrid:
             i = 0
             while count is None or i < count:
                 try:
-                    self.link.submit(self.render(show.frame_at(show.frame_time(i))))
+                    self.link.submit(self.render(show.frame(i)))
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
                     self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the error blink"),

@@ -16,6 +16,14 @@ the transport from the URL, so a real device, a pseudo-terminal, ``socket://`` a
 after each write (``loop://`` hands every written byte back and stops taking more once 4 KB
 wait unread; a WLED answers some requests).
 
+What a WLED makes of the bytes is allowed for (``hardware.protocol`` says why): on every open
+the link first writes the encoder's ``flush`` (a frame cut by a failed write, an unplug or a
+killed program is completed and ended, so its rest never reaches WLED's command bytes), then
+the baud-switch byte if any; each frame goes out in one write, and one that fails, times out or
+is written short closes the port, so the reopen flushes before anything else.  The first frame
+after an open, and any frame after ``REPEAT_AFTER_S`` without a write, is written twice: WLED
+shows the frame that enters realtime mode black, so the second copy is the first one seen.
+
 Status tells the truth: ``connected`` is true only while the port is open and no write has
 failed since the last one that got through (a device that opens but reads nothing, a "hung"
 controller, is not "connected" after its first timed-out write, though the port reopens).  The
@@ -36,13 +44,19 @@ from engine.wording import N_, Said, Text
 from hardware.protocol import Encoder, baud_switch_byte
 
 QUEUE_SECONDS = 0.25  # the most the LEDs may run behind the animation on a slow line
+# WLED leaves realtime mode after 2.5 s without a frame and shows the frame that brings it back
+# black; 0.5 s less allows for bytes still waiting in the OS and UART buffers.
+WLED_REALTIME_TIMEOUT_S = 2.5
+REPEAT_AFTER_S = WLED_REALTIME_TIMEOUT_S - 0.5
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class LinkCounters:
     submitted: int = 0
-    sent: int = 0            # frames written, keepalive resends included
+    sent: int = 0            # frames written, keepalive resends and repeats included
+    repeats: int = 0         # frames written twice (after an open or a silence: WLED blanks the first)
+    flushes: int = 0         # flush bytes written on opening the port (see the module's docstring)
     replaced: int = 0        # frames overwritten by a newer one before they were sent
     keepalives: int = 0
     reconnects: int = 0
@@ -101,12 +115,14 @@ class SerialLink:
         self._away = False                    # an open or a write failed: only the newest frame matters
         self._port = None
         self._queue: deque[bytes] = deque()  # encoded frames not yet written, oldest first
-        if queue_frames is None:  # what the line sends in QUEUE_SECONDS (10 bits a byte on a UART)
-            wire_s = (len(encoder.header) + 3 * encoder.count + len(encoder.trailer)) * 10 / baud
-            queue_frames = int(QUEUE_SECONDS / wire_s)
+        self.frame_wire_s = encoder.frame_size * 10 / baud   # one frame's time on a UART (10 bits a byte)
+        if queue_frames is None:  # what the line sends in QUEUE_SECONDS
+            queue_frames = int(QUEUE_SECONDS / self.frame_wire_s)
         self.queue_frames = max(2, queue_frames)
         self._writing = False                 # a frame is taken from the queue and being written
         self._last: bytes | None = None      # last frame written, for keepalive and after a reconnect
+        self._repeat = True                   # write the next frame twice (the port was just opened)
+        self._last_write_at = 0.0             # monotonic start of the last write that got through
         self._ever_connected = False
         self._failing = False                 # a write failed and none got through since
         self._error_from_open = False         # last_error says the port could not be opened
@@ -153,6 +169,7 @@ class SerialLink:
         return {"connected": self.connected and not self._failing, "port": self.url, "protocol": self.encoder.name,
                 "baud": self.baud, "leds": self.encoder.count, "frames_sent": c.sent,
                 "frames_replaced": c.replaced, "keepalives": c.keepalives, "reconnects": c.reconnects,
+                "repeats": c.repeats, "flushes": c.flushes,
                 "write_errors": c.write_errors, "sender_restarts": c.sender_restarts,
                 "last_error": self.last_error}
 
@@ -221,7 +238,8 @@ class SerialLink:
             with self._cond:
                 if written:
                     self._last = frame
-                    self.counters.sent += 1
+                    self.counters.sent += written
+                    self.counters.repeats += written - 1
                     self.counters.keepalives += keepalive
                     self.last_error = None   # cleared by a frame delivered, not by an open alone
                     self._failing = False
@@ -245,21 +263,30 @@ class SerialLink:
     def _open(self) -> bool:
         import serial
         baud = self.switch_from or self.baud
+        port = None
         try:
             port = serial.serial_for_url(self.url, baudrate=baud, timeout=0,
                                          write_timeout=self.write_timeout_s)
+            self._port = port
             if self.switch_from and self.switch_from != self.baud:
-                port.write(baud_switch_byte(self.baud))
+                self._write_all(self.encoder.flush)   # a board at switch_from: the byte must land between frames
+                self._write_all(baud_switch_byte(self.baud))
                 port.flush()
                 time.sleep(0.02)  # let WLED read the byte before the line changes speed
                 port.baudrate = self.baud
-        except (serial.SerialException, OSError, ValueError) as exc:
+        except (serial.SerialException, OSError, ValueError, queue.Full) as exc:   # (loop:// raises queue.Full)
+            self._port = None
+            if port is not None:
+                try:
+                    port.close()
+                except Exception:  # noqa: BLE001 - a device that failed at once may fail to close too
+                    pass
             self.last_error = plain_error(self.url, exc, self.baud)
             self._error_from_open = True
             self.connected = False
             self._away = True
             return False
-        self._port = port
+        self._repeat = True
         self.connected = True
         self._away = False
         if self._error_from_open:   # "is not there" is answered by the open; a write error is not
@@ -270,21 +297,44 @@ class SerialLink:
         with self._cond:  # show the current picture again at once: the device forgot it
             if not self._queue and self._last is not None:
                 self._queue.append(self._last)
+        try:   # whatever frame was cut last time (a failed write, an unplug, a killed program) ends now
+            self._write_all(self.encoder.flush)
+            self._drain()
+        except Exception as exc:  # noqa: BLE001 - as for a frame: not delivered
+            self._write_failed(exc)
+            return False
+        self.counters.flushes += 1
         return True
 
-    def _write(self, frame: bytes) -> bool:
+    def _write_all(self, data: bytes) -> None:
+        """One write call; a short one is a failure like a timed-out one (the frame was cut)."""
+        import serial
+        written = self._port.write(data)
+        if written is not None and written < len(data):
+            raise serial.SerialTimeoutException(f"Write timeout: {written} of {len(data)} bytes written")
+
+    def _write(self, frame: bytes) -> int:
+        """Write one frame, twice after an open or a silence WLED has timed out on; how many
+        copies were written (0: the write failed, the port is closed and will be flushed on reopening)."""
+        started = time.monotonic()
+        copies = 2 if self._repeat or started - self._last_write_at >= REPEAT_AFTER_S else 1
         try:
-            self._port.write(frame)
+            self._write_all(frame * copies)   # whole frames in one write
             self._drain()
-            return True
+            self._repeat, self._last_write_at = False, started
+            return copies
         except Exception as exc:  # noqa: BLE001 - pyserial, the OS, loop://'s queue.Full: all "not delivered"
-            self.counters.write_errors += 1
-            self._failing = True
-            self._error_from_open = False
-            self.last_error = plain_error(self.url, exc, self.baud)
-            self._away = True
-            self._close_port()
-            return False
+            self._write_failed(exc)
+            return 0
+
+    def _write_failed(self, exc: BaseException) -> None:
+        """A write did not get through (maybe part of it did): the port is closed, and reopening it flushes."""
+        self.counters.write_errors += 1
+        self._failing = True
+        self._error_from_open = False
+        self.last_error = plain_error(self.url, exc, self.baud)
+        self._away = True
+        self._close_port()
 
     def _drain(self) -> None:
         """Read and drop what the device sent back (loop:// returns every byte written)."""

@@ -20,6 +20,19 @@ command parser, where 0xB0–0xB7 would switch its baud rate and ``{`` would sta
 read.  The decoder does the same by default (``tpm2="wled"``), so the emulator shows what a
 WLED shows; ``tpm2="strict"`` is a plain TPM2 receiver (length read whole, end byte required).
 ``wled_misreads_tpm2`` tells the link to warn.
+
+Two more things WLED does that the decoder models, because a sender must allow for them:
+
+* **The first frame after entering realtime mode is shown black.**  WLED writes a frame's
+  pixels, then ``realtimeLock()`` (``udp.cpp``) clears the whole strip when it was not yet in
+  realtime mode, then shows it.  ``WledDecoder.realtime`` is that mode; a frame that enters it
+  is reported in ``Decoded.blanked``; ``exit_realtime()`` is WLED's timeout (2.5 s without a
+  frame, checked by the caller, who has the clock).  A sender writes its first frame twice.
+* **No inter-byte timeout.**  The parser's state lasts as long as the board is powered: a
+  frame cut short is completed by whatever bytes come next, and what is left of them is read
+  between frames, where 0xB0–0xB7 switch the baud rate and ``v l L o O { I`` are commands.
+  ``Encoder.flush`` is what a sender writes after a possible cut (a failed or timed-out
+  write, a reconnect): bytes that complete any pending frame and mean nothing between frames.
 """
 from __future__ import annotations
 
@@ -75,10 +88,15 @@ class Encoder:
 
     Header and trailer depend only on the LED count, so they are built once: encoding a
     frame is one concatenation, well under the 2 % of wire time the issue allows.
+    ``flush`` puts a receiver left anywhere inside one of these frames back between frames.
     """
 
-    def __init__(self, name: str, count: int, header: bytes, trailer: bytes = b"") -> None:
-        self.name, self.count, self.header, self.trailer = name, count, header, trailer
+    def __init__(self, name: str, count: int, header: bytes, trailer: bytes = b"", flush: bytes = b"") -> None:
+        self.name, self.count, self.header, self.trailer, self.flush = name, count, header, trailer, flush
+
+    @property
+    def frame_size(self) -> int:
+        return len(self.header) + 3 * self.count + len(self.trailer)
 
     def encode(self, rgb: bytes) -> bytes:
         if len(rgb) != 3 * self.count:
@@ -87,11 +105,22 @@ class Encoder:
 
 
 def adalight_encoder(count: int) -> Encoder:
-    return Encoder("adalight", count, adalight_header(count))
+    # A frame's worth of 0x00: a cut header fails its checksum on them (WLED drops it), a cut
+    # pixel run is filled with black and ends; 0x00 between frames is no command.
+    header = adalight_header(count)
+    return Encoder("adalight", count, header, flush=bytes(len(header) + 3 * count))
+
+
+TPM2_FLUSH_BYTE = 0x03   # never 0x00: WLED reads 'C9 DA 00 00' as 0 LEDs, wrapped round to 65536 (196608 bytes)
 
 
 def tpm2_encoder(count: int) -> Encoder:
-    return Encoder("tpm2", count, tpm2_header(count), bytes((TPM2_END,)))
+    # 0x03 ends a cut type byte; where a length was cut it makes one of at least 1 LED (WLED reads
+    # 'C9 DA 03 03' as 256 + 1, a plain receiver as 257), which more 0x03 fill, their end byte
+    # refused; it fills a cut pixel run and is no command between frames.
+    longest = 4 + 3 * wled_tpm2_count(TPM2_FLUSH_BYTE * 0x101) + 1
+    return Encoder("tpm2", count, tpm2_header(count), bytes((TPM2_END,)),
+                   flush=bytes((TPM2_FLUSH_BYTE,)) * max(4 + 3 * count + 1, longest))
 
 
 ENCODERS = {"adalight": adalight_encoder, "tpm2": tpm2_encoder}
@@ -117,6 +146,7 @@ class Decoded:
     """What the decoder saw: complete frames and the side requests between them."""
 
     frames: list[tuple[str, bytes]] = field(default_factory=list)  # (protocol, rgb bytes)
+    blanked: bool = False   # the first of these frames entered realtime mode: WLED showed it black
     bauds: list[int] = field(default_factory=list)
     pings: int = 0
     version_requests: int = 0  # 'v' between frames: WLED answers "WLED <version>"
@@ -137,12 +167,24 @@ class WledDecoder:
         if tpm2 not in ("wled", "strict"):
             raise ValueError(f"tpm2 must be 'wled' or 'strict', not {tpm2!r}")
         self.tpm2 = tpm2
+        self.realtime = False   # WLED's realtime mode: entered by a frame, left by exit_realtime()
         self._state = "idle"
         self._need = 0
         self._hi = 0
         self._buf = bytearray()
         self._proto = ""
         self.errors = 0
+
+    def exit_realtime(self) -> None:
+        """WLED's realtime timeout ran out (``exitRealtime()``): the next frame is shown black.
+        The parser's state is not touched: a frame cut before the silence is still pending."""
+        self.realtime = False
+
+    def _frame(self, out: Decoded, proto: str, rgb: bytes) -> None:
+        if not self.realtime:   # realtimeLock(): the strip is cleared after the pixels were set
+            out.blanked = True   # (always the first frame of a feed: the mode lasts until exit_realtime)
+            self.realtime = True
+        out.frames.append((proto, rgb))
 
     def feed(self, data: bytes) -> Decoded:
         out = Decoded()
@@ -155,7 +197,7 @@ class WledDecoder:
                 i += take
                 if len(self._buf) == self._need:
                     if self._proto == "adalight" or self.tpm2 == "wled":  # WLED never checks 0x36
-                        out.frames.append((self._proto, bytes(self._buf)))
+                        self._frame(out, self._proto, bytes(self._buf))
                         self._state = "idle"
                     else:
                         self._state = "tpm2_end"
@@ -205,14 +247,16 @@ class WledDecoder:
             elif state == "tpm2_lo":
                 size = (self._hi << 8) | b
                 count = wled_tpm2_count(size) if self.tpm2 == "wled" else size // 3
-                if count == 0 or (self.tpm2 == "strict" and size % 3):
-                    self.errors += 1  # (WLED itself would wrap a zero count round to 65535 LEDs)
+                if self.tpm2 == "wled" and count == 0:
+                    self._begin("tpm2", 0x10000)   # WLED's 16-bit count wraps round: 65536 pixels are read
+                elif self.tpm2 == "strict" and (count == 0 or size % 3):
+                    self.errors += 1
                     self._state = "idle"
                 else:
                     self._begin("tpm2", count)
             elif state == "tpm2_end":
                 if b == TPM2_END:
-                    out.frames.append(("tpm2", bytes(self._buf)))
+                    self._frame(out, "tpm2", bytes(self._buf))
                 else:
                     self.errors += 1
                 self._state = "idle"

@@ -20,6 +20,15 @@ ADVANCED_SETUP = {
     "teleporters": {"j5": {"pair": 1, "arrow": "E"}, "o7": {"pair": 1, "arrow": "N"}},
     "pawns": {"A": {"at": "j3"}, "B": {"at": "i5"}, "C": {"at": "l5"}, "D": {"at": "n7"}, "E": {"at": "m6"}},
 }
+# Colours for a frame: the wiring test's blue square (00 B4 FF is 576000 baud to WLED) and every other
+# byte WLED acts on between frames, so a cut leaves something harmful behind if frame bytes follow it.
+HARMFUL = bytes((0x00, 0xB4, 0xFF, ord("{"), ord("v"), ord("l"), ord("L"), ord("o"), ord("O"), ord("I"), 0xC9, 0xB5))
+
+
+def harmful_rgb(count: int) -> bytes:
+    return (HARMFUL * count)[:3 * count]
+
+
 FAST = {"animation": {"beat_ms": 15, "hold_s": 0.05, "fps": 120},
         "power": {"budget_ma": 100_000}}  # exact colours: the cap has its own tests
 

@@ -173,3 +173,20 @@ def test_any_plan_is_drawn_as_the_plan_says(position, steps, t):
     assert frame.shape == (16 * 11, 3)
     if beat.kind != "eat":
         assert tuple(frame[beat.monster]) == MONSTER
+
+
+@pytest.mark.parametrize("seconds_each", [0.15, 0.05, 0.1, 0.2, 0.01, 0.07, 1 / 3, 2.5])
+def test_the_wiring_test_lights_every_square_once_in_order(seconds_each):
+    """Frame i lights square i, at any --seconds-each (at 0.15 s the time-based square index skipped
+    g3, d5, i5, i8, n8, e9 and j9); frames as the player asks for them, by number and by time."""
+    import numpy as np
+
+    from engine.geometry import SQUARES
+    from hardware.animation import SquaresShow
+
+    show = SquaresShow(seconds_each=seconds_each)
+    assert show.frame_count() == len(SQUARES) and show.fps * seconds_each == pytest.approx(1)
+    for frames in ([show.frame(i) for i in range(show.frame_count())],
+                   [show.frame_at(show.frame_time(i)) for i in range(show.frame_count())]):
+        lit = [np.flatnonzero(f.sum(axis=1) > 150).tolist() for f in frames]
+        assert lit == [[sq] for sq in SQUARES]

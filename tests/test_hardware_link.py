@@ -10,7 +10,8 @@ from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
-from tests.hardware_helpers import FAST, emulator_and_link, plan, running_emulator, wait_until
+from tests.hardware_helpers import (FAST, emulator_and_link, harmful_rgb, plan, running_emulator,
+                                    wait_until)
 
 LAYOUT = LedLayout.from_config(None)
 
@@ -23,13 +24,15 @@ def frame(n: int) -> bytes:
 @pytest.mark.parametrize("transport", ["pty", "socket"])
 def test_round_trip_every_frame_written_is_decoded(protocol, transport):
     # TPM2 to a plain TPM2 receiver: a WLED reads 156-LED TPM2 frames one LED short (protocol tests)
+    # (every wait is short, so no frame comes after a silence WLED would time out on)
     with emulator_and_link(protocol, transport, emulator={"tpm2": "strict"}, keepalive_s=60) as (emu, link):
         for n in range(25):
             link.submit(frame(n))
             assert link.wait_sent(2)
-        assert emu.wait_for_frames(25, 3)
-        assert link.counters.sent == emu.frames_decoded == 25
-        assert emu.frames_by_protocol[protocol] == 25
+        assert emu.wait_for_frames(26, 3)
+        # the first frame twice: WLED shows the one that enters realtime mode black
+        assert link.counters.sent == emu.frames_decoded == 26 and link.counters.repeats == 1 == emu.blanked
+        assert emu.frames_by_protocol[protocol] == 26
         assert emu.state_array().tobytes() == frame(24)
 
 
@@ -45,9 +48,10 @@ def test_frames_waiting_for_a_stalled_sender_are_kept_up_to_a_quarter_second_of_
             for n in range(60):
                 link.submit(frame(n))      # the sender thread has not even started
             link.start()
-            assert emu.wait_for_frames(48, 5) and link.wait_sent(2)
-            assert link.counters.replaced == 12 and emu.frames_decoded == 48
-            assert emu.history == [frame(n) for n in range(12, 60)]   # in order, the newest last
+            assert emu.wait_for_frames(49, 5) and link.wait_sent(2)
+            assert link.counters.replaced == 12 and emu.frames_decoded == 49   # the first one twice
+            assert emu.history == [frame(12)] + [frame(n) for n in range(12, 60)]   # in order, the newest last
+            assert emu.shown == [bytes(len(frame(0)))] + [frame(n) for n in range(12, 60)]   # each one seen
         finally:
             link.close()
     slow = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count), baud=115200)
@@ -88,7 +92,7 @@ def test_keepalive_keeps_wled_in_realtime_mode():
     with emulator_and_link(keepalive_s=0.1) as (emu, link):
         assert emu.idle_timeout_s == 2.5
         link.submit(frame(3))
-        assert emu.wait_for_frames(8, 60)  # seven resends without a single submit
+        assert emu.wait_for_frames(9, 60)  # the first frame twice, then seven resends without a single submit
         # the link counts a write once it returned, which may be after the emulator decoded it
         assert wait_until(lambda: link.counters.keepalives >= 7, 30), link.counters
         assert emu.timeouts == 0 and emu.realtime
@@ -140,7 +144,7 @@ def test_baud_switch_byte_is_sent_on_connect():
 def test_loop_url_and_a_missing_device():
     link = SerialLink("loop://", make_encoder("tpm2", 4)).start()
     link.submit(bytes(12))
-    assert link.wait_sent(2) and link.status()["frames_sent"] == 1
+    assert link.wait_sent(2) and link.status()["frames_sent"] == 2 and link.status()["repeats"] == 1
     link.close()
     link = SerialLink("/dev/serial/by-id/usb-no-such-device", make_encoder("adalight", 4), reconnect_s=0.05).start()
     link.submit(bytes(12))
@@ -310,3 +314,84 @@ def test_a_device_failure_names_the_device_in_each_language():
     assert status["error"] == "LED grid failed: write failed"
     assert status["error_i18n"]["de"] == "LED-Raster ist fehlgeschlagen: write failed"
     assert status["error_i18n"]["fr"] == "Grille de LED\u00a0: échec (write failed)"
+
+
+def test_the_emulator_shows_what_wled_shows_around_realtime_mode():
+    """WLED (wled_serial.cpp, realtimeLock/exitRealtime in udp.cpp) on a real pty: the frame that enters
+    realtime mode is shown black, the next one is shown; after the timeout the next frame is black again;
+    the parser has no inter-byte timeout and keeps its state while the cable is out (the board is powered)."""
+    import serial
+    a, b = frame(1), frame(2)
+    enc = make_encoder("adalight", LAYOUT.led_count)
+    with running_emulator(layout=LAYOUT, idle_timeout_s=0.3, keep_frames=True) as emu:
+        black = bytes(len(a))
+        port = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+        try:
+            port.write(enc.encode(a))
+            assert emu.wait_for_frames(1) and emu.realtime and emu.state_array().tobytes() == black
+            port.write(enc.encode(b))
+            assert emu.wait_for_frames(2) and emu.state_array().tobytes() == b
+            assert wait_until(lambda: not emu.realtime) and emu.timeouts == 1
+            assert emu.state_array().tobytes() == b      # the emulator keeps the last picture on screen
+            wire = enc.encode(a)
+            port.write(wire[:100])                       # half a frame, then a silence longer than the timeout
+            time.sleep(0.5)
+            port.write(wire[100:])
+            assert emu.wait_for_frames(3) and emu.state_array().tobytes() == black   # completed, entered: black
+            port.write(wire[:200])
+        finally:
+            port.close()
+        emu.unplug()
+        emu.replug()
+        port = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+        try:
+            port.write(wire[200:] + b"\xb5")             # the frame cut by the unplug ends; then a baud switch
+            assert emu.wait_for_frames(4) and wait_until(lambda: emu.baud_requests == [921600])
+        finally:
+            port.close()
+        assert emu.shown == [black, b, black, a] and emu.blanked == 2
+
+
+def test_a_frame_cut_after_any_byte_never_reaches_wleds_commands():
+    """A program killed (or a cable pulled) after each possible byte count of a frame whose colours are
+    WLED commands (00 B4 FF is a blue square of the wiring test, and 576000 baud to WLED): the link
+    that opens the device next flushes it first, so WLED never switches its baud rate or reads a
+    command, and the next frame is shown right at once."""
+    import serial
+    enc = make_encoder("adalight", LAYOUT.led_count)
+    cut = enc.encode(harmful_rgb(LAYOUT.led_count))
+    pictures = [harmful_rgb(LAYOUT.led_count)[::-1], frame(5)]
+    with running_emulator(layout=LAYOUT) as emu:
+        for k in range(len(cut) + 1):
+            raw = serial.serial_for_url(emu.path, baudrate=921600, write_timeout=1)
+            raw.write(cut[:k])
+            raw.close()
+            link = SerialLink(emu.path, enc, keepalive_s=60).start()
+            try:
+                link.submit(pictures[k % 2])
+                assert wait_until(lambda: emu.state_array().tobytes() == pictures[k % 2], 10), k
+                assert emu.baud_requests == [] and emu.commands == [] and emu.json_requests == [], k
+            finally:
+                link.close()
+
+
+def test_after_a_silence_and_after_a_reconnect_the_picture_is_back_at_once():
+    """No keepalive (60 s): after WLED's 2.5 s timeout the next frame would be shown black and the board
+    stay dark until the next one; the link writes it twice, so it shows at once.  The same after the
+    cable was out longer than the timeout."""
+    with emulator_and_link(emulator={"keep_frames": True}, keepalive_s=60, reconnect_s=0.05) as (emu, link):
+        black = bytes(len(frame(0)))
+        link.submit(frame(1))
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(1))
+        assert wait_until(lambda: not emu.realtime, 10)           # 2.5 s without a frame
+        link.submit(frame(2))
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(2), 1.5)   # well before any keepalive
+        assert emu.shown[-2:] == [black, frame(2)] and link.counters.repeats == 2
+        emu.unplug()
+        link.submit(frame(3))                                     # the write fails: the device is away
+        assert wait_until(lambda: not link.connected, 3)
+        assert wait_until(lambda: not emu.realtime, 10)
+        emu.replug()
+        assert wait_until(lambda: emu.state_array().tobytes() == frame(3), 3)
+        assert emu.shown[-2:] == [black, frame(3)] and link.counters.reconnects == 1
+        assert link.status()["flushes"] == 2 and link.status()["repeats"] == 3

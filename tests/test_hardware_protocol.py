@@ -4,6 +4,7 @@ from hypothesis import given, settings, strategies as st
 
 from hardware.protocol import (adalight_encoder, tpm2_encoder, WledDecoder, baud_switch_byte, make_encoder,
                                wled_misreads_tpm2, wled_tpm2_count)
+from tests.hardware_helpers import harmful_rgb
 
 RGB3 = bytes([255, 0, 0, 0, 255, 0, 0, 0, 255])
 
@@ -122,3 +123,58 @@ def test_version_query_only_between_frames():
     rgb_with_v = b"vvv" * 3
     out = d.feed(b"v" + adalight_encoder(3).encode(rgb_with_v))
     assert out.version_requests == 1 and out.frames == [("adalight", rgb_with_v)]
+
+
+def test_the_frame_that_enters_realtime_mode_is_reported_blanked():
+    """WLED's realtimeLock() clears the strip after the first frame's pixels were set: blanked is
+    that frame (the first of a feed), again after exit_realtime() (WLED's timeout), never otherwise."""
+    d = WledDecoder()
+    frame = adalight_encoder(3).encode(RGB3)
+    out = d.feed(frame + frame)
+    assert out.blanked and out.frames == [("adalight", RGB3)] * 2 and d.realtime
+    assert not d.feed(frame).blanked
+    d.exit_realtime()
+    assert not d.realtime and d.feed(frame[:10]).frames == []
+    assert d.feed(frame[10:]).blanked and d.realtime   # completed after the timeout: still the first
+    assert not WledDecoder().feed(b"v\xb5" + frame[:-1]).blanked   # no frame yet, no mode
+
+
+@pytest.mark.parametrize("protocol, mode", [("adalight", "wled"), ("adalight", "strict"), ("tpm2", "strict"),
+                                            ("tpm2", "wled")])
+@pytest.mark.parametrize("count", [1, 3, 85, 86, 156, 300])
+def test_the_flush_ends_a_frame_cut_after_any_byte(protocol, mode, count):
+    """After a frame cut after each possible byte count, the encoder's flush leaves the parser between
+    frames without acting on anything, and the next whole frame is read right (TPM2 on a WLED: where
+    WLED reads its length right)."""
+    enc = make_encoder(protocol, count)
+    cut, whole = enc.encode(harmful_rgb(count)), enc.encode(harmful_rgb(count)[::-1])
+    for k in range(len(cut) + 1):
+        d = WledDecoder(tpm2=mode)
+        d.feed(cut[:k])
+        out = d.feed(enc.flush)
+        assert (out.bauds, out.commands, out.version_requests, out.pings) == ([], [], 0, 0), k
+        out = d.feed(whole)
+        if not (protocol == "tpm2" and mode == "wled" and wled_misreads_tpm2(count)):
+            assert out.frames == [(protocol, harmful_rgb(count)[::-1])] and out.bauds == [] == out.commands, k
+
+
+def test_without_the_flush_a_cut_frame_lets_the_next_one_switch_the_baud_rate():
+    """Why the flush: WLED has no inter-byte timeout, so the next frame completes the cut one and the
+    rest of it is read as commands (the issue's case: the wiring test's blue squares, 00 B4 FF)."""
+    enc = adalight_encoder(156)
+    frame = enc.encode(harmful_rgb(156))
+    switched = [k for k in range(len(frame)) if WledDecoder().feed(frame[:k] + frame).bauds]
+    assert 1 in switched and len(switched) > len(frame) // 2   # a cut header, or a cut pixel run
+
+
+def test_wled_reads_a_zero_tpm2_length_as_65536_leds():
+    """WLED's count is 16 bits and decremented after each pixel: a length under 3 reads 65536 pixels
+    (why the TPM2 flush is made of 0x03, not 0x00); a plain receiver refuses it."""
+    wire = bytes.fromhex("c9da0000") + bytes(3 * 0x10000 - 1)
+    d = WledDecoder()
+    assert d.feed(wire).frames == [] and d.feed(b"\x07").frames == [("tpm2", bytes(3 * 0x10000 - 1) + b"\x07")]
+    strict = WledDecoder(tpm2="strict")
+    assert strict.feed(wire[:4]).frames == [] and strict.errors == 1
+    # a length that is no multiple of 3: WLED reads it its way (0x0101: 85 LEDs), a plain receiver refuses it
+    assert WledDecoder().feed(bytes.fromhex("c9da0101") + bytes(255)).frames == [("tpm2", bytes(255))]
+    assert WledDecoder(tpm2="strict").feed(bytes.fromhex("c9da0101") + bytes(255)).frames == []
