@@ -140,6 +140,25 @@ def test_a_wled_device_on_a_real_pty_answers_the_json_state_request(tmp_path):
         emu.stop()
 
 
+def test_a_wled_left_inside_a_cut_frame_still_answers(tmp_path):
+    """A table session stopped in the middle of a frame leaves WLED expecting pixels: the doctor's request
+    follows the protocol's flush, so it is read as a request, not as the rest of the frame (issue 25)."""
+    import serial
+
+    from hardware.protocol import make_encoder
+
+    emu = LedEmulator().start()
+    try:
+        frame = make_encoder("adalight", 156).encode(bytes((0, 180, 255)) * 156)
+        with serial.serial_for_url(emu.path, baudrate=115200) as port:
+            port.write(frame[:200])          # cut: 200 of the frame's bytes
+        found = one(doctor.check_leds(config(tmp_path, f'[serial]\nurl = "{emu.path}"\n')), "LED device")
+        assert found.ok and "answers: WLED" in found.text
+        assert emu.json_requests == [b'{"v":true}'] and not emu.baud_requests
+    finally:
+        emu.stop()
+
+
 def test_a_wled_with_too_few_leds_configured_is_flagged(tmp_path):
     emu = LedEmulator().start()        # WLED set up for 156 LEDs
     try:
@@ -156,7 +175,7 @@ def test_a_serial_device_that_never_answers(tmp_path):
         name = os.ttyname(slave)
         found = one(doctor.check_leds(config(tmp_path, f'[serial]\nurl = "{name}"\nbaud = 115200\n')), "LED device")
         assert not found.ok and "does not answer WLED's state request at 115200 baud" in found.text
-        assert b'{"v":true}' in os.read(master, 100)        # it was asked
+        assert os.read(master, 4096).endswith(b'{"v":true}')        # it was asked, after the flush
     finally:
         os.close(master)
         os.close(slave)

@@ -157,10 +157,13 @@ LED_DEVICE = N_("LED device")
 
 
 def _wled_answer(url: str, serial_cfg, need: int, lang: str = DEFAULT) -> Finding:
-    """Send WLED's JSON state request ``{"v":true}`` and wait for its JSON answer."""
+    """Send WLED's JSON state request ``{"v":true}`` and wait for its JSON answer.  The request follows the
+    protocol's flush, so a board left inside a frame cut earlier (the table session stopped mid-write) reads it
+    as a request, not as pixels."""
     import serial
 
     from hardware.link import plain_error
+    from hardware.protocol import make_encoder
 
     bauds = [serial_cfg.baud] + ([serial_cfg.switch_from] if serial_cfg.switch_from else [])
     for baud in bauds:
@@ -170,7 +173,7 @@ def _wled_answer(url: str, serial_cfg, need: int, lang: str = DEFAULT) -> Findin
             return Finding(LED_DEVICE, False, render(plain_error(url, exc, baud).text, lang))
         try:
             port.reset_input_buffer()
-            port.write(b'{"v":true}')
+            port.write(make_encoder(serial_cfg.protocol, need).flush + b'{"v":true}')
             reply = _read_json(port, WLED_ANSWER_S)
         except (serial.SerialException, OSError) as exc:
             return Finding(LED_DEVICE, False, render(plain_error(url, exc, baud).text, lang))
