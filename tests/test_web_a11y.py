@@ -1,0 +1,64 @@
+"""Everyone at the table can follow (issue 28): axe-core over the six views in English and French.
+
+axe-core comes from the npm registry (tests/a11y/package.json, installed by ``deploy/bootstrap.sh --dev``
+with ``npm ci``); it runs inside headless Chromium on the real server's pages, and any violation fails.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
+from web_helpers import OUTPUT, served_game
+
+pytestmark = needs_chromium
+
+AXE = Path(__file__).resolve().parent / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+RUN_AXE = """async () => {
+  const r = await axe.run(document, { resultTypes: ["violations"] });
+  return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary.split("\\n").slice(0, 3).join(" ")).slice(0, 6) }));
+}"""
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on ``page`` as it is now (WCAG 2.x A/AA and best practices)."""
+    assert AXE.exists(), f"{AXE} is missing: run `bash deploy/bootstrap.sh --dev` (npm ci in tests/a11y)"
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(RUN_AXE)
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    with served_game(tmp_path_factory.mktemp("a11y"), monster_moved=True) as (server, session):
+        yield server, session
+
+
+VIEWS = {   # name: (path, log in first, a selector that shows the page is drawn)
+    "phone": ("", False, "svg.board .monster"),
+    "referee-login": ("referee", False, "#login:not(.hidden) #pin"),
+    "referee": ("referee", True, "#join-url:not(:empty)"),
+    "leds": ("leds", False, "#leds-panel svg.leds"),
+    "setup": ("setup", True, "#doctor-list li"),
+    "rules": ("rules", False, "article.rule"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("view", VIEWS)
+def test_axe_finds_nothing(browser, table, view, lang):
+    server, _ = table
+    path, log_in, ready = VIEWS[view]
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    if log_in:
+        referee_login(page, server.url, path)
+    page.goto(f"{server.url}{path}?lang={lang}")
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(300)
+    OUTPUT.mkdir(exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"a11y-{view}-{lang}.png"), full_page=True)
+    violations = axe_violations(page)
+    context.close()
+    assert violations == [], violations
