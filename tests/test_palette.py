@@ -136,3 +136,29 @@ def test_the_move_picture_draws_each_colour_in_its_shape():
         overlap = (masks[a] & masks[b]).sum() / (masks[a] | masks[b]).sum()
         assert overlap < 0.85, (a, b, overlap)
     assert CELL >= 24   # room for the shapes to show
+
+
+def test_the_led_grid_s_meanings_differ_by_pattern_as_well_as_colour():
+    """The LEDs (hardware/animation.py): what colour-blind players cannot tell by colour, they tell by
+    pattern — a square to empty blinks while one to fill stays lit, an eaten pawn flashes, a pawn's
+    move pulses — and the monster's path (blue) stays apart from the monster (red) in every simulation."""
+    from hardware.animation import MONSTER, TRAIL, FollowShow, MarkShow, PlanShow
+    from hardware.config import AnimationConfig
+    from tests.hardware_helpers import ADVANCED_SETUP, plan as led_plan
+
+    def levels(show, square, seconds=2.0):
+        sq = parse_square(square)
+        return {tuple(int(v) for v in show.frame_at(i / show.fps)[sq]) for i in range(int(seconds * show.fps))}
+
+    setup = {"monster": {"at": "a1", "facing": "E"}}
+    follow = FollowShow(setup, empty=("g7",), fill=("h7",))
+    assert len(levels(follow, "g7")) == 2 and len(levels(follow, "h7")) == 1     # blinking / steady
+    mark = MarkShow(None, setup, "g7", "red", seconds=2.0)
+    assert len(levels(mark, "g7", 1.0)) >= 3                                      # pulsing, not on and off
+    show = PlanShow(led_plan(ADVANCED_SETUP, "8"), AnimationConfig(fps=30, beat_ms=100, hold_s=1.0))
+    eaten = show.beats[-1].eaten
+    assert eaten
+    assert len({tuple(int(v) for v in show.frame_at(show.duration - 0.5 + k / 8)[eaten[0]]) for k in range(4)}) == 2
+    as_hex = lambda rgb: "#%02x%02x%02x" % tuple(rgb)
+    for vision in MACHADO:
+        assert ciede2000(seen(as_hex(MONSTER), vision), seen(as_hex(TRAIL), vision)) >= APART, vision

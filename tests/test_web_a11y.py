@@ -56,9 +56,29 @@ def test_axe_finds_nothing(browser, table, view, lang):
         referee_login(page, server.url, path)
     page.goto(f"{server.url}{path}?lang={lang}")
     page.wait_for_selector(ready)
+    if view == "referee":   # the new-game form too: the colour buttons, chosen and not
+        page.click("#new-game summary")
+        page.click(".colour-btn[data-colour='green']")
     page.wait_for_timeout(300)
     OUTPUT.mkdir(exist_ok=True)
     page.screenshot(path=str(OUTPUT / f"a11y-{view}-{lang}.png"), full_page=True)
     violations = axe_violations(page)
     context.close()
+    assert violations == [], violations
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_axe_finds_nothing_while_the_monster_moves(browser, tmp_path, lang):
+    with served_game(tmp_path) as (server, session):
+        context = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True,
+                                      bypass_csp=True)
+        page = context.new_page()
+        page.goto(f"{server.url}?lang={lang}")
+        page.wait_for_selector(".link.live")
+        page.wait_for_selector("svg.board .monster")
+        session.act({"type": "draw"})
+        page.wait_for_selector("#steps li.current[data-step='2']", timeout=10000)
+        violations = axe_violations(page)
+        assert page.get_attribute("svg.board", "data-anim") == "running"   # still moving when axe looked
+        context.close()
     assert violations == [], violations
