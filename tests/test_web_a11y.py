@@ -82,3 +82,52 @@ def test_axe_finds_nothing_while_the_monster_moves(browser, tmp_path, lang):
         assert page.get_attribute("svg.board", "data-anim") == "running"   # still moving when axe looked
         context.close()
     assert violations == [], violations
+
+
+@pytest.mark.parametrize("deficiency", ["deuteranopia", "protanopia", "achromatopsia"])
+def test_a_colour_blind_player_tells_every_player_s_pawns_apart(browser, tmp_path, deficiency):
+    """Chromium's own simulation of the deficiency (DevTools' Emulation.setEmulatedVisionDeficiency) on the
+    phone view of a seven-player game: the players' marks still differ in colour where any colour is left
+    (ΔE2000, tests/test_palette.py), and each colour's pawns have a shape of their own on the board."""
+    from PIL import Image
+
+    from test_palette import APART, ciede2000, seen
+    from web_helpers import longest, make_app, play_pawn_phase, session_with
+    from companion_app.web.server import Server
+    from engine.position import COLOURS
+
+    session = session_with(tmp_path)
+    app, _ = make_app(tmp_path, session)
+    session.new_game(list(COLOURS), "blue", seed=3)
+    play_pawn_phase(session, longest)
+    with Server(app) as server:
+        context = browser.new_context(viewport={"width": 360, "height": 780}, device_scale_factor=2)
+        page = context.new_page()
+        context.new_cdp_session(page).send("Emulation.setEmulatedVisionDeficiency", {"type": deficiency})
+        page.goto(server.url)
+        page.wait_for_selector("#players .player svg.mark")
+        marks = {}
+        for row in page.locator("#players .player").all():
+            colour = row.get_attribute("data-colour")
+            box = row.locator("svg.mark").bounding_box()
+            marks[colour] = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        OUTPUT.mkdir(exist_ok=True)
+        shot = OUTPUT / f"a11y-phone-{deficiency}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        picture = Image.open(shot).convert("RGB")
+        shown = {c: "#%02x%02x%02x" % picture.getpixel((round(2 * x), round(2 * y))) for c, (x, y) in marks.items()}
+        # each colour's pawns on the board drawn in its own outline, whatever the colours look like
+        outlines = page.evaluate("""() => { const out = {};
+          for (const p of document.querySelectorAll("svg.board .pawn-body")) {
+            const colour = [...p.classList].find((c) => c.startsWith("colour-")).slice(7);
+            (out[colour] = out[colour] || new Set()).add(p.tagName === "circle" ? "circle" : p.getAttribute("d"));
+          }
+          return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v]])); }""")
+        context.close()
+    assert set(marks) == set(COLOURS) == set(outlines)
+    assert all(len(v) == 1 for v in outlines.values()) and len({v[0] for v in outlines.values()}) == len(outlines), outlines
+    if deficiency == "achromatopsia":   # no colour at all: the shapes alone tell them apart (above)
+        return
+    close = [(a, b) for i, a in enumerate(COLOURS) for b in COLOURS[i + 1:]
+             if ciede2000(seen(shown[a], None), seen(shown[b], None)) < APART]
+    assert close == [], shown

@@ -581,7 +581,7 @@ function turnPills(state) {
   return [
     h("span", { class: "pill" }, t("Round %(n)s", { n: state.round })),
     h("span", { class: "pill" }, t("Turn %(n)s", { n: state.turn })),
-    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, colourMark(state.to_move, true), " ",
+    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, colourMark(state.to_move, true),
       t("%(colour)s to move", { colour: capital(t(state.to_move)) })) : null,
     state.phase === "monster" ? h("span", { class: "pill monster-turn" }, t("Monster's turn")) : null,
   ].filter(Boolean);

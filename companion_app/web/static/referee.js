@@ -139,7 +139,7 @@
       const where = p.at ? t("on %(square)s", { square: p.at }) : t("waiting");
       pawnBox.append(h("button", { class: `btn pawn-btn colour-${p.color}${selectedPawn === label ? " selected" : ""}`,
         "data-pawn": label, "aria-pressed": String(selectedPawn === label), onclick: () => selectPawn(label) },
-        colourMark(p.color, true), ` ${capital(pawnName(state, label))} · ${where}`));
+        colourMark(p.color, true), `${capital(pawnName(state, label))} · ${where}`));
     }
     $("tap-hint").textContent = selectedPawn ? t("Tap a highlighted square to move the pawn there.")
       : t("Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.");
@@ -475,7 +475,7 @@
       return h("button", { class: `btn colour-btn colour-${c}${i >= 0 ? " selected" : ""}`, "data-colour": c,
         "aria-pressed": String(i >= 0),
         onclick: () => { if (i >= 0) seating.splice(i, 1); else seating.push(c); renderSeating(); } },
-        colourMark(c, i >= 0), i >= 0 ? ` ${i + 1}. ${t(c)}` : ` ${t(c)}`);
+        colourMark(c, i >= 0), i >= 0 ? `${i + 1}. ${t(c)}` : t(c));
     }));
     $("seating").textContent = seating.length
       ? t("Seating: %(order)s (%(n)s players)", { order: seating.map((c) => t(c)).join(" → "), n: seating.length })
