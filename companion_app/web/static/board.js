@@ -133,7 +133,7 @@ class FlureBoard {
     const square = (node) => node && node.dataset && node.classList.contains("sq") ? node.dataset.square : null;
     this.svg.addEventListener("focusin", (e) => {
       const name = square(e.target);
-      if (!name) return;
+      if (!name || !e.target.matches(":focus-visible")) return;   // the keyboard's focus, not a tap's
       const p = sqXY(b, name);
       ring.setAttribute("x", p.x); ring.setAttribute("y", p.y);
       ring.classList.remove("hidden");
