@@ -17,13 +17,14 @@ from engine.geometry import COLS, ROWS, SQUARES, square_col, square_row
 from engine.plan import Eat, Enter, Plan, Push, Slide, Stop, Teleport, Wrap
 from engine.position import BOARD, Position
 
+from .palette import PLAYERS, hex_rgb, outline
+
 CELL = 28
 MARGIN = 10
 STEP_MS = 900
 LAST_MS = 3000
 
-COLOURS = {"blue": (40, 110, 230), "yellow": (240, 200, 40), "red": (220, 45, 45), "green": (40, 160, 70),
-           "purple": (140, 70, 190), "black": (20, 20, 20), "white": (245, 245, 245)}
+PAWN_RADIUS = CELL // 2 - 5
 FLOOR, WALL, POOL = (226, 214, 188), (33, 28, 41), (130, 20, 25)
 STONES = {"stone": (110, 110, 115), "crystal": (150, 215, 240), "pivot-right": (80, 80, 140), "pivot-about": (140, 80, 80)}
 TELEPORTER, MONSTER, PATH = (150, 90, 210), (255, 120, 0), (255, 150, 40)
@@ -106,7 +107,7 @@ def square_centre(sq: int) -> tuple[int, int]:
 def draw(plan: Plan, board: Board) -> Image.Image:
     """One frame: the floor, pools and teleporters of the plan's position, then ``board``'s pieces."""
     position = plan.start
-    colours = {p.label: COLOURS.get(p.colour or "", (200, 200, 200)) for p in position.pawns}
+    colours = {p.label: p.colour for p in position.pawns}
     image = Image.new("RGB", (COLS * CELL + 2 * MARGIN, ROWS * CELL + 2 * MARGIN), WALL)
     pen = ImageDraw.Draw(image)
     for sq in SQUARES:
@@ -120,14 +121,28 @@ def draw(plan: Plan, board: Board) -> Image.Image:
     if len(board.trail) > 1:
         pen.line([square_centre(sq) for sq in board.trail], fill=PATH, width=3)
     for label, sq in board.pawns.items():
-        x0, y0, x1, y1 = square_box(sq)
-        pen.ellipse((x0 + 5, y0 + 5, x1 - 5, y1 - 5), fill=colours.get(label, (200, 200, 200)), outline=(0, 0, 0))
+        _pawn(pen, colours.get(label), sq)
     x0, y0, x1, y1 = square_box(board.monster)
     pen.rectangle((x0, y0, x1, y1), fill=MONSTER)
     cx, cy = square_centre(board.monster)
     dx, dy = ARROW[board.facing]
     pen.line((cx, cy, cx + dx * (CELL // 2 - 3), cy + dy * (CELL // 2 - 3)), fill=(0, 0, 0), width=3)
     return image
+
+
+def _pawn(pen: ImageDraw.ImageDraw, colour: str | None, sq: int) -> None:
+    """A pawn in its colour and its colour's shape (companion_app/palette.py): whose it is, without colour."""
+    cx, cy = square_centre(sq)
+    if colour not in PLAYERS:
+        pen.ellipse((cx - PAWN_RADIUS, cy - PAWN_RADIUS, cx + PAWN_RADIUS, cy + PAWN_RADIUS), fill=(200, 200, 200),
+                    outline=(0, 0, 0))
+        return
+    fill = hex_rgb(PLAYERS[colour][0])
+    points = outline(colour, PAWN_RADIUS, cx, cy)
+    if points is None:
+        pen.ellipse((cx - PAWN_RADIUS, cy - PAWN_RADIUS, cx + PAWN_RADIUS, cy + PAWN_RADIUS), fill=fill, outline=(0, 0, 0))
+    else:
+        pen.polygon(points, fill=fill, outline=(0, 0, 0))
 
 
 def move_gif(plan: Plan) -> bytes:

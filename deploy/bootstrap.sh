@@ -55,5 +55,11 @@ if [ "$extra" = "[dev]" ]; then
       echo "Note: the tests need: sudo apt-get install $dev_packages" >&2
     fi
   fi
+  # axe-core (npm) for the accessibility test, tests/test_web_a11y.py: the version pinned in tests/a11y/package-lock.json
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --prefix tests/a11y --no-audit --no-fund --silent
+  else
+    echo "Note: the accessibility test needs npm (sudo apt-get install npm) for axe-core" >&2
+  fi
 fi
 echo "Installed. The command is .venv/bin/flure"

@@ -33,9 +33,14 @@ BOARD: Rgb = (3, 2, 2)           # every square faintly lit, so the grid reads a
 POOL: Rgb = (8, 0, 1)
 MONSTER: Rgb = (255, 30, 0)
 HEADING: Rgb = (90, 10, 0)
-TRAIL: Rgb = (190, 110, 0)
+# Each meaning has its pattern as well as its colour, for players who cannot tell red from green (issue 28):
+# the monster the brightest square, steady, with its heading dim just ahead; its path steady, blue (apart
+# from the red monster on the blue-yellow axis every colour vision keeps) and dimmer the older the step;
+# an eaten pawn flashing; a square to empty blinking, a square to fill steady; a pawn's move pulsing;
+# a fault blinking the whole grid.  The web pages' legend (templates/_led_legend.html) says so.
+TRAIL: Rgb = (70, 40, 255)
 EFFECTS: dict[str, Rgb] = {
-    "push": (0, 80, 255), "slide": (0, 200, 200), "wrap": (0, 255, 60),
+    "push": (150, 210, 255), "slide": (0, 200, 200), "wrap": (0, 255, 60),
     "teleport": (255, 0, 200), "pivot": (255, 220, 0),
 }
 EAT_ON, EAT_OFF = (255, 255, 255), (140, 0, 0)

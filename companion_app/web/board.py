@@ -6,6 +6,8 @@ from functools import lru_cache
 from engine.geometry import COLS, DIRECTIONS, ENTRANCE, EXIT, ROWS, SQUARES, direction_name, square_col, \
     square_name, square_row, wall_letter
 
+from ..palette import players_json
+
 
 @lru_cache(maxsize=1)
 def board_json() -> dict:
@@ -21,4 +23,5 @@ def board_json() -> dict:
         "exit": square_name(EXIT), "entrance": square_name(ENTRANCE),
         "walls": walls,
         "size_mm": {"pitch": 30, "width": 520, "height": 360},
+        "players": players_json(),   # each colour's fill, number ink and shape (companion_app/palette.py)
     }

@@ -9,6 +9,21 @@ from .rules import INTRO, page_text, pieces, rules_in
 bp = Blueprint("pages", __name__)
 
 
+def _screen(rgb) -> str:
+    """An LED colour as the screen shows it (static/board.js LedPanel: a dim LED still glows)."""
+    return "#" + "".join(f"{round(255 * (min(max(float(c), 0), 255) / 255) ** 0.5):02x}" for c in rgb)
+
+
+@bp.app_context_processor
+def led_colours() -> dict:
+    """The LED legend's colours (templates/_led_legend.html), taken from what the grid is sent."""
+    from hardware.animation import EAT_ON, ERROR, HEADING, MONSTER, TO_EMPTY, TO_FILL, TRAIL
+
+    return {"led_colours": {name: _screen(rgb) for name, rgb in {
+        "monster": MONSTER, "heading": HEADING, "trail": TRAIL, "eaten": EAT_ON, "to_empty": TO_EMPTY,
+        "to_fill": TO_FILL, "mark": (255, 255, 255), "error": ERROR}.items()}}
+
+
 @bp.get("/")
 def phone():
     return render_template("phone.html")

@@ -19,10 +19,37 @@ const PIECE_NAMES = {
   teleporter: N_("teleporter"), "pool-2x2": N_("pool (2×2)"), "pool-1x4": N_("pool (1×4)"), monster: N_("monster"),
   pawn: N_("pawn"), empty: N_("empty"),
 };
-const PAWN_FILL = {
-  blue: "#2f6fdf", yellow: "#f2c318", red: "#d8342c", green: "#2e9e4f",
-  purple: "#8a4fc9", black: "#1b1b1f", white: "#f4f1ea",
-};
+// Each player colour's fill, number ink and shape (companion_app/palette.py, sent with /api/board): the
+// shape tells whose pawn it is without colour (issue 28).
+let PLAYER_MARKS = {};
+const ARROWS = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
+// what a highlighted square means, for a screen reader (the board's classes)
+const SQUARE_STATES = { target: N_("the pawn can go here"), diff: N_("the camera sees something else"),
+  "to-empty": N_("take the piece off"), "to-fill": N_("put a piece here"), fixed: N_("fixed by hand"),
+  unseen: N_("the camera cannot see it"), "sim-from": N_("the piece to move") };
+
+/* Reduced motion (the reader's system setting): no travel, no flashes. */
+function reducedMotion() {
+  return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/* A pawn's outline in its colour's shape, ``r`` its radius: a circle or a polygon. */
+function pawnShape(colour, r, attrs, parent) {
+  const mark = PLAYER_MARKS[colour];
+  if (!mark || !mark.points) return el("circle", Object.assign({ r }, attrs), parent);
+  const d = "M" + mark.points.map(([x, y]) => `${(x * r).toFixed(2)} ${(y * r).toFixed(2)}`).join(" L") + " Z";
+  return el("path", Object.assign({ d, "stroke-linejoin": "round" }, attrs), parent);
+}
+
+/* A colour's mark for buttons and lists: a small picture of its pawn's shape, beside the colour's name;
+ * ``onColour``: drawn on a background of that colour, so in its ink. */
+function colourMark(colour, onColour) {
+  const mark = PLAYER_MARKS[colour] || {};
+  const svg = el("svg", { viewBox: "-15 -15 30 30", class: "mark", "aria-hidden": "true", focusable: "false" });
+  pawnShape(colour, 11, { fill: (onColour ? mark.ink : mark.fill) || "#999",
+                          class: `mark-shape colour-${colour}${onColour ? " on-colour" : ""}` }, svg);
+  return svg;
+}
 
 function el(tag, attrs, parent) {
   const node = document.createElementNS(SVGNS, tag);
@@ -48,15 +75,17 @@ class FlureBoard {
     this.board = board;
     board.byName = {};
     for (const s of board.squares) board.byName[s.name] = s;
+    PLAYER_MARKS = board.players || {};
     this.options = Object.assign({ stepMs: 650, onSquare: null, onStep: null }, options || {});
     const w = board.cols * PITCH, h = board.rows * PITCH;
+    // where the referee acts on squares, each square is a button (arrow keys move between them)
     this.svg = el("svg", {
       viewBox: `${-MARGIN} ${-MARGIN} ${w + 2 * MARGIN} ${h + 2 * MARGIN}`,
-      class: "board", role: "img", "aria-label": t("The board"),
+      class: "board", role: this.options.onSquare ? "group" : "img", "aria-label": t("The board"),
     });
     container.appendChild(this.svg);
     this.layers = {};
-    for (const name of ["floor", "marks", "pieces", "path", "monster", "fx"]) {
+    for (const name of ["floor", "marks", "pieces", "path", "monster", "fx", "focus"]) {
       this.layers[name] = el("g", { class: `layer-${name}` }, this.svg);
     }
     this._drawFloor();
@@ -75,17 +104,97 @@ class FlureBoard {
       if (s.name === b.exit) r.classList.add("exit");
       if (s.name === b.entrance) r.classList.add("entrance");
       r.addEventListener("click", () => this.options.onSquare && this.options.onSquare(s.name));
+      if (this.options.onSquare) {
+        r.setAttribute("role", "button");
+        r.setAttribute("tabindex", s === b.squares[0] ? "0" : "-1");   // one tab stop: the arrows do the rest
+        r.setAttribute("aria-label", s.name);
+      }
       // the square's name (g7), so players can follow logs that name squares
       el("text", { x: s.col * PITCH + 2.5, y: s.row * PITCH + 7.5, class: "sq-name" }, g).textContent = s.name;
     }
     const ex = sqXY(b, b.exit), en = sqXY(b, b.entrance);
     el("text", { x: ex.x + PITCH / 2, y: ex.y + PITCH - 4, class: "corner-label" }, g).textContent = t("EXIT");
     el("text", { x: en.x + PITCH / 2, y: en.y + PITCH - 4, class: "corner-label" }, g).textContent = t("IN");
+    if (this.options.onSquare) this._keyboard();
     for (const w of b.walls) {
       const p = sqXY(b, w.square);
       const off = { N: [PITCH / 2, -5], S: [PITCH / 2, PITCH + 9], E: [PITCH + 6, PITCH / 2 + 3],
                     W: [-6, PITCH / 2 + 3] }[w.side];
       el("text", { x: p.x + off[0], y: p.y + off[1], class: "wall-letter" }, g).textContent = w.letter;
+    }
+  }
+
+  /* The squares by keyboard: arrows move (skipping the holes in the grid), Home/End go to the row's
+   * ends, Enter or Space act as a tap; a ring drawn over the pieces shows the focused square. */
+  _keyboard() {
+    const b = this.board, at = {};
+    for (const s of b.squares) at[`${s.col},${s.row}`] = s.name;
+    const ring = el("rect", { width: PITCH, height: PITCH, rx: 3, class: "focus-ring hidden" }, this.layers.focus);
+    const square = (node) => node && node.dataset && node.classList.contains("sq") ? node.dataset.square : null;
+    this.svg.addEventListener("focusin", (e) => {
+      const name = square(e.target);
+      if (!name || !e.target.matches(":focus-visible")) return;   // the keyboard's focus, not a tap's
+      const p = sqXY(b, name);
+      ring.setAttribute("x", p.x); ring.setAttribute("y", p.y);
+      ring.classList.remove("hidden");
+    });
+    this.svg.addEventListener("focusout", () => ring.classList.add("hidden"));
+    this.svg.addEventListener("keydown", (e) => {
+      const name = square(e.target);
+      if (!name) return;
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        this.options.onSquare(name);
+        return;
+      }
+      const s = b.byName[name];
+      let next = null;
+      if (ARROWS[e.key]) {
+        const [dx, dy] = ARROWS[e.key];
+        for (let c = s.col + dx, r = s.row + dy; c >= 0 && r >= 0 && c < b.cols && r < b.rows && !next; c += dx, r += dy) {
+          next = at[`${c},${r}`] || null;
+        }
+      } else if (e.key === "Home" || e.key === "End") {
+        const row = b.squares.filter((q) => q.row === s.row);
+        next = (e.key === "Home" ? row[0] : row[row.length - 1]).name;
+      } else {
+        return;
+      }
+      e.preventDefault();
+      if (next) this.focusSquare(next);
+    });
+  }
+
+  /* Move the board's one tab stop to ``name`` and focus it. */
+  focusSquare(name) {
+    const node = this.svg.querySelector(`.sq[data-square="${name}"]`);
+    if (!node) return;
+    for (const n of this.svg.querySelectorAll('.sq[tabindex="0"]')) n.setAttribute("tabindex", "-1");
+    node.setAttribute("tabindex", "0");
+    node.focus();
+  }
+
+  /* Each square's name for a screen reader: where, what stands there, what its highlight means. */
+  _labelSquares() {
+    if (!this.options.onSquare) return;
+    const what = {};
+    for (const node of this.layers.pieces.children) {
+      const title = node.querySelector("title");
+      if (title) what[node.dataset.square] = title.textContent;
+    }
+    if (this.monsterNode) what[this.monsterAt] = t("the monster");
+    const pools = new Set((this.setup && this.setup.pools) || []);
+    const teleporters = (this.setup && this.setup.teleporters) || {};
+    for (const node of this.layers.floor.querySelectorAll(".sq")) {
+      const name = node.dataset.square;
+      const parts = [name];
+      if (name === this.board.exit) parts.push(t("exit"));
+      if (name === this.board.entrance) parts.push(t("entrance"));
+      if (pools.has(name)) parts.push(t("pool"));
+      if (teleporters[name]) parts.push(pieceName("teleporter"));
+      if (what[name]) parts.push(what[name]);
+      for (const [cls, text] of Object.entries(SQUARE_STATES)) if (node.classList.contains(cls)) parts.push(t(text));
+      node.setAttribute("aria-label", parts.join(", "));
     }
   }
 
@@ -107,6 +216,7 @@ class FlureBoard {
       if (p.at) this._put(p.at, this._pawn(label, p));
     }
     this._monster(setup.monster.at, setup.monster.facing);
+    this._labelSquares();
   }
 
   _put(sq, node) {
@@ -134,9 +244,12 @@ class FlureBoard {
 
   _pawn(label, p) {
     const g = el("g", { class: `piece pawn face-${p.face}`, "data-pawn": label });
-    el("circle", { r: 11, fill: PAWN_FILL[p.color] || "#999", class: `pawn-body colour-${p.color}` }, g);
-    if (p.face === "black") el("circle", { r: 8, class: "pawn-black-face" }, g);
-    el("text", { y: 4.5, class: `pawn-value colour-${p.color} face-${p.face}` }, g).textContent = pawnValue(p);
+    const mark = PLAYER_MARKS[p.color] || {};
+    pawnShape(p.color, 11, { fill: mark.fill || "#999", class: `pawn-body colour-${p.color}` }, g);
+    if (p.face === "black") pawnShape(p.color, 8, { class: "pawn-black-face" }, g);
+    // the number in the ink that reads on the pawn (palette.py), white on a black face
+    el("text", { y: 4.5, fill: p.face === "black" ? "#ffffff" : mark.ink || "#ffffff",
+                 class: `pawn-value colour-${p.color} face-${p.face}` }, g).textContent = pawnValue(p);
     el("title", {}, g).textContent = t("%(colour)s %(pawn)s, %(face)s face up",
       { colour: t(p.color), pawn: p.pawn, face: t(p.face) });
     return g;
@@ -181,6 +294,7 @@ class FlureBoard {
       const n = this.svg.querySelector(`.sq[data-square="${sq}"]`);
       if (n) n.classList.add(cls);
     }
+    this._labelSquares();
   }
 
   clearPath() { this.layers.path.textContent = ""; this.layers.fx.textContent = ""; }
@@ -215,6 +329,16 @@ class FlureBoard {
   async animate(plan) {
     const token = {};
     this.animating = token;
+    if (reducedMotion()) {   // no travel: the move at once with its numbered path; the steps still listed and said
+      this.svg.dataset.anim = "still";
+      this._monster(plan.end.at, plan.end.facing);
+      this.draw(plan.position);
+      this.drawPathMarks(plan, plan.steps.length);
+      for (const step of plan.steps) if (this.options.onStep) this.options.onStep(step);
+      this.svg.dataset.anim = "done";
+      this.animating = null;
+      return true;
+    }
     this.svg.dataset.anim = "running";
     this.draw(plan.before);
     this._monster(plan.start.at, plan.start.facing);
@@ -434,7 +558,7 @@ function playersPanel(state) {
     const waiting = pawns.length - onBoard - out - gone;
     const turn = state.to_move === colour;
     return h("li", { class: `player${turn ? " to-move" : ""}`, "data-colour": colour },
-      h("span", { class: `dot colour-${colour}` }),
+      colourMark(colour),
       h("span", { class: "player-name" }, capital(t(colour)), state.first_player === colour ? h("small", {}, " " + t("first")) : null),
       h("span", { class: "counts" },
         h("b", { title: t("out of the fortress") }, t("%(n)s out", { n: out })), " · ",
@@ -457,7 +581,8 @@ function turnPills(state) {
   return [
     h("span", { class: "pill" }, t("Round %(n)s", { n: state.round })),
     h("span", { class: "pill" }, t("Turn %(n)s", { n: state.turn })),
-    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, t("%(colour)s to move", { colour: capital(t(state.to_move)) })) : null,
+    state.to_move ? h("span", { class: `pill turn colour-${state.to_move}` }, colourMark(state.to_move, true),
+      t("%(colour)s to move", { colour: capital(t(state.to_move)) })) : null,
     state.phase === "monster" ? h("span", { class: "pill monster-turn" }, t("Monster's turn")) : null,
   ].filter(Boolean);
 }
@@ -600,5 +725,64 @@ function showLink(state) {
   link.className = `link ${state}`;
 }
 
-window.Flure = { FlureBoard, LedPanel, connectLive, h, tileName, capital, said, withNodes, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
+/* Modal dialogs (.overlay[aria-modal="true"], shown and hidden by their .hidden class): the page behind
+ * is inert while one is open, focus moves into it ([autofocus] or its first control) and back where it
+ * was when it closes, Tab and Shift+Tab go round inside it, and Escape presses its [data-cancel] button. */
+const FOCUSABLE = 'button, [href], input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
+function watchDialogs() {
+  const dialogs = Array.from(document.querySelectorAll('.overlay[aria-modal="true"]'));
+  const cameFrom = new Map();
+  const top = () => dialogs.filter((d) => !d.classList.contains("hidden")).pop() || null;
+  const controls = (d) => Array.from(d.querySelectorAll(FOCUSABLE))
+    .filter((n) => !n.disabled && n.getClientRects().length && !n.closest(".hidden"));
+  function update() {
+    const open = top();
+    for (const n of document.querySelectorAll("[data-inert-by-dialog]")) {
+      n.inert = false;
+      n.removeAttribute("data-inert-by-dialog");
+    }
+    for (let n = open; n && n !== document.body; n = n.parentElement) {   // everything but the dialog's branch
+      for (const sib of n.parentElement.children) {
+        if (sib === n || sib.tagName === "SCRIPT" || sib.getAttribute("role") === "alert") continue;
+        sib.inert = true;
+        sib.setAttribute("data-inert-by-dialog", "");
+      }
+    }
+    for (const d of dialogs) {
+      const shown = !d.classList.contains("hidden");
+      if (shown && !cameFrom.has(d)) {
+        cameFrom.set(d, document.activeElement);
+        if (d === open && !d.contains(document.activeElement)) {
+          const first = d.querySelector("[autofocus]") || controls(d)[0];
+          if (first) first.focus();
+        }
+      } else if (!shown && cameFrom.has(d)) {
+        const back = cameFrom.get(d);
+        cameFrom.delete(d);
+        if (!open && back && back.isConnected && back !== document.body) back.focus();
+      }
+    }
+  }
+  const watch = new MutationObserver(update);
+  for (const d of dialogs) watch.observe(d, { attributes: true, attributeFilter: ["class"] });
+  document.addEventListener("keydown", (e) => {
+    const open = top();
+    if (!open) return;
+    if (e.key === "Escape") {
+      const cancel = open.querySelector("[data-cancel]");
+      if (cancel) { e.preventDefault(); cancel.click(); }
+      return;
+    }
+    if (e.key !== "Tab") return;
+    const list = controls(open);
+    if (!list.length) return;
+    const i = list.indexOf(document.activeElement);
+    const next = e.shiftKey ? (i <= 0 ? list[list.length - 1] : null) : (i < 0 || i === list.length - 1 ? list[0] : null);
+    if (next) { e.preventDefault(); next.focus(); }
+  });
+  update();
+}
+watchDialogs();
+
+window.Flure = { FlureBoard, LedPanel, colourMark, reducedMotion, connectLive, h, tileName, capital, said, withNodes, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
   renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };

@@ -1,7 +1,7 @@
 /* The referee's tablet: every action goes through the JSON API; the state comes back over SSE. */
 "use strict";
 (function () {
-  const { FlureBoard, LedPanel, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
+  const { FlureBoard, LedPanel, colourMark, reducedMotion, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
     renderLog, renderTable, showLink, said, pieceName, pawnText, direction, cameraState, showSave, shareMove,
     isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
@@ -78,6 +78,18 @@
   $("logout").addEventListener("click", async () => { await api("POST", "/api/logout", {}); login.forget(); });
 
   // -- rendering -----------------------------------------------------------------
+  /* Buttons drawn again keep the keyboard's place: the one focused before (the same data-pawn,
+   * data-target or data-colour) is focused again, else the box's first button. */
+  function keepFocus(box, render) {
+    const was = document.activeElement;
+    const inside = box.contains(was) && was !== box;
+    const key = inside ? ["pawn", "target", "colour"].find((k) => was.dataset[k] !== undefined) : undefined;
+    render();
+    if (!inside) return;
+    const again = (key && box.querySelector(`[data-${key}="${CSS.escape(was.dataset[key])}"]`)) || box.querySelector("button");
+    if (again) again.focus();
+  }
+
   function renderStatus(state) {
     $("summary").textContent = said(state, "summary");
     $("turnline").textContent = "";
@@ -88,7 +100,8 @@
     $("players").replaceChildren(playersPanel(state));
   }
 
-  function renderControls(state) {
+  function renderControls(state) { keepFocus($("pawn-card"), () => drawControls(state)); }
+  function drawControls(state) {
     document.body.dataset.phase = state.phase;   // on a narrow screen the card the phase needs comes first
     const monsterTurn = state.phase === "monster";
     $("draw").disabled = !monsterTurn;
@@ -125,7 +138,8 @@
       const p = state.position.pawns[label];
       const where = p.at ? t("on %(square)s", { square: p.at }) : t("waiting");
       pawnBox.append(h("button", { class: `btn pawn-btn colour-${p.color}${selectedPawn === label ? " selected" : ""}`,
-        "data-pawn": label, onclick: () => selectPawn(label) }, `${capital(pawnName(state, label))} · ${where}`));
+        "data-pawn": label, "aria-pressed": String(selectedPawn === label), onclick: () => selectPawn(label) },
+        colourMark(p.color, true), `${capital(pawnName(state, label))} · ${where}`));
     }
     $("tap-hint").textContent = selectedPawn ? t("Tap a highlighted square to move the pawn there.")
       : t("Pick the pawn that moved, then where it went; or tap a square to fix the camera's reading.");
@@ -139,7 +153,7 @@
     for (const target of targets) {
       if (target.square && target.square !== "out") marks[target.square] = "target";
       const text = target.square === null ? t("stays beside the board") : target.square === "out" ? t("leaves through the exit") : target.square;
-      box.append(h("button", { class: "btn small", onclick: () => movePawn(target.square) }, text));
+      box.append(h("button", { class: "btn small", "data-target": String(target.square), onclick: () => movePawn(target.square) }, text));
     }
     board.highlight(marks, ["target"]);
   }
@@ -167,7 +181,7 @@
       $("summary").replaceChildren(t("No game yet.") + " ",
         h("button", { class: "btn small primary", id: "goto-new-game", onclick: () => {
           $("new-game").open = true;
-          $("new-game").scrollIntoView({ block: "start", behavior: "smooth" });
+          $("new-game").scrollIntoView({ block: "start", behavior: reducedMotion() ? "auto" : "smooth" });
         } }, t("Set up a new game")));
       $("new-game").open = true;
     }
@@ -453,13 +467,15 @@
   $("fix-colour").replaceChildren(...COLOURS.map((c) => h("option", { value: c }, t(c))));
 
   // -- new game ------------------------------------------------------------------
-  function renderSeating() {
+  function renderSeating() { keepFocus($("colour-buttons"), drawSeating); }
+  function drawSeating() {
     const box = $("colour-buttons");
     box.replaceChildren(...COLOURS.map((c) => {
       const i = seating.indexOf(c);
       return h("button", { class: `btn colour-btn colour-${c}${i >= 0 ? " selected" : ""}`, "data-colour": c,
+        "aria-pressed": String(i >= 0),
         onclick: () => { if (i >= 0) seating.splice(i, 1); else seating.push(c); renderSeating(); } },
-        i >= 0 ? `${i + 1}. ${t(c)}` : t(c));
+        colourMark(c, i >= 0), i >= 0 ? `${i + 1}. ${t(c)}` : t(c));
     }));
     $("seating").textContent = seating.length
       ? t("Seating: %(order)s (%(n)s players)", { order: seating.map((c) => t(c)).join(" → "), n: seating.length })
@@ -559,6 +575,7 @@
     $("qr").innerHTML = join.qr_svg;
     $("join-url").textContent = join.url;
     $("join-url").href = join.url;
+    $("join-url").classList.remove("hidden");   // hidden while empty (a link with no words)
     readDevices();
     readCamera();
     readSimulated();
