@@ -4,9 +4,12 @@
 #   bash deploy/bootstrap.sh --dev   plus the test tools and Debian's headless Chromium
 #   bash deploy/bootstrap.sh --pi    plus the Raspberry Pi camera and GPIO packages
 # (To run the table as a service on a Raspberry Pi: sudo bash deploy/install.sh)
+# PYTHON= picks the interpreter (default python3), VENV= the venv's folder (default .venv), e.g.
+#   PYTHON=python3.13 VENV=.venv313 bash deploy/bootstrap.sh --dev   (as .ci/run does for Python 3.13)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
 extra=""
 case "${1:-}" in
   --dev) extra="[dev]" ;;
@@ -26,18 +29,18 @@ if [ "$extra" = "[pi]" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-picamera2 python3-libcamera libcap-dev >/dev/null \
       || echo "Note: could not install python3-picamera2 with apt; the Pi camera needs it (sudo apt install python3-picamera2)" >&2
   fi
-  if [ -f .venv/pyvenv.cfg ] && ! grep -q "include-system-site-packages = true" .venv/pyvenv.cfg; then
-    echo "Re-creating .venv so it can see the system's camera packages..."
-    rm -rf .venv
+  if [ -f "$VENV/pyvenv.cfg" ] && ! grep -q "include-system-site-packages = true" "$VENV/pyvenv.cfg"; then
+    echo "Re-creating $VENV so it can see the system's camera packages..."
+    rm -rf "$VENV"
   fi
 fi
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv $venv_args .venv
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv $venv_args "$VENV"
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".$extra"
+"$VENV/bin/python" -m pip install --quiet --upgrade pip
+"$VENV/bin/python" -m pip install --quiet -e ".$extra"
 # The players' languages: compile the gettext catalogs (companion_app/translations/*/LC_MESSAGES/{messages,rules}.po)
-.venv/bin/python -m companion_app.i18n compile >/dev/null
+"$VENV/bin/python" -m companion_app.i18n compile >/dev/null
 if [ "$extra" = "[dev]" ]; then
   # Debian's headless Chromium for the browser tests, shellcheck for deploy/install.sh's test,
   # espeak-ng for the Pi speaker's test against the real program (tests/test_speaker.py)
@@ -62,4 +65,4 @@ if [ "$extra" = "[dev]" ]; then
     echo "Note: the accessibility test needs npm (sudo apt-get install npm) for axe-core" >&2
   fi
 fi
-echo "Installed. The command is .venv/bin/flure"
+echo "Installed ($("$VENV/bin/python" --version)). The command is $VENV/bin/flure"

@@ -87,7 +87,8 @@ check_start() {
     exit 1
   fi
   if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-    echo "The companion needs Python 3.11 or newer ($PYTHON is older or missing); Raspberry Pi OS Bookworm has it." >&2
+    echo "The companion needs Python 3.11 or newer ($PYTHON is older or missing); Raspberry Pi OS" \
+      "Bookworm (Python 3.11) and Trixie (Python 3.13) have it." >&2
     exit 1
   fi
   if [ -n "$ROOT" ]; then
@@ -140,8 +141,24 @@ remove() {
 }
 
 # --- apt and the system user -------------------------------------------------------------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# GLib, which OpenCV needs: Debian 13 (Trixie, Raspberry Pi OS Trixie) renamed it libglib2.0-0t64 (the
+# 64-bit time_t change), Debian 12 (Bookworm) has libglib2.0-0; the one installed, else the one apt knows.
+glib_package() {
+  local p
+  for p in libglib2.0-0t64 libglib2.0-0; do
+    installed "$p" && { printf '%s' "$p"; return 0; }
+  done
+  if have apt-cache && apt-cache show libglib2.0-0t64 2>/dev/null | grep -q "^Package: libglib2.0-0t64"; then
+    printf 'libglib2.0-0t64'
+  else
+    printf 'libglib2.0-0'
+  fi
+}
+
 apt_packages() {
-  local wanted=(python3-venv python3-pip libglib2.0-0 avahi-daemon espeak-ng)   # espeak-ng: the [speaker]
+  local wanted=(python3-venv python3-pip "$(glib_package)" avahi-daemon espeak-ng)   # espeak-ng: the [speaker]
   if is_pi; then wanted+=(python3-picamera2 python3-libcamera python3-lgpio); fi
   if ! on_system; then
     say "skipped under --root: apt packages (${wanted[*]})"
@@ -153,7 +170,7 @@ apt_packages() {
   fi
   local missing=() p
   for p in "${wanted[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    installed "$p" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   act "apt-get install ${missing[*]}" apt_install "${missing[@]}"

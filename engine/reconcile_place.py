@@ -21,13 +21,14 @@ column).  Pure: no I/O, no clock.
 """
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Iterator, Mapping
 
 from .actions import Place
 from .errors import FlureError
 from .geometry import DIRECTION_NAMES, SQUARES, parse_square, square_name
 from .observation import EMPTY, Look, Observation, looks
-from .placement import TELEPORTER_PAIRS, apply_placement, check_placement, parse_placement
+from .placement import PIECES, TELEPORTER_PAIRS, apply_placement, check_placement, parse_placement
 from .pools import ORIENTATIONS, pool_squares
 from .position import Position
 from .reconcile import Change, Problem, Reconciliation, _ambiguous, _fits
@@ -147,16 +148,28 @@ def _new_parts(was: Look, now: Look) -> tuple[list[str], Look]:
     return gone, added
 
 
-def _pool_action(squares: set[int], unknown: frozenset[int], left: Mapping[str, int]) -> list[Place]:
-    """The pool pieces whose shape covers ``squares`` (and otherwise only unseen squares)."""
-    found = []
+def _pool_tiles(squares: set[int], unknown: frozenset[int]) -> list[tuple[Place, ...]]:
+    """The fewest pool pieces that together cover ``squares`` (and otherwise only unseen squares),
+    each a place action, no two overlapping and no more of a piece than the game has (A1): every
+    such set of that size, [] when none does.  Two pool tiles put down at once are found here as
+    two pieces, so that the player hears "one piece at a time" (A2) before any shape complaint."""
+    shapes = []
     for piece in POOLS:
         for sq in SQUARES:
             for action in place_actions(piece, sq):
                 cells = _squares(action)
-                if cells is not None and squares <= set(cells) and set(cells) - squares <= unknown:
-                    found.append(action)
-    return found
+                if cells is not None and squares & set(cells) and set(cells) - squares <= unknown:
+                    shapes.append((action, set(cells)))
+    for n in range(1, sum(PIECES[piece] for piece in POOLS) + 1):
+        found = []
+        for chosen in combinations(shapes, n):
+            cells = [c for _, c in chosen]
+            if (sum(map(len, cells)) == len(set().union(*cells)) and squares <= set().union(*cells)
+                    and all(sum(a.piece == piece for a, _ in chosen) <= PIECES[piece] for piece in POOLS)):
+                found.append(tuple(a for a, _ in chosen))
+        if found:
+            return found
+    return []
 
 
 def unexplained_placement(before: Position, obs: Observation, differs: set[int], left: Mapping[str, int],
@@ -198,19 +211,19 @@ def _why_not_placed(before, obs, differs, left, placer):
         else:
             t = look.teleporter
             actions.append(Place("teleporter", square_name(sq), arrow=DIRECTION_NAMES[t.arrow], pair=t.pair))
-    if pool_new:
-        shapes = _pool_action(pool_new, obs.unknown, left)
-        names = " ".join(square_name(s) for s in sorted(pool_new))
-        if not shapes:
-            return min(pool_new), Text(N_("the pool squares %(squares)s are not one 2×2 or 1×4 pool (A1)"),
-                                       squares=names)
-        if len(shapes) > 1 and not pieces:
-            return min(pool_new), Text(N_("the pool squares %(squares)s could be more than one pool; uncover the "
-                                          "squares around them (A1)"), squares=names)
-        actions.append(shapes[0])
     where = list(pieces)
     if pool_new:
-        where.append((min(pool_new), Text(N_("a pool"))))
+        tilings = _pool_tiles(pool_new, obs.unknown)
+        names = " ".join(square_name(s) for s in sorted(pool_new))
+        if not tilings:
+            return min(pool_new), Text(N_("the pool squares %(squares)s are not one 2×2 or 1×4 pool (A1)"),
+                                       squares=names)
+        if len(tilings) > 1 and len(tilings[0]) == 1 and not pieces:
+            return min(pool_new), Text(N_("the pool squares %(squares)s could be more than one pool; uncover the "
+                                          "squares around them (A1)"), squares=names)
+        for pool in tilings[0]:
+            actions.append(pool)
+            where.append((min(pool_new & set(_squares(pool))), Text(N_("a pool"))))
     if len(actions) > 1:
         listed = listing(Text(N_("%(what)s on %(square)s"), what=what, square=square_name(sq))
                          for sq, what in sorted(where, key=lambda w: w[0]))

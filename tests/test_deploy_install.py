@@ -224,3 +224,39 @@ def test_the_local_name_is_flure_unless_the_machine_has_its_own_or_one_is_given(
     proc = subprocess.run(["bash", str(INSTALL), "--root", str(root), "--name", "Bad_Name"], capture_output=True,
                           text=True)
     assert proc.returncode == 2 and "--name must be lower-case" in proc.stderr
+
+
+# dpkg-query and apt-cache as Debian 12 (Bookworm) and 13 (Trixie) answer them: FAKE_INSTALLED is what is
+# installed, FAKE_KNOWN what apt's lists have
+FAKE_DPKG_QUERY = """#!/bin/sh
+for pkg; do :; done
+case " $FAKE_INSTALLED " in *" $pkg "*) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
+"""
+FAKE_APT_CACHE = """#!/bin/sh
+[ "$1" = show ] || exit 100
+case " $FAKE_KNOWN " in *" $2 "*) printf 'Package: %s\\nVersion: 1\\n' "$2" ;; *) echo "E: No packages found" >&2; exit 100 ;; esac
+"""
+BOOKWORM = "python3-venv python3-pip libglib2.0-0 avahi-daemon espeak-ng"
+TRIXIE = "python3-venv python3-pip libglib2.0-0t64 avahi-daemon espeak-ng"
+
+
+@pytest.mark.parametrize("installed_now, known, apt_line", [
+    ("", BOOKWORM, f"would: apt-get install {BOOKWORM}"),
+    ("", TRIXIE, f"would: apt-get install {TRIXIE}"),      # Trixie has no real libglib2.0-0 (64-bit time_t)
+    ("libglib2.0-0t64 espeak-ng", TRIXIE, "would: apt-get install python3-venv python3-pip avahi-daemon\n"),
+    (TRIXIE, TRIXIE, None),                                # a second run on Trixie installs nothing
+    (BOOKWORM, BOOKWORM, None),
+], ids=["bookworm", "trixie", "trixie-some-installed", "trixie-all-installed", "bookworm-all-installed"])
+def test_the_apt_packages_are_named_as_bookworm_and_trixie_call_them(tmp_path, installed_now, known, apt_line):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, script in (("dpkg-query", FAKE_DPKG_QUERY), ("apt-cache", FAKE_APT_CACHE)):
+        (bin_dir / name).write_text(script)
+        (bin_dir / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "FAKE_INSTALLED": installed_now, "FAKE_KNOWN": known}
+    proc = subprocess.run(["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if apt_line is None:
+        assert "apt-get install" not in proc.stdout
+    else:
+        assert apt_line in proc.stdout + "\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from engine.actions import Place
 from engine.errors import FlureError
@@ -118,18 +118,51 @@ def test_hiding_what_tells_two_placements_apart_is_ambiguous_never_a_guess(game,
     assert "never applied" in uncover and any(square_name(sq) in uncover for sq in hidden)
 
 
-@given(setups(max_placed=14), st.data())
+@st.composite
+def two_placements(draw):
+    """A setup part done, and two legal placements one after the other (the second from the pieces left)."""
+    game = draw(setups(max_placed=14))
+    first = draw(st.sampled_from(legal_placements(game.position, dict(game.pieces_left)))).place
+    after_one = game.apply(first)
+    second = draw(st.sampled_from(legal_placements(after_one.position, dict(after_one.pieces_left)))).place
+    return game, first, second
+
+
+def after_four_stone_tiles() -> Game:
+    """An advanced setup (three players) after four stone tiles; Blue places next (A2)."""
+    game = Game.new(["red", "blue", "green"], setup="advanced", seed=0)
+    for piece, square in (("stone", "e4"), ("crystal", "f6"), ("pivot-right", "k8"), ("stone", "c5")):
+        game = game.apply(Place(piece, square))
+    return game
+
+
+@given(two_placements())
+@example((after_four_stone_tiles(), Place("pool-2x2", "g1"), Place("pool-1x4", "i1", orientation="horizontal")))
 @SLOW
-def test_two_pieces_put_down_at_once_are_never_accepted(game, data):
-    first = data.draw(st.sampled_from(legal_placements(game.position, dict(game.pieces_left))))
-    after_one = game.apply(first.place)
-    second = data.draw(st.sampled_from(legal_placements(after_one.position, dict(after_one.pieces_left))))
-    both = after_one.apply(second.place).position
+def test_two_pieces_put_down_at_once_are_never_accepted(placements):
+    game, first, second = placements
+    both = game.apply(first).apply(second).position
     result = reconcile_game(game, Observation.of(both))
     assert not result.accepted and result.problems[0].code == "unexplained"
     message = result.problems[0].message
     assert message.startswith("no legal placement explains what the camera sees")
     assert "one piece at a time" in message and "(A2)" in message
+
+
+def test_two_pool_tiles_put_down_at_once_are_named_as_two_pieces():
+    game = after_four_stone_tiles()
+    assert game.placer == "blue"
+    both = game.apply(Place("pool-2x2", "g1")).apply(Place("pool-1x4", "i1", orientation="horizontal"))
+    result = reconcile_game(game, Observation.of(both.position))
+    assert result.problems[0].message == (
+        "no legal placement explains what the camera sees: 2 new pieces are seen (a pool on g1, a pool on i1); "
+        "the players place one piece at a time, blue now (A2)")
+    assert result.problems[0].square == parse_square("g1")
+    from companion_app.i18n.text import render   # the same sentence in the reader's language
+    assert "2 nouvelles pièces sont vues" in render(result.problems[0].words, "fr")
+    # squares no set of pool tiles covers are still the pool shape's complaint (A1)
+    result = reconcile_game(game, Observation.of(replace(both.position, pools=both.position.pools - {parse_square("l1")})))
+    assert "the pool squares g1 h1 i1 j1 k1 g2 h2 are not one 2×2 or 1×4 pool (A1)" in result.problems[0].message
 
 
 @given(setups(max_placed=16), st.data())
