@@ -34,6 +34,10 @@ if [ "$extra" = "[pi]" ]; then
     rm -rf "$VENV"
   fi
 fi
+if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -m pip --version >/dev/null 2>&1; then
+  echo "Re-creating $VENV: it has no pip (an earlier install was interrupted?)..."
+  rm -rf "$VENV"
+fi
 if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv $venv_args "$VENV"
 fi
