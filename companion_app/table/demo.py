@@ -42,17 +42,21 @@ class SimulatedRig:
         self.table = PhysicalTable(game.position if game is not None else basic_position(), seed=seed)
         self.seed, self.size = seed, size
         self.source: SimulatedCamera | None = None
+        self._frames_before = 0
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
                                         frames=self.frames, hand_frames=1 if speed > 4 else 2)
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
         """A camera on the table; reopening after a fault films the same table."""
+        if self.source is not None:
+            self._frames_before += self.source.frames
         self.source = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1])
         return self.source
 
     def frames(self) -> int:
-        return self.source.frames if self.source is not None else 0
+        """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""
+        return self._frames_before + (self.source.frames if self.source is not None else 0)
 
     # -- the players' view of the session ---------------------------------------------------------
     def watch(self) -> Watch:
