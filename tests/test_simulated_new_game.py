@@ -134,3 +134,35 @@ def test_a_table_the_game_cannot_hold_is_a_reading_problem_with_squares_to_clear
             time.sleep(0.05)
         assert session.seq >= 1 and not session.loop.view.get("clear"), session.loop.view.get("why_not")
         assert session.loop.led_follow() is None
+
+
+def test_the_demo_starts_the_next_game_with_the_next_seed_once_the_winner_was_shown(tmp_path):
+    """``flure play --demo`` without ``--until-end`` (``DemoCycle``): a finished game stays on show
+    for ``show_s``, then the next demo game starts with the next seed — game after game."""
+    from companion_app.table.demo import DemoCycle
+    from companion_app.table.session import TableSession
+    from companion_app.table.store import Store
+    from game_helpers import play_out
+
+    session = TableSession(Store(tmp_path / "s.sqlite3"))
+    session.new_game(["red", "blue"], seed=SEED)
+    cycle = DemoCycle(session, seed=SEED, show_s=1.0).start()
+    try:
+        for n in range(2):
+            game_id = session.game_id
+            _, actions = play_out(session.game, random.Random(n))
+            for action in actions:
+                session.act(action)
+            assert session.game.phase == "over"
+            ended = time.monotonic()
+            time.sleep(0.6)
+            assert session.game_id == game_id                  # the winner is still shown
+            while session.game_id == game_id and time.monotonic() < ended + 20:
+                time.sleep(0.05)
+            assert time.monotonic() - ended >= 1.0
+            assert session.game_id != game_id and session.game.phase == "pawns"
+            assert session.game.seed == SEED + n + 1 and session.game.players == ("red", "blue")
+        assert cycle.started == 2
+    finally:
+        cycle.stop()
+        session.close()

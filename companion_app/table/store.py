@@ -21,6 +21,7 @@ from __future__ import annotations
 import codecs
 import errno
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from engine.wording import N_, Said, Text, Worded
 
+log = logging.getLogger(__name__)
 ANSWERS_KEPT = 500        # remembered request answers (a retry comes seconds later, not hundreds of actions)
 SQLITE_FULL = 13          # "database or disk is full"
 SQLITE_DAMAGED = {11, 26}  # SQLITE_CORRUPT "database disk image is malformed", SQLITE_NOTADB "file is not a database"
@@ -166,6 +168,7 @@ class Store:
             if os.path.exists(self.path + suffix):
                 os.replace(self.path + suffix, copy + suffix)
         self._create()
+        log.warning("journal %s was damaged (%s); kept as %s, a fresh journal started", self.path, why, copy)
         self.notice = Said(Text(N_("The game journal %(path)s was damaged (%(why)s); it was kept as %(copy)s and a "
                                    "fresh journal started, so the earlier game was not resumed."),
                                 path=self.path, why=why, copy=copy))
@@ -226,6 +229,8 @@ class Store:
 
     def _full(self) -> DiskFullError:
         error = DiskFullError(os.path.dirname(os.path.abspath(self.path)))
+        if self.problem != Said(error.text):     # once until a write succeeds again, not at every retry
+            log.error("journal %s: %s", self.path, Said(error.text))
         self.problem = Said(error.text)
         return error
 
@@ -273,6 +278,8 @@ class Store:
             return self._step(db, game_id, to_seq)
 
     def _record(self, db: sqlite3.Connection, game_id: int, seq: int, version: int, request: str | None) -> None:
+        if self.problem is not None:
+            log.warning("journal %s: writing again", self.path)
         self.problem = None   # set again by _full() should this transaction still fail
         db.execute("INSERT INTO meta (name, value) VALUES ('version', ?) "
                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (version,))
