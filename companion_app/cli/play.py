@@ -95,7 +95,7 @@ def play(args) -> int:
     hardware = args.hardware_config or config.hardware
     db = config.web.database_path()
     try:
-        session = TableSession(Store(db))
+        session = TableSession(Store(db), keep_games=config.web.keep_games, keep_days=config.web.keep_days)
     except (sqlite3.Error, OSError) as exc:
         print(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
                 "or [web] database.", path=db, why=exc))

@@ -131,6 +131,13 @@ class JournalMixin:
                                                 skipped=Join("; ", skipped))))
         return out, last
 
+    def _prune(self) -> None:
+        """Older games leave the journal ([web] keep_games, keep_days); a failure here is only logged."""
+        try:
+            self.store.prune(keep_games=self.keep_games, keep_days=self.keep_days)
+        except (JournalError, sqlite3.Error) as exc:
+            log.warning("journal %s: old games could not be removed (%s)", self.store.path, exc)
+
     def _note(self, note: Said) -> None:
         """A journal note for the referee's Devices card, and for the log (a warning)."""
         self.journal_notes.append(note)
