@@ -314,11 +314,10 @@ class SimulatedPlayers:
                 return self._say(Text(N_("did the follow-up but left %(square)s as it was"), square=keep))
         self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(target))
         self.counts["follow-ups"] += 1
-        if refused is not None:
-            self._expect("follow-up", w.seq, Text(N_("the follow-up")))
+        self._expect("follow-up", w.seq, Text(N_("the follow-up")))
+        if refused is not None:      # the table said why the slip could not be made
             return self._say(Text(N_("could not leave %(square)s as it was (%(why)s); did the follow-up: "
                                      "%(squares)s"), square=keep, why=refused, squares=listing(diffs)))
-        self._expect("follow-up", w.seq, Text(N_("the follow-up")))
         return self._say(Text(N_("did the follow-up: %(squares)s"), squares=listing(diffs)))
 
     # -- the policy -------------------------------------------------------------------
