@@ -166,3 +166,43 @@ def test_the_demo_starts_the_next_game_with_the_next_seed_once_the_winner_was_sh
     finally:
         cycle.stop()
         session.close()
+
+
+def test_flure_play_demo_goes_on_to_the_next_game_after_one_ends(tmp_path):
+    """The real ``flure play --demo`` (no ``--until-end``): the referee loads a finished game; once
+    its winner has been shown (12 s ÷ --speed), the next demo game starts with the next seed."""
+    import json
+    import signal
+    import urllib.request
+
+    from companion_app.table.store import Store
+    from engine.game import Game
+    from engine.record import GameRecord
+    from game_helpers import play_out
+    from play_process import start_play, stop_play
+
+    first = Game.new(["red", "blue", "green"], seed=3)
+    _, actions = play_out(first, random.Random(3))
+    record = GameRecord.of(first, actions).to_json()
+    db = tmp_path / "demo.sqlite3"
+    proc, out = start_play("--demo", "--seed", "40", "--speed", "20", "--no-leds", "--host", "127.0.0.1",
+                           "--port", "0", "--pin", "735291", "--db", str(db))
+    try:
+        url = out.split("open ", 1)[1].split(" on your phones", 1)[0]
+        request = urllib.request.Request(url + "api/game/import", data=json.dumps(record).encode(), headers={
+            "Authorization": "Bearer 735291", "Content-Type": "application/json"})
+        assert json.load(urllib.request.urlopen(request, timeout=30))["phase"] == "over"
+        shown = time.monotonic()
+        deadline = shown + 60
+        while time.monotonic() < deadline:
+            state = json.load(urllib.request.urlopen(url + "api/state", timeout=30))
+            if state["phase"] != "over":
+                break
+            time.sleep(0.1)
+        assert state["phase"] in ("pawns", "monster") and time.monotonic() - shown >= 0.5, state["phase"]
+    finally:
+        stop_play(proc, signal.SIGINT)
+    store = Store(db)
+    games = [store.settings(g)["seed"] for g in (1, 2, 3)]
+    assert games == [40, 3, 41]                            # the demo, the referee's, the next demo game
+    assert store.settings(3)["players"] == ["red", "blue"]
