@@ -28,6 +28,7 @@ class LiveClients:
         self.arrived: list[dict[int, float]] = [{} for _ in range(n)]
         self.status: list[int | None] = [None] * n
         self.closed: list[bool] = [False] * n
+        self.received: list[int] = [0] * n        # bytes each client got (headers and messages)
         self._buf = [b""] * n
         self._lock = threading.Condition()
         self._sel = selectors.DefaultSelector()
@@ -52,6 +53,7 @@ class LiveClients:
                 except OSError:
                     data = b""
                 now = time.perf_counter()
+                self.received[k] += len(data)
                 if not data:
                     self._sel.unregister(key.fileobj)
                     with self._lock:

@@ -299,12 +299,13 @@ def test_a_full_disk_answers_507_says_so_on_the_devices_card_and_changes_nothing
         pages = db.execute("PRAGMA page_count").fetchone()[0]
     session.store.max_pages = pages            # SQLite itself now reports SQLITE_FULL on growth
     before = session.state()
-    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
-    for _ in range(3):                          # pages freed by nothing: the file must grow, and cannot
-        r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""}, headers=AUTH)
+    # The journal keeps the newest step's state and the actions before it, so a small move hardly grows
+    # it; a referee's correction carries a whole position: a few of them must grow the file, and cannot.
+    correct = {"type": "correct", "position": session.game.position.to_setup()}
+    for _ in range(40):
+        r = client.post("/api/action", json=correct, headers=AUTH)
         if r.status_code != 200:
             break
-        label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
         before = session.state()
     assert r.status_code == 507
     assert "the disk is full: free space on " + str(tmp_path) in r.json["error"]
@@ -312,11 +313,11 @@ def test_a_full_disk_answers_507_says_so_on_the_devices_card_and_changes_nothing
     journal = client.get("/api/status", headers=AUTH).json["journal"]
     assert journal["error"] == f"the disk is full: free space on {tmp_path} (game state unchanged)"
     assert journal["error_i18n"]["de"] == f"die Festplatte ist voll: Platz in {tmp_path} freigeben (Spielstand unverändert)"
-    r = client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""},
-                    headers={**AUTH, "Accept-Language": "es"})
+    r = client.post("/api/action", json=correct, headers={**AUTH, "Accept-Language": "es"})
     assert r.status_code == 507
     assert f"el disco está lleno: libera espacio en {tmp_path} (estado de la partida sin cambios)" in r.json["error"]
     session.store.max_pages = None              # space freed
+    label = next(x for x in session.game.unmoved if session.game.position.pawn(x).colour == session.game.to_move)
     assert client.post("/api/action", json={"type": "move", "pawn": label, "moves": ""}, headers=AUTH).status_code == 200
     assert "error" not in client.get("/api/status", headers=AUTH).json["journal"]
 

@@ -80,6 +80,9 @@ def play(args) -> int:
     from ..table.config import TableConfigError
     from ..web import systemd
 
+    from .logs import configure
+
+    configure()     # warnings and errors to stderr (the journal under systemd), with their level
     config, error = load_from_args(args)
     if config is None:
         print(error)
@@ -92,7 +95,7 @@ def play(args) -> int:
     hardware = args.hardware_config or config.hardware
     db = config.web.database_path()
     try:
-        session = TableSession(Store(db))
+        session = TableSession(Store(db), keep_games=config.web.keep_games, keep_days=config.web.keep_days)
     except (sqlite3.Error, OSError) as exc:
         print(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
                 "or [web] database.", path=db, why=exc))
@@ -171,6 +174,11 @@ def play(args) -> int:
         rig.start()
     if args.demo and (args.until_end or not camera.enabled):
         return _demo_until_end(session, server, rig, args, camera=camera.enabled)
+    cycle = None
+    if args.demo:    # game after game, each with the next seed, for as long as the table runs
+        from ..table.demo import DemoCycle
+
+        cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
     watchdog = None
     try:
         watchdog = systemd.announce(server, f"serving {phone_url}")   # Type=notify: ready now, then fed
@@ -181,6 +189,8 @@ def play(args) -> int:
         systemd.stopping()
         if watchdog is not None:
             watchdog.stop()
+        if cycle is not None:
+            cycle.stop()
         server.close()
         if rig is not None:
             rig.close()

@@ -145,4 +145,27 @@ def check_database(config, lang: str = DEFAULT) -> list[Finding]:
                                                         "wanted): free some space", mb=f"{free_mb:.0f}", path=db,
                                                   need=MIN_FREE_MB))]
     return [Finding(N_("database"), True, _g(lang, "%(path)s is writable, %(gb)s GB free", path=db,
-                                             gb=f"{free_mb / 1000:.1f}"))]
+                                             gb=f"{free_mb / 1000:.1f}")), *check_journal(config, lang)]
+
+
+def check_journal(config, lang: str = DEFAULT) -> list[Finding]:
+    """What the journal holds (read-only, beside a running session): games, steps, bytes, and what it keeps."""
+    import sqlite3
+
+    db = config.web.database_path()
+    if not db.exists():
+        return []
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            games = con.execute("SELECT count(*) FROM games").fetchone()[0]
+            steps, snapshots = con.execute("SELECT count(*), coalesce(sum(state != ''), 0) FROM steps").fetchone()
+    except sqlite3.Error as exc:
+        return [Finding(N_("journal"), False, _g(lang, "%(path)s cannot be read (%(why)s): flure play keeps it aside "
+                                                       "and starts a fresh journal", path=db, why=exc))]
+    size = sum(os.path.getsize(f"{db}{suffix}") for suffix in ("", "-wal") if os.path.exists(f"{db}{suffix}"))
+    web = config.web
+    return [Finding(N_("journal"), True, _g(lang, "%(kb)s KB: %(games)s games, %(steps)s steps (%(snapshots)s with the "
+                                                  "whole state); it keeps the last %(keep)s games, none older than "
+                                                  "%(days)s days ([web] keep_games, keep_days)",
+                                            kb=f"{size / 1000:.0f}", games=games, steps=steps, snapshots=snapshots,
+                                            keep=web.keep_games, days=web.keep_days))]

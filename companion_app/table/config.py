@@ -33,7 +33,7 @@ TABLE_SECTIONS = ("camera", "table", "web", "speaker")
 MODES = ("auto", "confirm")
 CAMERA_KEYS = {"source", "resolution", "fps", "calibration", "marker_scheme", "exposure", "reader"}
 EXPOSURE_KEYS = {"exposure_us", "analogue_gain", "colour_gains"}
-WEB_KEYS = {"host", "port", "public_host", "database", "pin", "pin_file"}
+WEB_KEYS = {"host", "port", "public_host", "database", "keep_games", "keep_days", "pin", "pin_file"}
 SPEAKER_KEYS = {"enabled", "voice", "rate"}
 RATE_RANGE = (80, 450)        # espeak-ng -s: words a minute (its own default is 175)
 
@@ -128,6 +128,8 @@ class WebConfig:
     port: int = 8000
     public_host: str = ""
     database: Path | None = None
+    keep_games: int = 100     # the journal keeps this many games before the newest …
+    keep_days: int = 30       # … none started longer ago than this (a player keeps one with Download)
     pin: str = ""
     pin_file: Path | None = None
 
@@ -407,6 +409,8 @@ def _web(d: Mapping, base: Path, origin_of) -> WebConfig:
         raise HardwareConfigError(Text(N_("[web] pin must be 4 to 64 letters or digits")))
     return WebConfig(host=host, port=_whole("web", "port", d.get("port", 8000), 0, 65535), public_host=public,
                      database=_path("web", "database", d.get("database", ""), base, origin_of("web", "database")),
+                     keep_games=_whole("web", "keep_games", d.get("keep_games", 100), 0, 1_000_000),
+                     keep_days=_whole("web", "keep_days", d.get("keep_days", 30), 1, 36_500),
                      pin=pin, pin_file=_path("web", "pin_file", d.get("pin_file", ""), base,
                                              origin_of("web", "pin_file")))
 

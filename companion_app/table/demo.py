@@ -13,6 +13,8 @@ and gives the numbers of the ``demo finished: …`` line from the session's jour
 """
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from dataclasses import dataclass
 
@@ -30,6 +32,9 @@ DEMO_SEED = 28         # a seed whose game ends after about 60 pawn moves (G10)
 STALL_S = 90.0         # no journal step for this long (at speed 1): the demo is stuck
 NO_CAMERA_S = 6.0      # without a camera: how long to watch the players act in vain before saying so
 END_GRACE_S = 1.5      # the end stays served this long, so the phones and the LEDs show it
+WINNER_SHOW_S = 12.0   # at speed 1, how long the winner is shown before the next demo game starts
+
+log = logging.getLogger(__name__)
 
 
 class SimulatedRig:
@@ -42,17 +47,21 @@ class SimulatedRig:
         self.table = PhysicalTable(game.position if game is not None else basic_position(), seed=seed)
         self.seed, self.size = seed, size
         self.source: SimulatedCamera | None = None
+        self._frames_before = 0
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
                                         frames=self.frames, hand_frames=1 if speed > 4 else 2)
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
         """A camera on the table; reopening after a fault films the same table."""
+        if self.source is not None:
+            self._frames_before += self.source.frames
         self.source = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1])
         return self.source
 
     def frames(self) -> int:
-        return self.source.frames if self.source is not None else 0
+        """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""
+        return self._frames_before + (self.source.frames if self.source is not None else 0)
 
     # -- the players' view of the session ---------------------------------------------------------
     def watch(self) -> Watch:
@@ -181,3 +190,49 @@ def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: boo
                            seconds=f"{stall:.0f}", step=session.seq, why=why or Text(N_("nothing reads the table")),
                            done=done)
         time.sleep(0.1)
+
+
+class DemoCycle:
+    """``flure play --demo`` without ``--until-end``: once a game has ended and its winner has been
+    shown for ``show_s`` seconds, the next demo game starts with the next seed, for as long as the
+    table runs (a café's window never shows a finished game for ever).  A game the referee starts
+    meanwhile is left alone; its end starts the next demo game too."""
+
+    def __init__(self, session, *, seed: int, setup: str = "basic", speed: float = 1.0,
+                 show_s: float | None = None, players=DEMO_PLAYERS):
+        self.session, self.seed, self.setup, self.players = session, seed, setup, list(players)
+        self.show_s = WINNER_SHOW_S / max(speed, 1.0) if show_s is None else show_s
+        self.started = 0                 # demo games this cycle started
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="demo-cycle", daemon=True)
+
+    def start(self) -> "DemoCycle":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        over_since: tuple[int | None, float] | None = None    # (game, when its end was first seen)
+        while not self._stop.wait(0.2):
+            game, game_id = self.session.game, self.session.game_id
+            if game is None or game.phase != "over":
+                over_since = None
+                continue
+            if over_since is None or over_since[0] != game_id:
+                over_since = (game_id, time.monotonic())
+            if time.monotonic() - over_since[1] < self.show_s:
+                continue
+            self.seed += 1
+            try:
+                self.session.new_game(self.players, seed=self.seed, setup=self.setup)
+            except Exception:  # noqa: BLE001 - a journal that cannot take it now: tried again, said in the log
+                log.exception("the next demo game (seed %s) could not start", self.seed)
+                self._stop.wait(5.0)
+                continue
+            self.started += 1
+            log.info("demo game %s started (seed %s)", self.session.game_id, self.seed)
+            over_since = None

@@ -57,9 +57,13 @@ class Device(Generic[D]):
             with self._lock:   # device objects are not thread-safe; requests come from many threads
                 result = use(self.obj)
         except Exception as exc:  # noqa: BLE001 - any device failure must not stop the game
-            self.last_error = Said(Text(N_("%(device)s failed: %(error)s"), device=Term(self.name), error=exc))
-            log.warning(self.last_error)
+            error = Said(Text(N_("%(device)s failed: %(error)s"), device=Term(self.name), error=exc))
+            if error != self.last_error:        # the log gets it once per cause, not at every call
+                log.warning(error)
+            self.last_error = error
             return None
+        if self.last_error is not None:
+            log.warning("%s works again", self.name)
         self.last_error = None
         return result
 

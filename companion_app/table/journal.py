@@ -11,6 +11,7 @@ table's is refused: the table moved on.
 from __future__ import annotations
 
 import hashlib
+import logging
 import sqlite3
 
 from engine.errors import GameActionError, InvalidSetupError
@@ -22,6 +23,8 @@ from ..i18n import LANGUAGES
 from ..i18n.text import in_all, render
 
 from .store import JournalError, Step, unreadable
+
+log = logging.getLogger(__name__)
 
 
 class StaleRequestError(GameActionError):
@@ -121,12 +124,24 @@ class JournalMixin:
             else:
                 note = Text(N_("Game %(game)s in the journal has no readable step; starting without a game."),
                             game=game_id)
-            self.journal_notes.append(Said(note))
+            self._note(Said(note))
         elif skipped:
-            self.journal_notes.append(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
+            self._note(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
                                                    "be read: %(skipped)s."), game=game_id, step=last.seq,
                                                 skipped=Join("; ", skipped))))
         return out, last
+
+    def _prune(self) -> None:
+        """Older games leave the journal ([web] keep_games, keep_days); a failure here is only logged."""
+        try:
+            self.store.prune(keep_games=self.keep_games, keep_days=self.keep_days)
+        except (JournalError, sqlite3.Error) as exc:
+            log.warning("journal %s: old games could not be removed (%s)", self.store.path, exc)
+
+    def _note(self, note: Said) -> None:
+        """A journal note for the referee's Devices card, and for the log (a warning)."""
+        self.journal_notes.append(note)
+        log.warning("journal %s: %s", self.store.path, note)
 
     def _undo_target(self) -> int:
         """The last readable step before the current one (-1: none, nothing to undo)."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from engine.deck import tile_words
 from engine.errors import FlureError, GameActionError
+from engine.geometry import parse_square, square_name
 from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
 from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
@@ -42,6 +43,30 @@ FOLLOW_WHY = {
     "round": N_("Round 1 is over (G9): bring the table into the position after the monster's move and build "
                 "round 2's deck from all 8 tombstone tiles"),
 }
+
+
+# Reading problems that mean the table shows something the game cannot hold (a 12th stone is a copied
+# sticker, two monsters, a piece of another set): the players take it away; the camera is fine.
+CANNOT_HOLD = ("same-piece-twice", "marker-twice", "unknown-marker", "two-pieces")
+
+
+def cannot_hold(blocking) -> tuple[object, list[str]] | None:
+    """(what the table shows that the game cannot hold, in words; the squares to clear) of a reading's
+    blocking problems, or None when there is no such problem."""
+    found = [p for p in blocking or [] if p.get("code") in CANNOT_HOLD]
+    if not found:
+        return None
+    squares: list[str] = []
+    for p in found:
+        params = (p.get("words") or {}).get("params") or {}
+        for name in (p.get("square"), params.get("first"), params.get("second")):
+            try:
+                name = square_name(parse_square(name)) if isinstance(name, str) else None
+            except ValueError:
+                name = None
+            if name is not None and name not in squares:
+                squares.append(name)
+    return problem_words(found[0]), squares
 
 
 def said(out: dict, key: str, words, every: dict | None = None) -> None:
@@ -235,7 +260,7 @@ class TableLoop:
             elif update.stable and self.blinked and self.blinked != update.serial and not change.get("blink"):
                 self.blinked = 0
                 session.show_on_leds()     # the error blink ends once the table is right again
-            if self.follow is not None or view.get("placement"):
+            if self.follow is not None or view.get("placement") or view.get("clear") or self._led_fixes:
                 self._show_follow_on_leds()
         self._publish()
 
@@ -317,7 +342,8 @@ class TableLoop:
         status = session.camera.status()
         view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
                       "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
-                      "change": None, "needs": None, "placement": None, "can_confirm": False, "why_not": "",
+                      "change": None, "needs": None, "placement": None, "clear": [], "can_confirm": False,
+                      "why_not": "",
                       "applied": [a for a in self.applied if a["game_id"] == session.game_id][-3:]}
         if update is not None:
             view["stable"] = update.stable
@@ -342,6 +368,13 @@ class TableLoop:
         expected = game.position.to_setup()
         view["differences"] = compare(expected, seen, unknown, every_language=True)
         if not update.stable:
+            odd = cannot_hold(update.blocking)
+            if odd is not None:      # a reading problem, said with the squares to clear (the LEDs show them)
+                why, squares = odd
+                view["clear"] = squares
+                where = Join(", ", squares) if squares else Text(N_("the board"))
+                return self._cannot(view, Text(N_("The table shows something the game cannot hold (%(why)s): take "
+                                                  "the extra piece off %(squares)s"), why=why, squares=where))
             return self._cannot(view, Text(N_("Waiting for a clear view: %(why)s"), why=problem_words(update.blocking[0]))
                                 if update.blocking else
                                 Text(N_("Waiting for a steady view (%(count)s of %(needed)s frames)"),
@@ -425,6 +458,9 @@ class TableLoop:
     def _show_follow_on_leds(self) -> None:
         follow = self._led_guide()
         if not follow or follow["done"]:
+            if self._led_fixes is not None and self.follow is None:   # guidance over: the LEDs show the game
+                self._led_fixes = None
+                self.session.show_on_leds()
             return
         key = (tuple(follow["empty"]), tuple(follow["fill"]), follow["facing"])
         if key != self._led_fixes:
@@ -435,6 +471,8 @@ class TableLoop:
         """The follow-up being shown: the session's, or during the advanced setup what to put right
         when the table shows no legal placement (A2)."""
         view = self.view or {}
+        if view.get("clear"):       # something the game cannot hold: its squares to clear come first
+            return {"empty": list(view["clear"]), "fill": [], "done": False, "facing": None}
         if self.follow is not None:
             follow = view.get("follow")
         else:

@@ -58,6 +58,8 @@ class TableSession(JournalMixin):
     beat_ms: float = 260.0      # the LED animation's beat ([animation] beat_ms): the speaker keeps to it
     rng: random.Random = field(default_factory=random.SystemRandom)
     simulated: object | None = None    # the simulated table (table.demo.SimulatedRig) when it is the camera
+    keep_games: int = 100       # [web] keep_games / keep_days: the journal's older games go at each new game
+    keep_days: float = 30
 
     def __post_init__(self):
         self.broker = Broker()
@@ -112,6 +114,7 @@ class TableSession(JournalMixin):
             self.fixes = {}
             self.loop.start_follow("setup")
             self._changed()
+            self._prune()
             return self.state()
 
     # -- actions -----------------------------------------------------------

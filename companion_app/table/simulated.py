@@ -40,6 +40,7 @@ from ..i18n.text import in_all
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
+FRAME_WAIT_S = 3.0    # the longest a hand waits for the camera to take a frame (a camera reopening takes none)
 PATIENCE = 12         # camera frames (decisions, without a camera) a player waits before doing something
                       # about a slip nobody complained of; four times that before taking back a move not taken
 
@@ -297,10 +298,14 @@ class SimulatedPlayers:
         target = w.game.position
         diffs = self.table.differences(target)
         wrong = len(diffs) > 1 and self.rng.random() < self.err_rate
+        refused = None
         if wrong:
             # Everything but one square: a pawn the monster ate left standing, a stone not pushed…
             keep = self.rng.choice(diffs)
             partial = _except_square(self.table.position(), target, parse_square(keep))
+            refused = self.table.refusal(partial)   # a stone left behind and the one pushed: 12 stones
+            wrong = refused is None
+        if wrong:
             self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(partial))
             if self.table.differences(target):
                 self.counts["wrong-follow-ups"] += 1
@@ -310,6 +315,9 @@ class SimulatedPlayers:
         self._with_hand(parse_square(diffs[0]), lambda: self.table.arrange(target))
         self.counts["follow-ups"] += 1
         self._expect("follow-up", w.seq, Text(N_("the follow-up")))
+        if refused is not None:      # the table said why the slip could not be made
+            return self._say(Text(N_("could not leave %(square)s as it was (%(why)s); did the follow-up: "
+                                     "%(squares)s"), square=keep, why=refused, squares=listing(diffs)))
         return self._say(Text(N_("did the follow-up: %(squares)s"), squares=listing(diffs)))
 
     # -- the policy -------------------------------------------------------------------
@@ -363,12 +371,14 @@ class SimulatedPlayers:
             self._wait(PACE_S / 4, self.hand_frames)
 
     def _wait(self, seconds: float, frames: int = 0) -> None:
-        """``seconds`` at speed 1 (shorter when faster), and until the camera took ``frames`` frames."""
+        """``seconds`` at speed 1 (shorter when faster), and until the camera took ``frames`` frames —
+        but never longer than FRAME_WAIT_S for a camera that takes none (reopening, or switched off):
+        a player's hand does not hang over the board for ever."""
         end = time.monotonic() + seconds / max(self.speed, 1e-3)
         start = self.frames() if (frames and self.frames) else None
         while not self._stop.is_set():
             now = time.monotonic()
-            seen = start is None or self.frames() - start >= frames
+            seen = start is None or self.frames() - start >= frames or now >= end + FRAME_WAIT_S
             if now >= end and seen:
                 return
             self._stop.wait(min(0.02, max(0.0, end - now)) or 0.01)

@@ -21,17 +21,25 @@ from __future__ import annotations
 import codecs
 import errno
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.wording import N_, Said, Text, Worded
 
+log = logging.getLogger(__name__)
 ANSWERS_KEPT = 500        # remembered request answers (a retry comes seconds later, not hundreds of actions)
+SNAPSHOT_EVERY = 25       # a step whose seq is a multiple of this keeps the whole game state (and the newest
+                          # step does, to resume without replaying); the others keep their action only
+READINGS_KEPT = 10        # camera readings kept per game (diagnostics: the last ones, not the whole evening)
+KEEP_GAMES = 100          # [web] keep_games: older games than the newest this many are removed …
+KEEP_DAYS = 30            # [web] keep_days: … and so are games started more than this many days ago
 SQLITE_FULL = 13          # "database or disk is full"
 SQLITE_DAMAGED = {11, 26}  # SQLITE_CORRUPT "database disk image is malformed", SQLITE_NOTADB "file is not a database"
 
@@ -101,7 +109,10 @@ CREATE TABLE IF NOT EXISTS readings (
 class Step:
     """One accepted action and the game state it produced (seq 0 is the new game).
 
-    A row that cannot be read has ``problem`` set (and ``action``/``state`` empty)."""
+    The journal keeps the state of some steps only (a snapshot now and then, and the newest step);
+    the others' state is the previous one with the action applied, rebuilt when read (``history``).
+    A row that cannot be read, or that follows one without a snapshot between, has ``problem``
+    set (and ``action``/``state`` empty)."""
 
     seq: int
     action: dict
@@ -166,13 +177,19 @@ class Store:
             if os.path.exists(self.path + suffix):
                 os.replace(self.path + suffix, copy + suffix)
         self._create()
+        log.warning("journal %s was damaged (%s); kept as %s, a fresh journal started", self.path, why, copy)
         self.notice = Said(Text(N_("The game journal %(path)s was damaged (%(why)s); it was kept as %(copy)s and a "
                                    "fresh journal started, so the earlier game was not resumed."),
                                 path=self.path, why=why, copy=copy))
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10)
+        # 1 KB pages for a new journal (an existing one keeps its own): a step rewrites a few pages,
+        # and a compressed state fits in one, so each step writes ~18 KB to the card instead of ~42 KB
+        db.execute("PRAGMA page_size=1024")
         db.execute("PRAGMA journal_mode=WAL")
+        # the WAL is cut back to 1 MB once checkpointed (it would stay at its largest, ~4 MB, for ever)
+        db.execute("PRAGMA journal_size_limit=1048576")
         db.execute("PRAGMA foreign_keys=ON")
         if self.max_pages is not None:
             db.execute(f"PRAGMA max_page_count={int(self.max_pages)}")
@@ -226,6 +243,8 @@ class Store:
 
     def _full(self) -> DiskFullError:
         error = DiskFullError(os.path.dirname(os.path.abspath(self.path)))
+        if self.problem != Said(error.text):     # once until a write succeeds again, not at every retry
+            log.error("journal %s: %s", self.path, Said(error.text))
         self.problem = Said(error.text)
         return error
 
@@ -239,9 +258,10 @@ class Store:
                              (time.time(), json.dumps(settings)))
             game_id = cur.lastrowid
             rows = [({"type": "new", **settings}, state), *steps]
+            last = len(rows) - 1
             db.executemany("INSERT INTO steps (game_id, seq, action, state, created) VALUES (?, ?, ?, ?, ?)",
-                           [(game_id, seq, json.dumps(a), json.dumps(s), time.time())
-                            for seq, (a, s) in enumerate(rows)])
+                           [(game_id, seq, _dumps(a), _pack(s) if _snapshot(seq) or seq == last else "",
+                             time.time()) for seq, (a, s) in enumerate(rows)])
             self._record(db, game_id, len(rows) - 1, version, request)
         return game_id
 
@@ -253,10 +273,28 @@ class Store:
                 seq = self._top(db, game_id) + 1
             # An undone (or unreadable, skipped) row with this seq or later is replaced: that branch is gone.
             db.execute("DELETE FROM steps WHERE game_id = ? AND seq >= ?", (game_id, seq))
+            # The step before keeps its state only if it is a snapshot (or could not be rebuilt: its own
+            # state is then all there is of it); this one keeps it, being the newest.
+            before = db.execute("SELECT seq FROM steps WHERE game_id = ? AND seq < ? AND undone = 0 AND state != '' "
+                                "ORDER BY seq DESC LIMIT 1", (game_id, seq)).fetchone()
+            if before is not None and before[0] == seq - 1 and not _snapshot(before[0]) \
+                    and self._rebuildable(db, game_id, before[0]):
+                db.execute("UPDATE steps SET state = '' WHERE game_id = ? AND seq = ?", (game_id, before[0]))
             db.execute("INSERT INTO steps (game_id, seq, action, state, created) VALUES (?, ?, ?, ?, ?)",
-                       (game_id, seq, json.dumps(action), json.dumps(state), time.time()))
+                       (game_id, seq, _dumps(action), _pack(state), time.time()))
             self._record(db, game_id, seq, version, request)
         return seq
+
+    @staticmethod
+    def _rebuildable(db: sqlite3.Connection, game_id: int, seq: int) -> bool:
+        """Whether step ``seq``'s state can be rebuilt without its own copy: the snapshot before it and
+        every action since read as JSON (a damaged row keeps the states after it until the next snapshot)."""
+        rows = db.execute("SELECT seq, action, state FROM steps WHERE game_id = ? AND undone = 0 AND seq <= ? "
+                          "AND seq >= (SELECT coalesce(max(seq), 0) FROM steps WHERE game_id = ? AND undone = 0 "
+                          "AND seq < ? AND state != '') ORDER BY seq", (game_id, seq, game_id, seq)).fetchall()
+        if len(rows) < 2 or rows[-1][0] != seq or rows[0][0] + len(rows) - 1 != seq:
+            return False
+        return all(_parse(n, a, st if i == 0 else "{}").problem is None for i, (n, a, st) in enumerate(rows))
 
     def undo(self, game_id: int, *, to_seq: int | None = None, version: int = 0,
              request: str | None = None) -> Step | None:
@@ -268,11 +306,17 @@ class Store:
                 to_seq = top - 1
             if top <= 0 or to_seq < 0:
                 return None
+            step = self._step(db, game_id, to_seq)
             db.execute("UPDATE steps SET undone = 1 WHERE game_id = ? AND seq > ?", (game_id, to_seq))
+            if step.problem is None:    # the newest live step keeps its state (a resume replays nothing)
+                db.execute("UPDATE steps SET state = ? WHERE game_id = ? AND seq = ?",
+                           (_pack(step.state), game_id, to_seq))
             self._record(db, game_id, to_seq, version, request)
-            return self._step(db, game_id, to_seq)
+            return step
 
     def _record(self, db: sqlite3.Connection, game_id: int, seq: int, version: int, request: str | None) -> None:
+        if self.problem is not None:
+            log.warning("journal %s: writing again", self.path)
         self.problem = None   # set again by _full() should this transaction still fail
         db.execute("INSERT INTO meta (name, value) VALUES ('version', ?) "
                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (version,))
@@ -312,11 +356,12 @@ class Store:
             return None if top < 0 else self._step(db, game_id, top)
 
     def history(self, game_id: int) -> list[Step]:
-        """The live steps in order; a row that cannot be read comes back with its ``problem``."""
+        """The live steps in order, each with its state (rebuilt from the snapshot before it); a row
+        that cannot be read, or cannot be rebuilt, comes back with its ``problem``."""
         with self._db() as db:
             rows = db.execute("SELECT seq, action, state FROM steps WHERE game_id = ? AND undone = 0 ORDER BY seq",
                               (game_id,)).fetchall()
-        return [_parse(seq, a, s) for seq, a, s in rows]
+        return _rebuild(rows)
 
     def last_game(self) -> int | None:
         with self._db() as db:
@@ -329,15 +374,51 @@ class Store:
         return json.loads(row[0]) if row else {}
 
     def add_reading(self, game_id: int, seq: int, reading: dict, outcome: str) -> None:
+        """Keep a camera reading (a diagnostic record): the game's last READINGS_KEPT only."""
         with self._db() as db:
             db.execute("INSERT INTO readings (game_id, seq, reading, outcome, created) VALUES (?, ?, ?, ?, ?)",
-                       (game_id, seq, json.dumps(reading), outcome, time.time()))
+                       (game_id, seq, _pack(reading), outcome, time.time()))
+            db.execute("DELETE FROM readings WHERE game_id = ? AND id <= (SELECT id FROM readings WHERE game_id = ? "
+                       "ORDER BY id DESC LIMIT 1 OFFSET ?)", (game_id, game_id, READINGS_KEPT))
+
+    # -- how much the journal holds, and letting old games go ----------------------------------------
+    def prune(self, *, keep_games: int = KEEP_GAMES, keep_days: float = KEEP_DAYS) -> int:
+        """Remove the games before the newest ``keep_games`` and those started more than ``keep_days``
+        days ago — never the newest game (the one a restart resumes).  Returns how many went; their
+        pages are reused by the next games (the file stops growing)."""
+        with self._db() as db:
+            newest = db.execute("SELECT max(id) FROM games").fetchone()[0]
+            if newest is None:
+                return 0
+            old = [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE id != ? AND (id NOT IN (SELECT id FROM games ORDER BY id DESC LIMIT ?) "
+                "OR created < ?)", (newest, max(0, keep_games) + 1,
+                                    time.time() - keep_days * 86400.0))]
+            for table in ("steps", "readings", "answers"):
+                db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(g,) for g in old])
+            db.executemany("DELETE FROM games WHERE id = ?", [(g,) for g in old])
+        if old:
+            log.info("journal %s: removed %s old game(s)", self.path, len(old))
+        return len(old)
+
+    def size(self) -> dict:
+        """What the journal holds: games, steps, snapshots, readings, and bytes on disk (with its WAL)."""
+        with self._db() as db:
+            games, first = db.execute("SELECT count(*), min(created) FROM games").fetchone()
+            steps, snapshots = db.execute("SELECT count(*), coalesce(sum(state != ''), 0) FROM steps").fetchone()
+            readings = db.execute("SELECT count(*) FROM readings").fetchone()[0]
+            page, pages, free = (db.execute(f"PRAGMA {name}").fetchone()[0]
+                                 for name in ("page_size", "page_count", "freelist_count"))
+        on_disk = sum(os.path.getsize(self.path + suffix) for suffix in ("", "-wal")
+                      if os.path.exists(self.path + suffix))
+        return {"games": games, "steps": steps, "snapshots": snapshots, "readings": readings, "bytes": page * pages,
+                "on_disk": on_disk, "free_bytes": page * free, "since": first}
 
     def readings(self, game_id: int) -> list[dict]:
         with self._db() as db:
             rows = db.execute("SELECT seq, reading, outcome FROM readings WHERE game_id = ? ORDER BY id",
                               (game_id,)).fetchall()
-        return [{"seq": seq, "reading": json.loads(r), "outcome": o} for seq, r, o in rows]
+        return [{"seq": seq, "reading": _unpack(r), "outcome": o} for seq, r, o in rows]
 
     @staticmethod
     def _top(db: sqlite3.Connection, game_id: int) -> int:
@@ -346,9 +427,11 @@ class Store:
 
     @staticmethod
     def _step(db: sqlite3.Connection, game_id: int, seq: int) -> Step:
-        action, state = db.execute("SELECT action, state FROM steps WHERE game_id = ? AND seq = ?",
-                                   (game_id, seq)).fetchone()
-        return _parse(seq, action, state)
+        """Step ``seq`` (live), its state rebuilt from the last snapshot before it if it has none."""
+        rows = db.execute("SELECT seq, action, state FROM steps WHERE game_id = ? AND undone = 0 AND seq <= ? "
+                          "AND seq >= (SELECT coalesce(max(seq), 0) FROM steps WHERE game_id = ? AND undone = 0 "
+                          "AND seq <= ? AND state != '') ORDER BY seq", (game_id, seq, game_id, seq)).fetchall()
+        return _rebuild(rows)[-1]
 
 
 def _is_text(path: str) -> bool:
@@ -364,11 +447,70 @@ def _is_text(path: str) -> bool:
     return True
 
 
+def _snapshot(seq: int) -> bool:
+    return seq % SNAPSHOT_EVERY == 0
+
+
+def _dumps(data) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _pack(data) -> bytes:
+    """A game state or a reading as stored: compact JSON, zlib-compressed (a state shrinks about 4×).
+    A BLOB is never equal to the empty text that marks a step without a state."""
+    return zlib.compress(_dumps(data).encode(), 6)
+
+
+def _unpack(stored):
+    """What ``_pack`` stored, or the plain JSON text the journal held before (read as it is)."""
+    if isinstance(stored, bytes):
+        stored = zlib.decompress(stored)
+    return json.loads(stored)
+
+
+def _rebuild(rows) -> list[Step]:
+    """Steps from rows (seq, action, state) in order: a row with a state is read as it is (the old
+    journal kept one in every row); a row without one is the step before with its action applied
+    (the engine is pure: the same action on the same state gives the same state).  A row after one
+    that cannot be read, with no snapshot between, cannot be rebuilt and says so."""
+    from engine.errors import FlureError
+    from engine.game import Game
+
+    out: list[Step] = []
+    game, broken = None, None
+    for seq, action, state in rows:
+        if state:
+            step = _parse(seq, action, state)
+            try:
+                game = Game.from_json(step.state) if step.problem is None else None
+            except (FlureError, ValueError, KeyError, TypeError):
+                game = None       # the session's _readable says why
+            broken = None if step.problem is None else seq
+            out.append(step)
+            continue
+        step = _parse(seq, action, "{}")
+        if step.problem is not None or game is None:
+            out.append(step if step.problem is not None else Step(seq, {}, {}, unreadable(
+                seq, Text(N_("it follows step %(step)s, which cannot be read"), step=broken if broken is not None
+                          else seq - 1))))
+            broken = seq if broken is None else broken
+            game = None
+            continue
+        try:
+            game = game.apply({k: v for k, v in step.action.items() if k != "by"})
+        except (FlureError, ValueError, KeyError, TypeError) as exc:
+            out.append(Step(seq, {}, {}, unreadable(seq, exc)))
+            broken, game = seq, None
+            continue
+        out.append(Step(seq, step.action, game.to_json()))
+    return out
+
+
 def _parse(seq: int, action, state) -> Step:
     """A step row as a Step; a row whose JSON cannot be read says so instead of raising."""
     try:
-        a, s = json.loads(action), json.loads(state)
-    except (TypeError, ValueError) as exc:
+        a, s = json.loads(action), _unpack(state)
+    except (TypeError, ValueError, zlib.error) as exc:
         return Step(seq, {}, {}, unreadable(seq, exc))
     if not isinstance(a, dict) or not isinstance(s, dict):
         return Step(seq, {}, {}, unreadable(seq, Text(N_("not a JSON object"))))

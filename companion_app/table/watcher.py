@@ -170,6 +170,8 @@ class CameraWorker:
         self._state = "starting"
         self._message = Text(N_("opening %(what)s"), what=self.what)
         self._update = CameraUpdate(self._status_locked(), needed=stable_frames)
+        self._logged = None         # the trouble last written to the log (once per cause, not per retry)
+        self._update_failed = None  # the session's last failure on an update, logged once
         self._stop = threading.Event()
         self._grabber: _Grabber | None = None
         self._source = None
@@ -208,8 +210,21 @@ class CameraWorker:
                 "fps": self.fps, "frame_ms": round(self.frame_ms, 1), "stable": self.gate.count,
                 "stable_needed": self.gate.needed}
 
+    def _log(self, state: str, cause=None) -> None:
+        """A failure goes to the log once per cause (the same error at every reopening: once), and the
+        camera working again once after it."""
+        if state in ("failed", "lost", "error"):
+            key = (state, str(cause))
+            if key != self._logged:
+                self._logged = key
+                log.warning("%s: %s", self.what, cause)
+        elif state == "watching" and self._logged is not None:
+            self._logged = None
+            log.warning("%s works again (reopened %s time(s))", self.what, self.reopened)
+
     def _set(self, state: str, message, **update) -> None:
         """A new state; ``message`` is wording data (engine.wording) or plain English."""
+        self._log(state, message if state == "error" else update.pop("cause", message))
         with self._lock:
             self._state, self._message = state, message
             self._update = CameraUpdate(self._status_locked(), needed=self.gate.needed, serial=self.gate.serial,
@@ -217,8 +232,12 @@ class CameraWorker:
             out = self._update
         try:
             self.on_update(out)
-        except Exception:  # noqa: BLE001 - the session's trouble must not kill the camera thread
-            log.exception("camera update failed")
+        except Exception as exc:  # noqa: BLE001 - the session's trouble must not kill the camera thread
+            if self._update_failed != repr(exc):     # once per cause, not at every frame
+                self._update_failed = repr(exc)
+                log.exception("camera update failed")
+        else:
+            self._update_failed = None
 
     def _run(self) -> None:
         delay = self.backoff[0]
@@ -230,7 +249,8 @@ class CameraWorker:
                     self._grabber = _Grabber(self._source)
                 except Exception as exc:  # noqa: BLE001 - a missing camera is a status, not a crash
                     self._set("failed", Text(N_("cannot open %(what)s (%(error)s); trying again in %(delay)s s"),
-                                             what=self.what, error=exc, delay=f"{delay:g}"))
+                                             what=self.what, error=exc, delay=f"{delay:g}"),
+                              cause=f"cannot open it ({exc})")
                     self._stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue
@@ -249,7 +269,7 @@ class CameraWorker:
                                 "error": N_("%(what)s failed (%(error)s); reopening it in %(delay)s s")}.get(
                         kind, N_("%(what)s gives no more frames (ended or unplugged); reopening it in %(delay)s s"))
                     self._drop(Text(template, what=self.what, timeout=f"{self.read_timeout:g}", error=value,
-                                    delay=f"{delay:g}"))
+                                    delay=f"{delay:g}"), cause=kind if value is None else f"{kind}: {value}")
                     self._stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue
@@ -259,12 +279,12 @@ class CameraWorker:
             self._grabber = None
         self._set("stopped", Text(N_("%(what)s is switched off"), what=self.what))
 
-    def _drop(self, message) -> None:
+    def _drop(self, message, cause=None) -> None:
         self._grabber.abandon()
         self._grabber = None
         self.reopened += 1
         self.gate.reset()
-        self._set("lost", message)
+        self._set("lost", message, cause=cause if cause is not None else message)
 
     def _read(self, frame) -> None:
         self.last_frame = frame
@@ -272,9 +292,12 @@ class CameraWorker:
         try:
             reading = self.read_frame(frame)
         except Exception as exc:  # noqa: BLE001 - a reader bug is shown, the table goes on
-            log.exception("reading a frame failed")
+            message = Text(N_("a frame could not be read (%(error)s)"), error=exc)
+            if self._logged != ("error", str(message)):     # with its traceback, once per cause
+                self._logged = ("error", str(message))
+                log.exception("%s: %s", self.what, message)
             self.gate.reset()
-            self._set("error", Text(N_("a frame could not be read (%(error)s)"), error=exc))
+            self._set("error", message)
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1

@@ -71,9 +71,12 @@ class LayoutError(ValueError):
     """The position cannot be laid out with the physical pieces of the game."""
 
 
-def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.Generator) -> list[Placed]:
+def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.Generator, *,
+           copies: bool = False) -> list[Placed]:
     """Every sticker the camera should see for ``position`` and the tombstone ``tile``.
-    The pieces are placed in a fixed order so the same ``rng`` gives the same table."""
+    The pieces are placed in a fixed order so the same ``rng`` gives the same table.
+    ``copies``: a stone the game's tiles cannot make (a 12th) is drawn as a copy of a tile already
+    down (as a copied sticker at a real table), which the reader flags, instead of LayoutError."""
     by = _index(scheme)
     out: list[Placed] = []
 
@@ -85,7 +88,7 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
 
     put(_one(by["monster"], "the monster"), position.monster,
         scheme.rotation_for(direction_name(position.facing), "monster"), 1.5, 6.0, ("monster",))
-    for sq, st in _stone_faces(position, by["stone"], rng):
+    for sq, st in _stone_faces(position, by["stone"], rng, copies):
         put(st, sq, 90.0 * int(rng.integers(4)), 1.2, 5.0, ("stone", st.kind if st.side == "front" else "plain"))
     for sq, st in _teleporter_faces(position, by["teleporter"]):
         rot = scheme.rotation_for(direction_name(position.teleporters[sq].arrow), "teleporter")
@@ -189,13 +192,16 @@ def _index(scheme: Scheme) -> dict:
     return by
 
 
-def _stone_faces(position: Position, stones: list[Sticker], rng):
+def _stone_faces(position: Position, stones: list[Sticker], rng, copies: bool = False):
     """Assign physical stone tiles: special faces first (they have few tiles), then plain
-    stones on any remaining tile's plain side (or a front side that is a stone)."""
+    stones on any remaining tile's plain side (or a front side that is a stone).  With ``copies``
+    a stone no free tile can show gets a face of a tile already used (its other side if that
+    shows the kind, else the same sticker again)."""
     tiles: dict = {}
     for st in stones:
         tiles.setdefault(st.tile, {})[st.side] = st
     free = sorted(tiles, key=str)
+    used: set[int] = set()
     special = sorted((sq for sq, k in position.stones.items() if k != "stone"))
     plain = sorted(sq for sq, k in position.stones.items() if k == "stone")
     for sq in special + plain:
@@ -205,12 +211,20 @@ def _stone_faces(position: Position, stones: list[Sticker], rng):
             options += [(t, "front") for t in free if tiles[t].get("front") and tiles[t]["front"].kind == "stone"]
         else:
             options = [(t, "front") for t in free if tiles[t].get("front") and tiles[t]["front"].kind == kind]
+        if not options and copies:
+            faces = sorted((st for t in sorted(tiles, key=str) for st in tiles[t].values() if st.kind == kind),
+                           key=lambda st: st.id in used)
+            if faces:
+                used.add(faces[0].id)
+                yield sq, faces[0]
+                continue
         if not options:
             have = sum(1 for t in tiles if any(s.kind == kind for s in tiles[t].values()))
             raise LayoutError(f"a {kind} on {square_name(sq)}: the game has only {have} tile(s) with a {kind} face "
                               f"and they are all on the board")
         t, side = options[int(rng.integers(len(options)))]
         free.remove(t)
+        used.add(tiles[t][side].id)
         yield sq, tiles[t][side]
 
 

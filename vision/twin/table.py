@@ -21,7 +21,8 @@ import cv2
 import numpy as np
 
 from engine.geometry import SQUARES, direction_name, parse_square, square_name
-from engine.position import BOARD, WAITING, Pawn, Position, Teleporter
+from engine.placement import PIECE_PLURALS, PIECES
+from engine.position import BOARD, STONE_KINDS, WAITING, Pawn, Position, Teleporter
 from engine.tablediff import THE_STONE
 from engine.wording import N_, Term, Text, Worded
 from . import effects as fx
@@ -40,8 +41,33 @@ DEMO_SIZE = (1280, 720)   # modest, so a two-core laptop keeps up; stickers are 
 
 
 class CannotMove(Worded, ValueError):
-    """A piece the referee's hand cannot move on the simulated table; the sentence names the square
-    (wording data: /api/simulated answers in the request's language)."""
+    """A piece the referee's hand cannot move on the simulated table, or a table the box's pieces
+    cannot make (a 12th stone); the sentence names the square (wording data: /api/simulated
+    answers in the request's language)."""
+
+
+# The box: 11 stone tiles (A1), each with a plain stone side and a marked front.
+STONE_TILES = sum(PIECES[kind] for kind in STONE_KINDS)
+
+
+def box_refusal(stones: dict[int, str], new: tuple[int, ...] = ()) -> CannotMove | None:
+    """Why the stones ``stones`` (square → kind) cannot all lie on a table at once — more stone tiles
+    than the box holds, more of one marked face than there are tiles with it — or None.
+    ``new`` are the squares being filled now: the sentence names the first of them that is too many."""
+    def where(kind=None):
+        squares = [sq for sq in sorted(stones) if kind is None or stones[sq] == kind]
+        fresh = [sq for sq in new if sq in squares]
+        return square_name((fresh or squares)[-1])
+
+    if len(stones) > STONE_TILES:
+        return CannotMove(Text(N_("there is no stone tile left to put on %(square)s: the game has %(count)s and "
+                                  "they all lie on the table"), square=where(), count=STONE_TILES))
+    for kind in STONE_KINDS:
+        if kind != "stone" and sum(1 for k in stones.values() if k == kind) > PIECES[kind]:
+            return CannotMove(Text(N_("there is none left to put on %(square)s: the game has %(count)s %(pieces)s "
+                                      "and they all lie on the table"), square=where(kind), count=PIECES[kind],
+                                   pieces=Term(PIECE_PLURALS[kind])))
+    return None
 
 
 @dataclass(frozen=True)
@@ -131,10 +157,20 @@ class PhysicalTable:
         return _differences(self.position(), position)
 
     # -- moving pieces ---------------------------------------------------------
+    def refusal(self, position: Position) -> CannotMove | None:
+        """Why the box's pieces cannot lie as ``position`` has them (a 12th stone), or None."""
+        with self._lock:
+            old = {ly.square for _, ly in self.stones.values()}
+        return box_refusal(dict(position.stones), tuple(sq for sq in sorted(position.stones) if sq not in old))
+
     def arrange(self, position: Position, *, sloppy: bool = True) -> None:
         """Bring every piece into ``position`` (the follow-up done right).  Pieces already on
-        their square are not touched; moved ones are put down a little off centre."""
+        their square are not touched; moved ones are put down a little off centre.  A position
+        the box's pieces cannot make raises CannotMove and changes nothing."""
         with self._lock:
+            refused = self.refusal(position)
+            if refused is not None:
+                raise refused
             self.pools = frozenset(position.pools)          # a new game's board tiles
             self.teleporters = tuple(sorted(position.teleporters.items()))
             gone = set(self.pawns) - {p.label for p in position.pawns}
@@ -186,6 +222,10 @@ class PhysicalTable:
             elif piece.startswith("pool-"):
                 self.pools = self.pools | frozenset(squares)
             else:
+                stones = {ly.square: kind for kind, ly in self.stones.values()}
+                refused = box_refusal({**stones, squares[0]: piece}, squares[:1])
+                if refused is not None:
+                    raise refused
                 self.stones[squares[0]] = (piece, self._put(squares[0], True, 4.0, quarter=True))
             self._bump()
 
@@ -332,7 +372,9 @@ def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: fl
     they lie, the tile in the card zone, and the hand over its square."""
     rng = np.random.default_rng([seed, 0])
     position = view.position()
-    placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng)]
+    # copies: a table the game's pieces cannot make is filmed as it lies (the reader says what is wrong),
+    # never a camera failure
+    placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng, copies=True)]
     lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * light)
     img, _ = _draw_scene(cam, scheme, placed, max(1, supersample), lamp)
     if view.hand is not None:
