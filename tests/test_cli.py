@@ -53,3 +53,25 @@ def test_a_bug_is_not_hidden_as_a_plain_error(monkeypatch):
     monkeypatch.setattr(engine_commands, "cmd_demo", broken)
     with pytest.raises(KeyError):
         cli.main(["demo"])
+
+
+def test_the_text_board_has_one_symbol_per_thing_and_its_key_under_it(tmp_path, capsys):
+    """Red 6/1 and a pivot-right stone are not both ``r``; the key names every symbol and each pawn's letter."""
+    import json
+
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps({
+        "monster": {"at": "j8", "facing": "E"}, "stones": {"k8": "pivot-right", "k5": "crystal"},
+        "pools": ["k6", "l6", "k7", "l7"], "teleporters": {"j5": {"pair": 1, "arrow": "E"}, "o7": {"pair": 1, "arrow": "N"}},
+        "pawns": {"red-6/1": {"at": "j3", "color": "red", "pawn": "6/1"}}}))
+    assert cli.main(["resolve", str(position), "--tile", "8"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    board = out[2:13]
+    cells = {name: row.split()[1 + "abcdefghijklmnop".index(name[0])] for name in ("j3", "k8", "k5", "k6", "j5", "j8")
+             for row in board if row.split()[0] == name[1:]}
+    assert cells == {"j3": "A", "k8": "r", "k5": "c", "k6": "~", "j5": "1", "j8": ">"}
+    key = "\n".join(out[13:16])
+    for symbol, meaning in (("^ > v <", "monster"), ("A B C", "pawns"), ("o", "stone"), ("c", "crystal"),
+                            ("r", "pivot-right"), ("u", "pivot-about"), ("~", "pool"), ("1 2", "teleporter"), ("#", "wall")):
+        assert f"{symbol} " in key and meaning in key
+    assert "Pawns: A red 6/1" in key

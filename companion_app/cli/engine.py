@@ -195,11 +195,23 @@ def print_plan(plan) -> None:
             square=square_name(start.monster),
             direction=in_context(language(), "direction", direction_name(start.facing))))
     print(start)
+    print(board_key(start))
     print()
     for line in plan_lines(plan, language()):
         print(line)
     print()
     print(plan.result)
+
+
+def board_key(position) -> str:
+    """The legend printed under the text diagram (``Position.__str__``): each symbol once, and which
+    pawn each letter is, in the command's language."""
+    from ..i18n.plan_text import pawn_name
+    key = _("Key: ^ > v < the monster facing N, E, S, W · A B C … pawns · o stone · c crystal\n"
+            "     r pivot-right · u pivot-about · ~ pool · 1 2 teleporter of pair 1 or 2 · # wall · . floor")
+    letters = position.pawn_letters()
+    named = [f"{letters[p.label]} {pawn_name(language(), p.name)}" for p in position.pawns if p.name != letters[p.label]]
+    return key + ("\n" + _("Pawns: %(pawns)s", pawns=", ".join(named)) if named else "")
 
 
 def cmd_demo(args) -> int:
