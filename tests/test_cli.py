@@ -75,3 +75,69 @@ def test_the_text_board_has_one_symbol_per_thing_and_its_key_under_it(tmp_path, 
                             ("r", "pivot-right"), ("u", "pivot-about"), ("~", "pool"), ("1 2", "teleporter"), ("#", "wall")):
         assert f"{symbol} " in key and meaning in key
     assert "Pawns: A red 6/1" in key
+
+
+@pytest.mark.parametrize("argv", [["calibrate"], ["config"], ["scenario"], ["leds"], ["vision"]])
+def test_a_command_group_without_its_action_is_a_usage_error_with_status_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith(f"usage: flure {argv[0]} ") and "choose an action: " in err
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_sentence_and_status_2(capsys):
+    assert cli.main(["stickers", "-o", "/proc/flure-nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flure: ") and "/proc/flure-nope" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, usage", [(["resolve", "p.json", "--tile", "8", "--fast"], "usage: flure resolve "),
+                                         (["calibrate", "check", "x.png", "--fast"], "usage: flure calibrate check "),
+                                         (["vision", "render", "--fast"], "usage: flure vision render "),
+                                         (["--fast"], "usage: flure [-h]")])
+def test_an_option_a_command_does_not_take_shows_that_commands_usage(capsys, argv, usage):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith(usage) and err.rstrip().endswith("unrecognized arguments: --fast"), err
+
+
+def _leds_show(tmp_path, env_extra: dict, tty: bool) -> str:
+    """``flure leds show`` of a resolved plan on the simulated device, its output read through a pty
+    (``tty``) or a pipe."""
+    import os
+    import pty
+
+    plan = tmp_path / "plan.json"
+    r = subprocess.run([sys.executable, "-m", "companion_app.cli", "resolve",
+                        str(REPO / "tests" / "scenarios" / "p1-stay.json"), "--tile", "8", "--json"],
+                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    plan.write_text(r.stdout)
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | env_extra
+    argv = [sys.executable, "-m", "companion_app.cli", "leds", "show", str(plan)]
+    if not tty:
+        return subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=env, timeout=120).stdout
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen(argv, stdout=child_fd, stderr=subprocess.DEVNULL, cwd=REPO, env=env)
+    os.close(child_fd)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=120)
+    os.close(main_fd)
+    return out.decode()
+
+
+@pytest.mark.parametrize("env, tty, coloured", [({}, True, True), ({"NO_COLOR": "1"}, True, False), ({}, False, False)])
+def test_leds_show_colours_only_a_terminal_and_honours_no_color(tmp_path, env, tty, coloured):
+    out = _leds_show(tmp_path, env, tty)
+    assert "frames sent" in out
+    assert ("\x1b[48;2;" in out) == coloured, out[-800:]
+    if not coloured:
+        assert "\x1b" not in out and ". off  R red" in out

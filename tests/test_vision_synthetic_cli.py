@@ -97,3 +97,17 @@ def test_render_is_in_the_help(capsys):
         main(["vision", "render", "--help"])
     out = capsys.readouterr().out
     assert "flure vision read" in out and "--setup" in out and "--seed" in out
+
+
+@pytest.mark.parametrize("option, value, said", [("--tilt", "80", "80 is not from 0 to less than 80"),
+                                                 ("--tilt", "-1", "-1 is not from 0 to less than 80"),
+                                                 ("--light", "5", "5 is not from 0 to 1"),
+                                                 ("--glare", "1.5", "1.5 is not from 0 to 1")])
+def test_a_value_outside_the_range_its_help_gives_is_refused_in_that_range(tmp_path, capsys, option, value, said):
+    """The range in the refusal is the range in --help (never "80 must be between 0 and 80"); nothing is written."""
+    image = tmp_path / "x.png"
+    with pytest.raises(SystemExit) as exc:
+        main(["vision", "render", option, value, "-o", str(image)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: flure vision render") and said in err, err
+    assert not image.exists()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine import jsontext
 
-from . import fail
+from . import fail, needs_action
 from ..i18n.text import error_text   # an engine error in a language (plain English ones stay English)
 from .lang import _, language, why
 
@@ -38,7 +38,7 @@ def register(sub) -> None:
     check.add_argument("files", nargs="+", help=_("scenario JSON files"))
     check.add_argument("-q", "--quiet", action="store_true", help=_("print only failures and the summary"))
     check.set_defaults(func=cmd_scenario_check)
-    sc.set_defaults(func=lambda args: (sc.print_help(), 0)[1])
+    needs_action(sc, scs)
 
     rs = sub.add_parser("resolve", help=_("show the monster's move for a tombstone tile"),
                         description=_("Print the monster's path step by step, with the rule behind each decision."))
