@@ -141,8 +141,6 @@ class SimulatedPlayers:
         game = w.game
         if game is None:
             return _said(N_("waiting for the referee to start a game"))
-        if game.phase == "over":       # the others (engine.game.PHASES) are the players' to act in
-            return _said(N_("the game is over"))
         if self.pending is not None:
             done = self._check_pending(w)
             if done is not None:
@@ -154,6 +152,8 @@ class SimulatedPlayers:
             return self._follow_up(w)
         if w.follow_up:
             return _said(N_("waiting for the session to check the follow-up"))
+        if game.phase == "over":       # after the last follow-up; the others (engine.game.PHASES) are the players'
+            return _said(N_("the game is over"))
         if game.phase == "placement":
             return self._place(w)
         if game.phase == "monster":
