@@ -77,12 +77,14 @@ def test_bad_input_is_a_plain_message(tmp_path, capsys):
     assert main(["vision", "render", "--setup", str(tmp_path / "missing.json")]) == 2
     assert "cannot read the setup" in capsys.readouterr().err
     assert main(["vision", "render", "--offset", "7", "-o", str(tmp_path / "y.png")]) == 2
-    assert main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL]) == 2
+    with pytest.raises(SystemExit) as usage:                # the option's range, as its --help gives it
+        main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL])
+    assert usage.value.code == 2
     assert main(["vision", "render", "-o", str(tmp_path / "no-such-folder" / "w.png"), *SMALL]) == 2
     assert main(["vision", "render", "-o", str(tmp_path / "v.png"), "--truth", str(tmp_path / "nope" / "v.json"),
                  *SMALL]) == 2
     err = capsys.readouterr().err
-    assert "--offset" in err and "tilt 85" in err and "Traceback" not in err
+    assert "--offset" in err and "--tilt: 85 is not from 0 to less than 80" in err and "Traceback" not in err
     # checked before rendering, by flure's one output-path check
     assert "no-such-folder for the image does not exist" in err and "nope for the ground truth does not exist" in err
     assert main(["vision", "render", "-o", str(tmp_path / "w.txt"), *SMALL]) == 2
