@@ -35,7 +35,7 @@ CARD_ZONE_HIDDEN = N_("the card zone (where the tombstone tile goes) is not full
 
 @dataclass
 class RegistrationReport:
-    ok: bool
+    ok: bool                                # located, nothing wrong, and the verdict is good
     markers_seen: list[int] = field(default_factory=list)
     markers_missing: list[int] = field(default_factory=list)
     marker_error_mm: dict[str, float] = field(default_factory=dict)
@@ -125,7 +125,7 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     rep.view_extent = _view_extent(loc, scheme, (w, h))
     rep.verdict, rep.advice_text = verdict(rep)
     rep.advice = str(rep.advice_text)
-    rep.ok = not rep.problems
+    rep.ok = not rep.problems and rep.verdict == "good"   # a camera too tilted, too far or too close is not ok
     return rep
 
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Mapping, NamedTuple
 from .errors import InvalidSetupError
 from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
 from .position import STONE_KINDS, Position
-from .wording import N_, Term, Text
+from .wording import N_, Term, Text, shown
 
 FORMAT = "flure-plan/1"
 SIDES = ("ahead", "left", "right")
@@ -438,7 +438,7 @@ def _fail(path: str, message):
 
 def _not(words: str, value, cut: int = 40) -> Text:
     """``must be <words>, not <value>``: ``words`` a phrase marked with N_ (``an object``)."""
-    return Text(N_("must be %(words)s, not %(value)s"), words=Term(words), value=f"{value!r:.{cut}}")
+    return Text(N_("must be %(words)s, not %(value)s"), words=Term(words), value=shown(value, cut))
 
 
 def _obj(value, path: str) -> dict:
@@ -487,7 +487,7 @@ def _choice(obj: dict, key: str, path: str, options) -> Any:
     value = _need(obj, key, path)
     if not isinstance(value, str) or value not in options:
         _fail(_key(path, key), Text(N_("must be one of %(choices)s, not %(value)s"), choices=", ".join(options),
-                                    value=f"{value!r:.40}"))
+                                    value=shown(value)))
     return value
 
 
@@ -623,9 +623,12 @@ def _read_step(value, path: str, names: Names) -> Step:
 
 def _read_plan(data) -> Plan:
     obj = _obj(data, "plan")
+    if "format" not in obj:   # a position or a game record given where a plan was asked for
+        _fail("format", Text(N_("missing: a plan has \"format\": %(format)s (the output of `flure resolve … --json`)"),
+                             format=repr(FORMAT)))
     if obj.get("format") != FORMAT:
         _fail("format", Text(N_("must be %(format)s (the output of `flure resolve … --json`), not %(value)s"),
-                             format=repr(FORMAT), value=f"{obj.get('format')!r:.40}"))
+                             format=repr(FORMAT), value=shown(obj["format"])))
     tile = _text(obj, "card", "", optional=True)
     start = Position.from_setup(_need(obj, "before", ""), strict=False, where="before")
     result = Position.from_setup(_need(obj, "position", ""), strict=False, where="position")

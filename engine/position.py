@@ -343,10 +343,13 @@ class Position:
 
     # -- text ------------------------------------------------------------
     def __str__(self) -> str:
-        """A text diagram: ``M``/arrow monster, ``o`` stone, ``c`` crystal, ``r``/``u`` pivots,
-        ``~`` pool, ``T`` teleporter, pawns by the first letter of their label."""
+        """A text diagram, one symbol per kind of thing (the `flure` command prints the key under it): ``^ > v <`` the monster
+        facing N E S W, ``A``, ``B``, … the pawns (``pawn_letters``), ``o`` stone, ``c`` crystal,
+        ``r`` pivot-right, ``u`` pivot-about, ``~`` pool, ``1``/``2`` a teleporter of that pair,
+        ``#`` wall, ``.`` empty floor."""
         arrows = "^>v<"
         lines = ["     " + " ".join("abcdefghijklmnop")]
+        letters = self.pawn_letters()
         board_pawns = self.board_pawns()
         for r in range(ROWS):
             cells = []
@@ -357,25 +360,32 @@ class Position:
                 elif sq == self.monster:
                     cells.append(arrows[self.facing])
                 elif sq in board_pawns:
-                    cells.append(board_pawns[sq][0])
+                    cells.append(letters[board_pawns[sq]])
                 elif sq in self.stones:
-                    cells.append({"stone": "o", "crystal": "c", "pivot-right": "r", "pivot-about": "u"}[self.stones[sq]])
+                    cells.append(DIAGRAM_STONES[self.stones[sq]])
                 elif sq in self.teleporters:
-                    cells.append("T")
+                    cells.append(str(self.teleporters[sq].pair)[-1])
                 elif sq in self.pools:
                     cells.append("~")
                 else:
                     cells.append(".")
             lines.append(f"{r + 1:>3}  " + " ".join(cells))
-        off = [f"{p.label}:{p.place}" for p in self.pawns if p.place != BOARD]
+        off = [f"{letters[p.label]}:{p.place}" for p in self.pawns if p.place != BOARD]
         if off:
             lines.append("off board: " + " ".join(off))
         return "\n".join(lines)
+
+    def pawn_letters(self) -> dict[str, str]:
+        """Each pawn's letter in the text diagram, by label: ``A``, ``B``, … in the order of ``pawns``
+        (a pawn keeps its letter through a move: the order does not change)."""
+        return {p.label: PAWN_LETTERS[i % len(PAWN_LETTERS)] for i, p in enumerate(self.pawns)}
 
     def __repr__(self) -> str:
         return f"Position.from_setup({self.to_setup()!r})"
 
 
+PAWN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+DIAGRAM_STONES = {"stone": "o", "crystal": "c", "pivot-right": "r", "pivot-about": "u"}
 THE_MONSTER = Text(N_("the monster"))
 A_KIND = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_("a pivot-right"),
           "pivot-about": N_("a pivot-about")}   # what ``status`` has always called each stone kind

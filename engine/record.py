@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .actions import Action, format_action, parse_action
 from .errors import FlureError, InvalidSetupError
 from .game import Game
-from .wording import N_, Text
+from .wording import N_, Text, shown
 
 FORMAT = "flure-game/1"
 FIELDS = ("format", "players", "first_player", "setup", "prey3_variant", "seed", "actions", "result")
@@ -78,9 +78,12 @@ class GameRecord:
         """Read a record; anything malformed raises InvalidSetupError naming the field."""
         if not isinstance(data, dict):
             raise InvalidSetupError(Text(N_("a game record is a JSON object")), "format")
+        if "format" not in data:   # a position or a plan given where a game record was asked for
+            raise InvalidSetupError(Text(N_("not a game record (it has no %(form)s)"), form=f'"format": "{FORMAT}"'),
+                                    "format")
         if data.get("format") != FORMAT:
             raise InvalidSetupError(Text(N_("not a game record (expected %(form)s, got %(value)s)"),
-                                         form=f'"format": "{FORMAT}"', value=f"{data.get('format')!r:.40}"), "format")
+                                         form=f'"format": "{FORMAT}"', value=shown(data["format"])), "format")
         for key in data:
             if key not in FIELDS:
                 raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"), key=f"{key!r:.40}",

@@ -253,3 +253,11 @@ def words_from_json(data):
         if name in data:
             return kind(data[name])
     return str(data)
+
+
+def shown(value, cut: int = 40) -> str:
+    """A value read from a JSON file, quoted in a message as the file wrote it: ``null``, ``true``,
+    ``false`` (never Python's ``None``), else its ``repr`` cut to ``cut`` characters."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    return f"{value!r:.{cut}}"

@@ -325,8 +325,9 @@ class LedEmulator:
         img.save(out)
         return out
 
-    def terminal(self) -> str:
-        """The board as ANSI 24-bit colour text: two characters per square."""
+    def terminal(self, colour: bool = True) -> str:
+        """The board as ANSI 24-bit colour text: two characters per square.  ``colour`` False (a file,
+        a pipe, ``NO_COLOR``): plain text, each lit square the letter of its colour (``PLAIN_KEY``)."""
         canvas = _lift(self.layout.to_canvas(self.state_array()))
         lines = ["    " + "".join(f"{c:<2}" for c in "abcdefghijklmnop")]
         for row in range(ROWS):
@@ -336,8 +337,24 @@ class LedEmulator:
                     cells.append("##")
                     continue
                 r, g, b = (int(v) for v in canvas[square(col, row)])
-                cells.append(f"\x1b[48;2;{r};{g};{b}m  \x1b[0m")
+                cells.append(f"\x1b[48;2;{r};{g};{b}m  \x1b[0m" if colour else f"{colour_letter(r, g, b)} ")
             lines.append(f"{row + 1:>3} " + "".join(cells))
+        if not colour:
+            lines.append("    " + PLAIN_KEY)
         status = "receiving" if self.realtime else "idle"
         lines.append(f"    {self.frames_decoded} frames, {status}")
         return "\n".join(lines)
+
+
+PLAIN_KEY = ". off  R red  G green  B blue  Y yellow  M magenta  C cyan  W white"
+
+
+def colour_letter(r: int, g: int, b: int) -> str:
+    """A lit square's colour as one letter for plain text (``PLAIN_KEY``): the channels at least half
+    as bright as the brightest one; ``.`` for a square that is (nearly) off."""
+    top = max(r, g, b)
+    if top < 40:
+        return "."
+    lit = tuple(v >= top / 2 for v in (r, g, b))
+    return {(1, 0, 0): "R", (0, 1, 0): "G", (0, 0, 1): "B", (1, 1, 0): "Y", (1, 0, 1): "M",
+            (0, 1, 1): "C", (1, 1, 1): "W"}[tuple(int(x) for x in lit)]

@@ -202,3 +202,15 @@ def test_cli_board_camera_check_show(tmp_path, views, capsys):
     (tmp_path / "bad.json").write_text("{")
     assert main(["calibrate", "show", str(tmp_path / "bad.json")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_check_is_not_ok_when_the_verdict_is_not_good(tmp_path, capsys):
+    """A camera tilted 25° is located with every marker, but "too tilted": not ok, exit status 1."""
+    table = tmp_path / "tilted.png"
+    assert main(["vision", "render", "--tilt", "25", "--width", "1280", "--height", "720", "-o", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["calibrate", "check", str(table)]) == 1
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    assert report["verdict"] == "too tilted" and report["ok"] is False
+    assert "tilted" in out.err

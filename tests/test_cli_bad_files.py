@@ -146,3 +146,31 @@ def test_an_output_folder_may_be_made_but_only_inside_a_folder_that_exists(tmp_p
     a_file.write_text("x")
     assert main([a.format(out=a_file) for a in argv]) == 2
     one_plain_line(capsys, "is a file; give a folder")
+
+
+@pytest.mark.parametrize("argv, fmt, words", [
+    (["replay", "{file}"], "missing", 'has no "format": "flure-game/1"'),
+    (["replay", "{file}"], None, "got null"),
+    (["leds", "show", "{file}", "--url", "emulator"], "missing", "missing: a plan has \"format\""),
+    (["leds", "show", "{file}", "--url", "emulator"], None, "not null")])
+def test_a_position_given_as_a_record_or_a_plan_is_said_in_the_files_words_not_pythons(tmp_path, capsys, argv, fmt,
+                                                                                         words):
+    """A position file (no "format") or a "format": null: never Python's ``None`` in the sentence."""
+    setup = a_scenario()["setup"]
+    if fmt is None:
+        setup["format"] = None
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(setup))
+    assert main([a.replace("{file}", str(path)) for a in argv]) == 2
+    line = one_plain_line(capsys, str(path), words)
+    assert "None" not in line
+
+
+def test_the_camera_pictures_first_line_says_no_tile_and_counts_its_problems_in_words():
+    from vision.draw import headline
+    from vision.reading import Reading
+
+    problem = {"code": "occluded", "message": "something covers the board over 2 squares", "square": "g7"}
+    assert headline(Reading(located=True)) == "located; no tile seen; no problem"
+    assert headline(Reading(located=True, tile="8", problems=[problem])) == "located; tile 8; 1 problem"
+    assert headline(Reading(located=False, problems=[problem] * 2)) == "NOT located; no tile seen; 2 problems"

@@ -173,6 +173,16 @@ def test_flure_config_show_says_where_each_value_came_from(tmp_path, capsys):
     assert "[web] port = -1 must be between" in capsys.readouterr().err
 
 
+def test_flure_config_show_says_the_mode_the_simulated_table_plays_in(tmp_path, capsys):
+    """The simulated table reads in auto whatever [table] mode says: show says so, and where "confirm" came from."""
+    assert flure(["config", "show"]) == 0
+    lines = {line.split("#")[0].strip(): line.split("#")[-1].strip() for line in capsys.readouterr().out.splitlines()
+             if "=" in line}
+    assert lines['mode = "auto"'] == 'the simulated table plays in auto; default says "confirm"'
+    assert flure(["config", "show", "--camera", "0"]) == 0   # a real camera: the configured mode is the one in use
+    assert 'mode = "confirm"' in capsys.readouterr().out
+
+
 def test_flure_config_default_prints_a_file_that_loads_to_the_defaults(tmp_path, capsys):
     assert flure(["config", "default"]) == 0
     text = capsys.readouterr().out

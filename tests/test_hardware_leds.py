@@ -139,7 +139,8 @@ def test_cli_refuses_bad_input_in_plain_words(tmp_path, capsys):
     assert "not valid JSON (line 1" in capsys.readouterr().err
     bad.write_text('{"position": {}}')
     assert main(["leds", "show", str(bad)]) == 2
-    assert "not a monster plan: the plan is unusable: format: must be 'flure-plan/1'" in capsys.readouterr().err
+    assert "not a monster plan: the plan is unusable: format: missing: a plan has \"format\": 'flure-plan/1'" \
+        in capsys.readouterr().err
     cfg = tmp_path / "hw.toml"
     cfg.write_text('[layout]\nno_led = ["z1"]\n')
     assert main(["leds", "test", "emulator", "--config", str(cfg)]) == 2
@@ -170,7 +171,7 @@ def test_cli_test_lights_every_square_in_order(capsys):
 
 
 def test_cli_test_reports_a_missing_device(capsys):
-    assert main(["leds", "test", "/dev/serial/by-id/usb-nothing-here", "--seconds-each", "0.001"]) == 1
+    assert main(["leds", "test", "/dev/serial/by-id/usb-nothing-here", "--seconds-each", "0.001"]) == 2   # input
     assert "is not there: is it plugged in?" in capsys.readouterr().err
 
 

@@ -176,3 +176,42 @@ def test_setup_routes_are_referee_only(table):
     assert exc.value.code == 401
     req = urllib.request.Request(server.url + "api/setup/look", headers=AUTH)
     assert json.loads(urllib.request.urlopen(req).read())["picture"] is True
+
+
+def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_for_the_games_pawns():
+    from engine.game import Game, pawn_set
+    from vision.scheme import load_scheme
+    from companion_app.table.setup import sticker_check
+
+    scheme = load_scheme()
+    red = [sid for sid, s in scheme.stickers.items() if s.piece == "pawn" and s.colour == "red"]
+    game = Game.new(["red", "blue"], seed=1)
+    check = sticker_check(red[:1], scheme, game)
+    played = {s.physical for s in scheme.stickers.values()
+              if s.piece != "pawn" or (s.colour in ("red", "blue") and s.pawn in pawn_set(2))}
+    everything = {s.physical for s in scheme.stickers.values()}
+    assert check["pieces"] == len(played) and check["left_out"] == len(everything - played) > 0
+    assert set(check["missing"]) == played - set(check["seen"])
+    assert not any("green" in p or "purple" in p for p in check["missing"])
+    for lang, pawn in (("fr", "pion rouge"), ("de", "rot 6/1"), ("es", "ficha roja")):
+        assert len(check["missing_i18n"][lang]) == len(check["missing"])
+        assert pawn in check["seen_i18n"][lang][0].lower(), check["seen_i18n"][lang]
+        words = " ".join(check["missing_i18n"][lang])
+        for english in ("pawn ", "stone tile", "teleporter sticker", "monster sticker"):
+            assert english not in words, (lang, english)
+    assert sticker_check(red[:1], scheme)["left_out"] == 0     # before a game: every piece is asked for
+
+
+def test_the_setup_doctor_says_devices_in_the_pages_language_and_a_device_off_on_purpose_is_fine(table):
+    from engine.wording import N_, Text
+    from companion_app.table.setup import SetupTool
+
+    server, session, _frames, config_path = table
+    session.buttons = Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")),
+                             off=True)
+    session.leds = Device("LED grid", None, why=Text(N_("LED grid not available: %(why)s"), why="no such port"))
+    findings = {f["topic"]: f for f in SetupTool(session, load_table_config(config_path)).doctor("fr")}
+    buttons = next(f for topic, f in findings.items() if topic.startswith("boutons"))
+    leds = next(f for topic, f in findings.items() if "LED" in topic)
+    assert buttons["ok"] is True and "Raspberry Pi" in buttons["text"] and "this is not" not in buttons["text"]
+    assert leds["ok"] is False and "not available" not in leds["text"]

@@ -169,6 +169,18 @@ def test_players_play_a_whole_game_with_legal_moves_only():
     assert len(tiles) == players.counts["tiles"] >= 7          # at least round 1's seven monster moves
 
 
+def test_after_the_last_monster_move_the_players_still_do_the_follow_up():
+    """The game is over once the monster has moved for the last time; the table is still put as the game
+    has it (the pieces the monster pushed or ate, its tile taken away), so the camera agrees to the end."""
+    referee, players, table = play(seed=4, err_rate=0.0)
+    assert referee.game.phase == "over"
+    for _ in range(40):
+        if str(players.step()) == "the game is over":
+            break
+    assert not table.differences(referee.game.position) and table.view().tile is None
+    assert str(players.step()) == "the game is over"
+
+
 def test_the_tile_laid_is_the_top_of_the_games_seeded_deck():
     game = Game.new(["red", "blue"], seed=9)
     table = PhysicalTable(game.position, seed=9)

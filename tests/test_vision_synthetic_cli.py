@@ -77,12 +77,14 @@ def test_bad_input_is_a_plain_message(tmp_path, capsys):
     assert main(["vision", "render", "--setup", str(tmp_path / "missing.json")]) == 2
     assert "cannot read the setup" in capsys.readouterr().err
     assert main(["vision", "render", "--offset", "7", "-o", str(tmp_path / "y.png")]) == 2
-    assert main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL]) == 2
+    with pytest.raises(SystemExit) as usage:                # the option's range, as its --help gives it
+        main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL])
+    assert usage.value.code == 2
     assert main(["vision", "render", "-o", str(tmp_path / "no-such-folder" / "w.png"), *SMALL]) == 2
     assert main(["vision", "render", "-o", str(tmp_path / "v.png"), "--truth", str(tmp_path / "nope" / "v.json"),
                  *SMALL]) == 2
     err = capsys.readouterr().err
-    assert "--offset" in err and "tilt 85" in err and "Traceback" not in err
+    assert "--offset" in err and "--tilt: 85 is not from 0 to less than 80" in err and "Traceback" not in err
     # checked before rendering, by flure's one output-path check
     assert "no-such-folder for the image does not exist" in err and "nope for the ground truth does not exist" in err
     assert main(["vision", "render", "-o", str(tmp_path / "w.txt"), *SMALL]) == 2
@@ -97,3 +99,17 @@ def test_render_is_in_the_help(capsys):
         main(["vision", "render", "--help"])
     out = capsys.readouterr().out
     assert "flure vision read" in out and "--setup" in out and "--seed" in out
+
+
+@pytest.mark.parametrize("option, value, said", [("--tilt", "80", "80 is not from 0 to less than 80"),
+                                                 ("--tilt", "-1", "-1 is not from 0 to less than 80"),
+                                                 ("--light", "5", "5 is not from 0 to 1"),
+                                                 ("--glare", "1.5", "1.5 is not from 0 to 1")])
+def test_a_value_outside_the_range_its_help_gives_is_refused_in_that_range(tmp_path, capsys, option, value, said):
+    """The range in the refusal is the range in --help (never "80 must be between 0 and 80"); nothing is written."""
+    image = tmp_path / "x.png"
+    with pytest.raises(SystemExit) as exc:
+        main(["vision", "render", option, value, "-o", str(image)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: flure vision render") and said in err, err
+    assert not image.exists()

@@ -254,6 +254,10 @@ def test_winner_screen_on_phone_and_round_screen_on_tablet(browser, live):
     winner = session.game.winner
     assert title == ("The monster wins" if winner == "monster" else f"{winner.capitalize()} wins!")
     phone.screenshot(path=str(OUTPUT / "phone-winner.png"))
+    # the dialog leaves the language switch usable (a click on it is not intercepted by the dialog)
+    phone.click(".langs a[hreflang=fr]", timeout=3000)
+    phone.wait_for_selector("html[lang=fr] #winner:not(.hidden)")
+    assert phone.locator("#winner .eyebrow").text_content() == "Partie terminée"
     phone.click("#winner-close")
     phone.wait_for_selector("#winner", state="hidden")
     phone.context.close()

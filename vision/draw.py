@@ -14,8 +14,10 @@ OK = (60, 220, 60)
 DOUBT = (0, 0, 255)
 
 
-def draw_reading(image: np.ndarray, reading: Reading, scheme: Scheme) -> np.ndarray:
-    """A BGR copy of ``image`` annotated with what the reader saw."""
+def draw_reading(image: np.ndarray, reading: Reading, scheme: Scheme, *, text: bool = True) -> np.ndarray:
+    """A BGR copy of ``image`` annotated with what the reader saw.  ``text``: each piece's short name
+    beside its dot and a summary at the top (English, for ``flure vision show``); without it, shapes
+    only (the Setup page says the same in the reader's language beside the picture)."""
     out = image.copy()
     if out.ndim == 2:
         out = cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
@@ -45,20 +47,31 @@ def draw_reading(image: np.ndarray, reading: Reading, scheme: Scheme) -> np.ndar
         colour = DOUBT if name in doubtful or s.confidence < 0.3 else OK
         px = _raw_point(loc, s.pixel)
         cv2.circle(out, px, 4 * thick, colour, -1, cv2.LINE_AA)
-        label = f"{name} {_short(s.what)}"
-        cv2.putText(out, label, (px[0] + 6 * thick, px[1] - 4 * thick), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.45 * thick, (0, 0, 0), 3 * thick, cv2.LINE_AA)
-        cv2.putText(out, label, (px[0] + 6 * thick, px[1] - 4 * thick), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.45 * thick, colour, thick, cv2.LINE_AA)
-    head = "located" if reading.located else "NOT located"
-    lines = [f"{head}; tile {reading.tile}; {len(reading.problems)} problem(s)"]
-    lines += [p["message"] for p in reading.problems[:6]]
-    for i, text in enumerate(lines):
-        y = 24 * thick * (i + 1)
-        cv2.putText(out, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * thick, (0, 0, 0), 4 * thick, cv2.LINE_AA)
-        cv2.putText(out, text, (10, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * thick,
-                    OK if reading.ok else DOUBT, thick, cv2.LINE_AA)
+        if text:   # the piece only (the grid shows the square): short labels overlap less
+            _label(out, _short(s.what), (px[0] + 6 * thick, px[1] + 4 * thick), 0.45 * thick, thick)
+    if not text:
+        return out
+    lines = [headline(reading)] + [p["message"] for p in reading.problems[:6]]
+    for i, line in enumerate(lines):
+        _label(out, line, (10, 24 * thick * (i + 1)), 0.6 * thick, thick, OK if reading.ok and i == 0 else (255, 255, 255))
     return out
+
+
+def headline(reading: Reading) -> str:
+    """The picture's first line: ``located; tile 8; no problem`` / ``NOT located; no tile seen; 2 problems``."""
+    head = "located" if reading.located else "NOT located"
+    tile = f"tile {reading.tile}" if reading.tile is not None else "no tile seen"
+    count = len(reading.problems)
+    return f"{head}; {tile}; " + ("no problem" if count == 0 else f"{count} problem" + ("s" if count > 1 else ""))
+
+
+def _label(out: np.ndarray, text: str, at: tuple[int, int], scale: float, thick: int,
+           colour: tuple[int, int, int] = (255, 255, 255)) -> None:
+    """``text`` on a dark box (readable on the wood and on the pieces)."""
+    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    x, y = at
+    cv2.rectangle(out, (x - 2, y - h - 2), (x + w + 2, y + base), (20, 20, 20), -1)
+    cv2.putText(out, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
 def _raw_point(loc, pixel) -> tuple[int, int]:

@@ -50,6 +50,13 @@ def fail(message: str, code: int = 2) -> int:
     return code
 
 
+def needs_action(parser, actions) -> None:
+    """A command group run without its action (``flure calibrate``) is a usage error like any other:
+    the group's usage on stderr and status 2 (``actions``: the group's subparsers action)."""
+    parser.set_defaults(func=lambda args: parser.error(_("choose an action: %(actions)s",
+                                                         actions=", ".join(actions.choices))))
+
+
 def one_line(text: str) -> str:
     """``text`` with control characters (line breaks, NUL, escape) written as Python escapes.  Spaces
     stay, the no-break ones included: French sets one before ``:`` (translations/GLOSSARY.md)."""
@@ -57,8 +64,20 @@ def one_line(text: str) -> str:
                    for c in text)
 
 
+class Parser(argparse.ArgumentParser):
+    """``flure``'s parsers: an argument a command does not take is that command's usage error (its
+    own usage line, status 2), not the top-level ``usage: flure …`` argparse gives by default.  Its
+    sub-command parsers are of this class too (argparse makes them of their parent's class)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(argparse._("unrecognized arguments: %s") % " ".join(extras))
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="flure",
         description=_("Finstere Flure Companion: plays the monster for your table."),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import fail
+from . import fail, needs_action
 from .lang import _, language
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs,
                      output_path)
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     s = sub.add_parser("show", help=_("print a calibration file"))
     s.add_argument("file")
     s.set_defaults(func=cmd_show)
-    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    needs_action(p, sub)
 
 
 def _board_args(p) -> None:

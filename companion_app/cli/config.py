@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import fail
+from . import fail, needs_action
 from .lang import _, language
 
 # option dest -> the configuration key it overrides
@@ -72,7 +72,7 @@ def register(subparsers) -> None:
     default.add_argument("--set", metavar="SECTION.KEY=VALUE", action="append", default=[],
                          help=_("set a value in the printed file, e.g. --set web.port=8080"))
     default.set_defaults(func=cmd_default)
-    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    needs_action(p, sub)
 
 
 def cmd_show(args) -> int:
@@ -88,7 +88,12 @@ def cmd_show(args) -> int:
         if head != section:
             print(f"\n[{head}]")
             section = head
-        print(f"{name} = {_show(value)}".ljust(44) + f"  # {_origin(origin)}")
+        note = _origin(origin)
+        if key == "table.mode" and config.camera.source == "simulated" and value != "auto":
+            # flure play's simulated table always reads in auto (companion_app/README.md): say the mode in use
+            note = _("the simulated table plays in auto; %(origin)s says %(value)s", origin=note, value=_show(value))
+            value = "auto"
+        print(f"{name} = {_show(value)}".ljust(44) + f"  # {note}")
     return 0
 
 

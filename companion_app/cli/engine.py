@@ -13,7 +13,7 @@ from pathlib import Path
 
 from engine import jsontext
 
-from . import fail
+from . import fail, needs_action
 from ..i18n.text import error_text   # an engine error in a language (plain English ones stay English)
 from .lang import _, language, why
 
@@ -38,7 +38,7 @@ def register(sub) -> None:
     check.add_argument("files", nargs="+", help=_("scenario JSON files"))
     check.add_argument("-q", "--quiet", action="store_true", help=_("print only failures and the summary"))
     check.set_defaults(func=cmd_scenario_check)
-    sc.set_defaults(func=lambda args: (sc.print_help(), 0)[1])
+    needs_action(sc, scs)
 
     rs = sub.add_parser("resolve", help=_("show the monster's move for a tombstone tile"),
                         description=_("Print the monster's path step by step, with the rule behind each decision."))
@@ -195,11 +195,23 @@ def print_plan(plan) -> None:
             square=square_name(start.monster),
             direction=in_context(language(), "direction", direction_name(start.facing))))
     print(start)
+    print(board_key(start))
     print()
     for line in plan_lines(plan, language()):
         print(line)
     print()
     print(plan.result)
+
+
+def board_key(position) -> str:
+    """The legend printed under the text diagram (``Position.__str__``): each symbol once, and which
+    pawn each letter is, in the command's language."""
+    from ..i18n.plan_text import pawn_name
+    key = _("Key: ^ > v < the monster facing N, E, S, W · A B C … pawns · o stone · c crystal\n"
+            "     r pivot-right · u pivot-about · ~ pool · 1 2 teleporter of pair 1 or 2 · # wall · . floor")
+    letters = position.pawn_letters()
+    named = [f"{letters[p.label]} {pawn_name(language(), p.name)}" for p in position.pawns if p.name != letters[p.label]]
+    return key + ("\n" + _("Pawns: %(pawns)s", pawns=", ".join(named)) if named else "")
 
 
 def cmd_demo(args) -> int:

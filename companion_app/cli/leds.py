@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import fail
+from . import fail, needs_action
 from .inputs import check_output
 from .lang import _, language, why
 
@@ -36,7 +36,7 @@ def register(sub) -> None:
     leds = sub.add_parser("leds", help=_("the LED grid under the board: emulate, test the wiring, show a plan"),
                           description=_("Drive the LED grid (WLED or Adalight over USB serial) or its emulator."))
     ls = leds.add_subparsers(dest="leds_command", metavar="emulate|test|show|layout")
-    leds.set_defaults(func=lambda args: (leds.print_help(), 0)[1])
+    needs_action(leds, ls)
 
     em = ls.add_parser("emulate", help=_("run a simulated LED device and draw it in the terminal"),
                        description=_("Starts a simulated WLED device on a pseudo-terminal (or a TCP socket) "
@@ -118,13 +118,13 @@ def cmd_emulate(args, cfg) -> int:
             if emu.frames_decoded != shown:
                 shown = emu.frames_decoded
                 if live:  # the redraw keeps the path on screen: it is what the user came for
-                    print("\x1b[H\x1b[2J" + header + "\n" + emu.terminal() + "\n    " + _("Ctrl-C to stop."),
-                          flush=True)
+                    print("\x1b[H\x1b[2J" + header + "\n" + emu.terminal(colour=in_colour()) + "\n    "
+                          + _("Ctrl-C to stop."), flush=True)
     except KeyboardInterrupt:
         pass
     finally:
         if not live:
-            print(emu.terminal())
+            print(emu.terminal(colour=in_colour()))
         print(_("%(count)s frames decoded.", count=emu.frames_decoded))
         if args.png:
             print(_("Saved %(path)s", path=emu.save_png(args.png)))
@@ -135,6 +135,13 @@ def cmd_emulate(args, cfg) -> int:
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def in_colour() -> bool:
+    """Colour escapes only for a terminal, and not when ``NO_COLOR`` is set (https://no-color.org)."""
+    import os
+
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def _grid(cfg, url: str | None):
@@ -151,10 +158,10 @@ def _finish(grid, what: str, timeout: float) -> int:
         time.sleep(0.05)
     ok = grid.status()["connected"] and grid.wait_done(timeout)
     status = grid.status()
-    if not ok or not status["connected"]:
-        print("flure: " + _("%(what)s was not delivered: %(why)s", what=what,
-                            why=status["last_error"] or _("the device did not take the frames")), file=sys.stderr)
-        return 1
+    if not ok or not status["connected"]:   # status 2: the address names no device; 1: the device failed the check
+        return fail(_("%(what)s was not delivered: %(why)s", what=what,
+                      why=status["last_error"] or _("the device did not take the frames")),
+                    1 if status["connected"] or status["frames_sent"] else 2)
     print(_("%(what)s: %(frames)s frames sent to %(port)s (%(protocol)s, %(baud)s baud); estimated current at most "
             "%(ma)s mA of the %(budget)s mA budget.", what=what, frames=status["frames_sent"], port=status["port"],
             protocol=status["protocol"], baud=status["baud"], ma=status["peak_ma"], budget=status["budget_ma"]))
@@ -196,7 +203,7 @@ def cmd_show(args, cfg) -> int:
         code = _finish(grid, _("monster move (%(steps)s steps)", steps=steps), timeout=120)
         if grid.emulator is not None:
             time.sleep(0.1)
-            print(grid.emulator.terminal())
+            print(grid.emulator.terminal(colour=in_colour()))
             if args.png:
                 print(_("Saved %(path)s", path=grid.emulator.save_png(args.png)))
         return code

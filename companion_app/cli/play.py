@@ -134,14 +134,15 @@ def play(args) -> int:
             else DEMO_SIZE
         rig = SimulatedRig(session, seed=session.game.seed, speed=args.speed, err_rate=mistakes, size=size)
     off = "--no-camera" if args.no_camera else '[camera] source = "none"'
-    session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off)) \
+    session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off),
+                            off=True) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
                                                on_update=session.loop.on_camera,
                                                open_frames=rig.open_source if rig is not None else None)
     session.loop.mode = "auto" if rig is not None else config.table.mode
     session.simulated = rig
     session.leds = Device("LED grid", why=Text.in_context("LED grid", NP_("LED grid", "switched off (%(how)s)"),
-                                                          how="--no-leds")) if args.no_leds \
+                                                          how="--no-leds"), off=True) if args.no_leds \
         else open_leds(args.leds, hardware)
     session.buttons = open_buttons(session, hardware)
     session.language = config.table.language
@@ -166,7 +167,8 @@ def play(args) -> int:
     print(qr_terminal(phone_url))
     if rig is not None:
         print("  " + _("Table:   simulated players at %(speed)sx their pace, camera mode auto; the referee "
-                       "pauses them and moves their pieces with POST /api/simulated", speed=f"{args.speed:g}"))
+                       "pauses them and moves their pieces on the referee page (Simulated table)",
+                       speed=f"{args.speed:g}"))
     # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
     print(_("Press Ctrl+C to stop."), flush=True)
     signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C

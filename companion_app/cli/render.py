@@ -47,19 +47,39 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--width", type=int, default=1920)
     p.add_argument("--height", type=int, default=1080)
     p.add_argument("--height-mm", type=float, default=900.0, help=_("camera height above the board"))
-    p.add_argument("--tilt", type=float, default=0.0, help=_("degrees from vertical (up to 30 is realistic)"))
+    p.add_argument("--tilt", type=number_in(0, 80, below=True), default=0.0,
+                   help=_("degrees from vertical, 0 to less than 80 (up to 30 is realistic)"))
     p.add_argument("--azimuth", type=float, default=180.0, help=_("where the tilted camera stands, deg from N"))
     p.add_argument("--rotation", type=float, default=0.0, help=_("camera turn about its axis, degrees"))
     p.add_argument("--offset", default="0,0", metavar="X,Y", help=_("aim point shift in mm"))
     p.add_argument("--distortion", type=float, default=0.0, help=_("radial k1 (negative = barrel)"))
-    p.add_argument("--light", type=float, default=0.0, help=_("uneven light 0..1"))
+    p.add_argument("--light", type=number_in(0, 1), default=0.0, help=_("uneven light 0..1"))
     p.add_argument("--colour-temp", type=float, default=5500.0, help=_("kelvin (camera balanced for 5500)"))
-    p.add_argument("--glare", type=float, default=0.0, help=_("glare spot 0..1"))
+    p.add_argument("--glare", type=number_in(0, 1), default=0.0, help=_("glare spot 0..1"))
     p.add_argument("--noise", type=float, default=0.0, help=_("sensor noise sigma, 8-bit levels"))
     p.add_argument("--blur", type=float, default=0.0, help=_("defocus sigma in pixels"))
     p.add_argument("--jpeg", type=int, metavar="QUALITY", help=_("JPEG-compress the frame"))
     p.add_argument("--hand", action="store_true", help=_("a hand and forearm over the board"))
     p.add_argument("--scheme", metavar="FILE", help=_("marker scheme file (default: the packaged one)"))
+
+
+def number_in(least: float, most: float, below: bool = False):
+    """An argparse type: a number from ``least`` to ``most`` (``below``: less than ``most``); anything
+    else is the option's usage error (status 2) saying the range the help gives."""
+    import argparse
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(_("%(value)s is not a number", value=repr(text))) from None
+        if not (least <= value < most if below else least <= value <= most):
+            raise argparse.ArgumentTypeError(
+                _("%(value)s is not from %(least)s to less than %(most)s", value=text, least=f"{least:g}", most=f"{most:g}")
+                if below else _("%(value)s is not from %(least)s to %(most)s", value=text, least=f"{least:g}",
+                                most=f"{most:g}"))
+        return value
+    return number
 
 
 def run(args) -> int:

@@ -30,7 +30,7 @@ def run(args) -> int:
     try:
         paths = write_sheets(scheme, args.output, args.format)
     except OSError as exc:
-        return fail(_("cannot write into %(path)s: %(why)s", path=args.output, why=why(exc)), 1)
+        return fail(_("cannot write into %(path)s: %(why)s", path=args.output, why=why(exc)))
     for path in paths:
         print(path)
     print(_("%(count)s stickers; print at full scale and check the 100 mm ruler on each page.",

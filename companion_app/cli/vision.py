@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import fail
+from . import Parser, fail, needs_action
 from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
                      load_inputs, output_path)
 from .lang import _, language
@@ -65,10 +65,10 @@ def register(subparsers) -> None:
     _common(e)
     e.lazy_arguments = _eval_arguments   # vision.evaluate is only imported when eval runs
     e.set_defaults(func=cmd_eval)
-    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    needs_action(p, sub)
 
 
-class _LazyParser(argparse.ArgumentParser):
+class _LazyParser(Parser):
     """A sub-command parser that adds its arguments only when it is used, so that
     building the ``flure`` parser never imports the heavy modules behind them."""
 

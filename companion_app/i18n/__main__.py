@@ -5,7 +5,7 @@ Both domains each time: ``messages`` (the app's words) and ``rules`` (the rules 
 extract  writes the templates companion_app/translations/messages.pot from the code (babel.cfg)
          and rules.pot from web/rules.json (web/make_rules.py: context = the rule id)
 update   merges them into each language's messages.po and rules.po (new msgids appear untranslated)
-compile  writes the .mo files the server loads
+compile  writes the .mo files the server loads (quietly: only an error is printed)
 """
 from __future__ import annotations
 
@@ -74,7 +74,9 @@ def run(command: str) -> None:
                          *(["--no-fuzzy-matching"] if action == "update" else [])])
     elif command == "compile":
         for domain in DOMAINS:
-            cli.run(["pybabel", "compile", "-D", domain, "-d", str(TRANSLATIONS), "--statistics"])
+            # quiet: no per-catalog lines (English's "0 of 82 messages translated" reads like a failure);
+            # an error still shows
+            cli.run(["pybabel", "--quiet", "compile", "-D", domain, "-d", str(TRANSLATIONS)])
     else:
         raise SystemExit(__doc__)
 

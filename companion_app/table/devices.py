@@ -47,6 +47,7 @@ class Device(Generic[D]):
     last_error: str | None = None
     note: str | Text | Join = ""   # what the device is (shown while it works)
     startup: str | Text = ""   # a problem seen while opening: printed once by flure play, not a live status
+    off: bool = False   # absent on purpose (switched off, not a Raspberry Pi): nothing to fix
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def call(self, use: Callable[[D], R]) -> R | None:
@@ -70,6 +71,8 @@ class Device(Generic[D]):
     def status(self) -> dict:
         out: dict = {"present": self.obj is not None}
         if self.obj is None:
+            if self.off:
+                out["off"] = True
             out["message"] = str(self.why)
             if isinstance(self.why, (Text, Said)):
                 out["message_i18n"] = in_all(getattr(self.why, "text", self.why))
@@ -226,7 +229,7 @@ def _first_status(grid, wait_s: float = 1.0) -> dict:
 def open_speaker(speaker_config, language: str) -> Device[Speaker]:
     """The Pi speaker (``[speaker]``) in the table's language; off, or espeak-ng missing, says why."""
     if not speaker_config.enabled:
-        return Device("speaker", None, why=Text(N_("switched off ([speaker] enabled = false)")))
+        return Device("speaker", None, why=Text(N_("switched off ([speaker] enabled = false)")), off=True)
     try:
         from hardware.speaker import Speaker as EspeakSpeaker, SpeakerMissing, voice_for
 
@@ -258,5 +261,5 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         return Device("buttons", buttons, why="")
     except Exception as exc:  # noqa: BLE001
         if type(exc).__name__ == "BadPinFactory":
-            return Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")))
+            return Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")), off=True)
         return Device("buttons", None, why=Text(N_("no table buttons: %(why)s"), why=exc))   # worded where ours

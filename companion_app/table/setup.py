@@ -131,7 +131,7 @@ class SetupTool:
         reading, _ = read_frame(frame, scheme, calibration, config=config)
         det = detect_markers(gray, scheme, config)
         rep = check_registration(frame, scheme, calibration)
-        picture = draw_reading(frame, reading, scheme)
+        picture = draw_reading(frame, reading, scheme, text=False)   # its words are the page's
         thick = max(1, round(max(frame.shape[:2]) / 700))
         board_ids = {m.id for m in scheme.board_markers}
         for marker_id, corners in zip(det.ids.tolist(), det.corners):
@@ -144,7 +144,7 @@ class SetupTool:
                 "exposure": dataclasses.asdict(self.config.camera.exposure),
                 "located": bool(reading.located), "registration": rep.to_json(),
                 "verdict": rep.verdict or "not located",
-                "stickers": sticker_check(det.ids.tolist(), scheme)}
+                "stickers": sticker_check(det.ids.tolist(), scheme, self.session.game)}
         advice = rep.advice_text or rep.why or (rep.problems[0] if rep.problems else
                                                 Text(N_("put the whole board in view")))
         data["advice"], data["advice_i18n"] = str(advice), in_all(advice)
@@ -362,35 +362,57 @@ class SetupTool:
         for name, device in ((N_("camera (in this session)"), self.session.camera),
                              (N_("LED device (in this session)"), self.session.leds),
                              (N_("buttons (in this session)"), self.session.buttons)):
-            status = device.status()
-            ok = status.get("present", False) and not status.get("error")
-            findings.append(Finding(name, ok, status.get("error") or status.get("note") or status.get("message")
-                                    or _g(lang, "working")))
+            status = device.status()   # a device off on purpose (not a Pi, switched off) is fine, as in flure doctor
+            ok = (status.get("present", False) or status.get("off", False)) and not status.get("error")
+            said = next((key for key in ("error", "note", "message") if status.get(key)), None)
+            findings.append(Finding(name, ok, _g(lang, "working") if said is None
+                                    else status.get(f"{said}_i18n", {}).get(lang, status[said])))
         findings.append(Finding(N_("more"), True, _g(lang, "the camera's frame rate, the LED device's answer, the "
                                                            "buttons' pins and the web port are checked by `flure "
                                                            "doctor` with the session stopped")))
         return [{"topic": _g(lang, f.topic), "ok": f.ok, "text": f.text} for f in findings]
 
 
-def sticker_check(ids: list[int], scheme) -> dict:
+def sticker_check(ids: list[int], scheme, game=None) -> dict:
     """The stickers seen against the game's piece set: pieces seen, pieces missing, ids the game does
     not have, and what was seen twice — one id twice (a duplicate sticker), or both faces of one
-    piece at once (``Sticker.physical``: two faces of one object cannot both be up)."""
+    piece at once (``Sticker.physical``: two faces of one object cannot both be up).
+
+    With a ``game``, the pawns it does not play (other colours, the other pawn set) are not asked
+    for: ``left_out`` counts them.  Each list comes in English and in every language (``*_i18n``)."""
+    from engine.game import pawn_set
+    from vision.problems import object_words, piece_words
+
     board = {m.id for m in scheme.board_markers}
     counts: dict[int, int] = {}
     for i in ids:
         if i not in board:
             counts[i] = counts.get(i, 0) + 1
     pieces: dict[str, list[int]] = {}
+    words: dict[str, Text] = {}
+    left_out: set[str] = set()
     for sid, sticker in scheme.stickers.items():
         pieces.setdefault(sticker.physical, []).append(sid)
-    seen = [p for p, sids in pieces.items() if any(s in counts for s in sids)]
-    twice = [f"sticker {i} ({scheme.stickers[i].describe()}) {n} times" for i, n in sorted(counts.items())
-             if n > 1 and i in scheme.stickers]
-    twice += [f"{p}: both faces" for p, sids in pieces.items() if sum(s in counts for s in sids) > 1]
-    return {"seen": sorted(seen), "missing": sorted(p for p in pieces if p not in seen),
-            "unknown": sorted(i for i in counts if i not in scheme.stickers), "twice": twice,
-            "pieces": len(pieces)}
+        words.setdefault(sticker.physical, object_words(sticker))
+        if game is not None and sticker.piece == "pawn" and (
+                sticker.colour not in game.players or sticker.pawn not in pawn_set(len(game.players))):
+            left_out.add(sticker.physical)
+    seen = sorted(p for p, sids in pieces.items() if any(s in counts for s in sids))
+    missing = sorted(p for p in pieces if p not in seen and p not in left_out)
+    twice = [Text(N_("sticker %(id)s (%(piece)s) %(count)s times"), id=i, piece=piece_words(scheme.stickers[i]), count=n)
+             for i, n in sorted(counts.items()) if n > 1 and i in scheme.stickers]
+    twice += [Text(N_("%(piece)s: both faces"), piece=words[p]) for p, sids in pieces.items()
+              if sum(s in counts for s in sids) > 1]
+
+    def each_language(texts) -> dict[str, list[str]]:
+        texts = list(texts)
+        return {lang: [render(t, lang) for t in texts] for lang in LANGUAGES}
+
+    return {"seen": seen, "missing": missing, "twice": [str(t) for t in twice],
+            "seen_i18n": each_language(words[p] for p in seen), "missing_i18n": each_language(words[p] for p in missing),
+            "twice_i18n": each_language(twice),
+            "unknown": sorted(i for i in counts if i not in scheme.stickers),
+            "pieces": len(pieces) - len(left_out), "left_out": len(left_out)}
 
 
 def line_squares(kind: str, which: str) -> list[str]:

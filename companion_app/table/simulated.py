@@ -142,8 +142,9 @@ class SimulatedPlayers:
         game = w.game
         if game is None:
             return _said(N_("waiting for the referee to start a game"))
-        if game.phase == "over":       # the others (engine.game.PHASES) are the players' to act in
-            return _said(N_("the game is over"))
+        if game.phase == "over" and not (w.follow_up or self.table.differences(game.position)
+                                         or self.table.view().tile is not None):
+            return _said(N_("the game is over"))   # the others (engine.game.PHASES) are the players' to act in
         if self.pending is not None:
             done = self._check_pending(w)
             if done is not None:
@@ -155,6 +156,8 @@ class SimulatedPlayers:
             return self._follow_up(w)
         if w.follow_up:
             return _said(N_("waiting for the session to check the follow-up"))
+        if game.phase == "over":       # the last monster move's follow-up done (above), nothing more to do
+            return _said(N_("the game is over"))
         if game.phase == "placement":
             return self._place(w)
         if game.phase == "monster":

@@ -172,7 +172,7 @@ def pose_camera(width: int = 1920, height: int = 1080, *, height_mm: float = 900
     if width < 16 or height < 16:
         raise ValueError(f"image size {width}x{height} is too small")
     if not 0 <= tilt_deg < 80:
-        raise ValueError(f"tilt {tilt_deg}° must be between 0 and 80")
+        raise ValueError(f"tilt {tilt_deg}° must be at least 0° and less than 80°")
     if height_mm <= 60:
         raise ValueError(f"camera height {height_mm} mm must be above the monster figure (60 mm)")
     f = (width / 2.0) / math.tan(math.radians(hfov_deg) / 2.0)

@@ -624,6 +624,8 @@ class LedPanel {
 
   show(frame) {
     if (!frame || !frame.squares) return;
+    const box = this.svg.closest(".leds-box");   // the table card's panel: hidden until a frame comes
+    if (box) box.classList.remove("hidden");
     for (const [name, hex] of Object.entries(frame.squares)) {
       const cell = this.cells[name];
       if (!cell) continue;
@@ -648,16 +650,28 @@ function activeFollow(view) {
   return follow || (placing && !placing.done ? placing : null);
 }
 
-/* The table card (phones and referee): what the camera needs, and the follow-up still to do. */
-function renderTable(view) {
+/* Hands (or anything) over the board in the camera's last reading. */
+function handsOver(view) {
+  const st = view.status || {}, detail = st.detail || {};
+  return Boolean(detail.occluded || (view.reading && (view.reading.problems || []).some((p) => p.code === "occluded")));
+}
+
+/* The table card (phones and referee): what the camera needs, and the follow-up still to do.  ``player``
+ * (the phones): said as a player would, without the camera's frame counts and square lists. */
+function renderTable(view, player = false) {
   const st = view.status || {}, detail = st.detail || {};
   const pill = document.getElementById("table-state");
   const steady = st.present && view.stable;
-  pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady") : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: cameraState(detail.state) }));
+  pill.textContent = !st.present ? t("no camera") : steady ? t("camera: steady")
+    : player ? t("camera: waiting")
+    : (detail.state === "watching" ? t("camera: watching") : t("camera: %(state)s", { state: cameraState(detail.state) }));
   pill.className = `pill ${steady ? "ok" : st.present ? "warn" : "muted"}`;
   const follow = activeFollow(view);
   const placing = view.placement;   // the advanced setup (A2): who places next and what is left, in this page's language
-  const needs = placing && view.change && view.change.kind === "wait" ? said(placing, "text") : said(view, "needs");
+  let needs = placing && view.change && view.change.kind === "wait" ? said(placing, "text") : said(view, "needs");
+  if (player && !st.present) needs = t("No camera: the referee enters the moves.");
+  else if (player && !steady) needs = handsOver(view) ? t("Hands over the board: waiting until they are gone.")
+    : t("Waiting for the table to be still.");
   document.getElementById("table-needs").textContent = follow ? "" : (needs || "");
   document.getElementById("follow").classList.toggle("hidden", !follow);
   if (follow) {
@@ -726,7 +740,7 @@ function showLink(state) {
 }
 
 /* Modal dialogs (.overlay[aria-modal="true"], shown and hidden by their .hidden class): the page behind
- * is inert while one is open, focus moves into it ([autofocus] or its first control) and back where it
+ * (but the header with the language switch) is inert while one is open, focus moves into it ([autofocus] or its first control) and back where it
  * was when it closes, Tab and Shift+Tab go round inside it, and Escape presses its [data-cancel] button. */
 const FOCUSABLE = 'button, [href], input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
 function watchDialogs() {
@@ -743,7 +757,9 @@ function watchDialogs() {
     }
     for (let n = open; n && n !== document.body; n = n.parentElement) {   // everything but the dialog's branch
       for (const sib of n.parentElement.children) {
-        if (sib === n || sib.tagName === "SCRIPT" || sib.getAttribute("role") === "alert") continue;
+        // the header (the language switch) stays usable above any dialog: a phone can change language under
+        // the winner dialog
+        if (sib === n || sib.tagName === "SCRIPT" || sib.getAttribute("role") === "alert" || sib.matches("header.top")) continue;
         sib.inert = true;
         sib.setAttribute("data-inert-by-dialog", "");
       }
@@ -785,4 +801,4 @@ function watchDialogs() {
 watchDialogs();
 
 window.Flure = { FlureBoard, LedPanel, colourMark, reducedMotion, connectLive, h, tileName, capital, said, withNodes, pieceName, pawnText, direction, cameraState, showSave, shareMove, playersPanel, tilesPanel, turnPills, renderSteps,
-  renderLog, renderTable, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };
+  renderLog, renderTable, handsOver, showLink, isNewPlan, showMonsterMoving, loadBoard, planLines };

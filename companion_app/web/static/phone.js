@@ -8,7 +8,9 @@
 
   const summaryText = (state) => said(state, "summary");
 
+  let shownRound = undefined;   // the round the header shows
   function renderStatus(state) {
+    shownRound = state.round;
     $("summary").textContent = summaryText(state);
     const info = $("turnline");
     info.textContent = "";
@@ -57,7 +59,9 @@
     if (!fresh) { shownPlan = state.plan_seq; render(state); return; }
     replayFrom = shownPlan;
     shownPlan = state.plan_seq;
-    renderStatus(state);
+    // The round's last move ends the round: the header keeps the round being played (its deck) until
+    // the move has been shown, then the next round's comes with render().
+    if (shownRound === undefined || state.round === shownRound) renderStatus(state);
     showMonsterMoving(state);
     renderLog(state);
     animState = state;
@@ -105,7 +109,7 @@
       onStep: (step) => { if (animState) { renderSteps(animState, step.number); speak(animState, step.number); } },
     });
     const leds = new LedPanel($("leds-panel"), geometry);
-    connectLive(onState, showLink, { camera: renderTable, leds: (frame) => leds.show(frame) });
+    connectLive(onState, showLink, { camera: (view) => renderTable(view, true), leds: (frame) => leds.show(frame) });
     $("winner-close").addEventListener("click", () => $("winner").classList.add("hidden"));
   }
   start();

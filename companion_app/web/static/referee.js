@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const { FlureBoard, LedPanel, colourMark, reducedMotion, connectLive, h, tileName, capital, playersPanel, tilesPanel, turnPills, renderSteps,
-    renderLog, renderTable, showLink, said, pieceName, pawnText, direction, cameraState, showSave, shareMove,
+    renderLog, renderTable, handsOver, showLink, said, pieceName, pawnText, direction, cameraState, showSave, shareMove,
     isNewPlan, showMonsterMoving, loadBoard } = window.Flure;
   const $ = (id) => document.getElementById(id);
   const COLOURS = ["blue", "yellow", "red", "green", "purple", "black", "white"];
@@ -173,7 +173,8 @@
   }
 
   function render(state) {
-    if (state.seq !== previewSeq || state.game_id !== previewGame) clearPreview();
+    if (state.game_id !== previewGame || state.seq < previewSeq) clearPreview();   // another game, or undone
+    else if (state.seq !== previewSeq) stalePreview();                             // the game went on
     showSave(state);
     renderStatus(state);
     renderLog(state);
@@ -188,10 +189,24 @@
     board.draw(state.position || { monster: { at: "a1", facing: "E" } });
     if (state.plan && state.plan_seq === shownPlan) board.drawPathMarks(state.plan, state.plan.steps.length);
     renderSteps(state);
+    foldSteps();
     tileButtons();   // the game's tile names (G11), in this page's language
     renderControls(state);
     renderBanner(state);
     if (lastCamera) markDifferences(lastCamera);
+  }
+
+  /* The monster's step log, once the move has been shown: its last two lines (where it ended, whom it ate),
+   * the others behind a button, so the cards below are not pushed far down on a tablet. */
+  function foldSteps() {
+    const list = $("steps"), items = [...list.children];
+    $("steps-toggle")?.remove();
+    if (items.length <= 3) return;
+    const open = list.dataset.open === "1";
+    items.slice(0, -2).forEach((li) => li.classList.toggle("hidden", !open));
+    list.after(h("button", { class: "btn small ghost", id: "steps-toggle", "aria-expanded": String(open),
+      onclick: () => { list.dataset.open = open ? "0" : "1"; foldSteps(); } },
+    open ? t("Show only the end of the move") : t("Show all %(n)s lines of the move", { n: items.length })));
   }
 
   function renderBanner(state) {
@@ -222,7 +237,8 @@
     if (!fresh) { render(state); return; }
     renderStatus(state);
     showMonsterMoving(state);
-    clearPreview();
+    stalePreview();
+    $("steps-toggle")?.remove();   // the move is followed step by step; folded again once it is shown
     animState = state;
     renderSteps(state, 0);
     if (await board.animate(state.plan)) onState(latest);   // drawn, or animated if it is a newer move
@@ -241,11 +257,20 @@
   }
   tileButtons();
   function clearPreview() { $("preview").textContent = ""; previewSeq = previewGame = null; }
+  /* The game went on since the answer (a live game moves on): the answer stays readable, marked as
+   * an earlier position's, until asked again; an undo or another game clears it. */
+  function stalePreview() {
+    const box = $("preview");
+    if (!box.firstChild || box.classList.contains("stale")) return;
+    box.classList.add("stale");
+    box.prepend(h("p", { class: "hint" }, t("For the position before the last change: ask again for this one.")));
+  }
   $("preview-btn").addEventListener("click", async () => {
     const asked = latest;
     const plans = await api("GET", "/api/preview");
     const box = $("preview");
     box.textContent = "";
+    box.classList.remove("stale");
     previewSeq = asked ? asked.seq : null;
     previewGame = asked ? asked.game_id : null;
     const entries = Object.entries(plans);
@@ -282,6 +307,7 @@
   function renderCamera(view) {
     lastCamera = view;
     renderTable(view);
+    if (devices) { devices.camera = view.status; showDevices(); }   // the Devices card says what the camera card says
     const st = view.status;
     const detail = st.detail || {};
     const steady = st.present && view.stable;
@@ -290,23 +316,40 @@
     $("camera-state").className = `pill ${steady ? "ok" : "warn"}`;
     $("camera-confirm").disabled = !view.can_confirm;
     $("camera-clear").disabled = !st.present;
+    $("camera-controls").classList.toggle("hidden", !st.present);   // no camera: nothing to confirm or fix
+    // Waiting (for a player's move, a still table, the game's end) is not a refusal: no "Cannot confirm".
+    const waiting = !view.stable || (view.change && view.change.kind === "wait") || (latest && latest.phase === "over");
     $("camera-why").replaceChildren(view.can_confirm
       ? h("span", {}, h("b", {}, t("Confirm would play:") + " "), said(view.proposal, "message"))
+      : !st.present ? said(view, "why_not")
+      : view.change && view.change.kind === "wait" ? h("span", {}, h("b", {}, t("Waiting for the table:") + " "), said(view, "why_not"))
+      : waiting ? said(view, "why_not")
       : h("span", {}, h("b", {}, t("Cannot confirm:") + " "), said(view, "why_not")));
     $("accept-table").disabled = !(view.follow && !view.follow.done && view.stable);
     if (document.activeElement !== $("camera-mode")) $("camera-mode").value = view.mode;
     const list = $("differences");
     list.textContent = "";
     if (!st.present) list.append(h("li", { class: "muted" }, said(st, "message") || t("No camera.")));
-    if (detail.message && st.present) list.append(h("li", { class: steady ? "muted" : "warn" }, said(detail, "message")));
+    // the camera's own line while steady (unsteady, the line above says why; its problems below say the rest)
+    if (detail.message && st.present && view.stable && !(view.problems || []).length) {
+      list.append(h("li", { class: steady ? "muted" : "warn" }, said(detail, "message")));
+    }
     if (st.error) list.append(h("li", { class: "error" }, said(st, "error")));
     const running = latest && latest.phase && latest.phase !== "none";
     if (view.reading && running) {
       const problems = (view.problems_i18n || {})[window.FLURE_LANG] || view.problems || [];
       for (const message of problems) list.append(h("li", { class: "warn" }, message));
-      for (const sq of view.unseen || []) {
-        list.append(h("li", { class: "warn" }, h("b", {}, sq),
-          t(": the camera cannot see this square, so it is taken as the game has it. Tap the square if that is wrong.")));
+      const unseen = view.unseen || [];
+      if (handsOver(view)) { /* the problem line above says it once: something covers the board */ }
+      else if (unseen.length > 3) {   // once, not a row per square
+        list.append(h("li", { class: "warn" }, h("b", {}, unseen.slice(0, 8).join(" ") + (unseen.length > 8 ? " …" : "")),
+          t(": the camera cannot see these %(n)s squares, so they are taken as the game has them. Tap a square if that is wrong.",
+            { n: unseen.length })));
+      } else {
+        for (const sq of unseen) {
+          list.append(h("li", { class: "warn" }, h("b", {}, sq),
+            t(": the camera cannot see this square, so it is taken as the game has it. Tap the square if that is wrong.")));
+        }
       }
       if (view.stable && !view.differences.length) list.append(h("li", { class: "ok" }, t("The camera agrees with the game.")));
       for (const d of view.differences) {
@@ -366,9 +409,9 @@
   function renderSimulated(st) {
     sim = st;
     $("sim-card").classList.remove("hidden");
-    const paused = st.players.paused;
-    $("sim-state").textContent = paused ? t("paused") : t("playing");
-    $("sim-state").className = `pill ${paused ? "warn" : "ok"}`;
+    const paused = st.players.paused, over = latest && latest.phase === "over";
+    $("sim-state").textContent = over ? t("game over") : paused ? t("paused") : t("playing");
+    $("sim-state").className = `pill ${over ? "muted" : paused ? "warn" : "ok"}`;
     $("sim-pause").textContent = paused ? t("Resume the players") : t("Pause the players");
     // what the players are at, said by the server in every language (players.now_i18n)
     $("sim-now").textContent = st.players.now ? t("Players: %(now)s", { now: said(st.players, "now") }) : "";
@@ -559,14 +602,23 @@
     }
     return h("li", { class: cls }, h("b", {}, name), t(": %(state)s", { state: text }));
   }
+  let devices = null;   // the last /api/status; its camera is replaced by each camera view as it comes
+  let joinFolded = false;
+  function showDevices() {
+    const st = devices;
+    const lines = [deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
+      deviceLine(t("Buttons"), st.buttons), ...(st.speaker ? [deviceLine(t("Speaker"), st.speaker)] : []),
+      ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : [])];
+    $("devices").replaceChildren(...lines);
+    if (st.phones > 1 && !joinFolded) { joinFolded = true; $("join-card").open = false; }   // a phone joined: QR not needed now
+    $("phones").textContent = st.phones === 1 ? t("1 screen connected") : t("%(n)s screens connected", { n: st.phones });
+  }
   async function readDevices() {
     if (!login.token()) return;
     try {
-      const st = await api("GET", "/api/status");
-      $("devices").replaceChildren(deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
-        deviceLine(t("Buttons"), st.buttons), ...(st.speaker ? [deviceLine(t("Speaker"), st.speaker)] : []),
-        ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : []));
-      $("phones").textContent = st.phones === 1 ? t("1 screen connected") : t("%(n)s screens connected", { n: st.phones });
+      devices = await api("GET", "/api/status");
+      if (lastCamera) devices.camera = lastCamera.status;
+      showDevices();
     } catch (e) { /* shown */ }
   }
 

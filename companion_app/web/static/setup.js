@@ -79,11 +79,13 @@
     }
     $("stickers-summary").textContent = t("%(seen)s of %(pieces)s pieces seen", { seen: st.seen.length, pieces: st.pieces });
     const item = (cls, text) => list.append(el("li", cls, text));
-    if (st.missing.length) item("fix", t("missing (no sticker seen): %(pieces)s", { pieces: st.missing.join(", ") }));
+    const names = (key) => (st[`${key}_i18n`] || {})[window.FLURE_LANG] || st[key];   // in the page's language
+    if (st.missing.length) item("fix", t("missing (no sticker seen): %(pieces)s", { pieces: names("missing").join(", ") }));
     if (st.unknown.length) item("fix", t("unknown ids (not a sticker of this game): %(ids)s", { ids: st.unknown.join(", ") }));
-    if (st.twice.length) item("fix", t("seen twice: %(what)s", { what: st.twice.join("; ") }));
+    if (st.twice.length) item("fix", t("seen twice: %(what)s", { what: names("twice").join("; ") }));
     if (!st.missing.length && !st.unknown.length && !st.twice.length) item("ok", t("every piece seen once"));
-    if (st.seen.length) item("ok", t("seen: %(pieces)s", { pieces: st.seen.join(", ") }));
+    if (st.seen.length) item("ok", t("seen: %(pieces)s", { pieces: names("seen").join(", ") }));
+    if (st.left_out) item("muted", t("not asked for (pawns this game does not play): %(n)s", { n: st.left_out }));
   }
 
   // -- lens calibration -----------------------------------------------------------------------------
