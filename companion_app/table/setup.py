@@ -366,6 +366,11 @@ class SetupTool:
             ok = status.get("present", False) and not status.get("error")
             findings.append(Finding(name, ok, status.get("error") or status.get("note") or status.get("message")
                                     or _g(lang, "working")))
+        phone = getattr(self, "phone", None)      # [camera] source = "phone" (web/camera_page.py attaches it)
+        if phone is not None:
+            state = phone.status()
+            findings.append(Finding(N_("phone camera (in this session)"), state["connected"],
+                                    render(state["message"].text, lang)))
         findings.append(Finding(N_("more"), True, _g(lang, "the camera's frame rate, the LED device's answer, the "
                                                            "buttons' pins and the web port are checked by `flure "
                                                            "doctor` with the session stopped")))

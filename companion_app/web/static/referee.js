@@ -549,7 +549,8 @@
       const st = await api("GET", "/api/status");
       $("devices").replaceChildren(deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
         deviceLine(t("Buttons"), st.buttons), ...(st.speaker ? [deviceLine(t("Speaker"), st.speaker)] : []),
-        ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : []));
+        ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : []),
+        ...(st.phone_camera ? [deviceLine(t("Phone camera"), st.phone_camera)] : []));
       $("phones").textContent = st.phones === 1 ? t("1 screen connected") : t("%(n)s screens connected", { n: st.phones });
     } catch (e) { /* shown */ }
   }
