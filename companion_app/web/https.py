@@ -7,10 +7,12 @@ by cheroot (CherryPy's WSGI server, kept up to date and with TLS built in throug
 """
 from __future__ import annotations
 
+import logging
 import threading
 
 from .server import SERVER_MAX_BODY, Server
 
+log = logging.getLogger(__name__)
 THREADS = 24                    # the camera phone, the referee's tablet over HTTPS and a few others
 # A camera frame is the largest body (phone_frames.MAX_FRAME_BYTES); cheroot refuses more with 413.
 MAX_BODY = 8 * SERVER_MAX_BODY
@@ -28,6 +30,8 @@ class HttpsServer:
                                    server_name="flure", timeout=30, shutdown_timeout=2)
         self._server.max_request_body_size = MAX_BODY
         self._server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+        # a phone that has not accepted the certificate yet drops each handshake: not worth a line on the console
+        self._server.error_log = lambda msg="", level=logging.INFO, traceback=False: log.debug(msg)
         self._server.prepare()          # binds now: a taken port is an OSError here, not in the thread
         self.host = host
         self.port = self._server.bind_addr[1]
