@@ -65,7 +65,7 @@ class PhoneFrames:
         if length is not None and length > self.max_bytes:
             self._refuse(Text(N_("the frame is %(size)s MB; at most %(most)s MB is taken: send the camera's "
                                  "picture at the reader's resolution"), size=f"{length / 2**20:.1f}",
-                              most=f"{self.max_bytes / 2**20:.0f}"), 413, "too-big")
+                              most=f"{self.max_bytes / 2**20:.1f}"), 413, "too-big")
 
     def put(self, data: bytes, content_type: str | None, address: str | None = None) -> tuple[int, int]:
         """Keep ``data`` (a JPEG or PNG) as the newest frame; returns its (width, height) or raises FrameRefused."""
