@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from browser_helpers import ARGS, CHROMIUM, needs_chromium
+from browser_helpers import ARGS, CHROMIUM, needs_chromium, referee_login
 from phone_helpers import phone_table, render_position, write_y4m
 from table_helpers import wait_for
 from web_helpers import AUTH, TOKEN
@@ -88,17 +88,24 @@ def test_the_camera_page_over_https_feeds_the_session(fake_camera_browser, tmp_p
 
 def test_a_pairing_link_lets_a_phone_send_frames_without_the_pin(fake_camera_browser, tmp_path):
     with phone_table(tmp_path) as (session, phone, server, secure):
-        req = urllib.request.Request(server.url + "api/camera/pair", data=b"{}", method="POST",
-                                     headers={**AUTH, "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            pairing = json.loads(r.read())
-        assert pairing["url"].startswith(secure.url + "camera?pair=") and "<svg" in pairing["qr_svg"]
+        # the referee makes the code on the referee view (plain HTTP), which also says how to trust the certificate
+        referee = fake_camera_browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        referee_login(referee, server.url)
+        referee.click("#camera-pair summary")
+        assert "Advanced, then Proceed (Android)" in referee.locator("#camera-pair").inner_text()
+        referee.click("#camera-pair-make")
+        referee.wait_for_selector("#camera-pair-qr svg")
+        link = referee.locator("#camera-pair-url").inner_text()
+        assert link.startswith(secure.url + "camera?pair="), link
         page = fake_camera_browser.new_context(ignore_https_errors=True).new_page()
-        page.goto(pairing["url"])
+        page.goto(link)
         page.wait_for_selector("#camera-main[data-located='yes']", timeout=30000)
         assert page.url == secure.url + "camera"
         assert page.locator("#login").is_hidden()
         # the link works once: another phone opening it is refused
         again = fake_camera_browser.new_context(ignore_https_errors=True).new_page()
-        response = again.goto(pairing["url"])
+        response = again.goto(link)
         assert response.status == 403 and "used already" in again.locator("#pair-error").inner_text()
+        # the referee's Devices card lists the phone camera, connected
+        referee.wait_for_function("document.querySelector('#devices').innerText.includes('Phone camera: phone camera: "
+                                  "connected from 127.0.0.1, 1280×720')", timeout=20000)

@@ -87,6 +87,9 @@ def test_a_phone_that_goes_away_is_a_camera_that_stopped_then_comes_back(tmp_pat
         assert "phone camera" in detail["message"], detail
         line = camera_state(server.url)["phone_camera"]["detail"]
         assert not line["connected"] and "went away" in line["message"], line
+        checks = server.app.extensions["flure_setup"].doctor("en")      # the Setup page's check card
+        phone_check = next(c for c in checks if c["topic"] == "phone camera (in this session)")
+        assert not phone_check["ok"] and "went away" in phone_check["text"], checks
         # the phone sends again: the worker reads it again by itself
         stop.clear()
         sender = threading.Thread(target=send, daemon=True)
