@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from browser_helpers import ARGS, CHROMIUM, needs_chromium, referee_login
+from browser_helpers import ARGS, CHROMIUM, fits_360_px, needs_chromium, referee_login
 from phone_helpers import phone_table, render_position, write_y4m
 from table_helpers import wait_for
 from web_helpers import AUTH, TOKEN
@@ -46,7 +46,8 @@ def fake_camera_browser(tmp_path_factory):
 def test_the_camera_page_over_https_feeds_the_session(fake_camera_browser, tmp_path):
     with phone_table(tmp_path) as (session, phone, server, secure):
         assert secure.url.startswith("https://")
-        context = fake_camera_browser.new_context(ignore_https_errors=True, viewport={"width": 400, "height": 800})
+        context = fake_camera_browser.new_context(ignore_https_errors=True, viewport={"width": 360, "height": 780},
+                                                 is_mobile=True, has_touch=True)
         context.grant_permissions(["camera"], origin=secure.url.rstrip("/"))
         page = context.new_page()
         errors = []
@@ -58,6 +59,7 @@ def test_the_camera_page_over_https_feeds_the_session(fake_camera_browser, tmp_p
         assert page.evaluate("window.isSecureContext")
         assert "frames sent" in page.locator("#sending").inner_text()
         assert page.locator("#advice").inner_text() == "The board is located: keep the phone still."
+        fits_360_px(page, "phone-camera-page")
 
         view = wait_for(lambda: (lambda v: v if v.get("stable") else None)(get_json(server.url + "api/camera")),
                         timeout=30, what="the session reading the phone's frames steadily")
