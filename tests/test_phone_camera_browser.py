@@ -85,6 +85,16 @@ def test_the_camera_page_over_https_feeds_the_session(fake_camera_browser, tmp_p
             return {status: r.status, body: await r.json()}; }""")
         assert answer["status"] == 401 and "referee" in answer["body"]["error"], answer
         assert phone.status()["frames"] >= sent and phone.status()["refused"] == 0
+
+        # the phone's Wi-Fi drops: the page says so and reconnects by itself when it is back
+        context.set_offline(True)
+        wait_for(lambda: page.locator("#conn").inner_text().startswith("Connection lost: reconnecting by itself"), 20,
+                 "the page saying the connection is lost")
+        assert not page.locator("#link").evaluate("e => e.classList.contains('live')")
+        context.set_offline(False)
+        wait_for(lambda: page.locator("#conn").inner_text() == "Reconnected.", 30, "the page saying it reconnected")
+        before = phone.status()["frames"]
+        wait_for(lambda: phone.status()["frames"] > before + 2, 20, "frames again after the reconnection")
         context.close()
 
 
@@ -109,5 +119,5 @@ def test_a_pairing_link_lets_a_phone_send_frames_without_the_pin(fake_camera_bro
         response = again.goto(link)
         assert response.status == 403 and "used already" in again.locator("#pair-error").inner_text()
         # the referee's Devices card lists the phone camera, connected
-        referee.wait_for_function("document.querySelector('#devices').innerText.includes('Phone camera: phone camera: "
-                                  "connected from 127.0.0.1, 1280×720')", timeout=20000)
+        wait_for(lambda: "Phone camera: phone camera: connected from 127.0.0.1, 1280×720" in
+                 referee.locator("#devices").inner_text(), 20, "the phone on the Devices card")

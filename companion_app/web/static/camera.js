@@ -112,7 +112,7 @@
     if (!res || res.status >= 500) {
       lost += 1;
       link(t("Connection lost: reconnecting…"));
-      $("sending").textContent = t("Connection lost: reconnecting by itself (attempt %(n)s).", { n: lost });
+      $("conn").textContent = t("Connection lost: reconnecting by itself (attempt %(n)s).", { n: lost });
       setTimeout(() => { busy = false; }, Math.min(500 * lost, 4000));
       return;
     }
@@ -130,7 +130,7 @@
       setTimeout(() => { busy = false; }, wait);
       return;
     }
-    if (lost) { $("detail").textContent = t("Reconnected."); }
+    if (lost) $("conn").textContent = t("Reconnected.");
     lost = 0;
     sent += 1;
     link(t("sending"), true);
