@@ -71,7 +71,7 @@ def ensure_certificate(folder: Path, names: list[str], addresses: list[str], *,
     except OSError as exc:
         raise TlsError(Text(N_("%(path)s: cannot keep the HTTPS certificate there (%(why)s)"), path=str(folder),
                             why=os_reason(exc))) from exc
-    except ValueError as exc:   # a damaged file
+    except ValueError as exc:   # a damaged authority (a damaged server certificate is made again)
         raise TlsError(Text(N_("%(path)s: a certificate file is damaged (%(why)s); delete the folder and start "
                                "again"), path=str(folder), why=str(exc))) from exc
     digest = ca_cert.fingerprint(hashes.SHA256()).hex().upper()
@@ -149,7 +149,10 @@ def _covers(cert_path: Path, key_path: Path, ca_cert, names: list[str], ips: lis
 
     if not (cert_path.exists() and key_path.exists()):
         return False
-    cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    except ValueError:       # damaged: the server certificate is made again (the authority is what phones keep)
+        return False
     if cert.issuer != ca_cert.subject or cert.not_valid_after_utc - now < datetime.timedelta(days=RENEW_BEFORE_DAYS):
         return False
     try:

@@ -37,3 +37,20 @@ def test_flure_play_with_a_phone_camera_says_how_to_connect_the_phone(tmp_path):
         assert line["connected"] is False and line["message"].startswith("phone camera: no phone is sending yet")
     finally:
         stop_play(proc, signal.SIGINT)
+
+
+def test_flure_doctor_with_a_phone_camera_checks_the_https_certificate(tmp_path):
+    from companion_app.cli.checks import run_checks
+    from companion_app.table.config import load_table_config
+
+    config = load_table_config(None, {"camera.source": "phone", "web.database": str(tmp_path / "s.sqlite3"),
+                                      "web.https_port": 9443})
+    found = {f.topic: f for f in run_checks(config, lang="de")}
+    assert found["camera"].ok and "https://…:9443/camera" in found["camera"].text, found["camera"]
+    assert found["HTTPS"].ok and str(tmp_path / "tls" / "server.pem") in found["HTTPS"].text
+    assert found["HTTPS"].text.startswith("Zertifikat ")      # in the doctor's language
+    (tmp_path / "tls" / "server.pem").write_text("not a certificate")      # made again
+    assert {f.topic: f for f in run_checks(config)}["HTTPS"].ok
+    (tmp_path / "tls" / "ca.pem").write_text("not a certificate")          # the authority: the owner decides
+    broken = {f.topic: f for f in run_checks(config)}["HTTPS"]
+    assert not broken.ok and "damaged" in broken.line(), broken
