@@ -79,6 +79,8 @@ def test_a_phone_that_goes_away_is_a_camera_that_stopped_then_comes_back(tmp_pat
         sender = threading.Thread(target=send, daemon=True)
         sender.start()
         wait_for(lambda: session.camera.status()["detail"]["state"] == "watching", 30, "the phone's frames read")
+        placement, picture = server.app.extensions["flure_setup"].look(max_age=0)     # the Setup page's check
+        assert placement["located"] and placement["verdict"] == "good" and picture, placement
         stop.set()
         sender.join()
         # no frame for a few seconds: the worker says the camera stopped, the Devices card says the phone went away
