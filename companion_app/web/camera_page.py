@@ -21,7 +21,7 @@ from flask import session as browser_session
 from flask_babel import gettext as _
 
 from . import schemas
-from .api import body, route, table
+from .api import body, route
 from .pages import bp as pages_bp
 from .security import IMAGE_BODY, is_referee
 from ..i18n.text import error_text
