@@ -440,6 +440,9 @@ do_install() {
   fi
   say ""
   say "Phones open http://$(mdns_name).local:$PORT/ ; the referee opens http://$(mdns_name).local:$PORT/referee"
+  # the service makes its HTTPS certificate for $(mdns_name).local ([web] public_host) on first start, in
+  # /var/lib/flure/tls (companion_app/tls.py); a phone that films the board opens the camera page there
+  say "A phone as the camera opens https://$(mdns_name).local:8443/camera (deploy/README.md: the first time)"
   say "with the PIN in /etc/flure/pin (sudo cat /etc/flure/pin). Settings: /etc/flure/table.toml"
 }
 

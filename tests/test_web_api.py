@@ -729,3 +729,35 @@ def test_the_last_move_as_a_gif_and_a_png(tmp_path):
     assert Image.open(io.BytesIO(gif.data)).n_frames == len(plan.steps) + 1
     png = client.get("/api/move.png")
     assert png.status_code == 200 and png.data[:4] == b"\x89PNG"
+
+
+def test_the_phone_camera_routes_are_the_referees_and_need_a_phone_source(client, app_session):
+    """/api/camera/pair (referee: a one-time link), /api/camera/phone and /api/camera/phone/frame (the
+    referee or the paired phone; frames only when the table's camera is a phone) — issue 26; the phone
+    source itself is tested in test_phone_camera_source.py and in Chromium in test_phone_camera_browser.py."""
+    from companion_app.web.camera_page import attach
+    from vision.phone_source import PhoneFrames
+
+    assert client.post("/api/camera/pair", json={}).status_code == 401
+    assert client.get("/api/camera/phone").status_code == 401
+    r = client.post("/api/camera/phone/frame", data=b"\xff\xd8\xff", headers={"Content-Type": "image/jpeg"})
+    assert r.status_code == 401 and "PIN" in r.json["error"]
+    r = client.post("/api/camera/phone/frame", data=b"\xff\xd8\xff", headers={**AUTH, "Content-Type": "image/jpeg"})
+    assert r.status_code == 409 and "--camera phone" in r.json["error"]
+    link = client.post("/api/camera/pair", json={}, headers=AUTH).json
+    assert "/camera?pair=" in link["url"] and link["expires_s"] == 600 and not link["phone_source"]
+
+    attach(app_session[0], PhoneFrames(), "https://127.0.0.1:8443/")
+    assert client.post("/api/camera/pair", json={}, headers=AUTH).json["url"].startswith("https://127.0.0.1:8443/camera?pair=")
+    phone = app_session[0].test_client()
+    token = client.post("/api/camera/pair", json={}, headers=AUTH).json["url"].split("pair=")[1]
+    assert phone.get(f"/camera?pair={token}", base_url="https://localhost").status_code == 302
+    state = phone.get("/api/camera/phone").json
+    assert state["phone"]["connected"] is False and state["look"] is None and state["csrf"]
+    r = phone.post("/api/camera/phone/frame", data=b"GIF89a", headers={"Content-Type": "image/gif"})
+    assert r.status_code == 403           # no CSRF token: the paired phone's page always sends it
+    r = phone.post("/api/camera/phone/frame", data=b"GIF89a", headers={"Content-Type": "image/gif",
+                                                                      "X-CSRF-Token": state["csrf"]})
+    assert r.status_code == 415 and r.json["code"] == "wrong-type"
+    assert phone.post("/api/action", json={"type": "draw"}, headers={"X-CSRF-Token": state["csrf"]}).status_code == 401
+    assert phone.get(f"/camera?pair={token}").status_code == 403      # once only

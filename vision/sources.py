@@ -274,6 +274,12 @@ def open_source(spec: str, **options) -> FrameSource:
     if spec == "synthetic":
         get_state = options.pop("get_state", None) or _basic_state
         return SyntheticSource(get_state, **options)
+    if spec == "phone":
+        raise SourceError(Text(N_("the phone camera sends its frames to flure play (--camera phone): open "
+                                  "https://…/camera on the phone while the session runs")))
+    from .stream_source import LatestFrameSource, is_stream_url
+    if "://" in spec and is_stream_url(spec):
+        return LatestFrameSource(spec)       # an IP camera: the newest frame, never a buffered one
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path, loop=bool(options.get("loop", False)), max_side=max_side)

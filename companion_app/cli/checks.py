@@ -53,6 +53,8 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
     if not cam.enabled:
         return [Finding(N_("camera"), True, _g(lang, "switched off ([camera] source = \"none\"): the referee enters "
                                                      "moves by tapping"))]
+    if cam.source == "phone":
+        return check_phone(config, lang)
     from vision.sources import SourceError, open_source
 
     width, height = cam.resolution
@@ -98,6 +100,23 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
                                                           got=f"{fps:.1f}", fps=f"{cam.fps:g}")))
     out += exposure + check_board(frame, config, lang)
     return out
+
+
+def check_phone(config, lang: str = DEFAULT) -> list[Finding]:
+    """A phone as the camera (issue 26): it sends frames to the running session only, so the doctor checks
+    what the phone needs from this machine, the HTTPS certificate; the live state is on the Devices card."""
+    from ..tls import TlsError, default_folder, ensure_certificate, table_addresses, table_names
+
+    out = [Finding(N_("camera"), True, _g(lang, "a phone's camera page sends the frames while flure play runs "
+                                                "(https://…:%(port)s/camera); the referee's Devices card and the "
+                                                "Setup page show whether it is connected", port=config.web.https_port))]
+    try:
+        files = ensure_certificate(default_folder(config.web.database_path()), table_names(config.web.public_host),
+                                   table_addresses())
+    except TlsError as exc:
+        return out + [Finding(N_("HTTPS"), False, render(exc.text or str(exc), lang))]
+    return out + [Finding(N_("HTTPS"), True, _g(lang, "certificate %(path)s (authority SHA-256 %(fingerprint)s)",
+                                                path=files.cert, fingerprint=files.fingerprint[:23] + "…"))]
 
 
 def _first_frames(source, timeout: float, count: int = 4):

@@ -13,7 +13,7 @@ from .lang import _, language
 
 # option dest -> the configuration key it overrides
 OVERRIDES = {
-    "host": "web.host", "port": "web.port", "pin": "web.pin", "db": "web.database",
+    "host": "web.host", "port": "web.port", "https_port": "web.https_port", "pin": "web.pin", "db": "web.database",
     "camera": "camera.source", "leds": "serial.url",
 }
 
@@ -24,12 +24,15 @@ def add_table_options(p: argparse.ArgumentParser, devices: bool = True) -> None:
                    help=_("table configuration file (flure config default prints a documented one)"))
     p.add_argument("--host", default=None, help=_("address to listen on ([web] host; default: every interface)"))
     p.add_argument("--port", type=int, default=None, help=_("port ([web] port; default 8000)"))
+    p.add_argument("--https-port", type=int, default=None,
+                   help=_("HTTPS port for the phone camera page ([web] https_port; default 8443)"))
     p.add_argument("--pin", default=None, help=_("the referee's PIN or token ([web] pin; default: a new random PIN)"))
     p.add_argument("--db", default=None, help=_("session database ([web] database; default: "
                                                 "$STATE_DIRECTORY or ~/.local/share/flure/session.sqlite3)"))
     p.add_argument("--camera", metavar="SPEC", default=None,
                    help=_("camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
-                          "a folder, 'simulated' (default: the simulated table), 'synthetic' or 'none'"))
+                          "a folder, 'phone' (a phone's camera page), 'simulated' (default: the simulated table), "
+                          "'synthetic' or 'none'"))
     p.add_argument("--leds", metavar="URL", default=None,
                    help=_("LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
                           "socket://host:port (default: the simulated device)"))

@@ -134,11 +134,15 @@ def play(args) -> int:
             else DEMO_SIZE
         rig = SimulatedRig(session, seed=session.game.seed, speed=args.speed, err_rate=mistakes, size=size)
     off = "--no-camera" if args.no_camera else '[camera] source = "none"'
+    phone = None
+    if camera.source == "phone":          # a phone's camera page sends the frames (web/camera_page.py)
+        from vision.phone_source import PhoneFrames
+        phone = PhoneFrames()
     session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off),
                             off=True) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
                                                on_update=session.loop.on_camera,
-                                               open_frames=rig.open_source if rig is not None else None)
+                                               open_frames=rig.open_source if rig is not None else phone)
     session.loop.mode = "auto" if rig is not None else config.table.mode
     session.simulated = rig
     session.leds = Device("LED grid", why=Text.in_context("LED grid", NP_("LED grid", "switched off (%(how)s)"),
@@ -159,12 +163,20 @@ def play(args) -> int:
         session.close()
         return 1
     phone_url = f"http://{host}:{server.port}/"
+    secure, tls, tls_why = _open_https(web, host, db)
+    https_url = f"https://{host}:{secure.port}/" if secure is not None else None
     app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host],
                      table_config=config)
+    from ..web.camera_page import attach
+    attach(app, phone, https_url, tls.ca_cert if tls is not None else None)
     server.set_app(app)
+    if secure is not None:
+        secure.set_app(app)
+        secure.start()
 
     _print_startup(session, phone_url, pin, resumed, db)
     print(qr_terminal(phone_url))
+    _print_https(phone_url, https_url, tls, tls_why, phone is not None)
     if rig is not None:
         print("  " + _("Table:   simulated players at %(speed)sx their pace, camera mode auto; the referee "
                        "pauses them and moves their pieces on the referee page (Simulated table)",
@@ -175,7 +187,10 @@ def play(args) -> int:
     if rig is not None:
         rig.start()
     if args.demo and (args.until_end or not camera.enabled):
-        return _demo_until_end(session, server, rig, args, camera=camera.enabled)
+        status = _demo_until_end(session, server, rig, args, camera=camera.enabled)
+        if secure is not None:
+            secure.close()
+        return status
     cycle = None
     if args.demo:    # game after game, each with the next seed, for as long as the table runs
         from ..table.demo import DemoCycle
@@ -193,12 +208,57 @@ def play(args) -> int:
             watchdog.stop()
         if cycle is not None:
             cycle.stop()
+        if secure is not None:
+            secure.close()
+        if phone is not None:
+            phone.close()
         server.close()
         if rig is not None:
             rig.close()
         session.close()
         print(_("Stopped; the game is saved and resumes with the next flure play."))
     return 0
+
+
+def _open_https(web, host: str, db):
+    """(the HTTPS server, its certificate files, None) or (None, None, why): the camera page needs HTTPS;
+    without it the session still runs over HTTP."""
+    from ..tls import TlsError, default_folder, ensure_certificate, table_addresses, table_names
+    from ..web.https import HttpsServer
+
+    try:
+        tls = ensure_certificate(default_folder(db), table_names(web.public_host) + [host], table_addresses(host))
+    except TlsError as exc:
+        from ..i18n.text import render
+        return None, None, render(getattr(exc, "text", None) or str(exc), language())
+    try:
+        return HttpsServer(None, web.host, web.https_port, tls.cert, tls.key), tls, None
+    except (OSError, ImportError) as exc:
+        return None, tls, _("cannot listen on %(host)s:%(port)s: %(why)s (set another [web] https_port or "
+                            "--https-port)", host=web.host, port=web.https_port, why=why(exc))
+
+
+def _print_https(phone_url: str, https_url: str | None, tls, tls_why, phone: bool) -> None:
+    """Where the camera page is, and how a phone trusts the table's certificate the first time."""
+    if https_url is None:
+        print("  " + _("HTTPS:   off (%(why)s); a phone's camera page needs it.", why=tls_why))
+        return
+    camera_url = https_url + "camera"
+    print("  " + _("HTTPS:   %(url)s (the same app; the table's own certificate, kept in %(folder)s)",
+                   url=https_url, folder=tls.folder))
+    if phone:
+        print("  " + _("Camera:  on the phone that films the board, open %(url)s (scan the code below) and enter "
+                       "the PIN.", url=camera_url))
+    else:
+        print("  " + _("Camera:  a phone can be the camera (flure play --camera phone): its page is %(url)s",
+                       url=camera_url))
+    print("           " + _("The first time, the phone's browser warns that the certificate is not known: tap "
+                            "Advanced, then Proceed (Android), or Show Details, then visit this website (iPhone). "
+                            "Or install the table's authority from %(ca)s (SHA-256 %(fingerprint)s).",
+                            ca=phone_url + "flure-ca.crt", fingerprint=tls.fingerprint))
+    if phone:
+        from ..web.qr import qr_terminal
+        print(qr_terminal(camera_url))
 
 
 DEVICE_WORDS = {"camera": N_("Camera"), "LED grid": N_("LED grid"), "buttons": N_("Buttons"),

@@ -33,7 +33,7 @@ TABLE_SECTIONS = ("camera", "table", "web", "speaker")
 MODES = ("auto", "confirm")
 CAMERA_KEYS = {"source", "resolution", "fps", "calibration", "marker_scheme", "exposure", "reader"}
 EXPOSURE_KEYS = {"exposure_us", "analogue_gain", "colour_gains"}
-WEB_KEYS = {"host", "port", "public_host", "database", "keep_games", "keep_days", "pin", "pin_file"}
+WEB_KEYS = {"host", "port", "https_port", "public_host", "database", "keep_games", "keep_days", "pin", "pin_file"}
 SPEAKER_KEYS = {"enabled", "voice", "rate"}
 RATE_RANGE = (80, 450)        # espeak-ng -s: words a minute (its own default is 175)
 
@@ -126,6 +126,7 @@ class SpeakerConfig:
 class WebConfig:
     host: str = "0.0.0.0"
     port: int = 8000
+    https_port: int = 8443    # the same app over HTTPS (the camera page needs it; 0 = any free port)
     public_host: str = ""
     database: Path | None = None
     keep_games: int = 100     # the journal keeps this many games before the newest …
@@ -408,6 +409,7 @@ def _web(d: Mapping, base: Path, origin_of) -> WebConfig:
     if pin and not _valid_pin(pin):
         raise HardwareConfigError(Text(N_("[web] pin must be 4 to 64 letters or digits")))
     return WebConfig(host=host, port=_whole("web", "port", d.get("port", 8000), 0, 65535), public_host=public,
+                     https_port=_whole("web", "https_port", d.get("https_port", 8443), 0, 65535),
                      database=_path("web", "database", d.get("database", ""), base, origin_of("web", "database")),
                      keep_games=_whole("web", "keep_games", d.get("keep_games", 100), 0, 1_000_000),
                      keep_days=_whole("web", "keep_days", d.get("keep_days", 30), 1, 36_500),

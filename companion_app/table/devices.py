@@ -146,9 +146,11 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         if size is None:
             options["max_side"] = MAX_READ_SIDE   # a folder of big photos decodes them smaller (vision.sources)
 
-        if open_frames is not None:      # the simulated table's camera (it films the simulated players)
-            make, what = open_frames, Text(N_("the simulated table's camera"))
-            note = Text(N_("simulated table (the synthetic camera films simulated players acting on it)"))
+        if open_frames is not None:      # the simulated table's camera (it films the simulated players), or a phone's
+            make = open_frames
+            what = getattr(open_frames, "what", None) or Text(N_("the simulated table's camera"))
+            note = getattr(open_frames, "note", None) or \
+                Text(N_("simulated table (the synthetic camera films simulated players acting on it)"))
         else:
             def make():
                 return open_source(spec, **dict(options))

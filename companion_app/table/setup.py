@@ -367,6 +367,11 @@ class SetupTool:
             said = next((key for key in ("error", "note", "message") if status.get(key)), None)
             findings.append(Finding(name, ok, _g(lang, "working") if said is None
                                     else status.get(f"{said}_i18n", {}).get(lang, status[said])))
+        phone = getattr(self, "phone", None)      # [camera] source = "phone" (web/camera_page.py attaches it)
+        if phone is not None:
+            state = phone.status()
+            findings.append(Finding(N_("phone camera (in this session)"), state["connected"],
+                                    render(state["message"].text, lang)))
         findings.append(Finding(N_("more"), True, _g(lang, "the camera's frame rate, the LED device's answer, the "
                                                            "buttons' pins and the web port are checked by `flure "
                                                            "doctor` with the session stopped")))

@@ -258,7 +258,12 @@ def targets():
 
 @route("/status", "GET", "Devices (camera, LED grid, buttons) and connected phones", referee=True)
 def status():
-    return jsonify(table().device_status())
+    out = table().device_status()
+    phone = current_app.extensions.get("flure_phone")     # [camera] source = "phone" (camera_page.attach)
+    if phone is not None:
+        from ..table.phone_camera import device_status
+        out["phone_camera"] = device_status(phone)
+    return jsonify(out)
 
 
 @route("/leds", "GET", "The LED grid's last frame as sent: square name → colour (hex); null without LEDs")

@@ -56,7 +56,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
-    from . import api, i18n, move_picture, pages, setup  # noqa: F401 - move_picture adds its API routes
+    from . import api, camera_page, i18n, move_picture, pages, setup  # noqa: F401 - they add their routes
     from ..table.setup import SetupTool
     app.extensions["flure_setup"] = SetupTool(session, table_config)
     i18n.init_app(app)

@@ -608,7 +608,8 @@
     const st = devices;
     const lines = [deviceLine(t("Camera"), st.camera), deviceLine(t("LED grid"), st.leds),
       deviceLine(t("Buttons"), st.buttons), ...(st.speaker ? [deviceLine(t("Speaker"), st.speaker)] : []),
-      ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : [])];
+      ...(st.journal ? [deviceLine(t("Journal"), st.journal)] : []),
+      ...(st.phone_camera ? [deviceLine(t("Phone camera"), st.phone_camera)] : [])];
     $("devices").replaceChildren(...lines);
     if (st.phones > 1 && !joinFolded) { joinFolded = true; $("join-card").open = false; }   // a phone joined: QR not needed now
     $("phones").textContent = st.phones === 1 ? t("1 screen connected") : t("%(n)s screens connected", { n: st.phones });

@@ -1,0 +1,104 @@
+"""The phone camera's side of the session: where the phone's picture shows the board, with advice for
+the person holding the phone, and the phone's line on the referee's Devices card.
+
+The camera page (web/camera_page.py) draws ``look()``'s board outline and corner markers over its
+live picture: green when the board is located, and one short piece of advice otherwise ("move the
+phone up", "tilt less", "too dark").  The verdict is the Setup page's placement check
+(calibration.registration), worded for a phone; it is computed at most every LOOK_MAX_AGE_S on the
+newest frame, in the request's thread, never in the camera worker's.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from engine.wording import N_, Text
+
+from ..i18n.text import in_all
+from .setup import LOOK_MAX_AGE_S
+
+DARK_MEAN = 45            # a picture whose mean grey level is under this is too dark to read stickers
+
+# The verdict (calibration.registration.verdict, plus "dark") → what the phone's holder should do.
+ADVICE = {
+    "dark": N_("Too dark: switch on a light over the table (the phone's torch glares on the board)."),
+    "not located": N_("Move the phone up until all four corner markers are in the picture."),
+    "too tilted": N_("Tilt less: hold the phone flat, straight above the middle of the board."),
+    "too close": N_("Move the phone up: the board and the card zone must fit in the picture."),
+    "too far": N_("Move the phone down: the stickers are too small in the picture."),
+    "good": N_("The board is located: keep the phone still."),
+}
+
+
+def look(frame: np.ndarray, scheme, calibration=None) -> dict:
+    """What the phone's frame shows: located or not, the verdict, the advice, and (as fractions of the
+    picture's width and height) the board's outline and the corner markers found."""
+    import cv2
+
+    from calibration.registration import check_registration
+    from vision.detect import detect_markers
+    from vision.locate import locate_board
+
+    h, w = frame.shape[:2]
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    size = np.array([w, h], dtype=float)
+    det = detect_markers(gray, scheme)
+    board_ids = {m.id for m in scheme.board_markers}
+    markers = [(np.asarray(c, dtype=float).reshape(-1, 2) / size).round(4).tolist()
+               for i, c in zip(det.ids.tolist(), det.corners) if i in board_ids]
+    out: dict = {"size": [int(w), int(h)], "markers": markers, "outline": None, "located": False}
+    located = locate_board(det, (w, h), scheme, calibration).location if len(markers) >= 3 else None
+    if located is not None:
+        gw, gh = scheme.grid_mm
+        outline = located.to_raw_image(np.array([[0, 0], [gw, 0], [gw, gh], [0, gh]], dtype=float))
+        out["outline"] = (outline / size).round(4).tolist()
+        out["located"] = True
+    if float(gray.mean()) < DARK_MEAN and located is None:
+        verdict, detail = "dark", None
+    else:
+        rep = check_registration(frame, scheme, calibration)
+        verdict = rep.verdict or "not located"
+        detail = rep.advice_text or rep.why
+    out["verdict"] = verdict
+    advice = Text(ADVICE[verdict])
+    out["advice"], out["advice_i18n"] = str(advice), in_all(advice)
+    if detail is not None:
+        out["detail"], out["detail_i18n"] = str(detail), in_all(detail)
+    return out
+
+
+class PhoneLook:
+    """``look()`` of the newest phone frame, computed at most every ``max_age`` seconds (one at a time)."""
+
+    def __init__(self, phone, reader_parts, max_age: float = LOOK_MAX_AGE_S):
+        self.phone = phone
+        self.reader_parts = reader_parts       # () -> (scheme, lens calibration): what the camera reads with
+        self.max_age = max_age
+        self._lock = threading.Lock()
+        self._cached: tuple[float, object, dict | None] = (0.0, None, None)
+
+    def get(self) -> dict | None:
+        frame = self.phone.latest
+        if frame is None:
+            return None
+        with self._lock:
+            at, seen, data = self._cached
+            if data is not None and (seen is frame or time.monotonic() - at < self.max_age):
+                return data
+            scheme, calibration = self.reader_parts()
+            data = look(frame, scheme, calibration)
+            self._cached = (time.monotonic(), frame, data)
+            return data
+
+
+def device_status(phone) -> dict:
+    """The phone camera as a device line of ``/api/status`` (present; ``detail`` with the phone's state in words)."""
+    from engine.wording import Said
+
+    detail = phone.status()
+    for key, value in list(detail.items()):
+        if isinstance(value, Said):
+            detail[f"{key}_i18n"] = in_all(value.text)
+    return {"present": True, "detail": detail}
