@@ -7,7 +7,7 @@ compares it with the legal changes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -146,6 +146,26 @@ class Observation:
         why = dict(unknown) if isinstance(unknown, Mapping) else {sq: "not seen" for sq in unknown}
         shown = looks(position)
         return cls({sq: shown.get(sq, EMPTY) for sq in SQUARE_SET if sq not in why}, tile, why)
+
+    def with_fixed_pieces(self, before: Position) -> "Observation":
+        """This observation with the game's pools and teleporters where a seen square shows none.
+
+        In the pawn and monster phases nothing moves them (B1, T1): the prior carries them, and
+        a reading that shows no pool or teleporter where the game has one (a piece over its
+        sticker, a pool read as bare squares) is no evidence (VISION.md "Reading a change").
+        Only a positive sighting contradicts the prior — a pool or a teleporter seen where the
+        game has none, or another teleporter — and it is kept as seen.
+        """
+        prior = looks(before)
+        seen = {}
+        for sq, look in self.seen.items():
+            was = prior.get(sq, EMPTY)
+            if was.pool and not look.pool:
+                look = replace(look, pool=True)
+            if was.teleporter is not None and look.teleporter is None:
+                look = replace(look, teleporter=was.teleporter)
+            seen[sq] = look
+        return Observation(seen, self.tile, self.why)
 
     def unknown_text(self, sq: int) -> str:
         return str(self.unknown_words(sq))

@@ -228,8 +228,10 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
               only: Iterable[str] | None = None) -> Reconciliation:
     """The one legal change that explains everything seen, or why there is none or several.
 
-    ``mover`` and ``only`` as in ``legal_changes``.
+    ``mover`` and ``only`` as in ``legal_changes``.  Pools and teleporters are the game's
+    (``Observation.with_fixed_pieces``, B1, T1): not seeing one is no evidence.
     """
+    observation = observation.with_fixed_pieces(before)
     before_looks = looks(before)
     differs = {sq for sq, look in observation.seen.items() if look != before_looks.get(sq, EMPTY)}
     fitting = [c for c in legal_changes(before, mover, only) if _fits(c, observation, before_looks, differs)]

@@ -344,3 +344,22 @@ def test_a_pawn_beside_the_board_only_flipped_is_nothing(mover):
     flipped = before.with_pawn(before.pawn("red-6/1").flipped())
     result = reconcile(before, Observation.of(flipped), mover)
     assert result.accepted and result.change == "none"
+
+
+def test_pools_and_teleporters_come_from_the_game_in_the_pawn_and_monster_phases():
+    """Not seeing a pool or a teleporter is no evidence (B1, T1); seeing one where the game has none is."""
+    before = Position.from_setup(BASE)     # a pool on g5-h6, teleporters on l9 and c3
+    after = play(before, "red-2/5", "NN")
+    bare = replace(after, pools=frozenset(), teleporters={})      # the camera read neither
+    for mover in ("red", ANY_PAWN):
+        result = reconcile(before, Observation.of(bare), mover)
+        assert result.accepted and result.after == after, result.problems
+    assert reconcile(before, Observation.of(replace(before, pools=frozenset(), teleporters={})),
+                     MONSTER_PHASE).change == "none"
+    extra = replace(after, pools=after.pools | {parse_square("c8")})
+    result = reconcile(before, Observation.of(extra), "red")
+    assert not result.accepted and "c8" in result.problems[0].message and "B1" in result.problems[0].message
+    moved = replace(after, teleporters={parse_square("l9"): before.teleporters[parse_square("l9")],
+                                        parse_square("n3"): before.teleporters[parse_square("c3")]})
+    result = reconcile(before, Observation.of(moved), "red")
+    assert not result.accepted and "n3" in result.problems[0].message

@@ -215,3 +215,20 @@ def test_outside_random_moves_are_read_or_refused_never_wrong():
         assert not result.accepted or result.after == after, (seed, result.to_json())
         read += result.accepted
     assert read >= 3
+
+
+def test_pieces_on_the_pools_stickers_leave_the_pools_where_the_game_has_them(tmp_path, capsys):
+    """A pawn over a pool's sticker hides the pool from the camera: the game still has it (B1)."""
+    setup = json.loads(json.dumps(BEFORE))
+    setup["pawns"]["blue-6/1"]["at"] = "i3"        # the 2x2 pool's sticker square
+    setup["pawns"]["red-2/5"]["at"] = "e9"         # the 1x4 pool's sticker square
+    (tmp_path / "before.json").write_text(json.dumps(setup))
+    before = Position.from_setup(setup)
+    after = apply_moves(before, "red-3/4", "NN")
+    after = after.with_pawn(after.pawn("red-3/4").flipped())
+    for k, (img, _truth) in enumerate(render_burst(after, None, frames=2, seed=7, **CAMERA)):
+        cv2.imwrite(str(tmp_path / f"after-{k}.png"), img)
+    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "after-0.png", tmp_path / "after-1.png",
+                           "--player", "red")
+    assert code == 0 and accepted(answer), answer["problems"]
+    assert answer["setup"] == after.to_setup() and answer["setup"]["pools"] == setup["pools"]
