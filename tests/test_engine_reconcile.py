@@ -239,6 +239,9 @@ def test_ambiguous_names_the_pawns_and_the_square_to_uncover():
     assert problem.code == "ambiguous" and not result.accepted and result.to_json()["setup"] is None
     assert "red 3/4" in problem.message and "red 2/5" in problem.message
     assert "k5" in problem.message and "uncover" in problem.message and "hand" in problem.message
+    # the one square to uncover, the problem's square: the first of those telling most candidates apart
+    assert problem.message.split(" — uncover ")[1] == "k3 (a guess is never applied)"
+    assert problem.square == parse_square("k3")
     # a push and a walk back (EW) or staying: only the hidden stone squares tell them apart
     after = play(before, "red-2/5", "EW")
     result = reconcile(before, Observation.of(after, hide("l7", "m7")), "red")

@@ -100,6 +100,7 @@ def test_an_ambiguous_change_is_asked_not_guessed(tmp_path):
         {"code": "hidden-square", "message": "p11 is hidden behind a piece", "square": "p11"}])
     view = s.camera_view()
     assert not view["can_confirm"] and "uncover p11" in view["why_not"], view["why_not"]
+    assert view["uncover"] == "p11"          # the square the referee view marks
     assert view["change"]["kind"] == "ask" and ("error", None) not in leds.calls
     assert s.seq == 0
     with pytest.raises(GameActionError, match="uncover p11"):

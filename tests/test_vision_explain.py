@@ -82,7 +82,8 @@ def test_a_hand_over_the_destination_is_refused(files, capsys):
     code, answer = explain(capsys, files / "before.json", files / "move-hand.png", "--player", "red")
     assert code == 0 and not accepted(answer) and answer["change"] == "unexplained"
     assert answer["setup"] is None and "k3" in answer["unseen"]
-    assert any("k3" in p["message"] for p in answer["problems"]), answer["problems"]
+    square = answer["problems"][0]["square"]      # the one square to uncover, named in the message
+    assert square in answer["unseen"] and f"uncover {square}" in answer["problems"][0]["message"]
 
 
 def test_a_hand_over_a_pawn_that_may_have_stayed_is_ambiguous(files, capsys):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from engine.deck import tile_words
 from engine.errors import FlureError, GameActionError
+from engine.geometry import square_name
 from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
 from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
@@ -60,6 +61,7 @@ class Change:
     action: dict | None = None
     blink: bool = False          # a refusal the LEDs blink for (an illegal move, a tile not in the deck)
     message_i18n: dict | None = None   # ``message`` already rendered in each language, when it was
+    uncover: str | None = None   # the one square whose view would settle an ambiguous answer
 
 
 def explain_reading(game, reading: dict, fixes) -> Change:
@@ -78,7 +80,9 @@ def explain_reading(game, reading: dict, fixes) -> Change:
         message = problem.words if problem.words is not None else problem.message
         if illegal and "explains" not in problem.message:
             message = Text(N_("no legal change explains what the camera sees: %(why)s"), why=message)
-        return Change("refused" if illegal else "ask", message, blink=illegal)
+        settle = problem.code in ("ambiguous", "destination-unseen") and problem.square is not None
+        return Change("refused" if illegal else "ask", message, blink=illegal,
+                      uncover=square_name(problem.square) if settle else None)
     if answer.change == "none":
         return Change("none", Text(N_("the table agrees with the game")))
     action, message = action_for(game, answer)
@@ -315,7 +319,7 @@ class TableLoop:
     def _judge(self) -> dict:
         session, update, game = self.session, self.update, self.session.game
         status = session.camera.status()
-        view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
+        view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [], "uncover": None,
                       "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
                       "change": None, "needs": None, "placement": None, "can_confirm": False, "why_not": "",
                       "applied": [a for a in self.applied if a["game_id"] == session.game_id][-3:]}
@@ -389,6 +393,7 @@ class TableLoop:
         if change.kind == "place":      # the camera's sentence in every language (i18n.game_text)
             change = replace(change, message_i18n=all_placed_lines(change.action, game.placer))
         view["change"] = {"kind": change.kind, "action": change.action, "blink": change.blink}
+        view["uncover"] = change.uncover
         said(view["change"], "message", change.message, change.message_i18n)
         view["proposal"] = {"action": change.action}
         said(view["proposal"], "message", change.message, change.message_i18n)
