@@ -243,3 +243,22 @@ def test_pieces_on_the_pools_stickers_leave_the_pools_where_the_game_has_them(tm
                            "--player", "red")
     assert code == 0 and accepted(answer), answer["problems"]
     assert answer["setup"] == after.to_setup() and answer["setup"]["pools"] == setup["pools"]
+
+
+def test_one_pawn_seen_on_two_squares_by_two_frames_is_kept_on_both():
+    """Frames that each cover a different square may show one pawn in two places: the combined
+    reading keeps both (neither square is taken as empty), so no legal change explains it."""
+    from engine.observation import Observation
+    from engine.reconcile import reconcile
+    from vision.change import agree, observation_json, observe
+
+    before = Position.from_setup(BEFORE)
+    moved = played("red-3/4", "NN")
+    k3, k5 = parse_square("k3"), parse_square("k5")
+    first = Observation.of(before, {k3: "occluded"})       # k5 still shows the pawn
+    second = Observation.of(moved, {k5: "occluded"})       # k3 already shows it
+    combined = agree([first, second])
+    assert combined.seen[k3].pawn is not None and combined.seen[k5].pawn is not None
+    seen, problems = observe(observation_json(combined))
+    assert seen.seen == combined.seen and seen.unknown == combined.unknown and not problems
+    assert not reconcile(before, seen, "red").accepted

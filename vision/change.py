@@ -160,8 +160,10 @@ def observation_json(obs: Observation, **extra) -> dict:
             setup["teleporters"][name] = {"pair": look.teleporter.pair, "arrow": "NESW"[look.teleporter.arrow]}
         if look.pawn is not None:
             p = look.pawn
-            setup["pawns"][pawn_label(p.colour, p.kind) if p.colour and p.kind else f"pawn-{name}"] = {
-                "at": name, "color": p.colour, "pawn": p.kind, "face": p.face}
+            label = pawn_label(p.colour, p.kind) if p.colour and p.kind else f"pawn-{name}"
+            if label in setup["pawns"]:
+                label = f"{label}@{name}"    # seen on two squares by different frames: both are kept
+            setup["pawns"][label] = {"at": name, "color": p.colour, "pawn": p.kind, "face": p.face}
     problems = [] if obs.tile is not UNKNOWN else [problem(say.CARD_ZONE_UNCLEAR)]
     return {"located": True, "setup": setup, "tile": None if obs.tile is UNKNOWN else obs.tile,
             "problems": problems, "unseen": {square_name(sq): obs.why.get(sq, "not seen") for sq in sorted(obs.unknown)},
