@@ -28,7 +28,8 @@ from vision.problems import problem_words
 from ..i18n import LANGUAGES
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
-from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
+from .readings import (action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares,
+                       with_game_pools)
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
@@ -312,9 +313,15 @@ class TableLoop:
         return reading
 
     def _seen(self, update, game) -> tuple[dict, list[str]]:
-        """(what the table shows, with the fixes; the squares the camera could not read)."""
+        """(what the table shows, with the fixes; the squares the camera could not read).  In the pawn
+        and monster phases the pools and teleporters are the game's unless the camera sees others
+        (``readings.with_game_pools``); a new game's setup, a referee's or a saved position is checked
+        in full."""
         reading = self._reading(update)
-        return reading["setup"], unseen_squares(reading, self.session.fixes)
+        seen = reading["setup"]
+        if game.phase in ("pawns", "monster") and self.follow in (None, "monster", "undo", "round"):
+            seen = with_game_pools(seen, game.position.to_setup())
+        return seen, unseen_squares(reading, self.session.fixes)
 
     def _judge(self) -> dict:
         session, update, game = self.session, self.update, self.session.game

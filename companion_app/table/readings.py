@@ -70,6 +70,16 @@ def compare(expected: dict, seen: dict, unknown=(), *, every_language: bool = Fa
     return out
 
 
+def with_game_pools(seen: dict, game_setup: dict) -> dict:
+    """The table ``seen`` (a setup) with the game's pools and teleporters where it shows none: in the
+    pawn and monster phases nothing moves them (B1, T1), so a pool whose sticker a piece hides is no
+    difference; a pool or a teleporter seen where the game has none still is (VISION.md "Reading a change")."""
+    out = dict(seen)
+    out["pools"] = sorted({*(seen.get("pools") or []), *(game_setup.get("pools") or [])}, key=parse_square)
+    out["teleporters"] = {**(game_setup.get("teleporters") or {}), **(seen.get("teleporters") or {})}
+    return out
+
+
 def unseen_squares(reading, fixes=()) -> list[str]:
     """Squares the camera could not read (hidden, unread, occluded, out of view …), minus the
     referee's fixes, in board order."""
