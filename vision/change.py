@@ -170,10 +170,83 @@ def observation_json(obs: Observation, **extra) -> dict:
             **extra}
 
 
-def explain_readings(before: Position, readings: list, mover: str = ANY_PAWN) -> Reconciliation:
+def explain_readings(before: Position, readings: list, mover: str = ANY_PAWN, images: list | None = None,
+                     scheme=None) -> Reconciliation:
     """The legal change that consecutive readings of one camera show (``flure vision explain``):
-    ``combine``, then ``engine.reconcile`` — as the table's camera worker and loop do."""
+    ``combine``, then ``engine.reconcile`` — as the table's camera worker and loop do.
+
+    With the frames' ``images`` (and the ``scheme`` they were read with), an answer left ambiguous
+    or with its moved pawn's square unseen gets a prior-guided look at that square
+    (``vision.guided``): the stickers the fitting changes expect there are tested against each
+    frame, and one read clearly and contradicted by no frame makes the square seen."""
     obs, blocking = observe(combine(readings))
     if obs is None or blocking:
         return refused(before, *blocking, unseen=obs.unknown if obs is not None else ())
-    return reconcile(before, obs, mover)
+    result = reconcile(before, obs, mover)
+    tried: set[int] = set()
+    while images is not None and not result.accepted and len(tried) < GUIDED_SQUARES:
+        square = next((sq for sq in _telling(result, obs) if sq not in tried), None)
+        if square is None:
+            break
+        tried.add(square)
+        look = guided_square(square, result.candidates, readings, images, scheme)
+        if look is not None:
+            obs = Observation({**obs.seen, square: look}, obs.tile,
+                              {sq: why for sq, why in obs.why.items() if sq != square})
+            result = reconcile(before, obs, mover)
+    return result
+
+
+GUIDED_SQUARES = 6      # squares one answer may look at again with the game's expectations
+
+
+def _telling(result: Reconciliation, obs: Observation) -> list[int]:
+    """The unseen squares whose look would tell a refused answer's candidates apart (the moved pawn's
+    square for ``destination-unseen``), the one the answer names first."""
+    from engine.observation import looks
+
+    if not any(p.code in ("ambiguous", "destination-unseen") for p in result.problems):
+        return []
+    named = [p.square for p in result.problems if p.square is not None and p.square in obs.unknown]
+    shown = [looks(c.after) for c in result.candidates]
+    apart = [sq for sq in sorted(obs.unknown) if len({s.get(sq, EMPTY) for s in shown}) > 1]
+    return named + [sq for sq in apart if sq not in named]
+
+
+def guided_square(square: int, candidates, readings: list, images: list, scheme=None) -> Look | None:
+    """What the candidates' stickers read on ``square`` say stands there (``vision.guided``), or None.
+
+    Each candidate change puts one look on the square; a sticker id that two different looks share
+    is no evidence.  The look is taken when the frames that read an expected sticker there all read
+    the same one, and no frame's blind reading sees the square otherwise."""
+    from engine.observation import looks
+
+    from .detect import check_frame
+    from .guided import guided_look, sticker_ids
+    from .scheme import load_scheme
+
+    scheme = scheme if scheme is not None and not isinstance(scheme, str) else load_scheme(scheme)
+    by_id: dict[int, Look | None] = {}
+    for change in candidates:
+        look = looks(change.after).get(square, EMPTY)
+        for sid in sticker_ids(scheme, look):
+            by_id[sid] = look if by_id.get(sid, look) == look else None
+    expected = {sid for sid, look in by_id.items() if look is not None}
+    found: set = set()
+    for reading, image in zip(readings, images):
+        frame, _problems = observe(reading_json(reading))
+        location = getattr(reading, "location", None)
+        if frame is None or location is None:
+            continue
+        gray, _why = check_frame(image)
+        sid = guided_look(gray, location, scheme, square, expected) if gray is not None else None
+        if sid is not None:
+            found.add(by_id[sid])
+    if len(found) != 1:
+        return None
+    look = found.pop()
+    for reading in readings:       # never against the blind decoder: a frame that sees the square otherwise
+        frame, _problems = observe(reading_json(reading))
+        if frame is not None and square in frame.seen and frame.seen[square] != look:
+            return None
+    return look

@@ -227,7 +227,7 @@ def evaluate_scene(level: Level, index: int, base_seed: int, image: int, frames:
         return None
     readings = [read_image(img, scheme, calibration) for img, _truth in shots]
     t0 = time.perf_counter()
-    result = explain_readings(scene.before, readings, scene.mover)
+    result = explain_readings(scene.before, readings, scene.mover, [img for img, _truth in shots], scheme)
     ms = (time.perf_counter() - t0) * 1000.0
     if scene.kind == "tile":
         right = result.change == "tile" and result.tile == scene.tile
