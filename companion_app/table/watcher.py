@@ -321,9 +321,9 @@ class CameraWorker:
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
         stable, unknown, blocking = self.gate.feed(reading)
-        # the recent frames combined (vision.change.combine, as ``flure vision explain``), or this
-        # frame's own reading when it is not usable; "unseen" lists what they could not establish
-        data = self.gate.combined if self.gate.combined is not None else reading_json(reading)
+        # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);
+        # until then this frame's own reading; "unseen" lists what they could not establish
+        data = self.gate.combined if stable else reading_json(reading)
         if not reading.located:
             why = not_located_why(problem_words(reading.problems[0])) if reading.problems else None
             message = Text(N_("the board is not located: %(why)s"),   # the problem says "board not located" too:
