@@ -186,3 +186,31 @@ def test_a_square_read_in_enough_frames_is_seen_though_other_frames_could_not_re
     assert results[2][1] == [stone]                 # read in two frames only: unknown, the game decides
     assert results[-1][1] == [] and gate.combined["setup"]["stones"][stone] == BASIC["stones"][stone]
     assert gate.serial == 2                         # a new stable reading once the square is seen
+
+
+def test_the_table_gives_a_refused_reading_the_guided_look_of_flure_vision_explain():
+    """The gate keeps its frames; in the pawn phase the loop's reconciliation settles a refused answer
+    as ``flure vision explain`` does (vision.change.settle): green 2/5's sticker on b8 does not decode
+    in a blurred 720p frame, the sticker the game expects there is read, and only "stayed" fits (P1)."""
+    from types import SimpleNamespace
+
+    import cv2
+
+    from companion_app.table.readings import reconcile_reading
+    from vision.reader import read_image
+    from vision.scheme import load_scheme
+    from vision.twin.positions import random_position
+    from vision.twin.scene import render_burst
+
+    after, _tile = random_position(8)
+    before = after.with_pawn(after.pawn("green-2/5").flipped())
+    gate = StableGate(3)
+    for image, _truth in render_burst(after, None, frames=3, seed=8, width=1280, height=720, height_mm=1150,
+                                      blur=1.5, noise=3, jpeg_quality=70, tilt_deg=6):
+        gate.feed(read_image(image), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert gate.count == 3 and gate.combined["unseen"]["b8"] == "unread-square"
+    game = SimpleNamespace(phase="pawns", position=before, to_move="green",
+                           unmoved=[p.label for p in before.pawns if p.colour == "green"])
+    assert not reconcile_reading(game, gate.combined).accepted
+    answer = reconcile_reading(game, gate.combined, (), (*gate.looks(), load_scheme(None)))
+    assert answer.accepted and answer.after == after and answer.pawn == "green-2/5"

@@ -183,8 +183,18 @@ def explain_readings(before: Position, readings: list, mover: str = ANY_PAWN, im
     if obs is None or blocking:
         return refused(before, *blocking, unseen=obs.unknown if obs is not None else ())
     result = reconcile(before, obs, mover)
+    if images is None:
+        return result
+    return settle(obs, result, lambda seen: reconcile(before, seen, mover), readings, images, scheme)
+
+
+def settle(obs: Observation, result: Reconciliation, again, readings: list, images: list,
+           scheme=None) -> Reconciliation:
+    """A refused answer given a prior-guided look (``guided_square``) at the unseen squares that
+    tell its candidates apart, one after another, each read square seen when ``again(observation)``
+    reconciles anew; the answer as it then stands."""
     tried: set[int] = set()
-    while images is not None and not result.accepted and len(tried) < GUIDED_SQUARES:
+    while not result.accepted and len(tried) < GUIDED_SQUARES:
         square = next((sq for sq in _telling(result, obs) if sq not in tried), None)
         if square is None:
             break
@@ -193,7 +203,7 @@ def explain_readings(before: Position, readings: list, mover: str = ANY_PAWN, im
         if look is not None:
             obs = Observation({**obs.seen, square: look}, obs.tile,
                               {sq: why for sq, why in obs.why.items() if sq != square})
-            result = reconcile(before, obs, mover)
+            result = again(obs)
     return result
 
 

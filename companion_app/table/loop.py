@@ -65,7 +65,7 @@ class Change:
     uncover: str | None = None   # the one square whose view would settle an ambiguous answer
 
 
-def explain_reading(game, reading: dict, fixes) -> Change:
+def explain_reading(game, reading: dict, fixes, frames=None) -> Change:
     """The pawn phase's prior: the one legal change of the player to move that explains the reading
     (``engine.reconcile`` through ``readings.reconcile_reading``); in the advanced setup the one
     legal placement of the player to place (A2, ``engine.reconcile_place``).  Squares the camera
@@ -74,7 +74,7 @@ def explain_reading(game, reading: dict, fixes) -> Change:
     """
     board_only = dict(reading, tile=None,
                       problems=[p for p in reading.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES])
-    answer = reconcile_reading(game, board_only, fixes)
+    answer = reconcile_reading(game, board_only, fixes, frames)
     if not answer.accepted:
         problem = answer.problems[0]
         illegal = problem.code == "unexplained"
@@ -387,7 +387,8 @@ class TableLoop:
             elif change.kind == "refused":
                 view["placement"]["follow"] = _placement_fixes(game, expected, seen, unknown)
         else:
-            change = explain_reading(game, self._reading(update), self.session.fixes)
+            change = explain_reading(game, self._reading(update), self.session.fixes,
+                                     getattr(update, "frames", None))
             if change.kind == "none":
                 action, message = unseen_flip(game)
                 if action is not None:

@@ -33,6 +33,7 @@ from engine.observation import UNKNOWN
 from engine.wording import N_, Text
 from vision import problems as say
 from vision.change import GAME_DECIDES_CODES, combine, observe, reading_json
+from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
 from vision.reading import problem
 
@@ -72,6 +73,7 @@ class CameraUpdate:
     serial: int = 0                   # grows each time a new reading becomes stable
     count: int = 0                    # consecutive identical usable frames so far
     needed: int = 3
+    frames: tuple | None = None       # (readings, grey frames, scheme) of a stable reading, for a guided look
 
 
 class StableGate:
@@ -92,25 +94,26 @@ class StableGate:
             raise ValueError("stable_frames must be at least 1")
         self.needed = needed
         self.window = max(needed, window or WINDOW_FACTOR * needed)
-        self.frames: deque = deque()      # (reading, Observation) of the agreeing recent frames
+        self.frames: deque = deque()      # (reading, Observation, gray image or None) of the agreeing recent frames
         self.combined: dict | None = None  # the reading JSON of those frames combined
         self.key = None
         self.count = 0
         self.serial = 0
 
-    def feed(self, reading) -> tuple[bool, list[str], list[dict]]:
-        """(stable, unknown squares, blocking problems) after one more reading (vision Reading)."""
+    def feed(self, reading, gray=None) -> tuple[bool, list[str], list[dict]]:
+        """(stable, unknown squares, blocking problems) after one more reading (vision Reading);
+        ``gray``: its frame in grey, kept for a prior-guided look (``looks``)."""
         unknown, blocking = split_problems(reading.problems, FRAME_UNKNOWN_CODES)
         obs = observe(reading)[0] if reading.located and reading.setup is not None and not blocking else None
         if obs is None:
             self.reset()
             return (False, *split_problems(reading.problems))
-        while self.frames and any(not _agree(obs, other) for _r, other in self.frames):
+        while self.frames and any(not _agree(obs, other) for _r, other, _g in self.frames):
             self.frames.popleft()          # the table changed since: only the frames after it count
-        self.frames.append((reading, obs))
+        self.frames.append((reading, obs, gray))
         while len(self.frames) > self.window:
             self.frames.popleft()
-        self.combined = combine([r for r, _o in self.frames], min_seen=self.needed, after_cover=True)
+        self.combined = combine([r for r, _o, _g in self.frames], min_seen=self.needed, after_cover=True)
         seen, blocking = observe(self.combined)
         covered = sorted(sq for sq, why in seen.why.items() if why == "occluded")
         if covered:
@@ -124,6 +127,13 @@ class StableGate:
             self.serial += 1
             self.key = key
         return stable, unknown, [p if isinstance(p, dict) else p.to_json() for p in blocking]
+
+    def looks(self) -> tuple[list, list] | None:
+        """(readings, grey frames) of the kept frames for ``vision.change.settle``, or None when a
+        frame came without its picture."""
+        if not self.frames or any(g is None for _r, _o, g in self.frames):
+            return None
+        return [r for r, _o, _g in self.frames], [g for _r, _o, g in self.frames]
 
     def reset(self) -> None:
         self.frames.clear()
@@ -320,7 +330,8 @@ class CameraWorker:
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
-        stable, unknown, blocking = self.gate.feed(reading)
+        scheme = getattr(self.reader, "scheme", None)    # the frames are kept only with the scheme that reads them
+        stable, unknown, blocking = self.gate.feed(reading, check_frame(frame)[0] if scheme is not None else None)
         # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);
         # until then this frame's own reading; "unseen" lists what they could not establish
         data = self.gate.combined if stable else reading_json(reading)
@@ -335,5 +346,6 @@ class CameraWorker:
         else:
             message = Text(N_("waiting for a steady view (%(count)s of %(needed)s frames)"), count=self.gate.count,
                            needed=self.gate.needed)
+        kept = self.gate.looks() if stable and scheme is not None else None
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
-                  count=self.gate.count)
+                  count=self.gate.count, frames=(*kept, scheme) if kept else None)
