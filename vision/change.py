@@ -166,7 +166,8 @@ def observation_json(obs: Observation, **extra) -> dict:
             setup["pawns"][label] = {"at": name, "color": p.colour, "pawn": p.kind, "face": p.face}
     problems = [] if obs.tile is not UNKNOWN else [problem(say.CARD_ZONE_UNCLEAR)]
     return {"located": True, "setup": setup, "tile": None if obs.tile is UNKNOWN else obs.tile,
-            "problems": problems, "unseen": {square_name(sq): obs.why.get(sq, "not seen") for sq in sorted(obs.unknown)},
+            "problems": problems,
+            "unseen": {square_name(sq): obs.why.get(sq, "not seen") for sq in sorted(obs.unknown)},
             **extra}
 
 

@@ -279,7 +279,8 @@ class Tally:
                 "illegal_refused": self.illegal_refused, "illegal_accepted": self.illegal_accepted,
                 "near_nominal_legal": self.near_legal, "near_nominal_read": self.near_read,
                 "skipped": self.skipped, "refusals": dict(sorted(self.reasons.items(), key=lambda kv: -kv[1])),
-                "by_kind": {k: {"scenes": n, "read": r, "read_rate": rate(r, n)} for k, (n, r) in sorted(self.kinds.items())},
+                "by_kind": {k: {"scenes": n, "read": r, "read_rate": rate(r, n)}
+                            for k, (n, r) in sorted(self.kinds.items())},
                 "explain_ms_median": round(statistics.median(self.ms), 1) if self.ms else None}
 
 
@@ -352,8 +353,8 @@ def run(args, levels, path: Path | None, scheme, calibration=None) -> int:
     print_table(tallies, total, checks, elapsed)
     return write_report(path, {"format": "flure-vision-eval-moves/1", "seed": args.seed, "per_level": per_level,
                                "frames": frames,
-                               "levels": {t.name: {**t.summary(), "failures": t.failures, "refused_examples": t.refusals}
-                                          for t in tallies},
+                               "levels": {t.name: {**t.summary(), "failures": t.failures,
+                                                   "refused_examples": t.refusals} for t in tallies},
                                "all": total.summary(), "targets": checks, "elapsed_s": round(elapsed, 1),
                                "grid": [{"name": lv.name, "about": lv.about} for _, lv in levels]})
 

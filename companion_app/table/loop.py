@@ -326,7 +326,8 @@ class TableLoop:
     def _judge(self) -> dict:
         session, update, game = self.session, self.update, self.session.game
         status = session.camera.status()
-        view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [], "uncover": None,
+        view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
+                      "uncover": None,
                       "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
                       "change": None, "needs": None, "placement": None, "can_confirm": False, "why_not": "",
                       "applied": [a for a in self.applied if a["game_id"] == session.game_id][-3:]}
