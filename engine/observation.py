@@ -7,7 +7,7 @@ compares it with the legal changes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -147,6 +147,26 @@ class Observation:
         shown = looks(position)
         return cls({sq: shown.get(sq, EMPTY) for sq in SQUARE_SET if sq not in why}, tile, why)
 
+    def with_fixed_pieces(self, before: Position) -> "Observation":
+        """This observation with the game's pools and teleporters where a seen square shows none.
+
+        In the pawn and monster phases nothing moves them (B1, T1): the prior carries them, and
+        a reading that shows no pool or teleporter where the game has one (a piece over its
+        sticker, a pool read as bare squares) is no evidence (VISION.md "Reading a change").
+        Only a positive sighting contradicts the prior — a pool or a teleporter seen where the
+        game has none, or another teleporter — and it is kept as seen.
+        """
+        prior = looks(before)
+        seen = {}
+        for sq, look in self.seen.items():
+            was = prior.get(sq, EMPTY)
+            if was.pool and not look.pool:
+                look = replace(look, pool=True)
+            if was.teleporter is not None and look.teleporter is None:
+                look = replace(look, teleporter=was.teleporter)
+            seen[sq] = look
+        return Observation(seen, self.tile, self.why)
+
     def unknown_text(self, sq: int) -> str:
         return str(self.unknown_words(sq))
 
@@ -161,6 +181,7 @@ class Observation:
 
 _REASONS = {"occluded": N_("covered, a hand?"), "hidden-square": N_("hidden behind a taller piece"),
             "unread-square": N_("a sticker there does not decode"), "out-of-view": N_("outside the picture"),
-            "unsure-square": N_("a lifted sticker could stand there")}
+            "unsure-square": N_("a lifted sticker could stand there"),
+            "frames-disagree": N_("the frames show it differently: something moved?")}
 _STONE_LOOKS = {"stone": NP_("look", "a stone"), "crystal": NP_("look", "a crystal stone"),
                 "pivot-right": NP_("look", "a pivot-right stone"), "pivot-about": NP_("look", "a pivot-about stone")}

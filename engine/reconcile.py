@@ -228,8 +228,10 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
               only: Iterable[str] | None = None) -> Reconciliation:
     """The one legal change that explains everything seen, or why there is none or several.
 
-    ``mover`` and ``only`` as in ``legal_changes``.
+    ``mover`` and ``only`` as in ``legal_changes``.  Pools and teleporters are the game's
+    (``Observation.with_fixed_pieces``, B1, T1): not seeing one is no evidence.
     """
+    observation = observation.with_fixed_pieces(before)
     before_looks = looks(before)
     differs = {sq for sq, look in observation.seen.items() if look != before_looks.get(sq, EMPTY)}
     fitting = [c for c in legal_changes(before, mover, only) if _fits(c, observation, before_looks, differs)]
@@ -257,14 +259,16 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
 
 
 def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Problem:
-    """Name the candidates and the unseen squares (or the card zone) that would tell them apart."""
+    """Name the candidates and the one unseen square (or the card zone) to uncover: the square whose
+    look leaves the fewest candidates standing whatever it shows (the first such in board order)."""
     shown = [looks(c.after) for c in fitting]
     telling = sorted(sq for sq in obs.unknown if len({s.get(sq, EMPTY) for s in shown}) > 1)
     names = join_or(c.describe_words(before) for c in fitting[:4])
     if len(fitting) > 4:
         names = Join("", [names, Text(N_(" (or %(num)s more)"), num=len(fitting) - 4)])
-    uncover = [square_name(sq) for sq in telling[:4]]
-    reasons = [obs.unknown_words(sq) for sq in telling[:4]]
+    best = min(telling, key=lambda sq: (_largest_group(shown, sq), sq), default=None)
+    uncover = [square_name(best)] if best is not None else []
+    reasons = [obs.unknown_words(best)] if best is not None else []
     if obs.tile is UNKNOWN and len({c.kind == "tile" for c in fitting}) > 1:
         uncover.append(Text(N_("the card zone")))
         reasons.append(Text(N_("the card zone is not seen")))
@@ -273,4 +277,13 @@ def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Pro
                         "never applied)"), candidates=names, reasons=Join("; ", reasons), squares=Join(", ", uncover))
     else:
         words = Text(N_("%(candidates)s could explain what is seen (a guess is never applied)"), candidates=names)
-    return Problem.said("ambiguous", words, telling[0] if telling else None)
+    return Problem.said("ambiguous", words, best)
+
+
+def _largest_group(shown: list[dict[int, Look]], sq: int) -> int:
+    """How many candidates can still be left once square ``sq`` is seen: the largest number that show it alike."""
+    counts: dict[Look, int] = {}
+    for s in shown:
+        look = s.get(sq, EMPTY)
+        counts[look] = counts.get(look, 0) + 1
+    return max(counts.values())

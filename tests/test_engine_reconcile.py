@@ -239,6 +239,9 @@ def test_ambiguous_names_the_pawns_and_the_square_to_uncover():
     assert problem.code == "ambiguous" and not result.accepted and result.to_json()["setup"] is None
     assert "red 3/4" in problem.message and "red 2/5" in problem.message
     assert "k5" in problem.message and "uncover" in problem.message and "hand" in problem.message
+    # the one square to uncover, the problem's square: the first of those telling most candidates apart
+    assert problem.message.split(" — uncover ")[1] == "k3 (a guess is never applied)"
+    assert problem.square == parse_square("k3")
     # a push and a walk back (EW) or staying: only the hidden stone squares tell them apart
     after = play(before, "red-2/5", "EW")
     result = reconcile(before, Observation.of(after, hide("l7", "m7")), "red")
@@ -344,3 +347,22 @@ def test_a_pawn_beside_the_board_only_flipped_is_nothing(mover):
     flipped = before.with_pawn(before.pawn("red-6/1").flipped())
     result = reconcile(before, Observation.of(flipped), mover)
     assert result.accepted and result.change == "none"
+
+
+def test_pools_and_teleporters_come_from_the_game_in_the_pawn_and_monster_phases():
+    """Not seeing a pool or a teleporter is no evidence (B1, T1); seeing one where the game has none is."""
+    before = Position.from_setup(BASE)     # a pool on g5-h6, teleporters on l9 and c3
+    after = play(before, "red-2/5", "NN")
+    bare = replace(after, pools=frozenset(), teleporters={})      # the camera read neither
+    for mover in ("red", ANY_PAWN):
+        result = reconcile(before, Observation.of(bare), mover)
+        assert result.accepted and result.after == after, result.problems
+    assert reconcile(before, Observation.of(replace(before, pools=frozenset(), teleporters={})),
+                     MONSTER_PHASE).change == "none"
+    extra = replace(after, pools=after.pools | {parse_square("c8")})
+    result = reconcile(before, Observation.of(extra), "red")
+    assert not result.accepted and "c8" in result.problems[0].message and "B1" in result.problems[0].message
+    moved = replace(after, teleporters={parse_square("l9"): before.teleporters[parse_square("l9")],
+                                        parse_square("n3"): before.teleporters[parse_square("c3")]})
+    result = reconcile(before, Observation.of(moved), "red")
+    assert not result.accepted and "n3" in result.problems[0].message

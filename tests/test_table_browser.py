@@ -143,3 +143,26 @@ def test_the_referee_board_colours_squares_to_empty_and_to_fill_with_a_legend(br
         page.wait_for_selector("#follow-legend", state="hidden")
         assert page.locator("svg.board .sq.to-empty, svg.board .sq.to-fill").count() == 0
     assert errors == []
+
+
+def test_the_referee_board_marks_the_one_square_to_uncover(browser, tmp_path):
+    """Red's pawn may have entered onto p11, which the camera cannot see: the answer is asked, not
+    guessed, and the referee's board marks p11 as the square to uncover."""
+    camera = FakeCamera()
+    session = session_with(tmp_path, camera=camera, mode="auto")
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue"], "red", seed=11)
+    errors: list[str] = []
+    with Server(app) as server:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        referee_login(page, server.url)
+        show_table(camera, session)
+        camera.reading = FakeReading(True, session.game.position.to_setup(), problems=[
+            {"code": "hidden-square", "message": "p11 is hidden behind a piece", "square": "p11"}])
+        page.wait_for_selector("svg.board .sq.uncover[data-square='p11']")
+        assert page.locator("svg.board .sq.uncover").count() == 1
+        assert "uncover p11" in page.locator("#camera-why").inner_text()
+        show_table(camera, session)
+        page.wait_for_selector("svg.board .sq.uncover", state="detached")
+    assert errors == []

@@ -100,6 +100,7 @@ def test_an_ambiguous_change_is_asked_not_guessed(tmp_path):
         {"code": "hidden-square", "message": "p11 is hidden behind a piece", "square": "p11"}])
     view = s.camera_view()
     assert not view["can_confirm"] and "uncover p11" in view["why_not"], view["why_not"]
+    assert view["uncover"] == "p11"          # the square the referee view marks
     assert view["change"]["kind"] == "ask" and ("error", None) not in leds.calls
     assert s.seq == 0
     with pytest.raises(GameActionError, match="uncover p11"):
@@ -143,6 +144,27 @@ def test_a_monster_move_made_again_after_an_undo_is_animated_on_the_leds_again(t
     camera.reading = FakeReading(True, before, tile=tile)
     assert s.game.tiles_played == (tile,)
     assert [c[0] for c in leds.calls].count("plan") == 2
+
+
+def test_a_pool_hidden_under_a_pawn_is_no_difference_after_the_monster_moved(tmp_path):
+    """The camera reads no pool (a pawn over its sticker): the game's pools stand (B1), so the
+    follow-up after the monster's move is done without laying one; a pool seen where the game has
+    none is a difference to put right."""
+    s, camera, leds = _started(tmp_path)
+    show_table(camera, s)
+    _to_monster_phase(s, camera)
+    before = s.game.position.to_setup()
+    assert before["pools"]
+    tile = next(t for t in s.game.deck if not t.startswith("prey"))
+    camera.reading = FakeReading(True, {**before, "pools": []}, tile=tile)
+    assert s.game.tiles_played == (tile,) and s.loop.follow == "monster"
+    after = s.game.position.to_setup()
+    busy = set(after["pools"]) | set(after["stones"]) | {after["monster"]["at"]}
+    extra = next(sq for sq in ("d3", "d4", "e3", "e4", "d5", "f6") if sq not in busy)
+    camera.reading = FakeReading(True, {**after, "pools": [*after["pools"], extra]}, tile=tile)
+    assert [f["text"] for f in s.camera_view()["follow"]["fixes"]] == [f"take the pool off {extra}"]
+    camera.reading = FakeReading(True, {**after, "pools": []}, tile=tile)
+    assert s.loop.follow is None and s.camera_view()["follow"] is None
 
 
 def test_a_tile_in_the_deck_resolves_the_monster_and_the_follow_up_is_checked(tmp_path):

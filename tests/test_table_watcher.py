@@ -132,3 +132,85 @@ def test_vanished_camera_comes_back_with_back_off():
 def test_gate_needs_at_least_one_frame():
     with pytest.raises(ValueError):
         StableGate(0)
+
+
+class HandThenStillSource:
+    """A hand over part of a still table in the first frames, then the table alone."""
+
+    def __init__(self, setup: dict, over="d5", hand_frames=2):
+        from engine.position import Position
+        from vision.twin.scene import render
+        position = Position.from_setup(setup)
+        self.hand = render(position, None, seed=1, occluder="hand", hand_over=over, width=960, height=540)[0]
+        self.still = [render(position, None, seed=1, frame=k, width=960, height=540)[0] for k in range(2)]
+        self.hand_frames = hand_frames
+        self.count = 0
+
+    def read(self):
+        self.count += 1
+        return self.hand if self.count <= self.hand_frames else self.still[self.count % 2]
+
+    def close(self):
+        pass
+
+
+def test_the_worker_publishes_the_frames_combined_as_flure_vision_explain_does():
+    """The published reading is ``vision.change.combine`` of the kept frames: once the hand is gone and
+    its squares are seen in stable_frames frames, every square is seen and nothing blocks."""
+    from vision.change import observe
+
+    updates: list = []
+    worker = _worker(lambda: HandThenStillSource(BASIC), updates)
+    try:
+        first = wait_for(lambda: next((u for u in updates if u.stable), None), what="a stable reading")
+    finally:
+        worker.close()
+    covered = next(u for u in updates if u.reading and u.blocking)
+    assert covered.blocking[0]["code"] == "occluded" and not covered.stable
+    assert first.count >= 3 and first.reading["frames"] == first.count   # the hand's frames are kept too
+    assert not first.blocking and first.reading["unseen"] == {}
+    seen, _problems = observe(first.reading)
+    assert seen.seen == observe({"located": True, "setup": BASIC, "tile": None, "problems": []})[0].seen
+
+
+def test_a_square_read_in_enough_frames_is_seen_though_other_frames_could_not_read_it():
+    """A sticker that does not decode in every other frame: the square is seen once stable_frames
+    frames read it the same way (before, the gate waited for identical frames: never)."""
+    from companion_app.table.fakes import FakeReading
+
+    gate = StableGate(3)
+    stone = next(sq for sq in BASIC["stones"])
+    unread = [{"code": "unread-square", "message": f"a sticker on {stone} does not decode", "square": stone}]
+    results = [gate.feed(FakeReading(True, BASIC, problems=unread if k % 2 else [])) for k in range(6)]
+    assert [stable for stable, _u, _b in results] == [False, False, True, True, True, True]
+    assert results[2][1] == [stone]                 # read in two frames only: unknown, the game decides
+    assert results[-1][1] == [] and gate.combined["setup"]["stones"][stone] == BASIC["stones"][stone]
+    assert gate.serial == 2                         # a new stable reading once the square is seen
+
+
+def test_the_table_gives_a_refused_reading_the_guided_look_of_flure_vision_explain():
+    """The gate keeps its frames; in the pawn phase the loop's reconciliation settles a refused answer
+    as ``flure vision explain`` does (vision.change.settle): green 2/5's sticker on b8 does not decode
+    in a blurred 720p frame, the sticker the game expects there is read, and only "stayed" fits (P1)."""
+    from types import SimpleNamespace
+
+    import cv2
+
+    from companion_app.table.readings import reconcile_reading
+    from vision.reader import read_image
+    from vision.scheme import load_scheme
+    from vision.twin.positions import random_position
+    from vision.twin.scene import render_burst
+
+    after, _tile = random_position(8)
+    before = after.with_pawn(after.pawn("green-2/5").flipped())
+    gate = StableGate(3)
+    for image, _truth in render_burst(after, None, frames=3, seed=8, width=1280, height=720, height_mm=1150,
+                                      blur=1.5, noise=3, jpeg_quality=70, tilt_deg=6):
+        gate.feed(read_image(image), cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert gate.count == 3 and gate.combined["unseen"]["b8"] == "unread-square"
+    game = SimpleNamespace(phase="pawns", position=before, to_move="green",
+                           unmoved=[p.label for p in before.pawns if p.colour == "green"])
+    assert not reconcile_reading(game, gate.combined).accepted
+    answer = reconcile_reading(game, gate.combined, (), (*gate.looks(), load_scheme(None)))
+    assert answer.accepted and answer.after == after and answer.pawn == "green-2/5"

@@ -114,13 +114,14 @@ def cmd_explain(args) -> int:
                            colours=", ".join(COLOURS)))
     before = load_before(args.before)
     _none, scheme, cal = load_inputs(None, args.scheme, args.calibration)
-    readings = []
+    readings, images = [], []
     for path in args.images:
         image, err = load_image_file(path)
         if err:
             raise InputError(render(err, language()))
         readings.append(read_image(image, scheme, cal))
-    result = explain_readings(before, readings, args.player or ANY_PAWN)
+        images.append(image)
+    result = explain_readings(before, readings, args.player or ANY_PAWN, images, scheme)
     print(json.dumps(result.to_json(), indent=1))
     return 0
 

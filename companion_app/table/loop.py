@@ -28,7 +28,8 @@ from vision.problems import problem_words
 from ..i18n import LANGUAGES
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
-from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares
+from .readings import (action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares,
+                       with_game_pools)
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
@@ -85,9 +86,10 @@ class Change:
     action: dict | None = None
     blink: bool = False          # a refusal the LEDs blink for (an illegal move, a tile not in the deck)
     message_i18n: dict | None = None   # ``message`` already rendered in each language, when it was
+    uncover: str | None = None   # the one square whose view would settle an ambiguous answer
 
 
-def explain_reading(game, reading: dict, fixes) -> Change:
+def explain_reading(game, reading: dict, fixes, frames=None) -> Change:
     """The pawn phase's prior: the one legal change of the player to move that explains the reading
     (``engine.reconcile`` through ``readings.reconcile_reading``); in the advanced setup the one
     legal placement of the player to place (A2, ``engine.reconcile_place``).  Squares the camera
@@ -96,14 +98,16 @@ def explain_reading(game, reading: dict, fixes) -> Change:
     """
     board_only = dict(reading, tile=None,
                       problems=[p for p in reading.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES])
-    answer = reconcile_reading(game, board_only, fixes)
+    answer = reconcile_reading(game, board_only, fixes, frames)
     if not answer.accepted:
         problem = answer.problems[0]
         illegal = problem.code == "unexplained"
         message = problem.words if problem.words is not None else problem.message
         if illegal and "explains" not in problem.message:
             message = Text(N_("no legal change explains what the camera sees: %(why)s"), why=message)
-        return Change("refused" if illegal else "ask", message, blink=illegal)
+        settle = problem.code in ("ambiguous", "destination-unseen") and problem.square is not None
+        return Change("refused" if illegal else "ask", message, blink=illegal,
+                      uncover=square_name(problem.square) if settle else None)
     if answer.change == "none":
         return Change("none", Text(N_("the table agrees with the game")))
     action, message = action_for(game, answer)
@@ -333,14 +337,21 @@ class TableLoop:
         return reading
 
     def _seen(self, update, game) -> tuple[dict, list[str]]:
-        """(what the table shows, with the fixes; the squares the camera could not read)."""
+        """(what the table shows, with the fixes; the squares the camera could not read).  In the pawn
+        and monster phases the pools and teleporters are the game's unless the camera sees others
+        (``readings.with_game_pools``); a new game's setup, a referee's or a saved position is checked
+        in full."""
         reading = self._reading(update)
-        return reading["setup"], unseen_squares(reading, self.session.fixes)
+        seen = reading["setup"]
+        if game.phase in ("pawns", "monster") and self.follow in (None, "monster", "undo", "round"):
+            seen = with_game_pools(seen, game.position.to_setup())
+        return seen, unseen_squares(reading, self.session.fixes)
 
     def _judge(self) -> dict:
         session, update, game = self.session, self.update, self.session.game
         status = session.camera.status()
         view: dict = {"status": status, "mode": self.mode, "stable": False, "reading": None, "unseen": [],
+                      "uncover": None,
                       "problems": [], "differences": [], "fixes": dict(session.fixes), "follow": None,
                       "change": None, "needs": None, "placement": None, "clear": [], "can_confirm": False,
                       "why_not": "",
@@ -409,7 +420,8 @@ class TableLoop:
             elif change.kind == "refused":
                 view["placement"]["follow"] = _placement_fixes(game, expected, seen, unknown)
         else:
-            change = explain_reading(game, self._reading(update), self.session.fixes)
+            change = explain_reading(game, self._reading(update), self.session.fixes,
+                                     getattr(update, "frames", None))
             if change.kind == "none":
                 action, message = unseen_flip(game)
                 if action is not None:
@@ -422,6 +434,7 @@ class TableLoop:
         if change.kind == "place":      # the camera's sentence in every language (i18n.game_text)
             change = replace(change, message_i18n=all_placed_lines(change.action, game.placer))
         view["change"] = {"kind": change.kind, "action": change.action, "blink": change.blink}
+        view["uncover"] = change.uncover
         said(view["change"], "message", change.message, change.message_i18n)
         view["proposal"] = {"action": change.action}
         said(view["proposal"], "message", change.message, change.message_i18n)

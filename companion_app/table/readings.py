@@ -15,7 +15,7 @@ from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import describe_place
 from engine.wording import N_, Direction, Join, Pawn, Term, Text
-from vision.change import observe
+from vision.change import observe, settle
 from vision.problems import not_located_why
 
 from ..i18n.text import in_all
@@ -67,6 +67,16 @@ def compare(expected: dict, seen: dict, unknown=(), *, every_language: bool = Fa
             out.append({"square": sq, "expected": str(was), "seen": str(now)})
             if every_language:
                 out[-1].update(expected_i18n=in_all(was), seen_i18n=in_all(now))
+    return out
+
+
+def with_game_pools(seen: dict, game_setup: dict) -> dict:
+    """The table ``seen`` (a setup) with the game's pools and teleporters where it shows none: in the
+    pawn and monster phases nothing moves them (B1, T1), so a pool whose sticker a piece hides is no
+    difference; a pool or a teleporter seen where the game has none still is (VISION.md "Reading a change")."""
+    out = dict(seen)
+    out["pools"] = sorted({*(seen.get("pools") or []), *(game_setup.get("pools") or [])}, key=parse_square)
+    out["teleporters"] = {**(game_setup.get("teleporters") or {}), **(seen.get("teleporters") or {})}
     return out
 
 
@@ -128,16 +138,22 @@ def fix_setup(setup: dict, fixes: dict[str, dict]) -> dict:
     return out
 
 
-def reconcile_reading(game, reading, fixes=()) -> Reconciliation:
+def reconcile_reading(game, reading, fixes=(), frames=None) -> Reconciliation:
     """Which legal change of the game the (fixed) reading shows (``engine.reconcile``).
 
     ``reading`` is a vision Reading or its JSON; ``fixes`` the squares the referee set by
-    hand (seen, whatever the camera said).
+    hand (seen, whatever the camera said).  ``frames``: (readings, grey frames, scheme) the
+    reading combines; in the pawn phase a refused answer then gets the prior-guided look of
+    ``flure vision explain`` (``vision.change.settle``).
     """
     observation, blocking = observe(reading, fixed=fixes)
     if observation is None or blocking:
         return refused(game.position, *blocking, unseen=observation.unknown if observation else ())
-    return reconcile_game(game, observation)
+    result = reconcile_game(game, observation)
+    if frames and not result.accepted and game.phase == "pawns":
+        readings, images, scheme = frames
+        result = settle(observation, result, lambda seen: reconcile_game(game, seen), readings, images, scheme)
+    return result
 
 
 def confirm_action(game, reading, fixes=()) -> tuple[dict | None, str]:

@@ -1,10 +1,13 @@
 """The camera worker: one thread that watches the table, so no request ever waits on the camera.
 
 It reads frames at the configured rate, reads each one (vision), and applies the
-stable-frame gate: a reading counts only when it is free of blocking problems and
-identical for ``stable_frames`` consecutive frames, so a hand in motion never makes
-a move.  Squares the camera reports it could not see (``hidden-square``,
-``unread-square``) are *unknown*, not problems: the game decides what stands there.
+stable-frame gate (``StableGate``): the recent usable frames that agree where they see
+the same square are combined square by square, as ``flure vision explain`` combines its
+images (``vision.change.combine``), and the combination counts once ``stable_frames``
+frames agree and no square is covered in all of them, so a hand in motion never makes a
+move and a hand that moves on hides nothing.  Squares the camera could not see
+(``hidden-square``, ``unread-square``, covered in every frame kept) are *unknown*, not
+problems: the game decides what stands there.
 A teleporter pair seen with one tile (``teleporter-pair``) is no problem of the view
 either: during the advanced setup the second tile is simply not placed yet (A2), and
 in a game a tile missing from its square is a difference the game finds.
@@ -16,31 +19,41 @@ published ``CameraUpdate``.
 """
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.geometry import square_name
+from engine.observation import UNKNOWN
 from engine.wording import N_, Text
-from vision.change import GAME_DECIDES_CODES
+from vision import problems as say
+from vision.change import GAME_DECIDES_CODES, combine, observe, reading_json
+from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
+from vision.reading import problem
 
 from ..i18n.text import in_all
 
 log = logging.getLogger(__name__)
 
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
+# In one frame of the gate's window a hand over some squares only hides them from that frame.
+FRAME_UNKNOWN_CODES = (*UNKNOWN_CODES, "occluded")
+WINDOW_FACTOR = 3            # the gate keeps up to this many times stable_frames recent frames
 END_AFTER_EMPTY = 3          # consecutive "no frame" answers before the source counts as ended
 
 
-def split_problems(problems) -> tuple[list[str], list[dict]]:
-    """(unknown squares, blocking problems) of a reading's problem list."""
+def split_problems(problems, unknown_codes=UNKNOWN_CODES) -> tuple[list[str], list[dict]]:
+    """(unknown squares, blocking problems) of a reading's problem list; a problem of one of
+    ``unknown_codes`` naming a square only makes that square unknown."""
     unknown, blocking = [], []
     for p in problems or []:
-        if p.get("code") in UNKNOWN_CODES and isinstance(p.get("square"), str):
+        if p.get("code") in unknown_codes and isinstance(p.get("square"), str):
             if p["square"] not in unknown:
                 unknown.append(p["square"])
         elif p.get("code") not in GAME_DECIDES_CODES:
@@ -60,40 +73,79 @@ class CameraUpdate:
     serial: int = 0                   # grows each time a new reading becomes stable
     count: int = 0                    # consecutive identical usable frames so far
     needed: int = 3
+    frames: tuple | None = None       # (readings, grey frames, scheme) of a stable reading, for a guided look
 
 
 class StableGate:
-    """Counts consecutive identical usable readings; a new stable reading gets a new serial."""
+    """The stable-frame gate over the recent frames of a still table (VISION.md "Reading a change").
 
-    def __init__(self, needed: int):
+    It keeps the last usable frames that agree with one another where they both see a square
+    (a frame that sees a square differently means the table changed: the older frames go) and
+    combines them square by square with ``vision.change.combine`` — the path of ``flure vision
+    explain`` — so a square is seen when ``needed`` frames see it the same way, though a hand
+    covered it in another.  The table may change under a hand, so only the frames after the
+    last one that covered a square count for it.  The combination is stable once ``needed``
+    frames agree and no covered square is still waiting for them; each new stable combination
+    gets a new serial.
+    """
+
+    def __init__(self, needed: int, window: int | None = None):
         if needed < 1:
             raise ValueError("stable_frames must be at least 1")
         self.needed = needed
+        self.window = max(needed, window or WINDOW_FACTOR * needed)
+        self.frames: deque = deque()      # (reading, Observation, gray image or None) of the agreeing recent frames
+        self.combined: dict | None = None  # the reading JSON of those frames combined
         self.key = None
         self.count = 0
         self.serial = 0
 
-    def feed(self, reading) -> tuple[bool, list[str], list[dict]]:
-        """(stable, unknown squares, blocking problems) after one more reading (vision Reading)."""
-        unknown, blocking = split_problems(reading.problems)
-        for sq, code in sorted((getattr(reading, "unseen", None) or {}).items()):
-            if code in UNKNOWN_CODES and square_name(sq) not in unknown:
-                unknown.append(square_name(sq))
-        usable = reading.located and reading.setup is not None and reading.position is not None and not blocking
-        if not usable:
-            self.key, self.count = None, 0
-            return False, unknown, blocking
-        key = (reading.key(), tuple(sorted(unknown)))
-        if key == self.key:
-            self.count += 1
-        else:
-            self.key, self.count = key, 1
-        if self.count == self.needed:
+    def feed(self, reading, gray=None) -> tuple[bool, list[str], list[dict]]:
+        """(stable, unknown squares, blocking problems) after one more reading (vision Reading);
+        ``gray``: its frame in grey, kept for a prior-guided look (``looks``)."""
+        unknown, blocking = split_problems(reading.problems, FRAME_UNKNOWN_CODES)
+        obs = observe(reading)[0] if reading.located and reading.setup is not None and not blocking else None
+        if obs is None:
+            self.reset()
+            return (False, *split_problems(reading.problems))
+        while self.frames and any(not _agree(obs, other) for _r, other, _g in self.frames):
+            self.frames.popleft()          # the table changed since: only the frames after it count
+        self.frames.append((reading, obs, gray))
+        while len(self.frames) > self.window:
+            self.frames.popleft()
+        self.combined = combine([r for r, _o, _g in self.frames], min_seen=self.needed, after_cover=True)
+        seen, blocking = observe(self.combined)
+        covered = sorted(sq for sq, why in seen.why.items() if why == "occluded")
+        if covered:
+            names = " ".join(square_name(sq) for sq in covered[:8]) + (" …" if len(covered) > 8 else "")
+            blocking = [*blocking, problem(say.OCCLUDED, covered[0], count=len(covered), squares=names)]
+        unknown = [square_name(sq) for sq in sorted(seen.unknown)]
+        self.count = len(self.frames)
+        stable = self.count >= self.needed and not blocking and bool(self.combined["setup"].get("monster"))
+        key = json.dumps([self.combined["setup"], self.combined.get("tile"), unknown], sort_keys=True)
+        if stable and key != self.key:
             self.serial += 1
-        return self.count >= self.needed, unknown, blocking
+            self.key = key
+        return stable, unknown, [p if isinstance(p, dict) else p.to_json() for p in blocking]
+
+    def looks(self) -> tuple[list, list] | None:
+        """(readings, grey frames) of the kept frames for ``vision.change.settle``, or None when a
+        frame came without its picture."""
+        if not self.frames or any(g is None for _r, _o, g in self.frames):
+            return None
+        return [r for r, _o, _g in self.frames], [g for _r, _o, g in self.frames]
 
     def reset(self) -> None:
+        self.frames.clear()
+        self.combined = None
         self.key, self.count = None, 0
+
+
+def _agree(a, b) -> bool:
+    """Two frames' observations see every square both see, and the card zone, the same way."""
+    if any(b.seen[sq] != look for sq, look in a.seen.items() if sq in b.seen):
+        return False
+    return a.tile is UNKNOWN or b.tile is UNKNOWN or a.tile == b.tile
 
 
 class _Grabber:
@@ -301,11 +353,11 @@ class CameraWorker:
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
-        stable, unknown, blocking = self.gate.feed(reading)
-        data = reading.to_json()
-        unseen = getattr(reading, "unseen", None)
-        if unseen:   # every square the frame could not establish (vision.change.observe reads it)
-            data["unseen"] = {square_name(sq): code for sq, code in sorted(unseen.items())}
+        scheme = getattr(self.reader, "scheme", None)    # the frames are kept only with the scheme that reads them
+        stable, unknown, blocking = self.gate.feed(reading, check_frame(frame)[0] if scheme is not None else None)
+        # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);
+        # until then this frame's own reading; "unseen" lists what they could not establish
+        data = self.gate.combined if stable else reading_json(reading)
         if not reading.located:
             why = not_located_why(problem_words(reading.problems[0])) if reading.problems else None
             message = Text(N_("the board is not located: %(why)s"),   # the problem says "board not located" too:
@@ -317,5 +369,6 @@ class CameraWorker:
         else:
             message = Text(N_("waiting for a steady view (%(count)s of %(needed)s frames)"), count=self.gate.count,
                            needed=self.gate.needed)
+        kept = self.gate.looks() if stable and scheme is not None else None
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
-                  count=self.gate.count)
+                  count=self.gate.count, frames=(*kept, scheme) if kept else None)

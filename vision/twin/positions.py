@@ -49,8 +49,11 @@ def all_pawns() -> list[tuple[str, str]]:
     return [(c, k) for c in COLOURS for k in PAWN_KINDS if c in FOUR_PAWN_COLOURS or k != "4/3"]
 
 
-def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str | None]:
-    """A random plausible position and tombstone tile (None one time in ten)."""
+def random_position(seed: int | np.random.Generator = 0, on_pools: float = 0.0) -> tuple[Position, str | None]:
+    """A random plausible position and tombstone tile (None one time in ten).
+
+    ``on_pools``: the share of the pawns put on a pool square (a pool's sticker square half of
+    those times), where they hide the pool's sticker; none by default."""
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     pools, anchors = _pools(rng)
     taken: set[int] = set(pools)
@@ -94,9 +97,16 @@ def random_position(seed: int | np.random.Generator = 0) -> tuple[Position, str 
     pawns = []
     everyone = all_pawns()
     n_pawns = int(rng.integers(0, 21))
+    wet = sorted(set(pools) - around(monster) - {monster}) if on_pools > 0 else []
     for idx in rng.permutation(len(everyone))[:n_pawns]:
         colour, kind = everyone[int(idx)]
         face = FACES[int(rng.integers(2))]
+        free = [s for s in wet if s not in stones and s not in teleporters and all(p.square != s for p in pawns)]
+        if free and rng.uniform() < on_pools:
+            anchors_free = [a for a in anchors if a in free]
+            sq = int(anchors_free[0] if anchors_free and rng.uniform() < 0.5 else free[int(rng.integers(len(free)))])
+            pawns.append(Pawn(pawn_label(colour, kind), colour, kind, face, "board", sq))
+            continue
         sq = pick() if rng.uniform() < 0.85 else None
         place = "board" if sq is not None else "waiting"
         pawns.append(Pawn(pawn_label(colour, kind), colour, kind, face, place, sq))

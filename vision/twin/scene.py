@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from engine.geometry import SQUARES, square_name
+from engine.geometry import SQUARES, parse_square, square_name
 from engine.position import BOARD, Position
 from . import effects as fx
 from .board import TABLE, TEXTURE_ORIGIN_MM, board_texture
@@ -100,14 +100,15 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
            colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
            jpeg_quality: int | None = None, occluder: str | None = None,
            scheme: Scheme | str | Path | None = None, supersample: int = 2,
-           frame: int = 0) -> tuple[np.ndarray, Truth]:
+           frame: int = 0, hand_over: str | None = None) -> tuple[np.ndarray, Truth]:
     """Draw ``position`` (and the tombstone ``tile`` in the card zone) as a camera sees it.
 
     Camera: ``height_mm`` above the board, ``tilt_deg`` from vertical (standing towards
     ``tilt_azimuth_deg``), ``rotation_deg`` about its axis, aimed at the grid centre plus
     ``offset_mm``; ``distortion`` is the radial k1 (or OpenCV coefficients).
     Room and sensor: ``light`` 0..1 unevenness, ``colour_temp`` in kelvin (camera balanced for
-    5500 K), ``glare`` 0..1, ``occluder`` None or ``"hand"``, ``blur`` Gaussian sigma in
+    5500 K), ``glare`` 0..1, ``occluder`` None or ``"hand"`` (over a random square, or the
+    square ``hand_over``: a hand moving over a still table), ``blur`` Gaussian sigma in
     pixels, ``noise`` sigma in 8-bit levels, ``jpeg_quality`` 1..100 or None.
     ``frame`` numbers consecutive frames of one still scene: same layout and light, new noise.
     Raises LayoutError (a ValueError) when the position needs pieces the game does not have.
@@ -117,7 +118,7 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
                         rotation_deg=rotation_deg, offset_mm=offset_mm, hfov_deg=hfov_deg,
                         distortion=distortion, light=light, colour_temp=colour_temp, glare=glare,
                         noise=noise, blur=blur, jpeg_quality=jpeg_quality, occluder=occluder,
-                        scheme=scheme, supersample=supersample)[0]
+                        scheme=scheme, supersample=supersample, hand_over=hand_over)[0]
 
 
 def render_burst(position: Position, tile: str | None = None, *, frames: int = 3, first_frame: int = 0,
@@ -128,7 +129,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                  colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
                  jpeg_quality: int | None = None, occluder: str | None = None,
                  scheme: Scheme | str | Path | None = None,
-                 supersample: int = 2) -> list[tuple[np.ndarray, Truth]]:
+                 supersample: int = 2, hand_over: str | None = None) -> list[tuple[np.ndarray, Truth]]:
     """``frames`` consecutive frames of one still scene (see ``render``), numbered from
     ``first_frame``; frame k is exactly what ``render(..., frame=k)`` returns."""
     if occluder not in (None, "hand"):
@@ -142,7 +143,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                       offset_mm=tuple(offset_mm), hfov_deg=hfov_deg,
                       distortion=distortion if isinstance(distortion, (int, float)) else tuple(distortion),
                       light=light, colour_temp=colour_temp, glare=glare, blur=blur, occluder=occluder,
-                      supersample=max(1, int(supersample)))
+                      supersample=max(1, int(supersample)), hand_over=hand_over)
     key = (position, tile, tuple(sorted(scene_args.items())))
     kept = _last_scene.get("entry")   # one read: another thread may replace it meanwhile
     if kept is not None and kept[0] == key and kept[1] is scheme:
@@ -176,7 +177,7 @@ _last_scene: dict = {}
 
 def _draw_still(position: Position, tile: str | None, scheme: Scheme, *, seed, width, height, height_mm,
                 tilt_deg, tilt_azimuth_deg, rotation_deg, offset_mm, hfov_deg, distortion, light,
-                colour_temp, glare, blur, occluder, supersample):
+                colour_temp, glare, blur, occluder, supersample, hand_over=None):
     """Everything up to the sensor: the posed camera, the table, the room's light and the hand.
     Returns the float32 image, the camera, every sticker's truth and the occluded squares."""
     cam = pose_camera(width, height, height_mm=height_mm, tilt_deg=tilt_deg,
@@ -188,7 +189,7 @@ def _draw_still(position: Position, tile: str | None, scheme: Scheme, *, seed, w
     img, stickers = _draw_scene(cam, scheme, placed, supersample, lamp)
     occluded: list[str] = []
     if occluder == "hand":
-        stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm)
+        stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm, hand_over)
     img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
     img = fx.colour_temperature(img, colour_temp)
     img = fx.glare(img, glare, rng)
@@ -344,10 +345,13 @@ def _sticker_truth(cam, cam_ss, marker_id, what, sq, centre, rotation, height, c
                         tuple((float(u), float(v)) for u, v in corners), side, visible)
 
 
-def _add_hand(img, cam: Camera, scheme: Scheme, stickers: list[StickerTruth], rng, height_mm: float):
-    """A hand over a random square, ~15 cm above the board; updates sticker visibility and
-    lists the squares it hides."""
+def _add_hand(img, cam: Camera, scheme: Scheme, stickers: list[StickerTruth], rng, height_mm: float,
+              over: str | None = None):
+    """A hand over a random square (or the square named ``over``), ~15 cm above the board;
+    updates sticker visibility and lists the squares it hides."""
     target_sq = SQUARES[int(rng.integers(len(SQUARES)))]
+    if over is not None:
+        target_sq = parse_square(over)
     cx, cy = scheme.square_center_mm(target_sq)
     lift = min(150.0, height_mm * 0.4)
     # The palm is seen over the square (somewhere on the line of sight, ~15 cm up).

@@ -292,12 +292,13 @@
     const follow = activeFollow(view);
     for (const sq of view.unseen || []) marks[sq] = "unseen";
     for (const d of view.differences) marks[d.square] = "diff";
+    if (view.uncover) marks[view.uncover] = "uncover";     // the one square whose view would settle the answer
     if (follow) {
       for (const sq of follow.empty) marks[sq] = "to-empty";
       for (const sq of follow.fill) marks[sq] = "to-fill";
     }
     for (const sq of Object.keys(view.fixes || {})) marks[sq] = "fixed";
-    board.highlight(marks, ["diff", "fixed", "unseen", "to-empty", "to-fill"]);
+    board.highlight(marks, ["diff", "fixed", "unseen", "uncover", "to-empty", "to-fill"]);
     $("follow-legend").classList.toggle("hidden", !follow);
   }
 
