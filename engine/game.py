@@ -16,12 +16,21 @@ from functools import cached_property
 from . import deck as tiles
 from .actions import Action, Correct, Draw, Move, PawnAt, Place, Tile, parse_action
 from .errors import GameActionError, InvalidSetupError
-from .geometry import E, EXIT, parse_square, square_name
+from .geometry import EXIT, E, parse_square
 from .monster import Plan, resolve
 from .pawns import apply_moves, explain, reachable
 from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
 from .position import (
-    BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position, pawn_label,
+    BOARD,
+    COLOURS,
+    FOUR_PAWN_COLOURS,
+    GONE,
+    OUT,
+    WAITING,
+    Pawn,
+    Position,
+    basic_position,
+    pawn_label,
 )
 from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
 from .wording import Pawn as PawnName
@@ -86,8 +95,8 @@ class Game:
         if not isinstance(prey3_variant, bool):
             raise InvalidSetupError(Text(N_("prey3_variant must be true or false")), "prey3_variant")
         if prey3_variant and len(players) < 6:
-            raise GameActionError(Text(N_("The three-prey variant is only for 6 or 7 players, not %(num)s"), num=len(players)),
-                                  rule="G11")
+            raise GameActionError(Text(N_("The three-prey variant is only for 6 or 7 players, not %(num)s"),
+                                       num=len(players)), rule="G11")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise InvalidSetupError(Text(N_("seed must be a whole number, not %(value)s"), value=repr(seed)), "seed")
         pawns = tuple(Pawn(pawn_label(c, k), c, k, "white", WAITING, None)
@@ -540,7 +549,8 @@ class Game:
             raise InvalidSetupError(Text(N_("must be a list of colours")), "players")
         prey3_variant = need("prey3_variant")
         if not isinstance(prey3_variant, bool):
-            raise InvalidSetupError(Text(N_("must be true or false, not %(value)s"), value=repr(prey3_variant)), "prey3_variant")
+            raise InvalidSetupError(Text(N_("must be true or false, not %(value)s"), value=repr(prey3_variant)),
+                                    "prey3_variant")
         pieces = data.get("pieces_left") or {}
         if not isinstance(pieces, dict):
             raise InvalidSetupError(Text(N_("must be an object piece -> number left")), "pieces_left")

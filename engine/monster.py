@@ -10,13 +10,25 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .errors import InvalidSetupError
-from .wording import N_, Join, Text
 from .geometry import NEIGHBOUR, SQUARES, monster_next, turn_about, turn_right, wall_letter
 from .plan import (
-    Eat, Enter, LazyNames, Look, Pivot, Plan, Push, Sighting, Slide, Step, Stop, Teleport, Wrap,
+    Eat,
+    Enter,
+    LazyNames,
+    Look,
+    Pivot,
+    Plan,
+    Push,
+    Sighting,
+    Slide,
+    Step,
+    Stop,
+    Teleport,
+    Wrap,
 )
 from .pools import CORNER, KEPT, TELEPORTER, pawn_pushed_to, pushed_to
 from .position import BOARD, WAITING, Position
+from .wording import N_, Join, Text
 
 __all__ = ["TILE_KINDS", "PREY_STEP_CAP", "Plan", "resolve", "tile_rule"]
 

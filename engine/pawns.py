@@ -367,7 +367,8 @@ def explain_change(before: Position, after: Position, points: int | None = None)
         if found:
             names = " or ".join(before.pawn(label).name for label in found)
             return None, [], f"stones moved and {names} could each have pushed them and come back (P7)"
-        return None, [], "stones moved but no pawn's move explains it: a pawn only pushes a stone by entering its square (P7)"
+        return None, [], ("stones moved but no pawn's move explains it: a pawn only pushes a stone by entering its "
+                          "square (P7)")
     p = moved[0]
     if p.place not in (BOARD, OUT, WAITING):
         return None, [], f"{p.name} cannot leave the game by a pawn move"

@@ -10,11 +10,22 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import InvalidSetupError
-from .wording import N_, Pawn as PawnName, Plural, Text, join_and
 from .geometry import (
-    BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, BadName, direction_name,
-    parse_direction, parse_square, square, square_name,
+    BASIC_MONSTER,
+    BASIC_POOLS,
+    BASIC_STONES,
+    COLS,
+    ROWS,
+    SQUARE_NAMES,
+    BadName,
+    direction_name,
+    parse_direction,
+    parse_square,
+    square,
+    square_name,
 )
+from .wording import N_, Plural, Text, join_and
+from .wording import Pawn as PawnName
 
 STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
 PAWN_KINDS = ("6/1", "4/3", "3/4", "2/5")
@@ -248,7 +259,8 @@ class Position:
 
         tel_in = setup.get("teleporters", {}) or {}
         if not isinstance(tel_in, dict):
-            raise InvalidSetupError(Text(N_("must be an object square -> %(form)s"), form="{pair, arrow}"), f"{where}.teleporters")
+            raise InvalidSetupError(Text(N_("must be an object square -> %(form)s"), form="{pair, arrow}"),
+                                    f"{where}.teleporters")
         teleporters = {}
         for name, t in tel_in.items():
             f = f"{where}.teleporters.{name}"
@@ -272,7 +284,8 @@ class Position:
                 raise InvalidSetupError(Text(N_("a pawn label must be non-empty text")), f"{where}.pawns")
             if strict and not _LABEL_RE.fullmatch(label):
                 raise InvalidSetupError(Text(N_("pawn label %(label)s must be one uppercase letter or a short word "
-                                                "(at most %(most)s characters, no spaces)"), label=repr(label), most=MAX_LABEL), f)
+                                                "(at most %(most)s characters, no spaces)"), label=repr(label),
+                                             most=MAX_LABEL), f)
             if not isinstance(p, dict) or "at" not in p:
                 raise InvalidSetupError(Text(N_("must be an object with %(key)s (a square or null)"), key='"at"'), f)
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
@@ -289,7 +302,8 @@ class Position:
                                              known=", ".join(PAWN_KINDS)), f + ".pawn")
             face = p.get("face", "white")
             if face not in FACES:
-                raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=repr(face)), f + ".face")
+                raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=repr(face)),
+                                        f + ".face")
             at = p["at"]
             place = p.get("place")
             if at is None:
@@ -313,7 +327,8 @@ class Position:
         seen: dict[int, str] = {self.monster: f"{where}.monster"}
         for sq in self.stones:
             if sq in seen:
-                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]), f"{where}.stones.{square_name(sq)}")
+                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]),
+                                        f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
             if p.place == BOARD:
@@ -343,8 +358,8 @@ class Position:
 
     # -- text ------------------------------------------------------------
     def __str__(self) -> str:
-        """A text diagram, one symbol per kind of thing (the `flure` command prints the key under it): ``^ > v <`` the monster
-        facing N E S W, ``A``, ``B``, … the pawns (``pawn_letters``), ``o`` stone, ``c`` crystal,
+        """A text diagram, one symbol per kind of thing (the `flure` command prints the key under it):
+        ``^ > v <`` the monster facing N E S W, ``A``, ``B``, … the pawns (``pawn_letters``), ``o`` stone, ``c`` crystal,
         ``r`` pivot-right, ``u`` pivot-about, ``~`` pool, ``1``/``2`` a teleporter of that pair,
         ``#`` wall, ``.`` empty floor."""
         arrows = "^>v<"

@@ -86,15 +86,16 @@ class GameRecord:
                                          form=f'"format": "{FORMAT}"', value=shown(data["format"])), "format")
         for key in data:
             if key not in FIELDS:
-                raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"), key=f"{key!r:.40}",
-                                             known=", ".join(FIELDS)),
+                raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"),
+                                             key=f"{key!r:.40}", known=", ".join(FIELDS)),
                                         str(key)[:40])
         for key in ("players", "seed", "actions"):
             if key not in data:
                 raise InvalidSetupError(Text(N_("missing")), key)
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise InvalidSetupError(Text(N_("must be a list of colours, e.g. %(example)s"), example='["red", "blue"]'), "players")
+            raise InvalidSetupError(Text(N_("must be a list of colours, e.g. %(example)s"), example='["red", "blue"]'),
+                                    "players")
         first = data.get("first_player", players[0] if players else None)
         if first is not None and not isinstance(first, str):
             raise InvalidSetupError(Text(N_("must be one of the players' colours")), "first_player")

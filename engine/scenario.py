@@ -5,10 +5,10 @@ import re
 from dataclasses import dataclass
 
 from .errors import IllegalMoveError, InvalidSetupError
-from .wording import N_, Term, Text
 from .monster import PREY_STEP_CAP, TILE_KINDS, resolve
 from .pawns import MOVE_LETTERS, apply_moves, reachable
 from .position import BOARD, Position
+from .wording import N_, Term, Text
 
 FORMAT = "flure-scenario/1"
 TOP_KEYS = ("format", "name", "setup", "action", "expect")
@@ -26,7 +26,8 @@ _SHAPES = {
     "reachable": ("list", N_("a list of square names and \"out\"")), "monster": ("object", "{\"at\": ..., \"facing\": ...}"),
     "stones": ("object", N_("an object square -> kind")), "pawns": ("object", N_("an object label -> square")),
     "final_look": ("object", N_("an object")), "stop": ("object", N_("an object")), "legal": ("bool", N_("true or false")),
-    "reason": ("text", N_("text")), "rule": ("text", N_("a rule id such as P7")), "steps": ("steps", N_("a list of steps or a count")),
+    "reason": ("text", N_("text")), "rule": ("text", N_("a rule id such as P7")),
+    "steps": ("steps", N_("a list of steps or a count")),
     "failed_at": ("count", N_("a move number")),
 }
 

@@ -1,5 +1,6 @@
-"""Devices tell the truth (issue 13): a hung LED device is not "connected", loop:// works, a sender that fails
-is reported and started again (real pseudo-terminals and pyserial URLs); a camera gives the reader no more pixels than it can use."""
+"""Devices tell the truth: a hung LED device is not "connected", loop:// works, a sender that fails
+is reported and started again (real pseudo-terminals and pyserial URLs); a camera gives the reader
+no more pixels than it can use."""
 from __future__ import annotations
 
 import json
@@ -198,7 +199,7 @@ def test_with_a_lens_calibration_frames_of_another_size_are_refused_not_scaled()
     frames = KeepLastFrame(StillFrames(np.zeros((6000, 8000, 3), np.uint8)), calibrated_size=(1920, 1080))
     assert frames.read() is None and frames.last_frame is None
     assert "lens calibration is for 1920×1080" in str(frames.note)
-    from companion_app.i18n.text import render   # the referee's devices card says it in its language
+    from companion_app.i18n.text import render  # the referee's devices card says it in its language
     assert render(frames.note, "fr") == ("la caméra donne des images de 8000×6000 mais la calibration de l'objectif "
                                          "est faite pour 1920×1080\u00a0: images refusées (réglez [camera] resolution "
                                          "ou calibrez à nouveau)")

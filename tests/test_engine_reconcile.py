@@ -8,13 +8,14 @@ import itertools
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import IllegalMoveError
 from engine.geometry import SQUARES, parse_square
 from engine.observation import EMPTY, looks
 from engine.pawns import apply_moves, explain_change
-from engine.position import BOARD, OUT, WAITING, Pawn, Position
+from engine.position import BOARD, OUT, WAITING, Position
 from engine.reconcile import ANY_PAWN, MONSTER_PHASE, UNKNOWN, Observation, legal_changes, reconcile
 from tests.engine_strategies import positions
 

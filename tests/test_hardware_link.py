@@ -10,8 +10,7 @@ from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
-from tests.hardware_helpers import (FAST, emulator_and_link, harmful_rgb, plan, running_emulator,
-                                    wait_until)
+from tests.hardware_helpers import FAST, emulator_and_link, harmful_rgb, plan, running_emulator, wait_until
 
 LAYOUT = LedLayout.from_config(None)
 
@@ -204,6 +203,7 @@ def test_link_errors_are_plain_sentences(url, exc, message):
     """Real pyserial failures where this machine can make them; pyserial's own exception
     (same arguments as it raises) for a locked or forbidden port."""
     import serial
+
     from hardware.link import plain_error
     if exc is not None:
         text = plain_error(url, serial.SerialException(*exc))

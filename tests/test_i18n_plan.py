@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 def scenario_plans(adjust=lambda position: position):
     """Our rule scenarios (and the shared ones when ../shared is beside the repository)."""
-    files = sorted((HERE / "scenarios").glob("*.json")) + sorted((HERE.parent.parent / "shared" / "scenarios").glob("*.json"))
+    files = sorted((HERE / "scenarios").glob("*.json")) + \
+        sorted((HERE.parent.parent / "shared" / "scenarios").glob("*.json"))
     for path in files:
         s = parse_scenario(json.loads(path.read_text()))
         if s.kind == "monster":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from browser_helpers import needs_chromium, referee_login
 from companion_app.web.rules import rules_in
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, make_app
 
 pytestmark = needs_chromium

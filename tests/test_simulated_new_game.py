@@ -17,9 +17,8 @@ from dataclasses import replace
 
 from engine.geometry import parse_square, square_name
 from engine.position import basic_position
-from vision.twin.table import PhysicalTable
-
 from table_helpers import simulated_table
+from vision.twin.table import PhysicalTable
 
 SEED = 28
 

@@ -16,9 +16,9 @@ from engine.errors import FlureError
 from engine.game import Game
 from engine.geometry import parse_square
 from engine.reconcile import Observation, reconcile_game
+from tests.test_i18n_table_text import check
 from vision.pipeline import TableCamera
 from vision.twin.table import SLOPPY_MM, PhysicalTable, SimulatedCamera
-from tests.test_i18n_table_text import check
 
 
 @pytest.fixture(autouse=True)

@@ -7,13 +7,12 @@ down to ``subprocess.Popen`` is the real code.
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import stat
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
+from browser_helpers import needs_chromium, referee_login
 from web_helpers import OUTPUT, served_game
 
 pytestmark = needs_chromium
@@ -18,7 +18,8 @@ AXE = Path(__file__).resolve().parent / "a11y" / "node_modules" / "axe-core" / "
 RUN_AXE = """async () => {
   const r = await axe.run(document, { resultTypes: ["violations"] });
   return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary.split("\\n").slice(0, 3).join(" ")).slice(0, 6) }));
+    nodes: v.nodes.map((n) => n.target.join(" ") + ": "
+                              + n.failureSummary.split("\\n").slice(0, 3).join(" ")).slice(0, 6) }));
 }"""
 
 
@@ -92,10 +93,10 @@ def test_a_colour_blind_player_tells_every_player_s_pawns_apart(browser, tmp_pat
     (ΔE2000, tests/test_palette.py), and each colour's pawns have a shape of their own on the board."""
     from PIL import Image
 
-    from test_palette import APART, ciede2000, seen
-    from web_helpers import longest, make_app, play_pawn_phase, session_with
     from companion_app.web.server import Server
     from engine.position import COLOURS
+    from test_palette import APART, ciede2000, seen
+    from web_helpers import longest, make_app, play_pawn_phase, session_with
 
     session = session_with(tmp_path)
     app, _ = make_app(tmp_path, session)

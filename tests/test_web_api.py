@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from companion_app.web import api
-from companion_app.web.app import MAX_BODY
-
 from companion_app.table.devices import Device
 from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.web import api
+from companion_app.web.app import MAX_BODY
 from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with, show_table
 
 REFEREE_POSTS = [("/api/game", {"players": ["red", "blue"]}), ("/api/action", {"type": "draw"}),

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import tty
 
+from browser_helpers import needs_chromium
 from companion_app.table.devices import Device, open_leds
 from companion_app.table.fakes import FakeLeds
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import TOKEN, make_app, session_with
 
 pytestmark = needs_chromium

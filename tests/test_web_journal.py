@@ -269,7 +269,8 @@ def test_a_damaged_database_file_is_kept_aside_and_a_fresh_journal_starts(tmp_pa
     status = client.get("/api/status", headers=AUTH).json["journal"]
     assert "was damaged" in status["detail"]["error"] and "s.db.damaged-" in status["detail"]["error"]
     assert status["detail"]["error_i18n"]["en"] == status["detail"]["error"]
-    assert "war beschädigt" in status["detail"]["error_i18n"]["de"] and "s.db.damaged-" in status["detail"]["error_i18n"]["de"]
+    german = status["detail"]["error_i18n"]["de"]
+    assert "war beschädigt" in german and "s.db.damaged-" in german
     assert "était endommagé" in status["detail"]["error_i18n"]["fr"]
     assert "estaba dañado" in status["detail"]["error_i18n"]["es"]
     assert client.post("/api/game", json=PLAYERS, headers=AUTH).status_code == 200   # writes work again

@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-from companion_app.table.events import PER_ADDRESS
 from companion_app.web.server import Server
 from live_load import LiveClients, Table, loopback
 from web_helpers import TOKEN, make_app

@@ -1,8 +1,8 @@
 """The table session: SQLite persistence and resume, undo, the log, and devices that fail or vanish."""
 from __future__ import annotations
 
-import sqlite3
 import json
+import sqlite3
 import time
 
 import pytest
@@ -12,7 +12,6 @@ from companion_app.table.fakes import FakeLeds
 from companion_app.table.session import TableSession
 from companion_app.table.store import Store
 from engine.errors import GameActionError
-
 from web_helpers import play_pawn_phase, session_with, show_table
 
 
@@ -321,8 +320,8 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
 def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
     """A square the camera cannot see is unknown, never empty (engine.reconcile): the hidden pawn
     is taken from the game only because one legal move explains everything seen."""
-    from engine.game import Game
     from companion_app.table.readings import compare, confirm_action, unseen_squares
+    from engine.game import Game
 
     game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
     seen = game.position.to_setup()

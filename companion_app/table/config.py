@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from engine.jsontext import MAX_DEPTH, data_depth
+from engine.wording import N_, Term, Text, Worded, os_reason
 from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
 from hardware.config import HardwareConfig, HardwareConfigError, check_number, not_a_section, not_a_switch, only_keys
 from hardware.config import load_config as load_hardware_config
-from engine.jsontext import MAX_DEPTH, data_depth
-from engine.wording import N_, Term, Text, Worded, os_reason
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
@@ -373,7 +373,8 @@ def _session(d: Mapping) -> SessionConfig:
     only_keys("table", d, {"mode", "stable_frames", "language"})
     mode = d.get("mode", "confirm")
     if mode not in MODES:
-        raise HardwareConfigError(Text(N_("[table] mode %(mode)s is not known (use \"auto\" or \"confirm\")"), mode=repr(mode)))
+        raise HardwareConfigError(Text(N_("[table] mode %(mode)s is not known (use \"auto\" or \"confirm\")"),
+                                       mode=repr(mode)))
     language = _text("table", "language", d.get("language", "en")).lower()
     if language not in LANGUAGES:
         raise HardwareConfigError(Text(N_("[table] language = %(language)s is not a language the table speaks: use "

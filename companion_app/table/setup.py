@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.geometry import COLS, ROWS, SQUARES, square_name
-
 from engine.wording import N_, Text
 
-from ..i18n import DEFAULT, LANGUAGES, gettext as _g
+from ..i18n import DEFAULT, LANGUAGES
+from ..i18n import gettext as _g
 from ..i18n.text import in_all, render
 
 log = logging.getLogger(__name__)
