@@ -60,7 +60,7 @@ class _Work:
     def __init__(self, pos: Position, names: LazyNames):
         self.position = pos
         self.stones = dict(pos.stones)
-        self.start_pawns = {p.square: p.label for p in pos.pawns if p.place == BOARD}
+        self.start_pawns = pos.board_pawns()
         self.pawns = dict(self.start_pawns)
         self.pools = pos.pools
         self.tele = pos.teleporters
@@ -175,7 +175,7 @@ class _Mover:
         """M6: push the unbroken line of stones and pawns from ``first``, front piece first."""
         w = self.w
         line = []
-        s = first
+        s: int | None = first
         while s is not None and (s in w.stones or s in w.pawns):
             line.append(s)
             s = NEIGHBOUR[s * 4 + d]
@@ -213,6 +213,7 @@ class _Mover:
             if stone is not None:
                 stones[final] = stone
             else:
+                assert pawn is not None     # a push moves a stone or a pawn
                 pawns[final] = pawn
             slid = len(path) > 1 or path[0] in w.pools
             events.append(Push(s, "slid" if slid else "moved", final, tuple(path), None, stone, pawn))

@@ -65,6 +65,13 @@ class Pawn:
         return self.place in (BOARD, WAITING)
 
     @property
+    def owner(self) -> str:
+        """The colour of a game's pawn: every pawn of a game has one (a scenario's or a reading's may not)."""
+        if self.colour is None:
+            raise ValueError(f"pawn {self.label} has no colour")
+        return self.colour
+
+    @property
     def value(self) -> int | None:
         """Points on the visible face (P1), or None when the kind is unknown."""
         if self.kind is None:
@@ -83,7 +90,7 @@ class Pawn:
         return self.label
 
     def where(self) -> str:
-        return square_name(self.square) if self.place == BOARD else self.place
+        return square_name(self.square) if self.place == BOARD and self.square is not None else self.place
 
 
 def pawn_label(colour: str, kind: str) -> str:
@@ -125,7 +132,7 @@ class Position:
         return {p.label: p.name for p in self.pawns}
 
     def board_pawns(self) -> dict[int, str]:
-        return {p.square: p.label for p in self.pawns if p.place == BOARD}
+        return {p.square: p.label for p in self.pawns if p.place == BOARD and p.square is not None}
 
     def teleporter_partner(self, sq: int) -> int | None:
         """The other tile of ``sq``'s pair, or None when the pair is incomplete (see status())."""
@@ -165,16 +172,16 @@ class Position:
         for sq, kind in self.stones.items():
             occupants.setdefault(sq, []).append(Text(A_KIND[kind]))
         for p in self.pawns:
-            if p.place == BOARD:
+            if p.place == BOARD and p.square is not None:
                 occupants.setdefault(p.square, []).append(Text(N_("pawn %(pawn)s"), pawn=PawnName(p.name)))
         for sq, who in sorted(occupants.items()):
             if len(who) > 1:
                 add("two-pieces", both_on(sq, who), sq)
         for sq in sorted(self.teleporters):
-            for who in occupants.get(sq, []):
-                if who is not THE_MONSTER:
+            for one in occupants.get(sq, []):
+                if one is not THE_MONSTER:
                     add("on-teleporter", Text(N_("%(who)s stands on the teleporter on %(square)s (T3)"),
-                                              who=who, square=square_name(sq)), sq)
+                                              who=one, square=square_name(sq)), sq)
             if sq in self.pools:
                 add("teleporter-on-pool", Text(N_("a teleporter and a pool share %(square)s"),
                                                square=square_name(sq)), sq)
@@ -198,7 +205,7 @@ class Position:
     def to_setup(self) -> dict:
         pawns = {}
         for p in self.pawns:
-            d: dict = {"at": square_name(p.square) if p.place == BOARD else None}
+            d: dict = {"at": square_name(p.square) if p.place == BOARD and p.square is not None else None}
             if p.colour is not None:
                 d["color"] = p.colour
             if p.kind is not None:
@@ -331,7 +338,7 @@ class Position:
                                         f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
-            if p.place == BOARD:
+            if p.place == BOARD and p.square is not None:
                 f = f"{where}.pawns.{p.label}.at"
                 if p.square in seen:
                     raise InvalidSetupError(both_on(p.square, [_what(seen[p.square]), _labelled(p.label)]), f)
@@ -341,10 +348,11 @@ class Position:
             if sq in self.stones:
                 raise InvalidSetupError(Text(N_("a stone stands on the teleporter on %(square)s"), square=square_name(sq)),
                                         f"{where}.stones.{square_name(sq)}")
-            p = self.pawn_at(sq)
-            if p is not None:
-                raise InvalidSetupError(Text(N_("pawn %(label)s stands on the teleporter on %(square)s"), label=p.label,
-                                             square=square_name(sq)), f"{where}.pawns.{p.label}.at")
+            standing = self.pawn_at(sq)
+            if standing is not None:
+                raise InvalidSetupError(Text(N_("pawn %(label)s stands on the teleporter on %(square)s"),
+                                             label=standing.label, square=square_name(sq)),
+                                        f"{where}.pawns.{standing.label}.at")
             if sq in self.pools:
                 raise InvalidSetupError(Text(N_("a teleporter and a pool share %(square)s"), square=square_name(sq)), f)
         counts: dict[int, int] = {}

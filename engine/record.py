@@ -25,7 +25,7 @@ FIELDS = ("format", "players", "first_player", "setup", "prey3_variant", "seed",
 @dataclass(frozen=True)
 class GameRecord:
     players: tuple[str, ...]
-    first_player: str
+    first_player: str | None      # None: Game.new's choice (a record with no players is refused)
     setup: str
     prey3_variant: bool
     seed: int
@@ -64,6 +64,7 @@ class GameRecord:
         game = None
         for _, game in self.replay():
             pass
+        assert game is not None     # replay yields the new game first
         return game
 
     def to_json(self) -> dict:

@@ -1,4 +1,4 @@
-"""Setting up a table (issue 14): lens calibration on views the synthetic camera renders of a
+"""Setting up a table: lens calibration on views the synthetic camera renders of a
 ChArUco sheet (known camera), refusals of views that cannot be right, the camera-placement
 verdict on both sides of its thresholds, registration with hidden corner markers, and the
 calibration file (versioned, atomic, refused in one sentence when unusable)."""

@@ -1,4 +1,4 @@
-"""``flure`` in four languages (issue 16): ``--lang`` anywhere on the line, else the locale, else English;
+"""``flure`` in four languages: ``--lang`` anywhere on the line, else the locale, else English;
 JSON outputs and the ``ok``/``FIX`` column never change with the language."""
 from __future__ import annotations
 

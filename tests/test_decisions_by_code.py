@@ -1,4 +1,4 @@
-"""Every decision by a code or a type, none by matching English text (issue 22).
+"""Every decision by a code or a type, none by matching English text.
 
 Each test rewords the sentence a decision used to read — a reworded Text, or a message that
 starts with the very words the old code looked for — and checks the decision still follows the

@@ -142,7 +142,7 @@ def test_a_wled_device_on_a_real_pty_answers_the_json_state_request(tmp_path):
 
 def test_a_wled_left_inside_a_cut_frame_still_answers(tmp_path):
     """A table session stopped in the middle of a frame leaves WLED expecting pixels: the doctor's request
-    follows the protocol's flush, so it is read as a request, not as the rest of the frame (issue 25)."""
+    follows the protocol's flush, so it is read as a request, not as the rest of the frame."""
     import serial
 
     from hardware.protocol import make_encoder

@@ -303,7 +303,7 @@ def test_any_pawn_when_no_player_is_given():
     assert not reconcile(before, Observation.of(after), "red").accepted
 
 
-# -- explain_change regressions (issue 11) -------------------------------------------------------
+# -- explain_change regressions -------------------------------------------------------
 
 def test_explain_change_pawn_pushes_a_stone_and_walks_back_EW():
     before = Position.from_setup(BASE)

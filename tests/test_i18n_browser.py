@@ -1,4 +1,4 @@
-"""The phone view in each language, in headless Chromium (issue 16): the page's words, the move's
+"""The phone view in each language, in headless Chromium: the page's words, the move's
 step log, 360 px without overflow (German words are long), and the moves read aloud."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the referee's camera card says about a reading, in four languages (issue 16).
+"""What the referee's camera card says about a reading, in four languages.
 
 vision words each problem once, in vision/problems.py (a code and its sentence, as engine.wording
 data); a reading keeps it in JSON as ``words`` beside its English ``message``; the table renders it.

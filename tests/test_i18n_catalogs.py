@@ -1,4 +1,4 @@
-"""The catalogs (issue 16): complete in every language, in step with the code, and served to pages."""
+"""The catalogs: complete in every language, in step with the code, and served to pages."""
 import re
 
 from babel.messages.pofile import read_po

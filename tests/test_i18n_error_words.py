@@ -1,4 +1,4 @@
-"""The last English sentences in fr/de/es (issue 16): the API's header, size and stale-state refusals, the
+"""The last English sentences in fr/de/es: the API's header, size and stale-state refusals, the
 journal's unreadable steps, a calibration that does not fit (the Setup page's save, calibration files, the
 lens checks), the camera's exposure note, and French typography in flure's own lines.  Each from real input:
 a real request to the test app, a real file, a real video through OpenCV, the real CLI."""

@@ -1,4 +1,4 @@
-"""The engine's refusals in four languages (issue 16): companion_app.i18n.text renders the wording data
+"""The engine's refusals in four languages: companion_app.i18n.text renders the wording data
 the engine raises with (engine.wording); English is exactly ``str(err)``, rule ids and squares never change."""
 import random
 import re

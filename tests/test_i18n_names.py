@@ -1,4 +1,4 @@
-"""A square or direction name that is none, and the LED layout's checks, in fr/de/es (issue 16).
+"""A square or direction name that is none, and the LED layout's checks, in fr/de/es.
 
 engine.geometry refuses a bad name with wording data (BadName); every refusal that wraps it (a position
 file, an action, a referee's fix, a plan read back, the LED layout) passes that on, so the whole

@@ -1,4 +1,4 @@
-"""The monster's move in four languages (issue 16): companion_app.i18n.plan_text renders the engine's plan.
+"""The monster's move in four languages: companion_app.i18n.plan_text renders the engine's plan.
 
 English must be exactly the engine's own wording (Plan.lines()) for every scenario and random
 position, so the English catalog is the engine's words; the other languages use the games' terms.

@@ -1,4 +1,4 @@
-"""The rules reference in four languages (issue 16): the ``rules`` gettext domain is complete and in
+"""The rules reference in four languages: the ``rules`` gettext domain is complete and in
 step with RULES.md, and the rules page and /api/rules answer in the request's language."""
 from __future__ import annotations
 

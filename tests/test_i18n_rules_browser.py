@@ -1,4 +1,4 @@
-"""The rules reference in each language in headless Chromium (issue 16): the page, its language
+"""The rules reference in each language in headless Chromium: the page, its language
 switch, and the referee's rule look-up, each in the page's language (screenshots under tests/output/)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The table's configuration checks (camera, hardware, speaker, web, PIN file) and the Setup page's
-refusals in fr/de/es (issue 16), each from real bad input: a real file, a real request to the test app.
+refusals in fr/de/es, each from real bad input: a real file, a real request to the test app.
 English stays the sentence it always was; keys, values and squares are kept as written."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the camera side, the follow-up and the game log say, in four languages (issue 16).
+"""What the camera side, the follow-up and the game log say, in four languages.
 
 Each sentence comes from a real engine result (a reconcile answer, a table difference, a game's
 note) as wording data (engine.wording); companion_app.i18n.text renders it: English is exactly the

@@ -1,4 +1,4 @@
-"""The referee view, the Setup page and the error pages in each language (issue 16), in headless Chromium.
+"""The referee view, the Setup page and the error pages in each language, in headless Chromium.
 
 A French, German or Spanish family meets no English word: every visible text node, every
 aria-label, title, alt and placeholder, the options of the visible menus and the page's title are

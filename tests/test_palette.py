@@ -1,4 +1,4 @@
-"""Pawns told apart without colour (issue 28): the players' screen colours stay apart under simulated
+"""Pawns told apart without colour: the players' screen colours stay apart under simulated
 colour-vision deficiencies, every colour has a shape of its own, the numbers read on every pawn, and
 the move picture draws the shapes.
 

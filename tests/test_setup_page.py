@@ -1,4 +1,4 @@
-"""The Setup page (issue 14) in headless Chromium against the real waitress server: the live overlay
+"""The Setup page in headless Chromium against the real waitress server: the live overlay
 arrives, captures add views and fill the coverage map, the calibration is saved into the table
 configuration and the running session's camera uses it; exposure and LED marks are stored.
 

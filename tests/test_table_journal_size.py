@@ -1,4 +1,4 @@
-"""The journal stays small (issue 30): the actions, a snapshot now and then, and old games let go.
+"""The journal stays small: the actions, a snapshot now and then, and old games let go.
 
 A café playing all evening wrote ~0.45 MB a game (the whole state after every action, every
 camera reading, no game ever removed).  Checked with real SQLite files and real sessions: every

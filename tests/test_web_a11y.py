@@ -1,4 +1,4 @@
-"""Everyone at the table can follow (issue 28): axe-core over the six views in English and French.
+"""Everyone at the table can follow: axe-core over the six views in English and French.
 
 axe-core comes from the npm registry (tests/a11y/package.json, installed by ``deploy/bootstrap.sh --dev``
 with ``npm ci``); it runs inside headless Chromium on the real server's pages, and any violation fails.

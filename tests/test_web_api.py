@@ -183,7 +183,7 @@ def test_wrong_bearer_tokens_lock_that_address_out_like_wrong_pins(client):
 
 
 def test_wrong_bearer_guesses_on_whoami_lock_that_address_out_like_wrong_pins(client):
-    """/api/whoami answers anyone, but a header token there is a guess like any other (issue 13)."""
+    """/api/whoami answers anyone, but a header token there is a guess like any other."""
     script = {"REMOTE_ADDR": "192.168.1.63"}
     for guess in range(5):
         r = client.get("/api/whoami", headers={"Authorization": f"Bearer 00000{guess}"}, environ_base=script)

@@ -390,7 +390,7 @@ def test_the_animation_replays_the_plan_events_to_the_engine_result(browser, liv
 
 
 def test_a_draw_whose_answer_the_wifi_lost_is_sent_again_and_played_once(browser, live):
-    """Retries and the journal (issue 13): the tablet's draw reaches the server and is played, but its
+    """Retries and the journal: the tablet's draw reaches the server and is played, but its
     answer is lost on the way back; the tablet sends it again with the same key and state version and
     gets the first answer — one monster move.  A request made against a state the table has left
     (another screen acted) is refused, not played."""

@@ -1,5 +1,5 @@
 """The referee's device list in a real browser (headless Chromium, the real server): an LED device that
-opens but takes nothing is not shown as working (issue 13)."""
+opens but takes nothing is not shown as working."""
 from __future__ import annotations
 
 import os

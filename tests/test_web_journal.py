@@ -1,4 +1,4 @@
-"""Retries and the journal (issue 13): retried requests play once, a damaged or full journal is said
+"""Retries and the journal: retried requests play once, a damaged or full journal is said
 plainly and never stops the table, and a game travels as a flure-game/1 record (``flure replay``).
 
 Real SQLite files throughout; the kill -9 case runs ``flure play`` as a real process."""

@@ -1,4 +1,4 @@
-"""Everyone at the table can follow (issue 28), in headless Chromium against the real server: a referee's
+"""Everyone at the table can follow, in headless Chromium against the real server: a referee's
 whole turn with the keyboard alone (log in, move every pawn, draw the monster's tile, fix a square the
 camera misread), the PIN dialog keeping the focus, the skip link, visible focus, reduced motion
 honoured on the phone, and the board's small texts readable (WCAG contrast, which axe-core cannot

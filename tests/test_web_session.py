@@ -320,8 +320,12 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
 def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
     """A square the camera cannot see is unknown, never empty (engine.reconcile): the hidden pawn
     is taken from the game only because one legal move explains everything seen."""
-    from companion_app.table.readings import compare, confirm_action, unseen_squares
+    from companion_app.table.readings import action_for, compare, reconcile_reading, unseen_squares
     from engine.game import Game
+
+    def confirm_action(game, reading, fixes=()):
+        action, words = action_for(game, reconcile_reading(game, reading, fixes))
+        return action, str(words)
 
     game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
     seen = game.position.to_setup()

@@ -103,7 +103,7 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
 
 
 def check_phone(config, lang: str = DEFAULT) -> list[Finding]:
-    """A phone as the camera (issue 26): it sends frames to the running session only, so the doctor checks
+    """A phone as the camera: it sends frames to the running session only, so the doctor checks
     what the phone needs from this machine, the HTTPS certificate; the live state is on the Devices card."""
     from ..tls import TlsError, default_folder, ensure_certificate, table_addresses, table_names
 

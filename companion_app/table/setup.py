@@ -1,4 +1,4 @@
-"""The Setup page's work (issue 14): look at the live camera, calibrate the lens, lock the exposure,
+"""The Setup page's work: look at the live camera, calibrate the lens, lock the exposure,
 check the LED wiring — and save each result where the running session uses it at once.
 
 Why here and not in the web layer: it wires the camera device, the calibration package, the

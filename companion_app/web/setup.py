@@ -1,4 +1,4 @@
-"""The Setup page (issue 14) and its API under /api/setup: one thin view per request over
+"""The Setup page and its API under /api/setup: one thin view per request over
 ``table.setup.SetupTool``.  Referee only, like every state-changing route; the routes are
 recorded in ``api.ROUTES`` so the OpenAPI document lists them too."""
 from __future__ import annotations
