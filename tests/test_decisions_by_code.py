@@ -188,3 +188,34 @@ def test_a_damaged_journal_is_known_by_sqlites_code_not_its_words(tmp_path):
     assert "the disk is full" in str(caught.value)
     with pytest.raises(sqlite3.OperationalError), store._errors():
         raise _sqlite_error(sqlite3.OperationalError, "database or disk is full", 1)
+
+
+# -- the LED device: pyserial's failures by the OS error number and the exception's type ------------
+
+def _wrapped(message: str, wrapped: BaseException | None = None):
+    import serial
+
+    error = serial.SerialException(message)     # pyserial's form: the number only in its text,
+    error.__context__ = wrapped                 # the OS error it was handling as its context
+    return error
+
+
+@pytest.mark.parametrize("exc, said", [
+    (_wrapped("reworded", ConnectionRefusedError(111, "reworded")), "connection refused"),
+    (_wrapped("reworded", OSError(5, "reworded")), "stopped answering"),
+    (_wrapped("reworded", OSError(13, "reworded")), "permission denied"),
+    (_wrapped("[Errno 13] Permission denied, No such file, Connection refused"), "LED device /dev/ttyUSB0: [Errno 13]"),
+])
+def test_an_led_device_failure_is_said_by_its_number_not_its_words(exc, said):
+    from hardware.link import plain_error
+
+    assert said in str(plain_error("/dev/ttyUSB0", exc))
+
+
+def test_a_port_that_is_no_terminal_is_known_by_termios_errno():
+    import termios
+
+    from hardware.link import os_errno
+
+    assert os_errno(_wrapped("Could not configure port: reworded", termios.error(25, "reworded"))) == 25
+    assert os_errno(_wrapped("no number here")) is None
