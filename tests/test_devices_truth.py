@@ -21,8 +21,8 @@ FRAME = bytes(range(90)) * (LAYOUT.led_count * 3 // 90) + bytes(LAYOUT.led_count
 
 
 def test_loop_url_takes_every_frame_and_stays_connected():
-    """loop:// hands every byte back; unread, pyserial's 4 KB queue used to fill after 8 frames and
-    end the sender with queue.Full while the status said connected."""
+    """loop:// hands every byte back; unread, pyserial's 4 KB queue would fill after 8 frames and
+    end the sender with queue.Full while the status said connected: the link drains it."""
     link = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count)).start()
     try:
         for _ in range(40):
@@ -118,7 +118,7 @@ def test_a_device_that_was_not_there_is_fine_once_its_port_opens_even_before_a_f
 
 
 def test_flure_leds_show_to_loop_url_ends(tmp_path):
-    """It used to wait forever: the sender died after 8 frames."""
+    """It ends: it does not wait forever on a sender that died after 8 frames."""
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan(steps=2)))
     config = tmp_path / "fast.toml"

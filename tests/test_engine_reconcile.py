@@ -324,7 +324,7 @@ def test_explain_change_pawn_stays_and_is_flipped():
 @given(games(), st.data())
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_explain_change_explains_every_legal_outcome(game, data):
-    """The independent brute-force check of issue 11: every legal outcome (pushes and walks
+    """An independent brute-force check: every legal outcome (pushes and walks
     back, stays) is explained by explain_change as a move of the pawn that made it."""
     before, mover = game
     legal = sorted(oracle(before, mover), key=repr)

@@ -56,7 +56,7 @@ def test_axe_finds_nothing(browser, table, view, lang):
     if log_in:
         referee_login(page, server.url, path)
     page.goto(f"{server.url}{path}?lang={lang}")
-    # the join link is filled in even when its card has folded itself (a phone joined: issue 23)
+    # the join link is filled in even when its card has folded itself (a phone joined)
     page.wait_for_selector(ready, state="attached" if view == "referee" else "visible")
     if view == "referee":   # the new-game form too: the colour buttons, chosen and not
         page.click("#new-game summary")

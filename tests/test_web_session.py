@@ -154,7 +154,7 @@ def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
 
 def test_an_led_port_that_is_not_there_is_said_at_start_and_the_session_goes_on(tmp_path):
     """Said at start; once the device is plugged in (a real pty appearing at that path) the live status
-    is "connected" with no trace of the startup note (it used to stay there for good)."""
+    is "connected" with no trace of the startup note (it does not stay there for good)."""
     import os
     import select
     import threading
