@@ -219,3 +219,31 @@ def test_a_port_that_is_no_terminal_is_known_by_termios_errno():
 
     assert os_errno(_wrapped("Could not configure port: reworded", termios.error(25, "reworded"))) == 25
     assert os_errno(_wrapped("no number here")) is None
+
+
+# -- the table configuration: a bad value blamed on the file or the command line by parsing each ----
+
+def test_a_bad_value_is_blamed_on_where_it_came_from_whatever_the_message_says(tmp_path, monkeypatch):
+    from companion_app.table import config as table_config
+    from companion_app.table.config import TableConfigError, load_table_config
+    from hardware.config import HardwareConfigError
+
+    real_web = table_config._web
+
+    def web(data, base, origin_of):     # a check whose sentence names no [section] key at all
+        if data.get("port") == 1234:
+            raise HardwareConfigError(Text(N_("a reworded refusal")))
+        return real_web(data, base, origin_of)
+
+    monkeypatch.setattr(table_config, "_web", web)
+    path = tmp_path / "table.toml"
+    path.write_text("[web]\nport = 1234\n")
+    with pytest.raises(TableConfigError, match=f"^{path}: a reworded refusal$"):
+        load_table_config(path)
+    path.write_text("[web]\nport = 8080\n")
+    with pytest.raises(TableConfigError, match="^command line: a reworded refusal$"):
+        load_table_config(path, {"web.port": 1234})
+    path.write_text("[web]\nport = 1234\n")
+    with pytest.raises(TableConfigError, match=f"^{path}: a reworded refusal$"):   # the file's own error first
+        load_table_config(path, {"web.pin": "12345"})
+    assert load_table_config(path, {"web.port": 8081}).web.port == 8081
