@@ -83,15 +83,16 @@ class Look:
         where = f"from {square_name(self.at)} facing {direction_name(self.facing)}"
         if self.case == "nothing seen":
             return f"{where} it sees no pawn and keeps facing {direction_name(self.facing)} (M4 nothing seen)"
-        seen = [f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})"
-                for s in self.sightings if s.pawn is not None and s.square is not None]
+        described = [(s.pawn, f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})")
+                     for s in self.sightings if s.pawn is not None and s.square is not None]
+        seen = [text for _, text in described]
         if self.case == "tie":
             return (f"{where} it sees {' and '.join(seen)}: equally near, so it keeps facing "
                     f"{direction_name(self.facing)} (M4 tie)")
         target = next(s for s in self.sightings if s.pawn is not None and s.direction == self.new_facing)
         assert target.pawn is not None and target.square is not None   # a pawn seen is seen on a square
         what = f"{names.get(target.pawn, target.pawn)} on {square_name(target.square)}"
-        others = [x for x in seen if not x.startswith(f"{names.get(target.pawn, target.pawn)} on")]
+        others = [text for pawn, text in described if pawn != target.pawn]
         also = f"; it also sees {', '.join(others)}" if others else ""
         new = direction_name(self.new_facing)
         if self.turn == "none":
