@@ -8,7 +8,7 @@ tests/live_load.py); a phone whose stream ends (the server ends every stream aft
 back at once, as a browser does.  Each minute it prints the server's memory, threads and open file
 descriptors, the journal's bytes (its pages, and the WAL file apart) and bytes per finished game, the bytes each phone
 received, the games completed and the journal step reached.  Flat lines are the goal:
-  - journal bytes per finished game ≤ 60 KB (issue 30; it was ~450 KB), shown as a ratio: the
+  - journal bytes per finished game ≤ 60 KB (issue 30), shown as a ratio: the
     journal's pages less an empty journal's, over the games completed (the running game's steps
     counted too, so it overestimates until several games are done);
   - memory, threads and file descriptors: the last minute no more than a little above the first;

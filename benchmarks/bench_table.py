@@ -128,7 +128,8 @@ def bench_tile(tmp: str, repeat: int, clients_n: int = 20, fps: float = 5.0, sta
         before = len(session.game.tiles_played)
         session.loop.on_camera(update)
         if len(session.game.tiles_played) > before and "stable" not in marks:
-            marks.update(stable=at, judged=judged, vision_cpu=marks["vision_cpu_last"], applied=time.perf_counter(), version=session.version)
+            marks.update(stable=at, judged=judged, vision_cpu=marks["vision_cpu_last"], applied=time.perf_counter(),
+                         version=session.version)
 
     worker = CameraWorker(lambda: source, read_frame, on_update, fps=fps, stable_frames=stable)
     session.camera.obj, session.camera.why = worker.start(), ""

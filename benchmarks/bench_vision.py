@@ -100,6 +100,7 @@ def detector_ratios(scheme, n: int, repeats: int) -> bool:
     alike; the frame's ratio is the median read over the median bare detection (CPU time).
     """
     import cv2
+
     from vision.reader import read_image
     bare = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, scheme.dictionary)),
                                    cv2.aruco.DetectorParameters())
@@ -143,6 +144,7 @@ def detector_ratios(scheme, n: int, repeats: int) -> bool:
 def move_reading(scheme, n: int) -> bool:
     """Per frame: the reader, then the change explained against the game (see the docstring)."""
     import numpy as np
+
     from vision.change import explain_readings
     from vision.evaluate_moves import make_scene
     from vision.reader import read_image

@@ -6,7 +6,7 @@ Targets (issue 13):
   - resolve → last client ≤ 200 ms median: from the start of the referee's POST /api/action
     {"type": "draw"} (the monster's move, ~17 KB of state) to its arrival at the last of the clients;
   - resident memory of the server after 1,000 actions with 100 clients ≤ 20 MB above its value
-    after the first 10 (waitress used to keep every byte a stream sent: ~1.7 MB more per action);
+    after the first 10 (a server keeping every byte a stream sent grows ~1.7 MB per action);
   - a dropped phone's slot is free within 5 s;
   - one address holds at most events.PER_ADDRESS streams (the next gets 503).
 The actions are the monster's move and its undo, alternately (each a full state to every client).

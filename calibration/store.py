@@ -128,7 +128,7 @@ def load_calibration(path: str | Path) -> Calibration:
             raise CalibrationError(Text(N_("cannot be read (%(why)s)"), why=os_reason(exc)), p) from None
         except jsontext.JsonTextError as exc:   # not UTF-8, not JSON, nested too deep, huge numbers
             raise CalibrationError(Text(N_("is %(why)s; run `flure calibrate camera` again"), why=exc)
-                                   if str(exc).startswith("not ") else
+                                   if isinstance(exc, jsontext.NotJsonError) else
                                    Text(N_("cannot be used (%(why)s); run `flure calibrate camera` again"), why=exc),
                                    p) from None
     return parse_calibration(data, p)

@@ -1,4 +1,4 @@
-"""The players' colours on screens and pictures, and the mark each colour carries (issue 28).
+"""The players' colours on screens and pictures, and the mark each colour carries.
 
 Colour alone must not say whose pawn it is (a colour-blind player sees red and green alike): every
 player colour has a shape of its own, drawn as the pawn's outline on the board (static/board.js, from

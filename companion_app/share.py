@@ -1,4 +1,4 @@
-"""A monster move as a picture to keep or send (issue 16): an animated GIF and a still PNG.
+"""A monster move as a picture to keep or send: an animated GIF and a still PNG.
 
 Drawn with Pillow from the engine's plan alone: the start position, then the position after each
 step, got by applying the plan's recorded events (where the monster went, what it pushed where,

@@ -54,7 +54,7 @@ class PawnAt:
     OPTIONAL: ClassVar[tuple[str, ...]] = ("stones",)
 
     def to_json(self) -> dict:
-        out = {"type": self.TYPE, "pawn": self.pawn, "square": self.square}
+        out: dict[str, object] = {"type": self.TYPE, "pawn": self.pawn, "square": self.square}
         if self.stones is not None:
             out["stones"] = dict(self.stones)
         return out
@@ -124,7 +124,8 @@ class Correct:
 
 
 Action = Move | PawnAt | Draw | Tile | Place | Correct
-ACTION_TYPES: dict[str, type] = {t.TYPE: t for t in (Move, PawnAt, Draw, Tile, Place, Correct)}
+ACTION_CLASSES = (Move, PawnAt, Draw, Tile, Place, Correct)
+ACTION_TYPES: dict[str, type[Action]] = {t.TYPE: t for t in ACTION_CLASSES}
 EXAMPLES: dict[str, Action] = {   # one of each, for messages and the API document
     "move": Move("red-6/1", "IWWN"), "pawn-at": PawnAt("red-6/1", "k5"), "draw": Draw(), "tile": Tile("7"),
     "place": Place("stone", "g7"), "correct": Correct(Position(0, 1)),
@@ -140,15 +141,15 @@ def parse_action(data) -> Action:
     """Read an action's JSON form; input that is not a well-formed action raises InvalidActionError
     naming the field (``type``, ``square``, ``stones.g7`` …).  Squares are written back as the
     engine writes them (``G7`` -> ``g7``), move letters in capitals."""
-    if isinstance(data, tuple(ACTION_TYPES.values())):
+    if isinstance(data, ACTION_CLASSES):
         return data
     if not isinstance(data, dict):
         raise InvalidActionError(N_("an action must be a JSON object with a \"type\""), "action")
     kind = data.get("type")
-    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
+    if not isinstance(kind, str) or kind not in ACTION_TYPES:
         raise InvalidActionError(Text(N_("unknown action type %(value)s (one of %(types)s)"), value=repr(kind),
                                       types=", ".join(ACTION_TYPES)), "type")
+    cls = ACTION_TYPES[kind]
     fields = cls.REQUIRED + cls.OPTIONAL
     for key in data:
         if key != "type" and key not in fields:

@@ -41,6 +41,7 @@ def tile_effect_words(tile: str, *, prey3_variant: bool = False) -> Text:
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
         return Text(N_("%(tile)s: the monster walks %(num)s steps (M1)"), tile=tile_words(tile), num=steps)
+    assert prey is not None     # tile_rule gives exact steps or a prey count
     hunt = Plural("the monster hunts until it has eaten %(num)s pawn (M1)",
                   "the monster hunts until it has eaten %(num)s pawns (M1)", prey)
     if not tile.startswith("prey-"):
@@ -59,17 +60,14 @@ def tile_words(tile: str, *, prey3_variant: bool = False) -> Text:
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
         return Text(N_("%(n)s steps"), n=tile)
+    assert prey is not None     # tile_rule gives exact steps or a prey count
     if tile.startswith("prey-"):
         return Text(_PREY_WORDS[prey])
     return Text(N_("%(tile)s (%(prey)s, G11)"), tile=tile, prey=Term(_PREY_WORDS[prey]))
 
 
-def tiles_text(tiles, *, prey3_variant: bool = False) -> str:
-    """``5 steps, 7 steps, one prey`` in deck order (TILES), for messages; ``none`` when empty."""
-    return str(tiles_words(tiles, prey3_variant=prey3_variant))
-
-
 def tiles_words(tiles, *, prey3_variant: bool = False) -> Join | Text:
+    """``5 steps, 7 steps, one prey`` in deck order (TILES), as wording data; ``none`` when empty."""
     names = [tile_words(t, prey3_variant=prey3_variant) for t in sorted(tiles, key=TILES.index)]
     return listing(names) if names else Text(N_("none"))
 

@@ -16,12 +16,21 @@ from functools import cached_property
 from . import deck as tiles
 from .actions import Action, Correct, Draw, Move, PawnAt, Place, Tile, parse_action
 from .errors import GameActionError, InvalidSetupError
-from .geometry import E, EXIT, parse_square, square_name
+from .geometry import EXIT, E, parse_square
 from .monster import Plan, resolve
 from .pawns import apply_moves, explain, reachable
 from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
 from .position import (
-    BOARD, COLOURS, FOUR_PAWN_COLOURS, GONE, OUT, WAITING, Pawn, Position, basic_position, pawn_label,
+    BOARD,
+    COLOURS,
+    FOUR_PAWN_COLOURS,
+    GONE,
+    OUT,
+    WAITING,
+    Pawn,
+    Position,
+    basic_position,
+    pawn_label,
 )
 from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
 from .wording import Pawn as PawnName
@@ -86,8 +95,8 @@ class Game:
         if not isinstance(prey3_variant, bool):
             raise InvalidSetupError(Text(N_("prey3_variant must be true or false")), "prey3_variant")
         if prey3_variant and len(players) < 6:
-            raise GameActionError(Text(N_("The three-prey variant is only for 6 or 7 players, not %(num)s"), num=len(players)),
-                                  rule="G11")
+            raise GameActionError(Text(N_("The three-prey variant is only for 6 or 7 players, not %(num)s"),
+                                       num=len(players)), rule="G11")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise InvalidSetupError(Text(N_("seed must be a whole number, not %(value)s"), value=repr(seed)), "seed")
         pawns = tuple(Pawn(pawn_label(c, k), c, k, "white", WAITING, None)
@@ -115,8 +124,8 @@ class Game:
     @cached_property
     def last_plan(self) -> Plan | None:
         """The last monster move, re-resolved from its stored start (resolve is deterministic)."""
-        if self.last_tile is None:
-            return None
+        if self.last_tile is None or self.last_before is None or self.last_eaten_place is None:
+            return None     # no monster move yet (the three are set together)
         return resolve(self.last_before, self.last_tile, eaten_place=self.last_eaten_place,
                        prey3_variant=self.prey3_variant)
 
@@ -124,7 +133,7 @@ class Game:
         counts = {c: 0 for c in self.players}
         for p in self.position.pawns:
             if p.place == OUT:
-                counts[p.colour] += 1
+                counts[p.owner] += 1
         return counts
 
     def pawns_of(self, colour: str) -> tuple[Pawn, ...]:
@@ -148,7 +157,7 @@ class Game:
         found: list[dict] = []
         if pawn.place == WAITING:
             found.append({"square": None, "moves": ""})
-            if self._entries_exhausted(pawn.colour):
+            if self._entries_exhausted(pawn.owner):
                 return found
         options = reachable(self.position, label)
         squares = sorted((sq for sq in options if sq != "out"), key=parse_square)  # board order, a1 b1 …
@@ -199,9 +208,9 @@ class Game:
         out_log = list(self.out_log)
         for old, new in zip(self.position.pawns, position.pawns):
             if new.place == OUT and old.place != OUT:
-                out_log.append(new.colour)
+                out_log.append(new.owner)
             elif old.place == OUT and new.place != OUT:
-                del out_log[len(out_log) - 1 - out_log[::-1].index(old.colour)]
+                del out_log[len(out_log) - 1 - out_log[::-1].index(old.owner)]
         in_play = {p.label for p in position.pawns if p.in_play}
         unmoved = tuple(x for x in self.unmoved if x in in_play)
         game = replace(self, position=position, unmoved=unmoved, out_log=tuple(out_log), **_note(Text(CORRECTED)))
@@ -237,14 +246,14 @@ class Game:
         action = parse_action(action)
         if self.phase == "over":
             raise GameActionError(Text(N_("The game is over. %(result)s"), result=self.result_words()))
-        if type(action) is Correct:
+        if isinstance(action, Correct):
             return self._correct(action)
-        if type(action) is Place:
+        if isinstance(action, Place):
             return self._place(action)
         if self.phase == "placement":
             raise GameActionError(Text(N_("The advanced setup is not finished: %(colour)s places the next piece"),
                                        colour=Colour(self.placer)), rule="A2")
-        if type(action) in (Move, PawnAt):
+        if isinstance(action, (Move, PawnAt)):
             return self._pawn_action(action)
         return self._monster_action(action)
 
@@ -258,9 +267,9 @@ class Game:
                                          known=known), "pawn")
         pawn = self.position.pawn(label)
         self._check_may_move(pawn)
-        moves = action.moves if type(action) is Move else self._explain(pawn, action)
-        if pawn.place == WAITING and moves and self._entries_exhausted(pawn.colour):
-            brought = join_and(PawnName(p.name) for p in self.pawns_of(pawn.colour) if p.place == BOARD)
+        moves = action.moves if isinstance(action, Move) else self._explain(pawn, action)
+        if pawn.place == WAITING and moves and self._entries_exhausted(pawn.owner):
+            brought = join_and(PawnName(p.name) for p in self.pawns_of(pawn.owner) if p.place == BOARD)
             raise GameActionError(Text(N_("In the first turn each player brings only %(num)s pawns onto the board; "
                                           "%(colour)s already brought %(brought)s, so %(pawn)s is just flipped "
                                           "beside the board"), num=FIRST_TURN_ENTRIES, colour=Colour(pawn.colour),
@@ -268,8 +277,8 @@ class Game:
         moved = apply_moves(self.position, label, moves)
         after = moved.pawn(label).flipped()
         position = moved.with_pawn(after)
-        out_log = self.out_log + ((pawn.colour,) if after.place == OUT else ())
-        stays_why = "G4" if self._entries_exhausted(pawn.colour) else "G5"
+        out_log = self.out_log + ((pawn.owner,) if after.place == OUT else ())
+        stays_why = "G4" if self._entries_exhausted(pawn.owner) else "G5"
         note = _describe_move(pawn, after, moves, stays_why)
         unmoved = tuple(x for x in self.unmoved if x != label)
         game = replace(self, position=position, unmoved=unmoved, out_log=out_log, **_note(note))
@@ -318,6 +327,7 @@ class Game:
                                               "they were seen; look at the stones again or enter the move itself"),
                                            pawn=name, square=target), rule="P7")
             why, rule = self._why_not_there(pawn, target)
+            assert pawn.value is not None, "a game's pawns have their numbers"
             raise GameActionError(Plural("%(pawn)s cannot legally end its move %(where)s from %(start)s with "
                                          "%(points)s point%(why)s",
                                          "%(pawn)s cannot legally end its move %(where)s from %(start)s with "
@@ -388,7 +398,7 @@ class Game:
                                        problems=Join("; ", [words for _, words, _ in problems])),
                                   rule=cite.get(problems[0][0]))
         common = {"first_of_game": self.first_tile_of_game, "prey3_variant": self.prey3_variant}
-        if type(action) is Draw:
+        if isinstance(action, Draw):
             drawn = tiles.draw_top(self.deck, seed=self.seed, **common)
         else:
             drawn = tiles.take(self.deck, action.tile, **common)
@@ -463,8 +473,9 @@ class Game:
         counts = self.out_counts()
         if self.winner == "monster":
             return Text(N_("Nobody got a pawn out: the monster wins (G10)."))
+        assert self.winner is not None, "a game that is over has a winner"
         n = counts[self.winner]
-        parts = [Plural("%(colour)s wins with %(num)s pawn out (%(rule)s)",
+        parts: list[Text] = [Plural("%(colour)s wins with %(num)s pawn out (%(rule)s)",
                         "%(colour)s wins with %(num)s pawns out (%(rule)s)", n,
                         colour=Cap(Colour(self.winner)), rule=self.end_rule)]
         rivals = [c for c, k in counts.items() if k == n and c != self.winner]
@@ -503,7 +514,7 @@ class Game:
             "deck": list(self.deck), "tiles_played": list(self.tiles_played), "unmoved": list(self.unmoved),
             "to_move": self.to_move, "placer": self.placer, "pieces_left": dict(self.pieces_left),
             "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": self.note,
-            "last": None if self.last_tile is None else {
+            "last": None if self.last_tile is None or self.last_before is None else {
                 "tile": self.last_tile, "before": self.last_before.to_setup(), "eaten_place": self.last_eaten_place},
         }
 
@@ -540,7 +551,8 @@ class Game:
             raise InvalidSetupError(Text(N_("must be a list of colours")), "players")
         prey3_variant = need("prey3_variant")
         if not isinstance(prey3_variant, bool):
-            raise InvalidSetupError(Text(N_("must be true or false, not %(value)s"), value=repr(prey3_variant)), "prey3_variant")
+            raise InvalidSetupError(Text(N_("must be true or false, not %(value)s"), value=repr(prey3_variant)),
+                                    "prey3_variant")
         pieces = data.get("pieces_left") or {}
         if not isinstance(pieces, dict):
             raise InvalidSetupError(Text(N_("must be an object piece -> number left")), "pieces_left")

@@ -95,10 +95,6 @@ def turn_right(d: int) -> int:
     return (d + 1) % 4
 
 
-def turn_left(d: int) -> int:
-    return (d + 3) % 4
-
-
 def turn_about(d: int) -> int:
     return (d + 2) % 4
 

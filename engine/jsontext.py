@@ -28,6 +28,11 @@ class JsonTextError(FlureError, ValueError):
     the caller adds it)."""
 
 
+class NotJsonError(JsonTextError):
+    """Text that is not JSON at all (not UTF-8, not valid JSON): its message reads "not …", so a
+    caller says "the file is <message>"; other JsonTextErrors are JSON that "cannot be used"."""
+
+
 def nesting_depth(text: str) -> int:
     """How deeply lists and objects nest in ``text`` (brackets inside strings do not count)."""
     depth = deepest = 0
@@ -76,7 +81,7 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise JsonTextError(Text(N_("not UTF-8 text (byte %(byte)s)"), byte=exc.start)) from None
+            raise NotJsonError(Text(N_("not UTF-8 text (byte %(byte)s)"), byte=exc.start)) from None
     deepest = nesting_depth(text)
     if deepest > max_depth:
         raise JsonTextError(Text(N_("lists and objects are nested too deeply (%(levels)s levels, at most %(most)s)"),
@@ -84,7 +89,7 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH, **kwargs):
     try:
         return json.loads(text, parse_int=_whole, parse_float=_real, parse_constant=_constant, **kwargs)
     except json.JSONDecodeError as exc:
-        raise JsonTextError(Text(N_("not valid JSON (line %(line)s, column %(column)s: %(why)s)"),
+        raise NotJsonError(Text(N_("not valid JSON (line %(line)s, column %(column)s: %(why)s)"),
                                  line=exc.lineno, column=exc.colno, why=exc.msg)) from None
     except RecursionError:   # a lower recursion limit than usual: still one sentence
         raise JsonTextError(N_("lists and objects are nested too deeply")) from None

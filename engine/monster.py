@@ -10,13 +10,25 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .errors import InvalidSetupError
-from .wording import N_, Join, Text
 from .geometry import NEIGHBOUR, SQUARES, monster_next, turn_about, turn_right, wall_letter
 from .plan import (
-    Eat, Enter, LazyNames, Look, Pivot, Plan, Push, Sighting, Slide, Step, Stop, Teleport, Wrap,
+    Eat,
+    Enter,
+    LazyNames,
+    Look,
+    Pivot,
+    Plan,
+    Push,
+    Sighting,
+    Slide,
+    Step,
+    Stop,
+    Teleport,
+    Wrap,
 )
 from .pools import CORNER, KEPT, TELEPORTER, pawn_pushed_to, pushed_to
 from .position import BOARD, WAITING, Position
+from .wording import N_, Join, Text
 
 __all__ = ["TILE_KINDS", "PREY_STEP_CAP", "Plan", "resolve", "tile_rule"]
 
@@ -48,7 +60,7 @@ class _Work:
     def __init__(self, pos: Position, names: LazyNames):
         self.position = pos
         self.stones = dict(pos.stones)
-        self.start_pawns = {p.square: p.label for p in pos.pawns if p.place == BOARD}
+        self.start_pawns = pos.board_pawns()
         self.pawns = dict(self.start_pawns)
         self.pools = pos.pools
         self.tele = pos.teleporters
@@ -163,7 +175,7 @@ class _Mover:
         """M6: push the unbroken line of stones and pawns from ``first``, front piece first."""
         w = self.w
         line = []
-        s = first
+        s: int | None = first
         while s is not None and (s in w.stones or s in w.pawns):
             line.append(s)
             s = NEIGHBOUR[s * 4 + d]
@@ -201,6 +213,7 @@ class _Mover:
             if stone is not None:
                 stones[final] = stone
             else:
+                assert pawn is not None     # a push moves a stone or a pawn
                 pawns[final] = pawn
             slid = len(path) > 1 or path[0] in w.pools
             events.append(Push(s, "slid" if slid else "moved", final, tuple(path), None, stone, pawn))

@@ -111,7 +111,7 @@ def looks(position: Position) -> dict[int, Look]:
     for sq in position.pools:
         parts.setdefault(sq, {})["pool"] = True
     for p in position.pawns:
-        if p.place == BOARD:
+        if p.place == BOARD and p.square is not None:   # a pawn on the board always has its square
             parts.setdefault(p.square, {})["pawn"] = PawnLook.of(p)
     return {sq: Look(**kw) for sq, kw in parts.items()}
 
@@ -166,9 +166,6 @@ class Observation:
                 look = replace(look, teleporter=was.teleporter)
             seen[sq] = look
         return Observation(seen, self.tile, self.why)
-
-    def unknown_text(self, sq: int) -> str:
-        return str(self.unknown_words(sq))
 
     def unknown_words(self, sq: int) -> Text:
         """Why square ``sq`` is unknown, as wording data (engine.wording)."""

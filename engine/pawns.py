@@ -150,7 +150,7 @@ def _unit(ctx: _Ctx, sq: int, stones: dict, move: str) -> tuple[int, dict]:
 
 def _start(pos: Position, label: str) -> int:
     p = pos.pawn(label)
-    if p.place == BOARD:
+    if p.place == BOARD and p.square is not None:
         return p.square
     return {WAITING: _WAITING, OUT: _OUT}.get(p.place, _GONE)
 
@@ -367,16 +367,17 @@ def explain_change(before: Position, after: Position, points: int | None = None)
         if found:
             names = " or ".join(before.pawn(label).name for label in found)
             return None, [], f"stones moved and {names} could each have pushed them and come back (P7)"
-        return None, [], "stones moved but no pawn's move explains it: a pawn only pushes a stone by entering its square (P7)"
+        return None, [], ("stones moved but no pawn's move explains it: a pawn only pushes a stone by entering its "
+                          "square (P7)")
     p = moved[0]
     if p.place not in (BOARD, OUT, WAITING):
         return None, [], f"{p.name} cannot leave the game by a pawn move"
-    found = _moves_to(before, p.label, after, points)
+    ways = _moves_to(before, p.label, after, points)
     start = before.pawn(p.label).where()
-    if not found:
+    if not ways:
         return p.label, [], (f"no legal move takes {p.name} from {start} to {p.where()} "
                              "with the stones as they now lie")
-    return p.label, found, f"{p.name} went from {start} to {p.where()}: {found[0] or 'stayed (P1)'}"
+    return p.label, ways, f"{p.name} went from {start} to {p.where()}: {ways[0] or 'stayed (P1)'}"
 
 
 def _moves_to(before: Position, label: str, after: Position, points: int | None) -> list[str]:

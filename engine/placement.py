@@ -48,15 +48,22 @@ class Placement:
     def describe(self) -> str:
         return str(self.describe_words())
 
+    def teleporter(self) -> Teleporter:
+        """The teleporter a teleporter's placement puts down (its pair and arrow are set)."""
+        if self.pair is None or self.arrow is None:
+            raise ValueError(f"a {self.piece} placement is not a teleporter with a pair and an arrow")
+        return Teleporter(self.pair, self.arrow)
+
     def describe_words(self) -> Text:
         """The piece and where it lies, as wording data (engine.wording)."""
         where = square_name(self.squares[0])
         if len(self.squares) > 1:
             where = f"{where}–{square_name(self.squares[-1])}"
         if self.piece == "teleporter":
+            tele = self.teleporter()
             return Text(N_("%(piece)s on %(square)s (pair %(pair)s, arrow %(direction)s)"),
-                        piece=Term(PIECE_NAMES[self.piece]), square=where, pair=self.pair,
-                        direction=Direction(DIRECTION_NAMES[self.arrow]))
+                        piece=Term(PIECE_NAMES[self.piece]), square=where, pair=tele.pair,
+                        direction=Direction(DIRECTION_NAMES[tele.arrow]))
         return Text(N_("%(piece)s on %(square)s"), piece=Term(PIECE_NAMES[self.piece]), square=where)
 
 
@@ -118,7 +125,7 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
             raise GameActionError(Text(N_("%(square)s is already covered; pieces may not overlap"),
                                        square=square_name(sq)), rule="A2")
     if piece == "teleporter":
-        if _pair_counts(position).get(placement.pair, 0) >= 2:
+        if _pair_counts(position).get(placement.teleporter().pair, 0) >= 2:
             raise GameActionError(Text(N_("Both teleporters of pair %(pair)s are already placed; place this one "
                                           "as the other pair"), pair=placement.pair), rule="A1")
         sq = placement.squares[0]
@@ -137,6 +144,6 @@ def apply_placement(position: Position, placement: Placement) -> Position:
         return replace(position, stones=stones)
     if placement.piece == "teleporter":
         tele = dict(position.teleporters)
-        tele[placement.squares[0]] = Teleporter(placement.pair, placement.arrow)
+        tele[placement.squares[0]] = placement.teleporter()
         return replace(position, teleporters=tele)
     return replace(position, pools=position.pools | set(placement.squares))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping, NamedTuple
+from typing import Any, ClassVar, Mapping, NamedTuple, NoReturn, overload
 
 from .errors import InvalidSetupError
 from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
@@ -83,14 +83,16 @@ class Look:
         where = f"from {square_name(self.at)} facing {direction_name(self.facing)}"
         if self.case == "nothing seen":
             return f"{where} it sees no pawn and keeps facing {direction_name(self.facing)} (M4 nothing seen)"
-        seen = [f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})"
-                for s in self.sightings if s.pawn is not None]
+        described = [(s.pawn, f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})")
+                     for s in self.sightings if s.pawn is not None and s.square is not None]
+        seen = [text for _, text in described]
         if self.case == "tie":
             return (f"{where} it sees {' and '.join(seen)}: equally near, so it keeps facing "
                     f"{direction_name(self.facing)} (M4 tie)")
         target = next(s for s in self.sightings if s.pawn is not None and s.direction == self.new_facing)
+        assert target.pawn is not None and target.square is not None   # a pawn seen is seen on a square
         what = f"{names.get(target.pawn, target.pawn)} on {square_name(target.square)}"
-        others = [x for x in seen if not x.startswith(f"{names.get(target.pawn, target.pawn)} on")]
+        others = [text for pawn, text in described if pawn != target.pawn]
         also = f"; it also sees {', '.join(others)}" if others else ""
         new = direction_name(self.new_facing)
         if self.turn == "none":
@@ -250,6 +252,18 @@ class Push:
         """A pushed pawn crushed or destroyed counts as eaten (M6, T3)."""
         return self.pawn is not None and self.to is None
 
+    @property
+    def _end(self) -> int:
+        """The last square of the path (a push destroyed on a teleporter or removed on a corner has one)."""
+        assert self.path is not None, f"a push {self.result} has the squares it crossed"
+        return self.path[-1]
+
+    @property
+    def _to(self) -> int:
+        """Where the piece came to rest (a push moved or slid has one)."""
+        assert self.to is not None, f"a push {self.result} ends on a square"
+        return self.to
+
     def text(self, names: Names = _NO_NAMES) -> str:
         if self.pawn is not None:
             what = names.get(self.pawn, self.pawn)
@@ -261,24 +275,24 @@ class Push:
         if self.wall is not None:
             return f"pushes {what} from {start} off the board through wall {self.wall}: {self.result} (M6)"
         if self.result == "destroyed":
-            return f"pushes {what} from {start} onto the teleporter on {square_name(self.path[-1])}: destroyed (T3)"
+            return f"pushes {what} from {start} onto the teleporter on {square_name(self._end)}: destroyed (T3)"
         if self.result == "removed":
             if self.slid:
                 return (f"pushes {what} from {start}; it slides across the pool onto the corner "
-                        f"{square_name(self.path[-1])}: removed (B2)")
-            return f"pushes {what} from {start} onto the corner {square_name(self.path[-1])}: removed (M6)"
+                        f"{square_name(self._end)}: removed (B2)")
+            return f"pushes {what} from {start} onto the corner {square_name(self._end)}: removed (M6)"
         if self.result == "slid":
-            return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2)"
-        return f"pushes {what} from {start} to {square_name(self.to)} (M6)"
+            return f"pushes {what} from {start}; it slides across the pool to {square_name(self._to)} (B2)"
+        return f"pushes {what} from {start} to {square_name(self._to)} (M6)"
 
     def _by_text(self, what: str, start: str) -> str:
         if self.result == "destroyed":
-            return f"pushes {what} from {start} onto the teleporter on {square_name(self.path[-1])}: destroyed (B2, T3)"
+            return f"pushes {what} from {start} onto the teleporter on {square_name(self._end)}: destroyed (B2, T3)"
         if self.result == "removed":
-            return f"pushes {what} from {start} onto the corner {square_name(self.path[-1])}: removed (B2, P7)"
+            return f"pushes {what} from {start} onto the corner {square_name(self._end)}: removed (B2, P7)"
         if self.result == "slid":
-            return f"pushes {what} from {start}; it slides across the pool to {square_name(self.to)} (B2, P7)"
-        return f"pushes {what} from {start} to {square_name(self.to)} (B2, P7)"
+            return f"pushes {what} from {start}; it slides across the pool to {square_name(self._to)} (B2, P7)"
+        return f"pushes {what} from {start} to {square_name(self._to)} (B2, P7)"
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         piece = {"type": "stone", "kind": self.stone} if self.pawn is None else {"type": "pawn", "label": self.pawn}
@@ -432,7 +446,7 @@ class LazyNames(Mapping):
 
 
 # -- reading the JSON back ------------------------------------------------------------
-def _fail(path: str, message):
+def _fail(path: str, message) -> NoReturn:
     raise InvalidSetupError(message, path)
 
 
@@ -457,6 +471,10 @@ def _key(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+@overload
+def _square(obj: dict, key: str, path: str) -> int: ...
+@overload
+def _square(obj: dict, key: str, path: str, *, optional: bool) -> int | None: ...
 def _square(obj: dict, key: str, path: str, *, optional: bool = False) -> int | None:
     value = _need(obj, key, path)
     if value is None and optional:
@@ -491,6 +509,10 @@ def _choice(obj: dict, key: str, path: str, options) -> Any:
     return value
 
 
+@overload
+def _whole(obj: dict, key: str, path: str) -> int: ...
+@overload
+def _whole(obj: dict, key: str, path: str, *, optional: bool) -> int | None: ...
 def _whole(obj: dict, key: str, path: str, *, optional: bool = False) -> int | None:
     value = _need(obj, key, path)
     if value is None and optional:
@@ -500,6 +522,10 @@ def _whole(obj: dict, key: str, path: str, *, optional: bool = False) -> int | N
     return value
 
 
+@overload
+def _text(obj: dict, key: str, path: str) -> str: ...
+@overload
+def _text(obj: dict, key: str, path: str, *, optional: bool) -> str | None: ...
 def _text(obj: dict, key: str, path: str, *, optional: bool = False) -> str | None:
     value = _need(obj, key, path)
     if value is None and optional:
@@ -554,6 +580,7 @@ def _read_look(value, path: str, names: Names) -> Look:
 def _read_event(value, path: str) -> Event:
     obj = _obj(value, path)
     kind = _choice(obj, "kind", path, ("enter", "wrap", "teleport", "pivot", "eat", "push", "stop"))
+    event: Event
     if kind == "enter":
         slide = _need(obj, "slide", path)
         if not isinstance(slide, bool):

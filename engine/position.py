@@ -10,11 +10,22 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 from .errors import InvalidSetupError
-from .wording import N_, Pawn as PawnName, Plural, Text, join_and
 from .geometry import (
-    BASIC_MONSTER, BASIC_POOLS, BASIC_STONES, COLS, ROWS, SQUARE_NAMES, BadName, direction_name,
-    parse_direction, parse_square, square, square_name,
+    BASIC_MONSTER,
+    BASIC_POOLS,
+    BASIC_STONES,
+    COLS,
+    ROWS,
+    SQUARE_NAMES,
+    BadName,
+    direction_name,
+    parse_direction,
+    parse_square,
+    square,
+    square_name,
 )
+from .wording import N_, Plural, Text, join_and
+from .wording import Pawn as PawnName
 
 STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
 PAWN_KINDS = ("6/1", "4/3", "3/4", "2/5")
@@ -54,6 +65,13 @@ class Pawn:
         return self.place in (BOARD, WAITING)
 
     @property
+    def owner(self) -> str:
+        """The colour of a game's pawn: every pawn of a game has one (a scenario's or a reading's may not)."""
+        if self.colour is None:
+            raise ValueError(f"pawn {self.label} has no colour")
+        return self.colour
+
+    @property
     def value(self) -> int | None:
         """Points on the visible face (P1), or None when the kind is unknown."""
         if self.kind is None:
@@ -72,7 +90,7 @@ class Pawn:
         return self.label
 
     def where(self) -> str:
-        return square_name(self.square) if self.place == BOARD else self.place
+        return square_name(self.square) if self.place == BOARD and self.square is not None else self.place
 
 
 def pawn_label(colour: str, kind: str) -> str:
@@ -114,7 +132,7 @@ class Position:
         return {p.label: p.name for p in self.pawns}
 
     def board_pawns(self) -> dict[int, str]:
-        return {p.square: p.label for p in self.pawns if p.place == BOARD}
+        return {p.square: p.label for p in self.pawns if p.place == BOARD and p.square is not None}
 
     def teleporter_partner(self, sq: int) -> int | None:
         """The other tile of ``sq``'s pair, or None when the pair is incomplete (see status())."""
@@ -154,16 +172,16 @@ class Position:
         for sq, kind in self.stones.items():
             occupants.setdefault(sq, []).append(Text(A_KIND[kind]))
         for p in self.pawns:
-            if p.place == BOARD:
+            if p.place == BOARD and p.square is not None:
                 occupants.setdefault(p.square, []).append(Text(N_("pawn %(pawn)s"), pawn=PawnName(p.name)))
         for sq, who in sorted(occupants.items()):
             if len(who) > 1:
                 add("two-pieces", both_on(sq, who), sq)
         for sq in sorted(self.teleporters):
-            for who in occupants.get(sq, []):
-                if who is not THE_MONSTER:
+            for one in occupants.get(sq, []):
+                if one is not THE_MONSTER:
                     add("on-teleporter", Text(N_("%(who)s stands on the teleporter on %(square)s (T3)"),
-                                              who=who, square=square_name(sq)), sq)
+                                              who=one, square=square_name(sq)), sq)
             if sq in self.pools:
                 add("teleporter-on-pool", Text(N_("a teleporter and a pool share %(square)s"),
                                                square=square_name(sq)), sq)
@@ -187,7 +205,7 @@ class Position:
     def to_setup(self) -> dict:
         pawns = {}
         for p in self.pawns:
-            d: dict = {"at": square_name(p.square) if p.place == BOARD else None}
+            d: dict = {"at": square_name(p.square) if p.place == BOARD and p.square is not None else None}
             if p.colour is not None:
                 d["color"] = p.colour
             if p.kind is not None:
@@ -248,7 +266,8 @@ class Position:
 
         tel_in = setup.get("teleporters", {}) or {}
         if not isinstance(tel_in, dict):
-            raise InvalidSetupError(Text(N_("must be an object square -> %(form)s"), form="{pair, arrow}"), f"{where}.teleporters")
+            raise InvalidSetupError(Text(N_("must be an object square -> %(form)s"), form="{pair, arrow}"),
+                                    f"{where}.teleporters")
         teleporters = {}
         for name, t in tel_in.items():
             f = f"{where}.teleporters.{name}"
@@ -272,7 +291,8 @@ class Position:
                 raise InvalidSetupError(Text(N_("a pawn label must be non-empty text")), f"{where}.pawns")
             if strict and not _LABEL_RE.fullmatch(label):
                 raise InvalidSetupError(Text(N_("pawn label %(label)s must be one uppercase letter or a short word "
-                                                "(at most %(most)s characters, no spaces)"), label=repr(label), most=MAX_LABEL), f)
+                                                "(at most %(most)s characters, no spaces)"), label=repr(label),
+                                             most=MAX_LABEL), f)
             if not isinstance(p, dict) or "at" not in p:
                 raise InvalidSetupError(Text(N_("must be an object with %(key)s (a square or null)"), key='"at"'), f)
             extra = set(p) - {"at", "color", "pawn", "face", "place"}
@@ -289,7 +309,8 @@ class Position:
                                              known=", ".join(PAWN_KINDS)), f + ".pawn")
             face = p.get("face", "white")
             if face not in FACES:
-                raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=repr(face)), f + ".face")
+                raise InvalidSetupError(Text(N_("face must be white or black, not %(value)s"), value=repr(face)),
+                                        f + ".face")
             at = p["at"]
             place = p.get("place")
             if at is None:
@@ -313,10 +334,11 @@ class Position:
         seen: dict[int, str] = {self.monster: f"{where}.monster"}
         for sq in self.stones:
             if sq in seen:
-                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]), f"{where}.stones.{square_name(sq)}")
+                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]),
+                                        f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
-            if p.place == BOARD:
+            if p.place == BOARD and p.square is not None:
                 f = f"{where}.pawns.{p.label}.at"
                 if p.square in seen:
                     raise InvalidSetupError(both_on(p.square, [_what(seen[p.square]), _labelled(p.label)]), f)
@@ -326,10 +348,11 @@ class Position:
             if sq in self.stones:
                 raise InvalidSetupError(Text(N_("a stone stands on the teleporter on %(square)s"), square=square_name(sq)),
                                         f"{where}.stones.{square_name(sq)}")
-            p = self.pawn_at(sq)
-            if p is not None:
-                raise InvalidSetupError(Text(N_("pawn %(label)s stands on the teleporter on %(square)s"), label=p.label,
-                                             square=square_name(sq)), f"{where}.pawns.{p.label}.at")
+            standing = self.pawn_at(sq)
+            if standing is not None:
+                raise InvalidSetupError(Text(N_("pawn %(label)s stands on the teleporter on %(square)s"),
+                                             label=standing.label, square=square_name(sq)),
+                                        f"{where}.pawns.{standing.label}.at")
             if sq in self.pools:
                 raise InvalidSetupError(Text(N_("a teleporter and a pool share %(square)s"), square=square_name(sq)), f)
         counts: dict[int, int] = {}
@@ -343,8 +366,8 @@ class Position:
 
     # -- text ------------------------------------------------------------
     def __str__(self) -> str:
-        """A text diagram, one symbol per kind of thing (the `flure` command prints the key under it): ``^ > v <`` the monster
-        facing N E S W, ``A``, ``B``, … the pawns (``pawn_letters``), ``o`` stone, ``c`` crystal,
+        """A text diagram, one symbol per kind of thing (the `flure` command prints the key under it):
+        ``^ > v <`` the monster facing N E S W, ``A``, ``B``, … the pawns (``pawn_letters``), ``o`` stone, ``c`` crystal,
         ``r`` pivot-right, ``u`` pivot-about, ``~`` pool, ``1``/``2`` a teleporter of that pair,
         ``#`` wall, ``.`` empty floor."""
         arrows = "^>v<"

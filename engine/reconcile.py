@@ -73,12 +73,14 @@ class Change:
         if self.kind == "none":
             return Text(N_("nothing changed"))
         if self.kind == "place":
-            from .reconcile_place import describe_place_words   # late: that module builds on this one
+            from .reconcile_place import describe_place_words  # late: that module builds on this one
 
+            assert self.place is not None   # a place change always names its piece
             return describe_place_words(self.place, before)
         if self.kind == "tile":
             return (Text(N_("tile %(tile)s laid in the card zone"), tile=self.tile) if self.tile
                     else Text(N_("a tile laid in the card zone")))
+        assert self.pawn is not None    # a move names its pawn
         p0, p1 = before.pawn(self.pawn), self.after.pawn(self.pawn)
         name = Pawn(p0.name)
         if p1.place == OUT:
@@ -94,7 +96,7 @@ class Change:
 
     def destination(self) -> int | None:
         """The board square where the moved pawn ends, if on the board."""
-        if self.kind != "move":
+        if self.kind != "move" or self.pawn is None:
             return None
         p = self.after.pawn(self.pawn)
         return p.square if p.place == BOARD else None
@@ -137,7 +139,7 @@ class Reconciliation:
                "setup": setup,
                "unseen": [square_name(sq) for sq in self.unseen],
                "problems": [p.to_json() for p in self.problems]}
-        if self.change == "place":
+        if self.change == "place" and self.place is not None:
             out["place"] = self.place.to_json()
         return out
 
@@ -197,7 +199,7 @@ def reconcile_game(game, observation: Observation) -> Reconciliation:
     pawns not yet moved (G3), in the monster phase only a tile (G7), in the advanced setup one
     piece of those left (A2, engine.reconcile_place); no change once the game is over."""
     if game.phase == "placement":
-        from .reconcile_place import reconcile_placement   # late: it builds this module's answers
+        from .reconcile_place import reconcile_placement  # late: it builds this module's answers
 
         return reconcile_placement(game.position, observation, game.placer, dict(game.pieces_left))
     if game.phase == "pawns":
@@ -245,7 +247,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
                               problems=(_ambiguous(before, observation, fitting),))
     change = fitting[0]
     dest = change.destination()
-    if dest is not None and dest not in observation.seen:
+    if dest is not None and dest not in observation.seen and change.pawn is not None:
         p = before.pawn(change.pawn)
         problem = Problem.said("destination-unseen",
                                Text(N_("only %(change)s fits what is seen, but %(why)s, so %(pawn)s's face there "
@@ -253,7 +255,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
                                     why=observation.unknown_words(dest), pawn=Pawn(p.name), square=square_name(dest)),
                                dest)
         return Reconciliation("unexplained", before, unseen=unseen, candidates=(change,), problems=(problem,))
-    tile = observation.tile if change.kind == "tile" else None
+    tile = observation.tile if change.kind == "tile" and isinstance(observation.tile, str) else None
     return Reconciliation(change.kind, before, change.after, change.pawn, change.moves, tile, unseen,
                           candidates=(change,))
 
@@ -267,8 +269,8 @@ def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Pro
     if len(fitting) > 4:
         names = Join("", [names, Text(N_(" (or %(num)s more)"), num=len(fitting) - 4)])
     best = min(telling, key=lambda sq: (_largest_group(shown, sq), sq), default=None)
-    uncover = [square_name(best)] if best is not None else []
-    reasons = [obs.unknown_words(best)] if best is not None else []
+    uncover: list[str | Text] = [square_name(best)] if best is not None else []
+    reasons: list[Text] = [obs.unknown_words(best)] if best is not None else []
     if obs.tile is UNKNOWN and len({c.kind == "tile" for c in fitting}) > 1:
         uncover.append(Text(N_("the card zone")))
         reasons.append(Text(N_("the card zone is not seen")))

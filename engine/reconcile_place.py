@@ -99,8 +99,9 @@ def describe_place_words(action: Place, before: Position) -> Text:
     if len(placement.squares) > 1:
         where = f"{where}–{square_name(placement.squares[-1])}"
     if placement.piece == "teleporter":
-        return Text(PLACED_WORDS["teleporter"], square=where, pair=placement.pair,
-                    direction=Direction(DIRECTION_NAMES[placement.arrow]))
+        tele = placement.teleporter()
+        return Text(PLACED_WORDS["teleporter"], square=where, pair=tele.pair,
+                    direction=Direction(DIRECTION_NAMES[tele.arrow]))
     return Text(PLACED_WORDS[placement.piece], square=where)
 
 
@@ -163,8 +164,8 @@ def _pool_tiles(squares: set[int], unknown: frozenset[int]) -> list[tuple[Place,
     for n in range(1, sum(PIECES[piece] for piece in POOLS) + 1):
         found = []
         for chosen in combinations(shapes, n):
-            cells = [c for _, c in chosen]
-            if (sum(map(len, cells)) == len(set().union(*cells)) and squares <= set().union(*cells)
+            covered = [c for _, c in chosen]
+            if (sum(map(len, covered)) == len(set().union(*covered)) and squares <= set().union(*covered)
                     and all(sum(a.piece == piece for a, _ in chosen) <= PIECES[piece] for piece in POOLS)):
                 found.append(tuple(a for a, _ in chosen))
         if found:

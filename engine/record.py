@@ -25,7 +25,7 @@ FIELDS = ("format", "players", "first_player", "setup", "prey3_variant", "seed",
 @dataclass(frozen=True)
 class GameRecord:
     players: tuple[str, ...]
-    first_player: str
+    first_player: str | None      # None: Game.new's choice (a record with no players is refused)
     setup: str
     prey3_variant: bool
     seed: int
@@ -64,6 +64,7 @@ class GameRecord:
         game = None
         for _, game in self.replay():
             pass
+        assert game is not None     # replay yields the new game first
         return game
 
     def to_json(self) -> dict:
@@ -86,15 +87,16 @@ class GameRecord:
                                          form=f'"format": "{FORMAT}"', value=shown(data["format"])), "format")
         for key in data:
             if key not in FIELDS:
-                raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"), key=f"{key!r:.40}",
-                                             known=", ".join(FIELDS)),
+                raise InvalidSetupError(Text(N_("a game record has no field %(key)s (fields: %(known)s)"),
+                                             key=f"{key!r:.40}", known=", ".join(FIELDS)),
                                         str(key)[:40])
         for key in ("players", "seed", "actions"):
             if key not in data:
                 raise InvalidSetupError(Text(N_("missing")), key)
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-            raise InvalidSetupError(Text(N_("must be a list of colours, e.g. %(example)s"), example='["red", "blue"]'), "players")
+            raise InvalidSetupError(Text(N_("must be a list of colours, e.g. %(example)s"), example='["red", "blue"]'),
+                                    "players")
         first = data.get("first_player", players[0] if players else None)
         if first is not None and not isinstance(first, str):
             raise InvalidSetupError(Text(N_("must be one of the players' colours")), "first_player")

@@ -5,10 +5,10 @@ import re
 from dataclasses import dataclass
 
 from .errors import IllegalMoveError, InvalidSetupError
-from .wording import N_, Term, Text
 from .monster import PREY_STEP_CAP, TILE_KINDS, resolve
 from .pawns import MOVE_LETTERS, apply_moves, reachable
 from .position import BOARD, Position
+from .wording import N_, Term, Text
 
 FORMAT = "flure-scenario/1"
 TOP_KEYS = ("format", "name", "setup", "action", "expect")
@@ -26,7 +26,8 @@ _SHAPES = {
     "reachable": ("list", N_("a list of square names and \"out\"")), "monster": ("object", "{\"at\": ..., \"facing\": ...}"),
     "stones": ("object", N_("an object square -> kind")), "pawns": ("object", N_("an object label -> square")),
     "final_look": ("object", N_("an object")), "stop": ("object", N_("an object")), "legal": ("bool", N_("true or false")),
-    "reason": ("text", N_("text")), "rule": ("text", N_("a rule id such as P7")), "steps": ("steps", N_("a list of steps or a count")),
+    "reason": ("text", N_("text")), "rule": ("text", N_("a rule id such as P7")),
+    "steps": ("steps", N_("a list of steps or a count")),
     "failed_at": ("count", N_("a move number")),
 }
 
@@ -157,7 +158,7 @@ def _only(action: dict, keys: set) -> None:
 def _board(position: Position) -> tuple[dict, dict]:
     from .geometry import square_name
     stones = {square_name(sq): k for sq, k in sorted(position.stones.items())}
-    pawns = {p.label: square_name(p.square) for p in position.pawns if p.place == BOARD}
+    pawns = {p.label: square_name(p.square) for p in position.pawns if p.place == BOARD and p.square is not None}
     return stones, pawns
 
 
@@ -199,9 +200,10 @@ def compare(expect: dict, outcome: dict) -> list[str]:
     for key, want in expect.items():
         got = outcome.get(key)
         if key == "reachable":
-            if not isinstance(want, list) or set(want) != set(got):
-                missing = sorted(set(want) - set(got)) if isinstance(want, list) else want
-                extra = sorted(set(got) - set(want)) if isinstance(want, list) else []
+            reached = set(got or ())
+            if not isinstance(want, list) or set(want) != reached:
+                missing = sorted(set(want) - reached) if isinstance(want, list) else want
+                extra = sorted(reached - set(want)) if isinstance(want, list) else []
                 diffs.append(f"reachable: expected but not reachable {missing}; reachable but not expected {extra}")
         elif key == "reason":
             if not _reason_matches(want, got):
@@ -216,7 +218,8 @@ def compare(expect: dict, outcome: dict) -> list[str]:
                 if want.get(sq) != got.get(sq):
                     diffs.append(f"{key}.{sq}: expected {want.get(sq)!r}, got {got.get(sq)!r}")
         elif key == "path" and isinstance(want, list) and want != got:
-            first = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
+            went = got or []
+            first = next((i for i, (a, b) in enumerate(zip(want, went)) if a != b), min(len(want), len(went)))
             diffs.append(f"path differs from step {first + 1}: expected {want}, got {got}")
         elif want != got:
             diffs.append(f"{key}: expected {want!r}, got {got!r}")

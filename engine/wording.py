@@ -56,7 +56,7 @@ class Text:
     def __init__(self, template: str, **params):
         self.template = template
         self.params = params
-        self.context = None
+        self.context: str | None = None
 
     @classmethod
     def in_context(cls, context: str, template: str, **params) -> "Text":
@@ -203,7 +203,8 @@ def os_reason(exc: BaseException):
     words (``strerror``), anything else its text."""
     if isinstance(exc, UnicodeDecodeError):
         return Term(N_("not a text file in UTF-8"))
-    reason = OS_REASONS.get(getattr(exc, "errno", None))
+    code = getattr(exc, "errno", None)
+    reason = OS_REASONS.get(code) if isinstance(code, int) else None
     if reason is not None:
         return Term(reason)
     return getattr(exc, "strerror", None) or str(exc)

@@ -33,7 +33,7 @@ BOARD: Rgb = (3, 2, 2)           # every square faintly lit, so the grid reads a
 POOL: Rgb = (8, 0, 1)
 MONSTER: Rgb = (255, 30, 0)
 HEADING: Rgb = (90, 10, 0)
-# Each meaning has its pattern as well as its colour, for players who cannot tell red from green (issue 28):
+# Each meaning has its pattern as well as its colour, for players who cannot tell red from green:
 # the monster the brightest square, steady, with its heading dim just ahead; its path steady, blue (apart
 # from the red monster on the blue-yellow axis every colour vision keeps) and dimmer the older the step;
 # an eaten pawn flashing; a square to empty blinking, a square to fill steady; a pawn's move pulsing;

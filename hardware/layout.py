@@ -95,14 +95,16 @@ def _squares(cfg: Mapping, key: str) -> set[int]:
 def _per_square(cfg: Mapping) -> int:
     n = cfg.get("leds_per_square", 1)
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 16:
-        raise LayoutError(Text(N_("[layout] leds_per_square = %(value)s must be a whole number from 1 to 16"), value=repr(n)))
+        raise LayoutError(Text(N_("[layout] leds_per_square = %(value)s must be a whole number from 1 to 16"),
+                               value=repr(n)))
     return n
 
 
 def chain_cells(order: str, run: str, start: str) -> list[tuple[int, int]]:
     """The (col, row) cells of the full 16 x 11 grid in the order the strip passes them."""
     if order not in ("serpentine", "row-major"):
-        raise LayoutError(Text(N_("[layout] order %(value)s is not known (use 'serpentine' or 'row-major')"), value=repr(order)))
+        raise LayoutError(Text(N_("[layout] order %(value)s is not known (use 'serpentine' or 'row-major')"),
+                               value=repr(order)))
     if run not in ("rows", "columns"):
         raise LayoutError(Text(N_("[layout] run %(value)s is not known (use 'rows' or 'columns')"), value=repr(run)))
     if start not in STARTS:
@@ -130,7 +132,8 @@ def _chain(cfg: Mapping) -> LedLayout:
         raise LayoutError(error)
     corners = cfg.get("cut_corners", "skip")
     if corners not in ("skip", "dark"):
-        raise LayoutError(Text(N_("[layout] cut_corners %(value)s is not known (use 'skip' or 'dark')"), value=repr(corners)))
+        raise LayoutError(Text(N_("[layout] cut_corners %(value)s is not known (use 'skip' or 'dark')"),
+                               value=repr(corners)))
     per = _per_square(cfg)
     skip = _squares(cfg, "no_led")
     leds: dict[int, tuple[int, ...]] = {}

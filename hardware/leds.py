@@ -19,8 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from engine.wording import N_, Said, Text
-from hardware.animation import (ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show,
-                                SquaresShow)
+from hardware.animation import ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show, SquaresShow
 from hardware.config import HardwareConfig, load_config
 from hardware.layout import LedLayout
 from hardware.link import SerialLink
@@ -218,8 +217,8 @@ class LedGrid:
                     self.link.submit(self.render(show.frame(i)))
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
-                    self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the error blink"),
-                                                error=exc))
+                    self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the "
+                                                   "error blink"), error=exc))
                     with self._cond:
                         if gen == self._generation and isinstance(show, ErrorShow):
                             self._finished_generation = gen  # nothing simpler left to show

@@ -45,8 +45,10 @@ OVERFLOW = """() => {
   for (const el of document.querySelectorAll("body *")) {
     if (el.closest(".hidden, svg") || !el.getClientRects().length) continue;
     const r = el.getBoundingClientRect();
-    if (r.right > window.innerWidth + 1 || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "hidden")
-      out.push(`${el.tagName.toLowerCase()}#${el.id}.${el.className} ${Math.round(r.right)}: ${el.textContent.slice(0, 40)}`);
+    if (r.right > window.innerWidth + 1
+        || el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === "hidden")
+      out.push(`${el.tagName.toLowerCase()}#${el.id}.${el.className} ${Math.round(r.right)}: `
+               + el.textContent.slice(0, 40));
   }
   return { page: document.documentElement.scrollWidth, cut: out };
 }"""

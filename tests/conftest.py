@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from browser_helpers import browser  # noqa: F401 - the headless Chromium fixture, for every test file
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 

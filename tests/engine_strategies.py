@@ -2,7 +2,7 @@
 from hypothesis import strategies as st
 
 from engine.geometry import SQUARES
-from engine.position import BOARD, WAITING, Pawn, Position, Teleporter, PAWN_KINDS, FACES, STONE_KINDS
+from engine.position import BOARD, FACES, PAWN_KINDS, STONE_KINDS, WAITING, Pawn, Position, Teleporter
 
 
 @st.composite

@@ -10,7 +10,8 @@ from engine.actions import Correct
 from engine.deck import TILES, TILES_PLAYED_PER_ROUND, is_prey
 from engine.errors import GameActionError
 from engine.game import Game
-from engine.geometry import SQUARES, parse_square, square_col, square_name as _name, square_row
+from engine.geometry import SQUARES, parse_square, square_col, square_row
+from engine.geometry import square_name as _name
 from engine.pawns import apply_moves
 from engine.plan import Push
 from engine.position import BOARD, GONE, OUT, WAITING

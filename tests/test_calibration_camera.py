@@ -14,7 +14,6 @@ from calibration.registration import check_registration
 from calibration.store import Calibration, CalibrationError, load_calibration, save_calibration
 from companion_app.cli import main
 from vision.reader import read_image
-
 from vision_helpers import make_camera, pawn, pos, render
 
 W, H = 1280, 720
@@ -97,9 +96,12 @@ def test_calibration_file_round_trip(tmp_path, suffix):
 
 @pytest.mark.parametrize("content, field", [
     ("{not json", "not valid JSON"),
-    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1, 0], [0, 1]], "dist_coeffs": [0, 0, 0, 0, 0]}', "camera_matrix"),
-    ('{"format": "flure-calibration/1", "image_size": "big", "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [0,0,0,0,0]}', "image_size"),
-    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [1, 2]}', "dist_coeffs"),
+    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1, 0], [0, 1]], '
+     '"dist_coeffs": [0, 0, 0, 0, 0]}', "camera_matrix"),
+    ('{"format": "flure-calibration/1", "image_size": "big", "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], '
+     '"dist_coeffs": [0,0,0,0,0]}', "image_size"),
+    ('{"format": "flure-calibration/1", "image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], '
+     '"dist_coeffs": [1, 2]}', "dist_coeffs"),
     ('[1, 2, 3]', "must hold an object"),
     ('{"image_size": [1280, 720], "camera_matrix": [[1000,0,640],[0,1000,360],[0,0,1]], "dist_coeffs": [0,0,0,0,0]}',
      "format: missing"),

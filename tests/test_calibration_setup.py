@@ -1,4 +1,4 @@
-"""Setting up a table (issue 14): lens calibration on views the synthetic camera renders of a
+"""Setting up a table: lens calibration on views the synthetic camera renders of a
 ChArUco sheet (known camera), refusals of views that cannot be right, the camera-placement
 verdict on both sides of its thresholds, registration with hidden corner markers, and the
 calibration file (versioned, atomic, refused in one sentence when unusable)."""
@@ -15,8 +15,8 @@ from calibration.intrinsics import CharucoSpec, NotEnoughViews, Views, calibrate
 from calibration.registration import MIN_STICKER_PX, check_registration
 from calibration.store import Calibration, CalibrationError, check_size, load_calibration, save_calibration
 from engine.position import basic_position
-from vision.locate import locate_board
 from vision.detect import detect_markers
+from vision.locate import locate_board
 from vision.scheme import load_scheme
 from vision.twin.plane import calibration_poses, render_sheet
 from vision.twin.scene import render
@@ -73,7 +73,8 @@ def test_identical_and_degenerate_views_are_refused(eighteen):
     from vision.twin.camera import BOARD_CENTRE_MM, pose_camera
     for i in range(15):
         cam = pose_camera(1280, 720, height_mm=320 + 8 * i, hfov_deg=60,
-                          offset_mm=(105 - BOARD_CENTRE_MM[0] + (i % 5 - 2) * 12, 75 - BOARD_CENTRE_MM[1] + (i // 5 - 1) * 10))
+                          offset_mm=(105 - BOARD_CENTRE_MM[0] + (i % 5 - 2) * 12,
+                                     75 - BOARD_CENTRE_MM[1] + (i // 5 - 1) * 10))
         flat.add(render_sheet(cam, SHEET, PX_PER_MM, ORIGIN), f"flat {i + 1}")
     assert len(flat) >= 10
     with pytest.raises(NotEnoughViews, match="cannot pin the focal length|no real camera"):

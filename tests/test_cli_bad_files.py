@@ -75,9 +75,10 @@ def test_a_position_before_nested_deep(tmp_path, capsys):
 
 @pytest.fixture
 def image(tmp_path):
-    from vision.sources import load_image_file  # noqa: F401  (the reader's own loader reads it back)
     import cv2
     import numpy as np
+
+    from vision.sources import load_image_file  # noqa: F401  (the reader's own loader reads it back)
     path = tmp_path / "table.png"
     cv2.imwrite(str(path), np.zeros((60, 80, 3), np.uint8))
     return path

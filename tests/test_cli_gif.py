@@ -1,4 +1,4 @@
-"""`flure resolve POS.json --tile N --gif FILE` (issue 16): the move's animation from the command line."""
+"""`flure resolve POS.json --tile N --gif FILE`: the move's animation from the command line."""
 import json
 import subprocess
 import sys

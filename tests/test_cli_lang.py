@@ -1,4 +1,4 @@
-"""``flure`` in four languages (issue 16): ``--lang`` anywhere on the line, else the locale, else English;
+"""``flure`` in four languages: ``--lang`` anywhere on the line, else the locale, else English;
 JSON outputs and the ``ok``/``FIX`` column never change with the language."""
 from __future__ import annotations
 
@@ -150,7 +150,8 @@ def test_argparse_speaks_the_language_too(capsys):
         cli.main(["resolve", "p.json", "--lang", "fr"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("utilisation\u00a0: flure resolve") and "les arguments suivants sont requis\u00a0: --tile/-t" in err
+    assert err.startswith("utilisation\u00a0: flure resolve")
+    assert "les arguments suivants sont requis\u00a0: --tile/-t" in err
     with pytest.raises(SystemExit):
         cli.main(["--lang", "de", "--help"])
     out = capsys.readouterr().out

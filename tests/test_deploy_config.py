@@ -11,8 +11,15 @@ from pathlib import Path
 import pytest
 
 from companion_app.cli import main as flure
-from companion_app.table.config import (DEFAULT_PATH, READER_RANGES, TableConfigError, default_dict,
-                                        default_text, load_table_config, set_in_text)
+from companion_app.table.config import (
+    DEFAULT_PATH,
+    READER_RANGES,
+    TableConfigError,
+    default_dict,
+    default_text,
+    load_table_config,
+    set_in_text,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -197,16 +204,16 @@ def test_flure_config_default_prints_a_file_that_loads_to_the_defaults(tmp_path,
 
 
 def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frames(tmp_path):
-    from calibration.store import Calibration, save_calibration
-    from companion_app.table.devices import open_camera
     import numpy as np
 
+    from calibration.store import Calibration, save_calibration
+    from companion_app.table.devices import open_camera
     from engine.position import basic_position
 
     k = np.array([[1500.0, 0, 960], [0, 1500.0, 540], [0, 0, 1]])
     save_calibration(Calibration(k, np.zeros(5), (1920, 1080), rms_px=0.3), tmp_path / "lens.json")
-    path = write(tmp_path, '[camera]\nsource = "synthetic"\ncalibration = "lens.json"\n[camera.reader]\nsize_tolerance = 0.35\n'
-                           '[table]\nstable_frames = 4\n')
+    path = write(tmp_path, '[camera]\nsource = "synthetic"\ncalibration = "lens.json"\n'
+                           '[camera.reader]\nsize_tolerance = 0.35\n[table]\nstable_frames = 4\n')
     cfg = load_table_config(path)
     device = open_camera("synthetic", lambda: (basic_position(), None), cfg.camera, cfg.table.stable_frames)
     try:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion_app.cli import main as flure
 from companion_app.cli import checks as doctor
+from companion_app.cli import main as flure
 from companion_app.table.config import load_table_config
 from engine.position import basic_position
 from hardware.emulator import LedEmulator
@@ -142,7 +142,7 @@ def test_a_wled_device_on_a_real_pty_answers_the_json_state_request(tmp_path):
 
 def test_a_wled_left_inside_a_cut_frame_still_answers(tmp_path):
     """A table session stopped in the middle of a frame leaves WLED expecting pixels: the doctor's request
-    follows the protocol's flush, so it is read as a request, not as the rest of the frame (issue 25)."""
+    follows the protocol's flush, so it is read as a request, not as the rest of the frame."""
     import serial
 
     from hardware.protocol import make_encoder
@@ -206,7 +206,9 @@ def test_a_led_device_without_permission_says_dialout(tmp_path):
         if os.geteuid() == 0:
             # root may open anything: the check runs in a child that has become 'nobody'
             import grp  # noqa: F401 - what the check imports, loaded before the child loses root
+
             import serial  # noqa: F401
+
             import hardware.layout  # noqa: F401
             import hardware.link  # noqa: F401
             os.chown(name, 0, 0)

@@ -230,11 +230,17 @@ def test_the_local_name_is_flure_unless_the_machine_has_its_own_or_one_is_given(
 # installed, FAKE_KNOWN what apt's lists have
 FAKE_DPKG_QUERY = """#!/bin/sh
 for pkg; do :; done
-case " $FAKE_INSTALLED " in *" $pkg "*) printf 'install ok installed' ;; *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;; esac
+case " $FAKE_INSTALLED " in
+  *" $pkg "*) printf 'install ok installed' ;;
+  *) echo "dpkg-query: no packages found matching $pkg" >&2; exit 1 ;;
+esac
 """
 FAKE_APT_CACHE = """#!/bin/sh
 [ "$1" = show ] || exit 100
-case " $FAKE_KNOWN " in *" $2 "*) printf 'Package: %s\\nVersion: 1\\n' "$2" ;; *) echo "E: No packages found" >&2; exit 100 ;; esac
+case " $FAKE_KNOWN " in
+  *" $2 "*) printf 'Package: %s\\nVersion: 1\\n' "$2" ;;
+  *) echo "E: No packages found" >&2; exit 100 ;;
+esac
 """
 BOOKWORM = "python3-venv python3-pip libglib2.0-0 avahi-daemon espeak-ng"
 TRIXIE = "python3-venv python3-pip libglib2.0-0t64 avahi-daemon espeak-ng"

@@ -1,5 +1,6 @@
-"""Devices tell the truth (issue 13): a hung LED device is not "connected", loop:// works, a sender that fails
-is reported and started again (real pseudo-terminals and pyserial URLs); a camera gives the reader no more pixels than it can use."""
+"""Devices tell the truth: a hung LED device is not "connected", loop:// works, a sender that fails
+is reported and started again (real pseudo-terminals and pyserial URLs); a camera gives the reader
+no more pixels than it can use."""
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ FRAME = bytes(range(90)) * (LAYOUT.led_count * 3 // 90) + bytes(LAYOUT.led_count
 
 
 def test_loop_url_takes_every_frame_and_stays_connected():
-    """loop:// hands every byte back; unread, pyserial's 4 KB queue used to fill after 8 frames and
-    end the sender with queue.Full while the status said connected."""
+    """loop:// hands every byte back; unread, pyserial's 4 KB queue would fill after 8 frames and
+    end the sender with queue.Full while the status said connected: the link drains it."""
     link = SerialLink("loop://", make_encoder("adalight", LAYOUT.led_count)).start()
     try:
         for _ in range(40):
@@ -117,7 +118,7 @@ def test_a_device_that_was_not_there_is_fine_once_its_port_opens_even_before_a_f
 
 
 def test_flure_leds_show_to_loop_url_ends(tmp_path):
-    """It used to wait forever: the sender died after 8 frames."""
+    """It ends: it does not wait forever on a sender that died after 8 frames."""
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan(steps=2)))
     config = tmp_path / "fast.toml"
@@ -198,7 +199,7 @@ def test_with_a_lens_calibration_frames_of_another_size_are_refused_not_scaled()
     frames = KeepLastFrame(StillFrames(np.zeros((6000, 8000, 3), np.uint8)), calibrated_size=(1920, 1080))
     assert frames.read() is None and frames.last_frame is None
     assert "lens calibration is for 1920×1080" in str(frames.note)
-    from companion_app.i18n.text import render   # the referee's devices card says it in its language
+    from companion_app.i18n.text import render  # the referee's devices card says it in its language
     assert render(frames.note, "fr") == ("la caméra donne des images de 8000×6000 mais la calibration de l'objectif "
                                          "est faite pour 1920×1080\u00a0: images refusées (réglez [camera] resolution "
                                          "ou calibrez à nouveau)")

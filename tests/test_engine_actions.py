@@ -2,7 +2,8 @@
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.actions import ACTION_TYPES, Correct, Draw, Move, PawnAt, Place, Tile, format_action, parse_action
 from engine.deck import TILES

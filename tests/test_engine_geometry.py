@@ -1,8 +1,21 @@
 import pytest
 
 from engine.geometry import (
-    CORNERS, E, N, S, SQUARES, W, WALL_LETTERS, monster_next, neighbour, parse_direction, parse_square,
-    square_name, turn_right, wall_letter, wrap,
+    CORNERS,
+    SQUARES,
+    WALL_LETTERS,
+    E,
+    N,
+    S,
+    W,
+    monster_next,
+    neighbour,
+    parse_direction,
+    parse_square,
+    square_name,
+    turn_right,
+    wall_letter,
+    wrap,
 )
 
 

@@ -3,7 +3,8 @@ import json
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.errors import InvalidSetupError
 from engine.monster import TILE_KINDS, resolve

@@ -3,12 +3,13 @@ import itertools
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.errors import IllegalMoveError, InvalidSetupError
+from engine.geometry import parse_square, square_name
 from engine.pawns import apply_moves, explain, reachable
 from engine.position import BOARD, Position
-from engine.geometry import parse_square, square_name
 from tests.engine_strategies import positions
 
 

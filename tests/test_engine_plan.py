@@ -4,11 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.errors import InvalidSetupError
 from engine.monster import TILE_KINDS, resolve
-from engine.plan import FORMAT, Enter, Plan, Push, Slide
+from engine.plan import Enter, Plan, Push, Slide
 from engine.position import GONE, WAITING, Position
 from tests.engine_strategies import positions
 

@@ -8,13 +8,14 @@ import itertools
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.errors import IllegalMoveError
 from engine.geometry import SQUARES, parse_square
 from engine.observation import EMPTY, looks
 from engine.pawns import apply_moves, explain_change
-from engine.position import BOARD, OUT, WAITING, Pawn, Position
+from engine.position import BOARD, OUT, WAITING, Position
 from engine.reconcile import ANY_PAWN, MONSTER_PHASE, UNKNOWN, Observation, legal_changes, reconcile
 from tests.engine_strategies import positions
 
@@ -305,7 +306,7 @@ def test_any_pawn_when_no_player_is_given():
     assert not reconcile(before, Observation.of(after), "red").accepted
 
 
-# -- explain_change regressions (issue 11) -------------------------------------------------------
+# -- explain_change regressions -------------------------------------------------------
 
 def test_explain_change_pawn_pushes_a_stone_and_walks_back_EW():
     before = Position.from_setup(BASE)
@@ -326,7 +327,7 @@ def test_explain_change_pawn_stays_and_is_flipped():
 @given(games(), st.data())
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_explain_change_explains_every_legal_outcome(game, data):
-    """The independent brute-force check of issue 11: every legal outcome (pushes and walks
+    """An independent brute-force check: every legal outcome (pushes and walks
     back, stays) is explained by explain_change as a move of the pawn that made it."""
     before, mover = game
     legal = sorted(oracle(before, mover), key=repr)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from engine.actions import Place
 from engine.errors import FlureError
@@ -158,7 +159,7 @@ def test_two_pool_tiles_put_down_at_once_are_named_as_two_pieces():
         "no legal placement explains what the camera sees: 2 new pieces are seen (a pool on g1, a pool on i1); "
         "the players place one piece at a time, blue now (A2)")
     assert result.problems[0].square == parse_square("g1")
-    from companion_app.i18n.text import render   # the same sentence in the reader's language
+    from companion_app.i18n.text import render  # the same sentence in the reader's language
     assert "2 nouvelles pièces sont vues" in render(result.problems[0].words, "fr")
     # squares no set of pool tiles covers are still the pool shape's complaint (A1)
     result = reconcile_game(game, Observation.of(replace(both.position, pools=both.position.pools - {parse_square("l1")})))

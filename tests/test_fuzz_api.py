@@ -1,4 +1,4 @@
-"""Fuzzing every endpoint (issue 13): random JSON bodies, headers and query strings never give a 5xx or a
+"""Fuzzing every endpoint: random JSON bodies, headers and query strings never give a 5xx or a
 traceback, and a refused request changes nothing (the state version stays).
 
 The endpoints are listed from the app's own url_map, so one added later is fuzzed without editing this

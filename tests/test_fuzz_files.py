@@ -1,4 +1,4 @@
-"""Fuzzing every file the program reads (issue 13): position, scenario, plan, calibration, table and
+"""Fuzzing every file the program reads: position, scenario, plan, calibration, table and
 hardware configuration, marker scheme and the position before a change, each through its ``flure``
 command in-process (``companion_app.cli.main``).  A file the command cannot use ends as exit status 2
 with one plain line on stderr and never a traceback; a mutated file that is still valid may succeed.

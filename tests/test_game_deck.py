@@ -8,7 +8,7 @@ from engine.deck import TILES, draw_top, shuffled, take
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.monster import resolve
-from engine.position import BOARD, GONE, WAITING
+from engine.position import GONE, WAITING
 from tests.game_helpers import COLOURS_BY_COUNT, put, stay_all
 
 

@@ -1,9 +1,21 @@
 """A monster plan becomes beats and frames that show exactly the plan (never re-derived)."""
 import pytest
 
-from engine.geometry import parse_square, neighbour, parse_direction
-from hardware.animation import (EAT_OFF, EAT_ON, EFFECTS, HEADING, MONSTER, PLAYER_COLOURS, BORDER, ErrorShow,
-                                IdleShow, PlanError, PlanShow, plan_beats)
+from engine.geometry import neighbour, parse_direction, parse_square
+from hardware.animation import (
+    BORDER,
+    EAT_OFF,
+    EAT_ON,
+    EFFECTS,
+    HEADING,
+    MONSTER,
+    PLAYER_COLOURS,
+    ErrorShow,
+    IdleShow,
+    PlanError,
+    PlanShow,
+    plan_beats,
+)
 from hardware.config import AnimationConfig
 from tests.hardware_helpers import ADVANCED_SETUP, BASIC_SETUP, plan
 
@@ -147,7 +159,8 @@ def test_error_blinks():
     assert show.frame_at(0.1).any() and not show.frame_at(0.6).any()
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from engine.monster import resolve  # noqa: E402
 from tests.engine_strategies import positions  # noqa: E402

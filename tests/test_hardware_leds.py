@@ -1,7 +1,6 @@
 """LedGrid as the web app uses it, and the ``flure leds`` commands, on the emulator."""
 import json
 import re
-import time
 
 import pytest
 

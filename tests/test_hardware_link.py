@@ -10,8 +10,7 @@ from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
-from tests.hardware_helpers import (FAST, emulator_and_link, harmful_rgb, plan, running_emulator,
-                                    wait_until)
+from tests.hardware_helpers import FAST, emulator_and_link, harmful_rgb, plan, running_emulator, wait_until
 
 LAYOUT = LedLayout.from_config(None)
 
@@ -189,24 +188,34 @@ def test_a_device_that_takes_no_data_is_reported_until_it_does():
         os.close(slave)
 
 
+def pyserial_error(args: tuple, wrapped: BaseException | None = None):
+    """A ``SerialException`` as pyserial raises it: with ``args``, while handling ``wrapped``."""
+    import serial
+
+    error = serial.SerialException(*args)
+    error.__context__ = wrapped
+    return error
+
+
 @pytest.mark.parametrize("url, exc, message", [
     ("/dev/ttyUSB0", None, "LED device /dev/ttyUSB0 is not there: is it plugged in?"),
     ("foo://x", None, "'foo://x' is not a device path or a pyserial URL (use /dev/ttyUSB0"),
     ("/dev/null", None, "/dev/null is not a serial device"),
     ("socket://127.0.0.1:9", None, "connection refused; is the emulator or serial bridge running?"),
-    ("/dev/ttyUSB0", (13, "could not open port /dev/ttyUSB0: [Errno 13] Permission denied: '/dev/ttyUSB0'"),
+    ("/dev/ttyUSB0", ((13, "could not open port /dev/ttyUSB0: [Errno 13] Permission denied: '/dev/ttyUSB0'"), None),
      "permission denied; add this user to the 'dialout' group"),
-    ("/dev/ttyACM0", (16, "could not open port /dev/ttyACM0: [Errno 16] Device or resource busy: '/dev/ttyACM0'"),
+    ("/dev/ttyACM0", ((16, "could not open port /dev/ttyACM0: [Errno 16] Device or resource busy: '/dev/ttyACM0'"), None),
      "LED device /dev/ttyACM0 is in use by another program"),
-    ("/dev/ttyACM0", ("write failed: [Errno 5] Input/output error",), "stopped answering (unplugged?)"),
+    ("/dev/ttyACM0", (("write failed: [Errno 5] Input/output error",), OSError(5, "Input/output error")),
+     "stopped answering (unplugged?)"),
 ])
 def test_link_errors_are_plain_sentences(url, exc, message):
     """Real pyserial failures where this machine can make them; pyserial's own exception
-    (same arguments as it raises) for a locked or forbidden port."""
-    import serial
+    (same arguments as it raises, while handling the OS error it wraps) for a locked or forbidden
+    port and a failed write."""
     from hardware.link import plain_error
     if exc is not None:
-        text = plain_error(url, serial.SerialException(*exc))
+        text = plain_error(url, pyserial_error(*exc))
     else:
         link = SerialLink(url, make_encoder("adalight", 4), reconnect_s=0.05).start()
         try:

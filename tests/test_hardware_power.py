@@ -1,6 +1,7 @@
 """The current cap keeps a USB-powered strip under its budget."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from hardware.config import PowerConfig

@@ -1,9 +1,17 @@
 """Wire formats: byte-exact golden frames and the WLED decoder fed with them."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hardware.protocol import (adalight_encoder, tpm2_encoder, WledDecoder, baud_switch_byte, make_encoder,
-                               wled_misreads_tpm2, wled_tpm2_count)
+from hardware.protocol import (
+    WledDecoder,
+    adalight_encoder,
+    baud_switch_byte,
+    make_encoder,
+    tpm2_encoder,
+    wled_misreads_tpm2,
+    wled_tpm2_count,
+)
 from tests.hardware_helpers import harmful_rgb
 
 RGB3 = bytes([255, 0, 0, 0, 255, 0, 0, 0, 255])

@@ -1,4 +1,4 @@
-"""The API's 400 answers for malformed requests in the request's language (issue 16): a real request to
+"""The API's 400 answers for malformed requests in the request's language: a real request to
 the test app; English is the schema's own sentence, fields, squares and values stay as they were sent."""
 import pytest
 

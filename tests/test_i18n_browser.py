@@ -1,13 +1,13 @@
-"""The phone view in each language, in headless Chromium (issue 16): the page's words, the move's
+"""The phone view in each language, in headless Chromium: the page's words, the move's
 step log, 360 px without overflow (German words are long), and the moves read aloud."""
 from __future__ import annotations
 
 import pytest
 
+from browser_helpers import fits_360_px, needs_chromium, open_phone, phone
 from companion_app.i18n import catalog
 from companion_app.i18n.game_text import all_summaries
 from companion_app.table.state import public_state
-from browser_helpers import browser, fits_360_px, needs_chromium, open_phone, phone  # noqa: F401 - browser is a fixture
 from web_helpers import served_game
 
 pytestmark = needs_chromium

@@ -1,4 +1,4 @@
-"""What the referee's camera card says about a reading, in four languages (issue 16).
+"""What the referee's camera card says about a reading, in four languages.
 
 vision words each problem once, in vision/problems.py (a code and its sentence, as engine.wording
 data); a reading keeps it in JSON as ``words`` beside its English ``message``; the table renders it.
@@ -12,12 +12,15 @@ from dataclasses import replace
 
 import pytest
 
+from browser_helpers import needs_chromium, referee_login
 from companion_app.i18n import gettext, translations
 from companion_app.i18n.plan_text import pawn_name
-from companion_app.i18n.text import in_all, render as say_in
+from companion_app.i18n.text import in_all
+from companion_app.i18n.text import render as say_in
 from companion_app.table.fakes import FakeCamera, FakeLeds
 from companion_app.web.server import Server
-from engine.position import BOARD, STATUS_CODES, Pawn as PlacedPawn
+from engine.position import BOARD, STATUS_CODES
+from engine.position import Pawn as PlacedPawn
 from engine.wording import Term, words_from_json
 from tests.web_helpers import make_app, session_with
 from vision import problems
@@ -25,7 +28,6 @@ from vision.problems import CODES, SENTENCES, piece_words, problem_words
 from vision.reader import read_image
 from vision.reading import problem
 from vision.scheme import load_scheme
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from vision_helpers import draw_hand, make_camera, pawn, pos, render
 
 OTHERS = ("fr", "de", "es")

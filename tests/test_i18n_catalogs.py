@@ -1,4 +1,4 @@
-"""The catalogs (issue 16): complete in every language, in step with the code, and served to pages."""
+"""The catalogs: complete in every language, in step with the code, and served to pages."""
 import re
 
 from babel.messages.pofile import read_po
@@ -97,7 +97,8 @@ def french_punctuation_faults(text: str, msgid: str) -> list[str]:
 
 
 def test_french_sets_a_no_break_space_before_double_punctuation():
-    """translations/GLOSSARY.md: U+00A0 before : ; ? ! and inside « » in every French msgstr, never a plain space nor none."""
+    """translations/GLOSSARY.md: U+00A0 before : ; ? ! and inside « » in every French msgstr, never a plain
+    space nor none."""
     assert french_punctuation_faults("Tuiles jouées :", "Tiles played:") == ["Tuiles jouées :"]
     assert french_punctuation_faults("hôte:port, https://x, Authorization: Bearer", "Authorization: Bearer") == []
     assert french_punctuation_faults("%(path)s: x", "%(path)s: x") == ["%(path)s:"]

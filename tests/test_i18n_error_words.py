@@ -1,4 +1,4 @@
-"""The last English sentences in fr/de/es (issue 16): the API's header, size and stale-state refusals, the
+"""The last English sentences in fr/de/es: the API's header, size and stale-state refusals, the
 journal's unreadable steps, a calibration that does not fit (the Setup page's save, calibration files, the
 lens checks), the camera's exposure note, and French typography in flure's own lines.  Each from real input:
 a real request to the test app, a real file, a real video through OpenCV, the real CLI."""
@@ -342,7 +342,8 @@ def test_the_registration_findings_in_each_language(tmp_path, capsys):
     from calibration.registration import check_registration
     from companion_app.cli import main
     from vision.scheme import load_scheme
-    from vision_helpers import make_camera, pos, render as picture
+    from vision_helpers import make_camera, pos
+    from vision_helpers import render as picture
 
     scheme = load_scheme()
     m0 = scheme.board_markers[0]
@@ -405,7 +406,8 @@ def test_an_image_or_marker_scheme_that_cannot_be_read_in_each_language(tmp_path
     no_english_left(texts, "marker scheme", "cannot read", "No such", kept=(str(missing),))
     with pytest.raises(SchemeError) as caught:
         load_scheme(tmp_path)                       # a folder: stat works, reading does not
-    assert error_text(caught.value, "fr") == f"schéma des marqueurs {tmp_path}{NBSP}: impossible de lire le fichier (C'est un dossier)"
+    assert error_text(caught.value, "fr") == \
+        f"schéma des marqueurs {tmp_path}{NBSP}: impossible de lire le fichier (C'est un dossier)"
 
     photos = {"folder": tmp_path, "missing": tmp_path / "nowhere.png", "junk": tmp_path / "junk.png"}
     photos["junk"].write_bytes(b"not a picture")

@@ -1,4 +1,4 @@
-"""The engine's refusals in four languages (issue 16): companion_app.i18n.text renders the wording data
+"""The engine's refusals in four languages: companion_app.i18n.text renders the wording data
 the engine raises with (engine.wording); English is exactly ``str(err)``, rule ids and squares never change."""
 import random
 import re
@@ -69,13 +69,16 @@ def random_refusals(game: Game, rng: random.Random):
     for _ in range(6):
         kind = rng.choice(["move", "move", "pawn-at", "tile", "draw", "place"])
         if kind == "move":
-            action = {"type": "move", "pawn": rng.choice(labels), "moves": "".join(rng.choice("NESWIX") for _ in range(rng.randint(0, 7)))}
+            action = {"type": "move", "pawn": rng.choice(labels),
+                      "moves": "".join(rng.choice("NESWIX") for _ in range(rng.randint(0, 7)))}
         elif kind == "pawn-at":
-            action = {"type": "pawn-at", "pawn": rng.choice(labels), "square": rng.choice([square_name(s) for s in SQUARES] + ["out", None])}
+            action = {"type": "pawn-at", "pawn": rng.choice(labels),
+                      "square": rng.choice([square_name(s) for s in SQUARES] + ["out", None])}
         elif kind == "tile":
             action = {"type": "tile", "tile": rng.choice(["5", "7", "8", "10", "prey-1", "prey-2"])}
         elif kind == "place":
-            action = {"type": "place", "piece": rng.choice(["stone", "teleporter", "pool-1x4"]), "square": square_name(rng.choice(SQUARES)), "arrow": "N"}
+            action = {"type": "place", "piece": rng.choice(["stone", "teleporter", "pool-1x4"]),
+                      "square": square_name(rng.choice(SQUARES)), "arrow": "N"}
         else:
             action = {"type": "draw"}
         try:

@@ -1,4 +1,4 @@
-"""A square or direction name that is none, and the LED layout's checks, in fr/de/es (issue 16).
+"""A square or direction name that is none, and the LED layout's checks, in fr/de/es.
 
 engine.geometry refuses a bad name with wording data (BadName); every refusal that wraps it (a position
 file, an action, a referee's fix, a plan read back, the LED layout) passes that on, so the whole
@@ -17,7 +17,6 @@ from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square
 from engine.position import Position
 from hardware.layout import LayoutError, LedLayout
-from tests.test_i18n_errors import check_all_languages
 from tests.test_i18n_setup_errors import GOOD, check
 from tests.test_i18n_table_config import NBSP, said
 
@@ -85,9 +84,8 @@ def test_an_action_with_a_bad_square_or_arrow_in_each_language():
 
 def test_a_plan_read_back_with_a_bad_square_in_each_language():
     from engine.game import Game
-    from engine.plan import Plan
-
     from engine.monster import resolve
+    from engine.plan import Plan
 
     data = resolve(Game.new(["red", "blue"], first_player="red", seed=3).position, "8").to_json()
     data["final_look"]["at"] = "z9"

@@ -1,4 +1,4 @@
-"""The monster's move in four languages (issue 16): companion_app.i18n.plan_text renders the engine's plan.
+"""The monster's move in four languages: companion_app.i18n.plan_text renders the engine's plan.
 
 English must be exactly the engine's own wording (Plan.lines()) for every scenario and random
 position, so the English catalog is the engine's words; the other languages use the games' terms.
@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 def scenario_plans(adjust=lambda position: position):
     """Our rule scenarios (and the shared ones when ../shared is beside the repository)."""
-    files = sorted((HERE / "scenarios").glob("*.json")) + sorted((HERE.parent.parent / "shared" / "scenarios").glob("*.json"))
+    files = sorted((HERE / "scenarios").glob("*.json")) + \
+        sorted((HERE.parent.parent / "shared" / "scenarios").glob("*.json"))
     for path in files:
         s = parse_scenario(json.loads(path.read_text()))
         if s.kind == "monster":

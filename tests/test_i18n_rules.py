@@ -1,4 +1,4 @@
-"""The rules reference in four languages (issue 16): the ``rules`` gettext domain is complete and in
+"""The rules reference in four languages: the ``rules`` gettext domain is complete and in
 step with RULES.md, and the rules page and /api/rules answer in the request's language."""
 from __future__ import annotations
 
@@ -90,8 +90,9 @@ def test_both_domains_are_compiled_on_first_use(tmp_path, monkeypatch):
     """A fresh checkout has no .mo files: the first look-up compiles messages and rules alike."""
     import shutil
 
-    import companion_app.i18n as i18n
     from babel.support import Translations
+
+    import companion_app.i18n as i18n
 
     copy = tmp_path / "translations"
     shutil.copytree(i18n.TRANSLATIONS, copy, ignore=shutil.ignore_patterns("*.mo", "*.pot"))

@@ -1,12 +1,12 @@
-"""The rules reference in each language in headless Chromium (issue 16): the page, its language
+"""The rules reference in each language in headless Chromium: the page, its language
 switch, and the referee's rule look-up, each in the page's language (screenshots under tests/output/)."""
 from __future__ import annotations
 
 import pytest
 
+from browser_helpers import needs_chromium, referee_login
 from companion_app.web.rules import rules_in
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, make_app
 
 pytestmark = needs_chromium

@@ -1,4 +1,4 @@
-"""Bad files and bad setups refused in four languages (issue 16): a position JSON, a saved game and a new
+"""Bad files and bad setups refused in four languages: a position JSON, a saved game and a new
 game's settings raise InvalidSetupError with wording data; English is exactly the engine's ``str(err)``,
 French, German and Spanish keep the field, the squares and the rule ids."""
 import copy

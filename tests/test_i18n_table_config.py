@@ -1,5 +1,5 @@
 """The table's configuration checks (camera, hardware, speaker, web, PIN file) and the Setup page's
-refusals in fr/de/es (issue 16), each from real bad input: a real file, a real request to the test app.
+refusals in fr/de/es, each from real bad input: a real file, a real request to the test app.
 English stays the sentence it always was; keys, values and squares are kept as written."""
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ BAD_TABLE_FILES = {
         "es": Start("{p}: [speaker] voice = 'f r' debe ser un nombre de voz de espeak-ng")}),
     "web public_host": ('[web]\npublic_host = "http://x"\n', {
         "en": '{p}: [web] public_host = \'http://x\' must be a bare name like "flure.local" (no http://, no port)',
-        "de": '{p}: [web] public_host = \'http://x\' muss ein bloßer Name wie "flure.local" sein (ohne http://, ohne Port)'}),
+        "de": '{p}: [web] public_host = \'http://x\' muss ein bloßer Name wie "flure.local" sein '
+              '(ohne http://, ohne Port)'}),
     "web pin": ('[web]\npin = "12"\n', {
         "en": "{p}: [web] pin must be 4 to 64 letters or digits",
         "fr": f"{{p}}{NBSP}: [web] pin doit compter 4 à 64 lettres ou chiffres"}),

@@ -1,4 +1,4 @@
-"""The devices' own lines in fr/de/es (issue 16), from real devices: the camera's note (the digital twin with
+"""The devices' own lines in fr/de/es, from real devices: the camera's note (the digital twin with
 a lens calibration), a calibration made at another size, the LED grid's startup line in ``flure play`` and
 ``flure doctor``'s LED finding.  English stays the sentence it always was; paths and sizes are kept."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the camera side, the follow-up and the game log say, in four languages (issue 16).
+"""What the camera side, the follow-up and the game log say, in four languages.
 
 Each sentence comes from a real engine result (a reconcile answer, a table difference, a game's
 note) as wording data (engine.wording); companion_app.i18n.text renders it: English is exactly the
@@ -9,16 +9,16 @@ import re
 import time
 
 from companion_app.i18n.text import in_all, render
+from companion_app.table.fakes import FakeReading
+from engine.deck import tile_words
 from engine.game import Game
 from engine.position import Position
 from engine.reconcile import Observation, reconcile
 from engine.tablediff import new_round_fix, table_fixes
-from engine.deck import tile_words
 from tests.game_helpers import full_placement, play_out
-from companion_app.table.fakes import FakeReading
-from tests.web_helpers import show_table
 from tests.test_engine_reconcile import BASE, hide, play
 from tests.test_table_loop import _entered, _started
+from tests.web_helpers import show_table
 
 NAMES = re.compile(r"\b[a-p](1[01]|[1-9])\b|\b[GPMTBA]\d+\b")   # squares and rule ids
 
@@ -44,7 +44,8 @@ def test_an_ambiguous_reading_in_each_language():
     assert problem.code == "ambiguous"
     every = check(problem.words, problem.message)
     assert "Rot 3/4" in every["de"] and "Rot 2/5" in every["de"] and "verdeckt, eine Hand?" in every["de"]
-    assert "rouge 3/4" in every["fr"] and "couverte, une main\u00a0?" in every["fr"] and "découvrez k3 (" in every["fr"]   # the one square to uncover
+    assert "rouge 3/4" in every["fr"] and "couverte, une main\u00a0?" in every["fr"]
+    assert "découvrez k3 (" in every["fr"]   # the one square to uncover
     assert "la ficha roja 2/5" in every["es"] and "destapa" in every["es"]
 
 

@@ -1,4 +1,4 @@
-"""The referee view, the Setup page and the error pages in each language (issue 16), in headless Chromium.
+"""The referee view, the Setup page and the error pages in each language, in headless Chromium.
 
 A French, German or Spanish family meets no English word: every visible text node, every
 aria-label, title, alt and placeholder, the options of the visible menus and the page's title are
@@ -18,11 +18,10 @@ import re
 import pytest
 from PIL import Image
 
+from browser_helpers import fits_360_px, needs_chromium, open_phone, phone, referee_login
 from companion_app.i18n import catalog
 from companion_app.i18n.game_text import all_tile_names
 from companion_app.web.server import Server
-from browser_helpers import (browser, fits_360_px, needs_chromium, open_phone, phone,  # noqa: F401 - browser is a fixture
-                             referee_login)
 from web_helpers import make_app, play_pawn_phase, served_game, session_with
 
 pytestmark = needs_chromium
@@ -56,7 +55,9 @@ TEXTS = """(server) => {
       if (el.hasAttribute(a)) out.push({ text: el.getAttribute(a).trim(), where: `${where(el)}[${a}]`, server: false });
     }
   }
-  for (const el of document.querySelectorAll("svg title")) out.push({ text: el.textContent.trim(), where: "svg title", server: false });
+  for (const el of document.querySelectorAll("svg title")) {
+    out.push({ text: el.textContent.trim(), where: "svg title", server: false });
+  }
   for (const el of document.querySelectorAll("select option")) {
     if (shown(el.parentElement)) out.push({ text: el.textContent.trim(), where: where(el), server: false });
   }

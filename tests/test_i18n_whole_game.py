@@ -22,10 +22,10 @@ import time
 import pytest
 from PIL import Image
 
+from browser_helpers import needs_chromium, phone, referee_login
 from companion_app.i18n import catalog
 from companion_app.share import MONSTER, square_centre
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, phone, referee_login  # noqa: F401 - browser is a fixture
 from table_helpers import simulated_table
 from test_i18n_web import msgid_patterns
 from test_share import frames

@@ -1,4 +1,4 @@
-"""IP-camera apps (issue 26): an MJPEG stream over HTTP, served here by a local server at 20 frames a
+"""IP-camera apps: an MJPEG stream over HTTP, served here by a local server at 20 frames a
 second, is read newest-frame-first (vision/stream_source.py): a reader that asks only twice a second
 sees the frame being sent now, not one OpenCV buffered seconds ago, and the stream is opened again
 after the server drops it."""

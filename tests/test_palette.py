@@ -1,4 +1,4 @@
-"""Pawns told apart without colour (issue 28): the players' screen colours stay apart under simulated
+"""Pawns told apart without colour: the players' screen colours stay apart under simulated
 colour-vision deficiencies, every colour has a shape of its own, the numbers read on every pawn, and
 the move picture draws the shapes.
 
@@ -144,7 +144,8 @@ def test_the_led_grid_s_meanings_differ_by_pattern_as_well_as_colour():
     move pulses — and the monster's path (blue) stays apart from the monster (red) in every simulation."""
     from hardware.animation import MONSTER, TRAIL, FollowShow, MarkShow, PlanShow
     from hardware.config import AnimationConfig
-    from tests.hardware_helpers import ADVANCED_SETUP, plan as led_plan
+    from tests.hardware_helpers import ADVANCED_SETUP
+    from tests.hardware_helpers import plan as led_plan
 
     def levels(show, square, seconds=2.0):
         sq = parse_square(square)

@@ -1,5 +1,5 @@
 """A phone as the overhead camera, in a real Chromium whose camera is a fake one playing a video of the
-synthetic camera's render of the game's position (issue 26): the camera page over HTTPS sends frames,
+synthetic camera's render of the game's position: the camera page over HTTPS sends frames,
 the session reads the position, the referee's /api/camera shows it located and agreeing with the game;
 a browser without the PIN cannot send frames."""
 from __future__ import annotations

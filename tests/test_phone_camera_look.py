@@ -1,4 +1,4 @@
-"""Where the board is in the phone's picture, with advice for the person holding the phone (issue 26):
+"""Where the board is in the phone's picture, with advice for the person holding the phone:
 companion_app/table/phone_camera.look on the synthetic camera's renders of known placements."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``flure play --camera phone`` as a newcomer starts it (issue 26): it prints the HTTPS address, the camera
+"""``flure play --camera phone`` as a newcomer starts it: it prints the HTTPS address, the camera
 page with its QR code and how the phone trusts the certificate the first time; the camera page and the
 table's certificate authority are served, and the phone camera is on the referee's Devices card."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The phone frame source (vision/phone_source.py) behind the real server and camera worker (issue 26):
+"""The phone frame source (vision/phone_source.py) behind the real server and camera worker:
 frames too big, of the wrong type or too frequent are refused with a clear error and never stall the
 session; a phone that goes away is a camera that stopped, and one that comes back is read again."""
 from __future__ import annotations

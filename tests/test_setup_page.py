@@ -1,4 +1,4 @@
-"""The Setup page (issue 14) in headless Chromium against the real waitress server: the live overlay
+"""The Setup page in headless Chromium against the real waitress server: the live overlay
 arrives, captures add views and fill the coverage map, the calibration is saved into the table
 configuration and the running session's camera uses it; exposure and LED marks are stored.
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from browser_helpers import needs_chromium
 from calibration.intrinsics import CharucoSpec
 from calibration.store import load_calibration
 from companion_app.table.config import load_table_config
@@ -23,7 +24,6 @@ from companion_app.table.watcher import CameraWorker
 from companion_app.web.server import Server
 from vision.pipeline import TableCamera
 from vision.twin.plane import calibration_poses, render_sheet
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import AUTH, OUTPUT, TOKEN, make_app
 
 SPEC = CharucoSpec()
@@ -179,9 +179,9 @@ def test_setup_routes_are_referee_only(table):
 
 
 def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_for_the_games_pawns():
+    from companion_app.table.setup import sticker_check
     from engine.game import Game, pawn_set
     from vision.scheme import load_scheme
-    from companion_app.table.setup import sticker_check
 
     scheme = load_scheme()
     red = [sid for sid, s in scheme.stickers.items() if s.piece == "pawn" and s.colour == "red"]
@@ -203,8 +203,8 @@ def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_fo
 
 
 def test_the_setup_doctor_says_devices_in_the_pages_language_and_a_device_off_on_purpose_is_fine(table):
-    from engine.wording import N_, Text
     from companion_app.table.setup import SetupTool
+    from engine.wording import N_, Text
 
     server, session, _frames, config_path = table
     session.buttons = Device("buttons", None, why=Text(N_("no table buttons: this is not a Raspberry Pi (no GPIO)")),

@@ -1,4 +1,4 @@
-"""The shared move picture (issue 16): an animated GIF with one frame per step plus the start."""
+"""The shared move picture: an animated GIF with one frame per step plus the start."""
 import io
 import json
 from pathlib import Path

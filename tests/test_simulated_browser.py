@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 
+from browser_helpers import needs_chromium, referee_login
 from companion_app.web.server import Server
 from engine.geometry import neighbour, parse_square, square_name
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from table_helpers import simulated_table, wait_for
 from web_helpers import make_app
 

@@ -1,4 +1,4 @@
-"""A new game on the simulated table starts clean, whatever the last game left on it (issue 30).
+"""A new game on the simulated table starts clean, whatever the last game left on it.
 
 The café's stall: a follow-up done wrong at the end of a game left a stone on l6 that the game
 had pushed away — a 12th stone on a table whose box holds 11 — and the referee started a new
@@ -17,9 +17,8 @@ from dataclasses import replace
 
 from engine.geometry import parse_square, square_name
 from engine.position import basic_position
-from vision.twin.table import PhysicalTable
-
 from table_helpers import simulated_table
+from vision.twin.table import PhysicalTable
 
 SEED = 28
 

@@ -16,9 +16,9 @@ from engine.errors import FlureError
 from engine.game import Game
 from engine.geometry import parse_square
 from engine.reconcile import Observation, reconcile_game
+from tests.test_i18n_table_text import check
 from vision.pipeline import TableCamera
 from vision.twin.table import SLOPPY_MM, PhysicalTable, SimulatedCamera
-from tests.test_i18n_table_text import check
 
 
 @pytest.fixture(autouse=True)
@@ -272,7 +272,7 @@ def test_paused_players_take_their_hands_off_and_do_nothing():
 
 def test_the_camera_path_takes_a_simulated_move():
     """Two moves through the real reader: frame → stable reading → the session's confirmation rule."""
-    from companion_app.table.readings import confirm_action
+    from companion_app.table.readings import action_for, reconcile_reading
     game = Game.new(["red", "blue"], seed=4)
     table = PhysicalTable(game.position, seed=4)
     source = SimulatedCamera(table, seed=4)
@@ -286,8 +286,8 @@ def test_the_camera_path_takes_a_simulated_move():
         for _ in range(2):
             camera.poll()
         reading = camera.accepted.to_json()
-        action, message = confirm_action(game, reading)
-        assert action is not None, message
+        action, message = action_for(game, reconcile_reading(game, reading))
+        assert action is not None, str(message)
         game = game.apply(action)
         played.append(action)
     assert table.differences(game.position) == []

@@ -1,4 +1,4 @@
-"""The Pi speaker (issue 16): each monster step said through ``espeak-ng`` in the table's language.
+"""The Pi speaker: each monster step said through ``espeak-ng`` in the table's language.
 
 Mocked at the process boundary only: an ``espeak-ng`` script on ``PATH`` records the argv it is
 run with (and can fail, complain on stderr, or hold until released); everything from the session
@@ -7,13 +7,12 @@ down to ``subprocess.Popen`` is the real code.
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import stat
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 
+from browser_helpers import needs_chromium, referee_login
 from companion_app.table.devices import open_leds
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, make_app, session_with, show_table
 
 pytestmark = needs_chromium
@@ -66,7 +66,8 @@ def test_camera_move_and_tile_arrive_without_a_click_and_the_leds_show_the_path(
             plan = session.game.last_plan.to_json()
             # while it moves, the phone names the turn the move belongs to (turn 1), not the next one
             phone.wait_for_function("() => document.querySelector('svg.board').dataset.anim === 'running' && "
-                                    "[...document.querySelectorAll('#turnline .pill')].some((p) => p.textContent === 'Turn 1') && "
+                                    "[...document.querySelectorAll('#turnline .pill')]"
+                                    ".some((p) => p.textContent === 'Turn 1') && "
                                     "document.querySelector('#turnline .pill.monster-turn') !== null", timeout=15000)
             phone.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
             referee.wait_for_selector("svg.board[data-anim='done']", timeout=30000)

@@ -1,4 +1,4 @@
-"""The journal stays small (issue 30): the actions, a snapshot now and then, and old games let go.
+"""The journal stays small: the actions, a snapshot now and then, and old games let go.
 
 A café playing all evening wrote ~0.45 MB a game (the whole state after every action, every
 camera reading, no game ever removed).  Checked with real SQLite files and real sessions: every
@@ -69,7 +69,7 @@ def test_an_old_journal_with_the_whole_state_in_every_step_resumes_and_goes_on(t
     states = played(session, seed=8)[:40]
     game_id = session.game_id
     session.close()
-    with sqlite3.connect(path) as db:     # as the journal was written before issue 30: every state, every step
+    with sqlite3.connect(path) as db:     # a journal of the older form: every state, every step
         import json
         db.execute("DELETE FROM steps WHERE game_id = ? AND seq >= ?", (game_id, len(states)))
         db.executemany("UPDATE steps SET state = ? WHERE game_id = ? AND seq = ?",

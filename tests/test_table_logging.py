@@ -1,4 +1,4 @@
-"""Errors and warnings reach the log with a level, once per cause, not at every retry (issue 30).
+"""Errors and warnings reach the log with a level, once per cause, not at every retry.
 
 The café's stall reopened the camera 121 times and wrote nothing to the server's log.  Checked
 here: the camera worker, a failing device and the journal each log a trouble once, and once more

@@ -9,9 +9,9 @@ import copy
 
 import pytest
 
+from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
 from engine.deck import tile_name
 from engine.errors import GameActionError
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
 from web_helpers import session_with, show_table
 
 
@@ -47,7 +47,8 @@ def test_new_game_waits_for_the_setup_then_auto_applies_a_move_with_an_undo(tmp_
     camera.reading = FakeReading(True, wrong)
     view = s.camera_view()
     assert view["follow"]["why"] == "Set up the board for the new game"
-    assert [f["text"] for f in view["follow"]["fixes"]] == [f"put a {s.game.position.to_setup()['stones'][stone]} on {stone}"]
+    kind = s.game.position.to_setup()["stones"][stone]
+    assert [f["text"] for f in view["follow"]["fixes"]] == [f"put a {kind} on {stone}"]
     assert leds.calls[-1] == ("follow", {"empty": [], "fill": [stone]})
     show_table(camera, s)
     assert s.loop.follow is None and s.state()["log"][-1]["text"].startswith("The table matches the game")

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from companion_app.cli import main
-
 from vision_helpers import make_camera, pawn, pos, render
 
 P = pos(monster="a1", facing="E", stones={"c3": "stone"}, pawns={"red-6/1": pawn("p11", "red", "6/1")})

@@ -12,14 +12,13 @@ from dataclasses import replace
 import cv2
 import pytest
 
+import vision_outside_renderer as outside
 from companion_app.cli import main
 from engine.geometry import parse_square
 from engine.pawns import apply_moves
 from engine.position import Position
 from vision.reader import read_image
 from vision.twin.scene import render, render_burst
-
-import vision_outside_renderer as outside
 from vision_helpers import draw_hand
 
 STONES = {s: "stone" for s in "c3 m4 h5 i6 n6 g7 e8 m8 o9 f10 i10".split()}

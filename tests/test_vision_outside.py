@@ -13,12 +13,11 @@ import json
 import numpy as np
 import pytest
 
+import vision_outside_renderer as out
 from companion_app.cli import main
 from vision.detect import border_corners, check_frame, detect_markers
 from vision.reader import read_image
 from vision.scheme import load_scheme
-
-import vision_outside_renderer as out
 
 SCHEME = out.load()
 

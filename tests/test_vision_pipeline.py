@@ -8,7 +8,6 @@ import pytest
 from engine.position import Position
 from vision.pipeline import TableCamera
 from vision.reader import read_image
-
 from vision_helpers import draw_hand, make_camera, pawn, pos, render
 
 

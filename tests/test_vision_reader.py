@@ -13,7 +13,6 @@ import pytest
 from engine.position import Position
 from vision.reader import read_image
 from vision.scheme import load_scheme
-
 from vision_helpers import draw_hand, make_camera, pawn, pos, render
 
 SCHEME = load_scheme()

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 import vision.reader as reader
+import vision_outside_renderer as out
 from vision.config import DEFAULT_CONFIG
 from vision.detect import Detections
 from vision.locate import locate_board
 from vision.reader import read_image
 from vision.scheme import load_scheme
-
-import vision_outside_renderer as out
 
 SCHEME = out.load()
 

@@ -8,16 +8,13 @@ never accept a reading that differs from it.
 """
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
+import vision_outside_renderer as out
 from engine.position import Position
 from vision.reader import read_image
 from vision.twin.scene import render
-
-import vision_outside_renderer as out
 
 SCHEME = out.load()
 PAWN_MM = SCHEME["heights_mm"]["pawn"]

@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS
-from vision.scheme import (DEFAULT_PATH, SchemeError, load_scheme, marker_corners_mm, parse_scheme,
-                           rotation_of_corners)
+from vision.scheme import DEFAULT_PATH, SchemeError, load_scheme, marker_corners_mm, parse_scheme, rotation_of_corners
 
 SCHEME = load_scheme()
 RAW = json.loads(DEFAULT_PATH.read_text())
@@ -29,7 +28,8 @@ def test_one_sticker_per_piece_face():
     assert set(fronts) <= set(STONE_KINDS)
     assert sorted(s.pair for s in stickers if s.piece == "teleporter") == [1, 1, 2, 2]
     assert sorted(s.shape for s in stickers if s.piece == "pool") == ["1x4", "2x2"]
-    assert sorted(s.tile for s in stickers if s.piece == "tile") == sorted(["5", "7", "7", "8", "8", "10", "prey-1", "prey-2"])
+    assert sorted(s.tile for s in stickers if s.piece == "tile") == \
+        sorted(["5", "7", "7", "8", "8", "10", "prey-1", "prey-2"])
     assert [s.piece for s in stickers].count("monster") == 1
 
 

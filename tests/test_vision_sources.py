@@ -7,9 +7,16 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import (FolderSource, FrameSource, PicameraSource, SourceError, SyntheticSource,
-                            VideoCaptureSource, load_image_file, open_source)
-
+from vision.sources import (
+    FolderSource,
+    FrameSource,
+    PicameraSource,
+    SourceError,
+    SyntheticSource,
+    VideoCaptureSource,
+    load_image_file,
+    open_source,
+)
 from vision_helpers import make_camera, pos, render
 
 

@@ -71,6 +71,7 @@ def test_a_broken_scheme_file_is_named_not_a_traceback(tmp_path, capsys):
 def test_sizes_changed_in_the_scheme_file_are_printed(tmp_path):
     """VISION.md: a table owner may change sizes in the file and print again."""
     import json
+
     from vision.scheme import DEFAULT_PATH
     data = json.loads(DEFAULT_PATH.read_text())
     data["sizes_mm"]["pawn"] = 13.0

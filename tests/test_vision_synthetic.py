@@ -5,8 +5,8 @@ import pytest
 
 from engine.geometry import E, N, S, W, parse_square, square_name
 from engine.position import Pawn, Position, Teleporter, basic_position
-from vision.twin.positions import CUT_EDGE, all_pawns, random_position
 from vision.scheme import load_scheme, rotation_of_corners
+from vision.twin.positions import CUT_EDGE, all_pawns, random_position
 from vision.twin.scene import LayoutError, render, render_burst
 
 

@@ -1,4 +1,4 @@
-"""Everyone at the table can follow (issue 28): axe-core over the six views in English and French.
+"""Everyone at the table can follow: axe-core over the six views in English and French.
 
 axe-core comes from the npm registry (tests/a11y/package.json, installed by ``deploy/bootstrap.sh --dev``
 with ``npm ci``); it runs inside headless Chromium on the real server's pages, and any violation fails.
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import browser, needs_chromium, referee_login  # noqa: F401 - browser is a fixture
+from browser_helpers import needs_chromium, referee_login
 from web_helpers import OUTPUT, served_game
 
 pytestmark = needs_chromium
@@ -18,7 +18,8 @@ AXE = Path(__file__).resolve().parent / "a11y" / "node_modules" / "axe-core" / "
 RUN_AXE = """async () => {
   const r = await axe.run(document, { resultTypes: ["violations"] });
   return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map((n) => n.target.join(" ") + ": " + n.failureSummary.split("\\n").slice(0, 3).join(" ")).slice(0, 6) }));
+    nodes: v.nodes.map((n) => n.target.join(" ") + ": "
+                              + n.failureSummary.split("\\n").slice(0, 3).join(" ")).slice(0, 6) }));
 }"""
 
 
@@ -55,7 +56,7 @@ def test_axe_finds_nothing(browser, table, view, lang):
     if log_in:
         referee_login(page, server.url, path)
     page.goto(f"{server.url}{path}?lang={lang}")
-    # the join link is filled in even when its card has folded itself (a phone joined: issue 23)
+    # the join link is filled in even when its card has folded itself (a phone joined)
     page.wait_for_selector(ready, state="attached" if view == "referee" else "visible")
     if view == "referee":   # the new-game form too: the colour buttons, chosen and not
         page.click("#new-game summary")
@@ -92,10 +93,10 @@ def test_a_colour_blind_player_tells_every_player_s_pawns_apart(browser, tmp_pat
     (ΔE2000, tests/test_palette.py), and each colour's pawns have a shape of their own on the board."""
     from PIL import Image
 
-    from test_palette import APART, ciede2000, seen
-    from web_helpers import longest, make_app, play_pawn_phase, session_with
     from companion_app.web.server import Server
     from engine.position import COLOURS
+    from test_palette import APART, ciede2000, seen
+    from web_helpers import longest, make_app, play_pawn_phase, session_with
 
     session = session_with(tmp_path)
     app, _ = make_app(tmp_path, session)

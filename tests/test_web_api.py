@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from companion_app.web import api
-from companion_app.web.app import MAX_BODY
-
 from companion_app.table.devices import Device
 from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.web import api
+from companion_app.web.app import MAX_BODY
 from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with, show_table
 
 REFEREE_POSTS = [("/api/game", {"players": ["red", "blue"]}), ("/api/action", {"type": "draw"}),
@@ -184,7 +183,7 @@ def test_wrong_bearer_tokens_lock_that_address_out_like_wrong_pins(client):
 
 
 def test_wrong_bearer_guesses_on_whoami_lock_that_address_out_like_wrong_pins(client):
-    """/api/whoami answers anyone, but a header token there is a guess like any other (issue 13)."""
+    """/api/whoami answers anyone, but a header token there is a guess like any other."""
     script = {"REMOTE_ADDR": "192.168.1.63"}
     for guess in range(5):
         r = client.get("/api/whoami", headers={"Authorization": f"Bearer 00000{guess}"}, environ_base=script)
@@ -236,7 +235,7 @@ def test_oversized_and_malformed_bodies(started):
 @pytest.mark.parametrize("path,payload", [("/api/login", {"pin": "1"}), ("/api/action", {"type": "draw"}),
                                           ("/api/game", {"players": ["red", "blue"]}), ("/api/logout", {})])
 def test_json_nested_too_deep_is_refused_with_400_on_every_post(started, path, payload):
-    """~1,000 nested lists used to end in a RecursionError (500) before any check ran."""
+    """~1,000 nested lists are a 400 on every POST, not a RecursionError (500) before any check runs."""
     before = started.get("/api/state").json
     for deep in ("[" * 1000 + "]" * 1000, '{"a":' * 1000 + "1" + "}" * 1000, "[" * 5000):
         r = started.post(path, data=deep, headers=AUTH, content_type="application/json")

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
+from browser_helpers import needs_chromium
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import OUTPUT, TOKEN, WifiProxy, longest, make_app, play_pawn_phase, session_with
 
 pytestmark = needs_chromium
@@ -109,7 +109,8 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     camera.reading = FakeReading(True, seen, problems=[{"code": "hidden-square", "square": hidden_pawn["at"],
                                                         "message": "hidden behind a piece"}])
     referee.wait_for_selector(f"svg.board .sq.unseen[data-square='{hidden_pawn['at']}']")
-    assert referee.locator(f"#differences li:has-text('{hidden_pawn['at']}: the camera cannot see this square')").count() == 1
+    unseen = f"{hidden_pawn['at']}: the camera cannot see this square"
+    assert referee.locator(f"#differences li:has-text('{unseen}')").count() == 1
     assert referee.locator(f"svg.board .sq:is(.diff, .to-empty)[data-square='{hidden_pawn['at']}']").count() == 0
     referee.click("#preview-btn")
     referee.wait_for_selector(".preview-row")
@@ -389,7 +390,7 @@ def test_the_animation_replays_the_plan_events_to_the_engine_result(browser, liv
 
 
 def test_a_draw_whose_answer_the_wifi_lost_is_sent_again_and_played_once(browser, live):
-    """Retries and the journal (issue 13): the tablet's draw reaches the server and is played, but its
+    """Retries and the journal: the tablet's draw reaches the server and is played, but its
     answer is lost on the way back; the tablet sends it again with the same key and state version and
     gets the first answer — one monster move.  A request made against a state the table has left
     (another screen acted) is refused, not played."""

@@ -1,14 +1,14 @@
 """The referee's device list in a real browser (headless Chromium, the real server): an LED device that
-opens but takes nothing is not shown as working (issue 13)."""
+opens but takes nothing is not shown as working."""
 from __future__ import annotations
 
 import os
 import tty
 
+from browser_helpers import needs_chromium
 from companion_app.table.devices import Device, open_leds
 from companion_app.table.fakes import FakeLeds
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium  # noqa: F401 - browser is a fixture
 from web_helpers import TOKEN, make_app, session_with
 
 pytestmark = needs_chromium

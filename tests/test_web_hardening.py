@@ -6,9 +6,8 @@ import socket
 
 import pytest
 
-from companion_app.web.server import SERVER_MAX_BODY, Server
 from companion_app.web.security import SAFE_HEADERS
-
+from companion_app.web.server import SERVER_MAX_BODY, Server
 from web_helpers import AUTH, make_app
 
 
@@ -62,8 +61,8 @@ def test_another_name_that_resolves_to_the_table_gets_a_plain_400(server, host):
         assert headers["content-type"].startswith("text/plain")
         assert b"does not answer to that name" in body and b"<" not in body
         assert headers["x-frame-options"] == "DENY"
-    r = f"POST /api/login HTTP/1.1\r\nHost: evil.example\r\nOrigin: http://evil.example\r\n" \
-        f"Content-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{{\"pin\":\"1\"}} "
+    r = "POST /api/login HTTP/1.1\r\nHost: evil.example\r\nOrigin: http://evil.example\r\n" \
+        "Content-Type: application/json\r\nContent-Length: 12\r\nConnection: close\r\n\r\n{\"pin\":\"1\"} "
     assert raw(server, r.encode())[0] == 400
 
 

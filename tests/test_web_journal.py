@@ -1,4 +1,4 @@
-"""Retries and the journal (issue 13): retried requests play once, a damaged or full journal is said
+"""Retries and the journal: retried requests play once, a damaged or full journal is said
 plainly and never stops the table, and a game travels as a flure-game/1 record (``flure replay``).
 
 Real SQLite files throughout; the kill -9 case runs ``flure play`` as a real process."""
@@ -269,7 +269,8 @@ def test_a_damaged_database_file_is_kept_aside_and_a_fresh_journal_starts(tmp_pa
     status = client.get("/api/status", headers=AUTH).json["journal"]
     assert "was damaged" in status["detail"]["error"] and "s.db.damaged-" in status["detail"]["error"]
     assert status["detail"]["error_i18n"]["en"] == status["detail"]["error"]
-    assert "war beschädigt" in status["detail"]["error_i18n"]["de"] and "s.db.damaged-" in status["detail"]["error_i18n"]["de"]
+    german = status["detail"]["error_i18n"]["de"]
+    assert "war beschädigt" in german and "s.db.damaged-" in german
     assert "était endommagé" in status["detail"]["error_i18n"]["fr"]
     assert "estaba dañado" in status["detail"]["error_i18n"]["es"]
     assert client.post("/api/game", json=PLAYERS, headers=AUTH).status_code == 200   # writes work again

@@ -1,4 +1,4 @@
-"""Everyone at the table can follow (issue 28), in headless Chromium against the real server: a referee's
+"""Everyone at the table can follow, in headless Chromium against the real server: a referee's
 whole turn with the keyboard alone (log in, move every pawn, draw the monster's tile, fix a square the
 camera misread), the PIN dialog keeping the focus, the skip link, visible focus, reduced motion
 honoured on the phone, and the board's small texts readable (WCAG contrast, which axe-core cannot
@@ -9,10 +9,10 @@ import time
 
 import pytest
 
+from browser_helpers import SPEECH_STUB, needs_chromium
 from companion_app.palette import PLAYERS
 from companion_app.table.fakes import FakeCamera
 from companion_app.web.server import Server
-from browser_helpers import SPEECH_STUB, browser, needs_chromium  # noqa: F401 - browser is a fixture
 from test_palette import contrast
 from web_helpers import OUTPUT, TOKEN, longest, make_app, play_pawn_phase, session_with, show_table
 
@@ -180,7 +180,8 @@ def test_the_phone_honours_reduced_motion(browser, live, motion):
     page.wait_for_selector("svg.board .monster")
     page.click("#speak")
     page.evaluate("""() => { window.__anim = []; const svg = document.querySelector("svg.board");
-      new MutationObserver(() => window.__anim.push(svg.dataset.anim)).observe(svg, { attributes: true, attributeFilter: ["data-anim"] }); }""")
+      new MutationObserver(() => window.__anim.push(svg.dataset.anim))
+        .observe(svg, { attributes: true, attributeFilter: ["data-anim"] }); }""")
     session.act({"type": "draw"})
     started = time.monotonic()
     page.wait_for_selector("svg.board[data-anim='done']", timeout=30000)

@@ -5,7 +5,6 @@ import json
 import urllib.request
 
 from companion_app.web.server import Server
-
 from live_load import loopback
 from web_helpers import AUTH, SseClient, make_app, play_pawn_phase
 

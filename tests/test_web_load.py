@@ -1,4 +1,4 @@
-"""Live updates at scale (issue 13): 100 screens on a real ``flure play`` all get every update while
+"""Live updates at scale: 100 screens on a real ``flure play`` all get every update while
 the server's memory stays flat; a phone that goes away frees its slot within seconds; one device
 cannot take every stream, and the referee's tablet always gets one.
 
@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-from companion_app.table.events import PER_ADDRESS
 from companion_app.web.server import Server
 from live_load import LiveClients, Table, loopback
 from web_helpers import TOKEN, make_app

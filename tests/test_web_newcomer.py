@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from browser_helpers import needs_chromium, phone, referee_login
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
-from browser_helpers import browser, needs_chromium, phone, referee_login  # noqa: F401 - browser is a fixture
 from web_helpers import make_app, session_with, show_table
 
 pytestmark = needs_chromium

@@ -1,8 +1,8 @@
 """The table session: SQLite persistence and resume, undo, the log, and devices that fail or vanish."""
 from __future__ import annotations
 
-import sqlite3
 import json
+import sqlite3
 import time
 
 import pytest
@@ -12,7 +12,6 @@ from companion_app.table.fakes import FakeLeds
 from companion_app.table.session import TableSession
 from companion_app.table.store import Store
 from engine.errors import GameActionError
-
 from web_helpers import play_pawn_phase, session_with, show_table
 
 
@@ -155,7 +154,7 @@ def test_leds_on_the_hardware_emulator_receive_frames(tmp_path):
 
 def test_an_led_port_that_is_not_there_is_said_at_start_and_the_session_goes_on(tmp_path):
     """Said at start; once the device is plugged in (a real pty appearing at that path) the live status
-    is "connected" with no trace of the startup note (it used to stay there for good)."""
+    is "connected" with no trace of the startup note (it does not stay there for good)."""
     import os
     import select
     import threading
@@ -321,8 +320,12 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
 def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
     """A square the camera cannot see is unknown, never empty (engine.reconcile): the hidden pawn
     is taken from the game only because one legal move explains everything seen."""
+    from companion_app.table.readings import action_for, compare, reconcile_reading, unseen_squares
     from engine.game import Game
-    from companion_app.table.readings import compare, confirm_action, unseen_squares
+
+    def confirm_action(game, reading, fixes=()):
+        action, words = action_for(game, reconcile_reading(game, reading, fixes))
+        return action, str(words)
 
     game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
     seen = game.position.to_setup()

@@ -31,6 +31,7 @@ from pathlib import Path
 from engine.errors import FlureError
 from engine.geometry import SQUARES, square_name
 
+
 def default_report() -> Path:
     """Where a run writes its report unless told: the system's temporary folder, never the
     repository (the tracked ``vision/eval_report.json`` is a recorded run the README quotes)."""
@@ -346,7 +347,7 @@ def run(args, calibration=None) -> int:
     """``flure vision eval``: returns 0 when the set ran (targets are reported, not enforced).
 
     ``calibration`` is a loaded one (or None): the command line reads the file."""
-    from vision import evaluate_moves   # imports this module: imported here, not at the top
+    from vision import evaluate_moves  # imports this module: imported here, not at the top
     moves = getattr(args, "moves", False)
     grid = evaluate_moves.MOVE_LEVELS if moves else LEVELS
     if getattr(args, "list_levels", False):

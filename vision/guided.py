@@ -91,7 +91,7 @@ def guided_look(gray: np.ndarray, loc, scheme: Scheme, square: int, expected: se
                 config: ReaderConfig = DEFAULT_CONFIG, guided: GuidedConfig = GUIDED) -> int | None:
     """The expected sticker id read on ``square`` of one frame, or None (nothing clear enough, or the
     blind decoder reads another sticker there).  ``loc`` is the frame's BoardLocation."""
-    from .reader import _square_regions   # late: the reader's own helper, the reader does not import this
+    from .reader import _square_regions  # late: the reader's own helper, the reader does not import this
 
     if not expected:
         return None

@@ -24,12 +24,20 @@ from engine.pools import pool_squares
 from engine.position import BOARD, Pawn, Position, Teleporter, both_on
 from engine.wording import Term, Text
 
+from . import problems as say
 from .config import DEFAULT_CONFIG, ReaderConfig
-from .detect import (Detections, border_corners, check_frame, detect_in_regions, detect_markers,
-                     marker_centres, marker_cells, merge_detections)
+from .detect import (
+    Detections,
+    border_corners,
+    check_frame,
+    detect_in_regions,
+    detect_markers,
+    marker_cells,
+    marker_centres,
+    merge_detections,
+)
 from .locate import BoardLocation, LensCalibration, LocateResult, lens_calibration, locate_board
 from .occlusion import card_zone_unclear, find_occlusion, frame_cells
-from . import problems as say
 from .problems import board_not_located, object_words, piece_words
 from .reading import Reading, SeenSticker, not_located, problem, status_problem
 from .scheme import Scheme, Sticker, load_scheme, rotation_of_corners

@@ -5,7 +5,8 @@ Swapping the camera is a string in the configuration, as with pyserial's URLs:
 (the Raspberry Pi camera, ``pi`` extra), ``"synthetic"`` (the digital twin) or ``"simulated"``
 (a simulated table, vision.twin.table: here its basic setup; ``flure play`` gives it players).
 The cameras take ``exposure=`` to lock exposure, gain and white balance (a hand moving over
-the table must not change the picture's brightness); ``exposure_note`` says what was honoured.
+the table must not change the picture's brightness); ``exposure_note`` says what was honoured,
+``exposure_honoured`` whether all of it was.
 Every source returns BGR uint8 frames, or None when there is no frame (end of a
 file, camera unplugged); none of them raises from ``read``.
 """
@@ -24,6 +25,11 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 class SourceError(Worded, RuntimeError):
     """A source that cannot be opened at all (names the source and why), as wording data
     (engine.wording.Worded): flure doctor and the referee's devices card say it in their language."""
+
+
+class UnknownSourceError(SourceError):
+    """A source setting that names no kind of camera (not a camera index, file, URL, folder or
+    known name): retrying cannot help, unlike a camera that is only unplugged now."""
 
 
 @runtime_checkable
@@ -65,6 +71,7 @@ class VideoCaptureSource:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         if height:
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self.exposure_honoured = False      # every exposure setting asked for was taken (set by _lock)
         self.exposure_note = self._lock(exposure) if exposure else ""
 
     def _lock(self, exposure: Exposure) -> str:
@@ -84,6 +91,7 @@ class VideoCaptureSource:
         if gains:
             put(Term(N_("white balance locked")), cv2.CAP_PROP_AUTO_WB, 0)
             ignored.append(Term(N_("colour gains (OpenCV has no control for them)")))
+        self.exposure_honoured = bool(done) and not ignored
         return _exposure_note(done, ignored)
 
     def read(self) -> np.ndarray | None:
@@ -160,6 +168,7 @@ class PicameraSource:
                                                                      "format": "RGB888"}))
             camera.start()
         self._cam = camera
+        self.exposure_honoured = False      # every exposure setting asked for was taken (set by _lock)
         self.exposure_note = self._lock(exposure) if exposure else ""
 
     def _lock(self, exposure: Exposure) -> str:
@@ -179,6 +188,7 @@ class PicameraSource:
             self._cam.set_controls(controls)
         except Exception as exc:  # noqa: BLE001 - a camera without a control still gives pictures
             return _exposure_note([], [f"{', '.join(controls)} ({exc})"])
+        self.exposure_honoured = bool(controls)
         return _exposure_note([f"{k}={v}" for k, v in controls.items()], [])
 
     def read(self) -> np.ndarray | None:
@@ -285,8 +295,8 @@ def open_source(spec: str, **options) -> FrameSource:
         return FolderSource(path, loop=bool(options.get("loop", False)), max_side=max_side)
     if "://" in spec or path.is_file():
         return VideoCaptureSource(spec, exposure=exposure)
-    raise SourceError(Text(N_("unknown camera source %(spec)s: use a camera index like 0, a video file, a stream URL, "
-                              "a folder of images, 'picamera', 'simulated' or 'synthetic'"), spec=repr(spec)))
+    raise UnknownSourceError(Text(N_("unknown camera source %(spec)s: use a camera index like 0, a video file, a stream "
+                                     "URL, a folder of images, 'picamera', 'simulated' or 'synthetic'"), spec=repr(spec)))
 
 
 def _basic_state():

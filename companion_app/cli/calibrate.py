@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 from . import fail, needs_action
+from .inputs import IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs, output_path
 from .lang import _, language
-from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_calibration_file, load_inputs,
-                     output_path)
 
 
 def register(subparsers) -> None:

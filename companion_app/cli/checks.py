@@ -17,10 +17,10 @@ from pathlib import Path
 
 from engine.wording import os_reason
 
-from ..i18n import DEFAULT, gettext as _g
+from ..i18n import DEFAULT
+from ..i18n import gettext as _g
 from ..i18n.text import render
-from ..table.checks import (MIN_FREE_MB, Finding, calibration_problems, check_board,  # noqa: F401 - re-exported
-                            check_calibration, check_database)
+from ..table.checks import MIN_FREE_MB, Finding, calibration_problems, check_board, check_calibration, check_database  # noqa: F401 - re-exported
 
 N_ = lambda s: s   # noqa: E731 - marks a topic for extraction; Finding.line words it
 
@@ -66,7 +66,7 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
     exposure = []
     if cam.exposure.locked:
         said = getattr(source, "exposure_note", "")    # a Said: English, with its wording data (vision.sources)
-        honoured = said.startswith("exposure locked") and "not honoured" not in said
+        honoured = getattr(source, "exposure_honoured", False)   # a source without exposure controls: not
         note = render(getattr(said, "text", said), lang) or _g(lang, "this source has no exposure controls")
         exposure = [Finding(N_("exposure"), honoured, note if honoured else
                             _g(lang, "%(note)s: remove what it ignores from [camera.exposure], or set it in the "
@@ -103,7 +103,7 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
 
 
 def check_phone(config, lang: str = DEFAULT) -> list[Finding]:
-    """A phone as the camera (issue 26): it sends frames to the running session only, so the doctor checks
+    """A phone as the camera: it sends frames to the running session only, so the doctor checks
     what the phone needs from this machine, the HTTPS certificate; the live state is on the Devices card."""
     from ..tls import TlsError, default_folder, ensure_certificate, table_addresses, table_names
 

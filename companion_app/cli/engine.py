@@ -6,15 +6,14 @@ the same in every language.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 from engine import jsontext
 
+from ..i18n.text import error_text  # an engine error in a language (plain English ones stay English)
 from . import fail, needs_action
-from ..i18n.text import error_text   # an engine error in a language (plain English ones stay English)
 from .lang import _, language, why
 
 DEMO_SETUP = {
@@ -188,7 +187,7 @@ def print_plan(plan) -> None:
     referee log show too: ``plan_text``, whose English is ``Plan.lines()``), and the board after."""
     from engine.geometry import direction_name, square_name
 
-    from ..i18n import pgettext as in_context   # the direction's msgid is plan_text's (context "direction")
+    from ..i18n import pgettext as in_context  # the direction's msgid is plan_text's (context "direction")
     from ..i18n.plan_text import plan_lines
     start = plan.start
     print(_("Tombstone tile %(tile)s: the monster starts on %(square)s facing %(direction)s.", tile=plan.tile,

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import functools
 
-from . import fail
 from ..i18n.text import error_text, render
+from . import fail
 from .lang import _, language, why
-
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")   # what the image-writing commands are asked for
 

@@ -96,6 +96,7 @@ def n_(singular: str, plural: str, num: int, **params) -> str:
 def why(exc: BaseException) -> str:
     """Why the system refused a file, port or device (an ``OSError``), in the command's language."""
     from engine.wording import os_reason
+
     from ..i18n.text import render
     return render(os_reason(exc), _language)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import socket
-from pathlib import Path
 
 from .config import add_table_options, load_from_args
 from .lang import N_, _, language, why
@@ -70,16 +69,15 @@ def play(args) -> int:
     from engine.position import basic_position
     from engine.wording import NP_, Text
 
+    from ..table.config import TableConfigError
     from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
     from ..table.session import TableSession
     from ..table.store import Store
+    from ..web import systemd
     from ..web.app import create_app
     from ..web.qr import qr_terminal
     from ..web.security import new_pin
     from ..web.server import Server
-    from ..table.config import TableConfigError
-    from ..web import systemd
-
     from .logs import configure
 
     configure()     # warnings and errors to stderr (the journal under systemd), with their level

@@ -12,9 +12,9 @@ import argparse
 import json
 from pathlib import Path
 
+from ..i18n.text import error_text
 from . import fail
 from .inputs import check_output
-from ..i18n.text import error_text
 from .lang import N_, _, language, why
 
 DESCRIPTION = N_("""\
@@ -118,6 +118,7 @@ def run(args) -> int:
             print(_("pawn %(old)s is drawn as %(new)s", old=old, new=new))
 
     import cv2
+
     from vision.twin.scene import render_burst
     try:
         frames = render_burst(
@@ -128,7 +129,8 @@ def run(args) -> int:
             jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
         unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
-        return fail(error_text(exc, language()) + (_("; --name-pawns draws such pawns with free stickers") if unnamed else ""))
+        hint = _("; --name-pawns draws such pawns with free stickers") if unnamed else ""
+        return fail(error_text(exc, language()) + hint)
     out = Path(args.output)
     paths = [out] if len(frames) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(len(frames))]
     for path, (img, _truth) in zip(paths, frames):
@@ -166,8 +168,8 @@ def name_pawns(position):
 
 
 def _read_setup(path: Path):
-    from engine.position import Position
     from engine.jsontext import loads
+    from engine.position import Position
     data = loads(path.read_bytes())   # JsonTextError: not UTF-8, not JSON, too deep, huge numbers
     setup = data.get("setup", data) if isinstance(data, dict) else data
     return Position.from_setup(setup, strict=False, where=f"{path.name}: setup")

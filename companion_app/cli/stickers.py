@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from . import fail
-from .lang import _, why
 from .inputs import check_output
+from .lang import _, why
 
 
 def register(subparsers) -> None:

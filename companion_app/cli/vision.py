@@ -13,8 +13,15 @@ import sys
 from pathlib import Path
 
 from . import Parser, fail, needs_action
-from .inputs import (IMAGE_SUFFIXES, InputError, exits_2_on_input_error, load_before, load_calibration_file,
-                     load_inputs, output_path)
+from .inputs import (
+    IMAGE_SUFFIXES,
+    InputError,
+    exits_2_on_input_error,
+    load_before,
+    load_calibration_file,
+    load_inputs,
+    output_path,
+)
 from .lang import _, language
 
 
@@ -54,7 +61,7 @@ def register(subparsers) -> None:
     _common(w)
     w.set_defaults(func=cmd_watch)
 
-    from . import render as twin_cli   # argparse only: cheap
+    from . import render as twin_cli  # argparse only: cheap
     m = sub.add_parser("render", help=_("make a camera image of a position with the synthetic camera"),
                        description=_(twin_cli.DESCRIPTION), epilog=twin_cli.EXAMPLES,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,6 +136,7 @@ def cmd_explain(args) -> int:
 @exits_2_on_input_error
 def cmd_show(args) -> int:
     import cv2
+
     from vision.draw import draw_reading
     from vision.problems import problem_words
     from vision.reader import read_image

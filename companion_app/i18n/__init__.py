@@ -10,8 +10,9 @@ so a fresh checkout works without a build step.
 Two domains: ``messages`` (the app's words, extracted from the code) and ``rules`` (the rules
 reference: each rule's title and paragraphs, the template made from ``web/rules.json`` by
 ``web/make_rules.py``, context = the rule id).  The rules are their own domain because their
-msgids come from the spec, not the code, and are long texts a translator reads rule by rule.  The browser's scripts get the same catalogs
-as JSON (``catalog(lang)``): one source of words, no hand-made dictionaries.
+msgids come from the spec, not the code, and are long texts a translator reads rule by rule.  The
+browser's scripts get the same catalogs as JSON (``catalog(lang)``): one source of words, no
+hand-made dictionaries.
 """
 from __future__ import annotations
 

@@ -12,10 +12,12 @@ from engine.game import Game
 from engine.geometry import parse_square, square_name
 from engine.pools import pool_squares
 
-from . import gettext as _g, ngettext_in, pgettext as _pg, pick
-from .plan_text import colour_name as _colour, pawn_name as _pawn
+from . import gettext as _g
+from . import ngettext_in, pick
+from . import pgettext as _pg
+from .plan_text import colour_name as _colour
+from .plan_text import pawn_name as _pawn
 from .text import render
-
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction
 WAITING = N_("Waiting for the referee to start a game.")

@@ -12,7 +12,9 @@ from __future__ import annotations
 from engine.geometry import direction_name, square_name
 from engine.plan import Eat, Enter, Look, Pivot, Plan, Push, Slide, Step, Stop, Teleport, Wrap
 
-from . import gettext as _g, pgettext as _pg, pick
+from . import gettext as _g
+from . import pgettext as _pg
+from . import pick
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid for extraction; translated where it is used
 NP_ = lambda context, s: s   # noqa: E731 - the same with a context (pgettext)

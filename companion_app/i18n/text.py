@@ -11,7 +11,9 @@ from __future__ import annotations
 from engine.errors import FlureError
 from engine.wording import Cap, Colour, Direction, Join, Pawn, Plural, Said, Term, Text
 
-from . import LANGUAGES, gettext as _g, pgettext as _pg, pick, translations
+from . import LANGUAGES, pick, translations
+from . import gettext as _g
+from . import pgettext as _pg
 from .plan_text import colour_name, pawn_name
 
 

@@ -14,6 +14,7 @@ be between 1 and 65535``); nothing here raises anything but ``TableConfigError``
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import tomllib
@@ -21,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from engine.jsontext import MAX_DEPTH, data_depth
+from engine.wording import N_, Term, Text, Worded, os_reason
 from hardware.config import DEFAULT_PATH as HARDWARE_DEFAULT_PATH
 from hardware.config import HardwareConfig, HardwareConfigError, check_number, not_a_section, not_a_switch, only_keys
 from hardware.config import load_config as load_hardware_config
-from engine.jsontext import MAX_DEPTH, data_depth
-from engine.wording import N_, Term, Text, Worded, os_reason
 
 DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
@@ -256,6 +257,7 @@ def load_table_config(path: str | Path | None = None,
     _flatten(defaults, "", values, origins, "default")
     _flatten(user, "", values, origins, f"file {file_path}")
     merged = _merge(defaults, user)
+    from_file = copy.deepcopy(merged)
     for dotted, value in (overrides or {}).items():
         if value is None:
             continue
@@ -267,17 +269,21 @@ def load_table_config(path: str | Path | None = None,
     def origin_of(section: str, key: str) -> str:
         return origins.get(f"{section}.{key}", "default")
 
+    def build(data: Mapping):
+        return (_camera(data.get("camera", {}), base, origin_of), _session(data.get("table", {})),
+                _web(data.get("web", {}), base, origin_of), _speaker(data.get("speaker", {})),
+                load_hardware_config({k: data[k] for k in HARDWARE_SECTIONS if k in data}))
+
     try:
-        camera = _camera(merged.get("camera", {}), base, origin_of)
-        table = _session(merged.get("table", {}))
-        web = _web(merged.get("web", {}), base, origin_of)
-        speaker = _speaker(merged.get("speaker", {}))
-    except HardwareConfigError as exc:
-        raise TableConfigError(_at(_blame(str(exc), origins, where), exc)) from None
-    try:
-        hardware = load_hardware_config({k: merged[k] for k in HARDWARE_SECTIONS if k in merged})
+        camera, table, web, speaker, hardware = build(merged)
     except (HardwareConfigError, ValueError) as exc:
-        raise TableConfigError(_at(_blame(str(exc), origins, where), exc)) from None
+        if merged == from_file:
+            raise TableConfigError(_at(where, exc)) from None
+        try:                 # the file alone: its own error first, else the command line is to blame
+            build(from_file)
+        except (HardwareConfigError, ValueError) as file_exc:
+            raise TableConfigError(_at(where, file_exc)) from None
+        raise TableConfigError(_at(Term(N_("command line")), exc)) from None
     hardware = dataclasses.replace(hardware, source=str(where))
     return TableConfig(camera=camera, table=table, web=web, hardware=hardware, speaker=speaker, path=file_path,
                        values=values, origins=origins)
@@ -373,7 +379,8 @@ def _session(d: Mapping) -> SessionConfig:
     only_keys("table", d, {"mode", "stable_frames", "language"})
     mode = d.get("mode", "confirm")
     if mode not in MODES:
-        raise HardwareConfigError(Text(N_("[table] mode %(mode)s is not known (use \"auto\" or \"confirm\")"), mode=repr(mode)))
+        raise HardwareConfigError(Text(N_("[table] mode %(mode)s is not known (use \"auto\" or \"confirm\")"),
+                                       mode=repr(mode)))
     language = _text("table", "language", d.get("language", "en")).lower()
     if language not in LANGUAGES:
         raise HardwareConfigError(Text(N_("[table] language = %(language)s is not a language the table speaks: use "
@@ -487,16 +494,6 @@ def _flatten(data: Mapping, prefix: str, values: dict, origins: dict, origin: st
 def _at(where, exc: Exception) -> Text:
     """``where: the error``, the error kept as wording data (rendered in the reader's language)."""
     return Text(N_("%(where)s: %(error)s"), where=where, error=exc)
-
-
-def _blame(message: str, origins: Mapping[str, str], where):
-    """Which source a message's ``[section] key`` came from: the command line or the file."""
-    import re
-
-    m = re.match(r"\[([\w.]+)\] (\w+)", message)
-    if m and origins.get(f"{m.group(1)}.{m.group(2)}") == "command line":
-        return Term(N_("command line"))
-    return where
 
 
 def describe(config: TableConfig) -> list[tuple[str, Any, str]]:

@@ -25,6 +25,7 @@ from engine.wording import N_, Pawn, Term, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
 from ..i18n.text import Rendered, in_all
+from .actors import By, read_by
 from .simulated import SimulatedPlayers, Watch
 
 DEMO_PLAYERS = ("red", "blue")
@@ -146,7 +147,8 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
     moves = monster = referee = 0
     for step in store.history(game_id)[1:]:
         action = step.action
-        if not str(action.get("by", "referee")).startswith("camera"):
+        by = read_by(action.get("by", By.REFEREE))
+        if by is None or not by.camera:
             referee += 1
         elif action.get("type") in ("move", "pawn-at"):
             moves += 1
@@ -164,8 +166,9 @@ def _worded(view: dict, key: str):
 
 def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str | Text]:
     """Wait for the demo game to end; (exit status, last line).  The contract line ``demo finished: …``
-    is a plain English str (TABLE.md); a stall's line is wording data (``Text``) the caller renders.  A stall ends it with the reason;
-    without a camera that is certain (the players act only on the table), so it is said sooner."""
+    is a plain English str (TABLE.md); a stall's line is wording data (``Text``) the caller renders.  A
+    stall ends it with the reason; without a camera that is certain (the players act only on the
+    table), so it is said sooner."""
     stall = max(20.0, STALL_S / max(speed, 1.0)) if camera else NO_CAMERA_S
     last_seq, last_change = session.seq, time.monotonic()
     while True:

@@ -19,6 +19,7 @@ from engine.wording import N_, Join, Said, Term, Text
 from vision.problems import problem_words
 
 from ..i18n.text import in_all
+from .actors import By, Trigger
 from .frames import MAX_READ_SIDE, KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
 
@@ -117,7 +118,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
     """
     try:
         from vision.pipeline import TableCamera
-        from vision.sources import SourceError, open_source
+        from vision.sources import SourceError, UnknownSourceError, open_source
 
         from .watcher import CameraWorker
 
@@ -165,9 +166,9 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         if open_frames is None:
             try:
                 first = [opened()]
-            except SourceError as exc:
-                if str(exc).startswith("unknown camera source"):
-                    raise
+            except UnknownSourceError:
+                raise
+            except SourceError:
                 first = []          # not there now: the worker says so and tries again
 
         def source():
@@ -233,7 +234,8 @@ def open_speaker(speaker_config, language: str) -> Device[Speaker]:
     if not speaker_config.enabled:
         return Device("speaker", None, why=Text(N_("switched off ([speaker] enabled = false)")), off=True)
     try:
-        from hardware.speaker import Speaker as EspeakSpeaker, SpeakerMissing, voice_for
+        from hardware.speaker import Speaker as EspeakSpeaker
+        from hardware.speaker import SpeakerMissing, voice_for
 
         voice = voice_for(language, speaker_config.voice)
         speaker = EspeakSpeaker(voice, speaker_config.rate)
@@ -257,8 +259,8 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
             warnings.simplefilter("ignore")
             buttons = TableButtons(config, pin_factory,
-                                   on_monster=session.from_table(lambda: session.act({"type": "draw"}, by="button")),
-                                   on_confirm=session.from_table(lambda: session.confirm_reading(by="button")),
+                                   on_monster=session.from_table(lambda: session.act({"type": "draw"}, by=By.BUTTON)),
+                                   on_confirm=session.from_table(lambda: session.confirm_reading(by=Trigger.BUTTON)),
                                    on_undo=session.from_table(session.undo))
         return Device("buttons", buttons, why="")
     except Exception as exc:  # noqa: BLE001

@@ -1,8 +1,7 @@
 """What the table session asks of its devices, as typed interfaces (``typing.Protocol``).
 
-Why: the session used to call devices by method names in strings, and the tests'
-fakes were copied by hand, so renaming ``LedGrid.show_plan`` broke the table silently.
-Now the session calls these methods by name in code (a type checker sees them), the
+Why: the session calls these methods by name in code (a type checker sees them, and renaming
+``LedGrid.show_plan`` cannot break the table silently), the
 real devices (``watcher.CameraWorker``, ``hardware.leds.LedGrid``,
 ``hardware.buttons.TableButtons``, ``hardware.speaker.Speaker``) and the fakes in ``fakes.py`` both have to match
 them, and ``tests/test_table_interfaces.py`` checks both against the same Protocols

@@ -21,7 +21,6 @@ from engine.wording import N_, Join, Said, Text
 
 from ..i18n import LANGUAGES
 from ..i18n.text import in_all, render
-
 from .store import JournalError, Step, unreadable
 
 log = logging.getLogger(__name__)

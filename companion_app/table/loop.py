@@ -28,8 +28,8 @@ from vision.problems import problem_words
 from ..i18n import LANGUAGES
 from ..i18n.game_text import all_placed_lines, all_summaries
 from ..i18n.text import Rendered, in_all
-from .readings import (action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares,
-                       with_game_pools)
+from .actors import By, Trigger
+from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares, with_game_pools
 
 log = logging.getLogger(__name__)
 MODES = ("auto", "confirm")
@@ -101,10 +101,8 @@ def explain_reading(game, reading: dict, fixes, frames=None) -> Change:
     answer = reconcile_reading(game, board_only, fixes, frames)
     if not answer.accepted:
         problem = answer.problems[0]
-        illegal = problem.code == "unexplained"
+        illegal = problem.code == "unexplained"   # engine.reconcile's own sentence says no legal change explains it
         message = problem.words if problem.words is not None else problem.message
-        if illegal and "explains" not in problem.message:
-            message = Text(N_("no legal change explains what the camera sees: %(why)s"), why=message)
         settle = problem.code in ("ambiguous", "destination-unseen") and problem.square is not None
         return Change("refused" if illegal else "ask", message, blink=illegal,
                       uncover=square_name(problem.square) if settle else None)
@@ -253,7 +251,7 @@ class TableLoop:
             if fresh and change.get("kind") == "tile" or (fresh or unseen) and change.get("kind") in APPLIED \
                     and self.mode == "auto":
                 try:
-                    self.gate("auto")
+                    self.gate(Trigger.AUTO)
                 except FlureError as exc:   # the game refused after all: shown, never raised into the worker
                     log.info("camera proposal refused: %s", exc)
                 return
@@ -269,8 +267,9 @@ class TableLoop:
         self._publish()
 
     # -- the one gate -------------------------------------------------------------------------
-    def gate(self, by: str, expect: dict | None = None) -> dict:
-        """Apply the current camera proposal (``by``: auto, screen or button); refuse with the reason why not."""
+    def gate(self, by: Trigger, expect: dict | None = None) -> dict:
+        """Apply the current camera proposal (``by``: what let it through); refuse with the reason why not."""
+        by = Trigger(by)
         session = self.session
         with session._lock:
             view = self._judge()
@@ -283,9 +282,9 @@ class TableLoop:
                                               "played. The camera now sees: %(move)s. Look again, then confirm."),
                                            move=Rendered(change["message_i18n"])))
             session.record_reading(self.update.reading, change["message"])
-            state = session.act(action, by="camera" if by == "auto" else f"camera+{by}")
+            state = session.act(action, by=by.by)
             self.applied.append({"seq": session.seq, "game_id": session.game_id, "text": change["message"],
-                                 "text_i18n": change.get("message_i18n"), "by": by, "action": action})
+                                 "text_i18n": change.get("message_i18n"), "by": by.value, "action": action})
             del self.applied[:-10]
             self.refresh()
         state["confirmed"] = change["message"]
@@ -314,7 +313,7 @@ class TableLoop:
             if problems:
                 raise GameActionError(Text(N_("The table cannot become the game's position: %(problems)s"),
                                            problems=Join("; ", [words for _, words, _ in problems])))
-            state = session.act({"type": "correct", "position": position.to_setup()}, by="referee")
+            session.act({"type": "correct", "position": position.to_setup()}, by=By.REFEREE)
             self.follow = None       # the game now is the table
             session.add_log_line(Text(N_("The referee accepted the table as it is instead of: %(fixes)s."),
                                       fixes=Join("; ", [_words(f) for f in fixes])))

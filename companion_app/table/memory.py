@@ -8,8 +8,8 @@ frame on those images come from the heap arenas instead, where holes are kept ra
 given back, and every thread that ever touched a frame has its own arena.  Measured on this
 machine with the digital twin at 1280x720: 216 MB resident after 40 s, 129 MB with a fixed
 1 MB threshold (the images still come and go, but through mmap, so they are returned).
-Before this change the twin at 1920x1080, polled by the web server's request threads, took
-the process from 72 MB to 669 MB after ten polls.
+Without it the twin at 1920x1080, polled by the web server's request threads, takes the
+process from 72 MB to 669 MB after ten polls.
 
 ``keep_heap_small()`` fixes the threshold and caps the arenas; it is a no-op where the C
 library is not glibc (macOS, musl).

@@ -156,12 +156,6 @@ def reconcile_reading(game, reading, fixes=(), frames=None) -> Reconciliation:
     return result
 
 
-def confirm_action(game, reading, fixes=()) -> tuple[dict | None, str]:
-    """The game action a confirmed reading stands for, or None and the reason in plain words (English)."""
-    action, words = action_for(game, reconcile_reading(game, reading, fixes))
-    return action, str(words)
-
-
 def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
     """The game action an answer of ``engine.reconcile`` stands for, or None and why (wording data,
     engine.wording, or plain English text)."""

@@ -24,14 +24,15 @@ from engine.wording import N_, Text
 
 from ..i18n.plan_text import all_plan_lines
 from ..i18n.text import in_all
-from .events import Broker, sse_message
+from .actors import By, Trigger
 from .devices import Device
+from .events import Broker, sse_message
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds, Speaker
+from .journal import JournalMixin
 from .loop import TableLoop
 from .readings import check_fix
 from .state import preview_json, public_state
-from .journal import JournalMixin
 from .store import JournalError, Store
 
 MONSTER_ACTIONS = ("draw", "tile")
@@ -118,17 +119,18 @@ class TableSession(JournalMixin):
             return self.state()
 
     # -- actions -----------------------------------------------------------
-    def act(self, action: dict, by: str = "referee") -> dict:
+    def act(self, action: dict, by: By | str = By.REFEREE) -> dict:
         """Apply one engine action; engine errors propagate (the view turns them into 4xx).
 
-        ``by`` is who gave it ("referee", "button", "camera", "camera+screen" …) and is saved with it.
+        ``by`` is who gave it (``actors.By``, or its string value) and is saved with it.
         An action that did not come from the camera reading the table leaves the table behind the
         game: the camera then guides the follow-up, as after every monster move.
         """
+        by = By(by)
         with self._lock:
             game = self._need_game()
             after = game.apply(action)
-            self.seq = self.store.push(self.game_id, {**action, "by": by}, after.to_json(), seq=self.seq + 1,
+            self.seq = self.store.push(self.game_id, {**action, "by": by.value}, after.to_json(), seq=self.seq + 1,
                                        **self._journal())
             self.game = after
             if action.get("type") in MONSTER_ACTIONS:
@@ -136,7 +138,7 @@ class TableSession(JournalMixin):
                 self._led_plan = None      # a new plan: animated even when an undo gave it the old one's seq
                 self.plan_turn = (game.round, game.turn)
                 self.loop.start_follow("round" if after.round != game.round else "monster")
-            elif not by.startswith("camera"):
+            elif not by.camera:
                 self.loop.start_follow("referee")
             self._led_mark = self._pawn_mark(action, by, after)
             self._add_log(self.seq, action, after)
@@ -209,8 +211,8 @@ class TableSession(JournalMixin):
                 raise
         return run
 
-    def confirm_reading(self, expect: dict | None = None, by: str = "screen") -> dict:
-        """Accept the camera's proposal (the referee's tap, or ``by="button"``): through the loop's one gate.
+    def confirm_reading(self, expect: dict | None = None, by: Trigger = Trigger.SCREEN) -> dict:
+        """Accept the camera's proposal (the referee's tap, or ``Trigger.BUTTON``): through the loop's one gate.
 
         ``expect`` is the action the referee's screen proposed: when the reading now stands for
         something else (a player moved on meanwhile), nothing is played and the referee looks again.
@@ -338,10 +340,10 @@ class TableSession(JournalMixin):
         lines = list(zip(step_times(plan, self.beat_ms), step_texts(plan, self.language)))
         self.speaker.call(lambda speaker: speaker.announce(lines))
 
-    def _pawn_mark(self, action: dict, by: str, after: Game) -> tuple | None:
+    def _pawn_mark(self, action: dict, by: By, after: Game) -> tuple | None:
         """A pawn move the camera applied by itself (auto mode) is briefly marked on the LEDs
         (TABLE.md "Modes"): (game, step, square, colour), or None when there is nothing to mark."""
-        if by != "camera" or action.get("type") != "move":
+        if by is not By.CAMERA or action.get("type") != "move":
             return None
         pawn = after.position.pawn(action["pawn"])
         if pawn.place != BOARD:

@@ -1,4 +1,4 @@
-"""The Setup page's work (issue 14): look at the live camera, calibrate the lens, lock the exposure,
+"""The Setup page's work: look at the live camera, calibrate the lens, lock the exposure,
 check the LED wiring — and save each result where the running session uses it at once.
 
 Why here and not in the web layer: it wires the camera device, the calibration package, the
@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.geometry import COLS, ROWS, SQUARES, square_name
-
 from engine.wording import N_, Text
 
-from ..i18n import DEFAULT, LANGUAGES, gettext as _g
+from ..i18n import DEFAULT, LANGUAGES
+from ..i18n import gettext as _g
 from ..i18n.text import in_all, render
 
 log = logging.getLogger(__name__)

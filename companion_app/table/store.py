@@ -137,8 +137,9 @@ class Answer:
 
 
 def is_damaged(exc: sqlite3.Error) -> bool:
-    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in SQLITE_DAMAGED or "malformed" in str(exc) \
-        or "not a database" in str(exc)
+    """A file SQLite finds damaged or not a database at all (by its error code, Python 3.11's
+    ``sqlite_errorcode``; extended codes keep the primary one in their low byte)."""
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF in SQLITE_DAMAGED
 
 
 class Store:
@@ -233,7 +234,7 @@ class Store:
         try:
             yield
         except sqlite3.OperationalError as exc:
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_FULL or "disk is full" in str(exc):
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_FULL:
                 raise self._full() from exc
             raise
         except OSError as exc:

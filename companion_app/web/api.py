@@ -15,13 +15,13 @@ from flask_babel import gettext as _
 from engine import jsontext
 from engine.errors import FlureError, InvalidSetupError
 
+from ..i18n.text import error_text, render
+from ..table.events import StreamRefused
+from ..table.journal import StaleRequestError, request_key
+from ..table.session import TableSession
 from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
-from ..i18n.text import error_text, render
 from .security import guarded_match, is_referee, log_in, referee_required
-from ..table.journal import StaleRequestError, request_key
-from ..table.events import StreamRefused
-from ..table.session import TableSession
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 RECORD_MAX_BODY = 512 * 1024   # a game record: ~100 bytes an action, a long game a few hundred actions
@@ -68,16 +68,16 @@ def body(schema: dict) -> dict:
         try:
             data = jsontext.loads(raw)
         except jsontext.JsonTextError as exc:
-            from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+            from .i18n import current_language  # as in engine_call: web.i18n registers its route here
             why = error_text(exc, current_language())
-            abort(400, _("The body is %(why)s", why=why) if str(exc).startswith("not ")
+            abort(400, _("The body is %(why)s", why=why) if isinstance(exc, jsontext.NotJsonError)
                   else _("The body cannot be used: %(why)s", why=why))
     try:
         if schema is schemas.ACTION:
             return schemas.validate_action(data)
         schemas.validate(data, schema)
     except schemas.SchemaError as exc:
-        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        from .i18n import current_language  # as in engine_call: web.i18n registers its route here
         abort(400, render(exc.words, current_language()))
     return data
 
@@ -94,7 +94,7 @@ def engine_call(fn, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except FlureError as exc:
-        from .i18n import current_language   # web.i18n registers its route here: imported when first needed
+        from .i18n import current_language  # web.i18n registers its route here: imported when first needed
         stale = {"stale": True} if isinstance(exc, StaleRequestError) else {}   # pages test this, not the sentence
         response = jsonify(error=error_text(exc, current_language()), rule=getattr(exc, "rule", None),
                            field=getattr(exc, "field", None), **stale)
@@ -140,7 +140,7 @@ def stream():
                                 max_streams=current_app.config["SSE_MAX_CLIENTS"],
                                 per_address=current_app.config["SSE_PER_ADDRESS"])
     except StreamRefused as exc:
-        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        from .i18n import current_language  # as in engine_call: web.i18n registers its route here
         response = jsonify(error=error_text(exc, current_language()))
         response.status_code = 503
         response.headers["Retry-After"] = "5"
@@ -162,7 +162,7 @@ def board():
 
 
 def _rules_language() -> str:
-    from .i18n import current_language   # here: web/i18n.py registers its own route through this module
+    from .i18n import current_language  # here: web/i18n.py registers its own route through this module
     return current_language()
 
 
@@ -366,7 +366,7 @@ def simulated_change():
         if "move" in data:
             out = rig.move_piece(data["move"]["from"], data["move"].get("to"))
     except ValueError as exc:
-        from .i18n import current_language   # as in engine_call: web.i18n registers its route here
+        from .i18n import current_language  # as in engine_call: web.i18n registers its route here
         abort(409, error_text(exc, current_language()))
     if "paused" in data:
         out = rig.pause(data["paused"])

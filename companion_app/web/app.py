@@ -14,12 +14,12 @@ from flask import Flask, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from .errors import error_page, sentence
-from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from ..table.events import PER_ADDRESS
-from .server import STREAM_LIMIT
 from ..table.session import TableSession
 from ..table.store import DiskFullError, JournalError, Store, default_path
+from .errors import error_page, sentence
+from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
+from .server import STREAM_LIMIT
 
 log = logging.getLogger(__name__)
 MAX_BODY = 16 * 1024   # the largest real body (a pawn-at with stones) is well under 1 KB
@@ -56,8 +56,8 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
-    from . import api, camera_page, i18n, move_picture, pages, setup  # noqa: F401 - they add their routes
     from ..table.setup import SetupTool
+    from . import api, camera_page, i18n, move_picture, pages, setup  # noqa: F401 - they add their routes
     app.extensions["flure_setup"] = SetupTool(session, table_config)
     i18n.init_app(app)
     app.register_blueprint(api.bp)
@@ -90,7 +90,7 @@ def _error_handlers(app: Flask) -> None:
         (507 for a full disk, 503 otherwise; the Devices card shows the same line)."""
         log.error("journal write failed on %s: %s", request.path, exc)
         from ..i18n.text import error_text
-        from .i18n import current_language   # web.i18n registers its route here: imported when first needed
+        from .i18n import current_language  # web.i18n registers its route here: imported when first needed
 
         full = isinstance(exc, DiskFullError)
         why = error_text(exc, current_language())   # ours in the request's language; SQLite's own words stay

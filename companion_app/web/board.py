@@ -3,8 +3,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.geometry import COLS, DIRECTIONS, ENTRANCE, EXIT, ROWS, SQUARES, direction_name, square_col, \
-    square_name, square_row, wall_letter
+from engine.geometry import (
+    COLS,
+    DIRECTIONS,
+    ENTRANCE,
+    EXIT,
+    ROWS,
+    SQUARES,
+    direction_name,
+    square_col,
+    square_name,
+    square_row,
+    wall_letter,
+)
 
 from ..palette import players_json
 

@@ -20,11 +20,11 @@ from flask import Response, current_app, jsonify, redirect, render_template, req
 from flask import session as browser_session
 from flask_babel import gettext as _
 
+from ..i18n.text import error_text
 from . import schemas
 from .api import body, route
 from .pages import bp as pages_bp
 from .security import IMAGE_BODY, is_referee
-from ..i18n.text import error_text
 
 PAIR_SECONDS = 600        # a pairing link works once, within ten minutes
 LOCAL = ("localhost", "127.0.0.1", "[::1]")

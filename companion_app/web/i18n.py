@@ -8,10 +8,11 @@ the first drawing is already in the right words.
 from __future__ import annotations
 
 from flask import Flask, abort, current_app, g, jsonify, request
-from flask_babel import Babel, gettext as _
+from flask_babel import Babel
+from flask_babel import gettext as _
 
+from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled
 from .api import route
-from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled, pick
 
 COOKIE = "lang"
 YEAR = 365 * 24 * 3600

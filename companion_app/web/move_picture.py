@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import Response, abort
 from flask_babel import gettext as _
 
-from .api import route, table
 from ..share import move_gif, move_png
+from .api import route, table
 
 
 def _picture(data: bytes, mimetype: str, name: str) -> Response:
@@ -23,7 +23,8 @@ def _last_plan():
     return plan
 
 
-@route("/move.gif", "GET", "The last monster move as an animated GIF: the start, then one frame a step", produces="image/gif")
+@route("/move.gif", "GET", "The last monster move as an animated GIF: the start, then one frame a step",
+       produces="image/gif")
 def move_animation():
     plan = _last_plan()
     return _picture(move_gif(plan), "image/gif", f"monster-move-{plan.tile or 'steps'}.gif")

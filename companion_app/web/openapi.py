@@ -37,13 +37,15 @@ STATE = {
         "tile_names_i18n": {"type": "object", "description": "tile_names in each language (en, fr, de, es)"},
         "summary_i18n": {"type": "object", "description": "summary in each language (en, fr, de, es)"},
         "note_i18n": {"type": "object", "description": "note (what the last action did) in each language (en, fr, de, es)"},
-        "plan_lines_i18n": {"type": "object", "description": "plan_lines in each language (en, fr, de, es): each phone shows its own"},
+        "plan_lines_i18n": {"type": "object",
+                            "description": "plan_lines in each language (en, fr, de, es): each phone shows its own"},
         "plan_lines": {"type": "array", "items": {"type": "string"},
                        "description": "the last move in the engine's words (Plan.lines): one line per step, "
                                       "the final look, how the move ended"},
         "tile_names": {"type": "object", "description": "tile → its name in this game (the 5 under G11 is three prey)"},
         "log": {"type": "array", "items": {"type": "object"},
-                "description": "{seq, text, text_i18n} (text_i18n: text in each language); the monster's lines (the same as plan_lines) carry \"plan\": true"},
+                "description": "{seq, text, text_i18n} (text_i18n: text in each language); the monster's lines "
+                               "(the same as plan_lines) carry \"plan\": true"},
     },
 }
 STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}
@@ -81,7 +83,8 @@ def document(routes) -> dict:
             op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
                                 for p in params]
         if r.body is not None:
-            op["requestBody"] = {"required": bool(r.body.get("required")), "content": {"application/json": {"schema": r.body}}}
+            op["requestBody"] = {"required": bool(r.body.get("required")),
+                                 "content": {"application/json": {"schema": r.body}}}
         if r.referee:
             op["security"] = [{"bearer": []}, {"refereeCookie": [], "csrf": []}]
             op["responses"]["401"] = _err("no referee token or session")

@@ -1,4 +1,4 @@
-"""The Setup page (issue 14) and its API under /api/setup: one thin view per request over
+"""The Setup page and its API under /api/setup: one thin view per request over
 ``table.setup.SetupTool``.  Referee only, like every state-changing route; the routes are
 recorded in ``api.ROUTES`` so the OpenAPI document lists them too."""
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 from flask_babel import gettext as _
 
+from ..i18n.text import render
+from ..table.setup import SetupError, SetupTool
 from . import api, schemas
 from .i18n import current_language
-from ..i18n.text import render
 from .security import referee_required
-from ..table.setup import SetupError, SetupTool
 
 bp = Blueprint("setup", __name__)
 api_bp = Blueprint("setup_api", __name__, url_prefix="/api/setup")

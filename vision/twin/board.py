@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.geometry import COLS, E, ENTRANCE, EXIT, N, ROWS, S, SQUARES, W, WALL_LETTERS, on_board
-from .draw import Canvas, marker_bits, marker_image
+from engine.geometry import COLS, ENTRANCE, EXIT, ROWS, SQUARES, WALL_LETTERS, E, N, S, W, on_board
+
 from ..scheme import Scheme
+from .draw import Canvas, marker_bits, marker_image
 
 # The texture covers the table around the sheet, the corner markers and the card zone.
 TEXTURE_ORIGIN_MM = (-150.0, -140.0)

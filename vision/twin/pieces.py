@@ -20,9 +20,10 @@ import numpy as np
 from engine.geometry import direction_name, square_name
 from engine.pools import pool_squares
 from engine.position import BOARD, Position
-from .draw import Canvas, marker_bits, marker_image
+
 from ..scheme import Scheme, Sticker, marker_corners_mm
 from ..stickers import PAWN_DISC_MM
+from .draw import Canvas, marker_bits, marker_image
 
 PAWN_COLOURS = {"blue": (200, 96, 30), "yellow": (40, 205, 235), "red": (40, 40, 200),
                 "green": (60, 150, 50), "purple": (140, 50, 120), "black": (35, 35, 35),

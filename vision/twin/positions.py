@@ -18,7 +18,14 @@ import numpy as np
 
 from engine.geometry import COLS, DELTAS, ROWS, SQUARES, around, on_board, square
 from engine.position import (
-    COLOURS, FACES, FOUR_PAWN_COLOURS, PAWN_KINDS, Pawn, Position, Teleporter, pawn_label,
+    COLOURS,
+    FACES,
+    FOUR_PAWN_COLOURS,
+    PAWN_KINDS,
+    Pawn,
+    Position,
+    Teleporter,
+    pawn_label,
 )
 
 TILE_NAMES = ("5", "7", "8", "10", "prey-1", "prey-2")

@@ -22,12 +22,13 @@ import numpy as np
 
 from engine.geometry import SQUARES, parse_square, square_name
 from engine.position import BOARD, Position
+
+from ..scheme import Scheme, load_scheme
 from . import effects as fx
 from .board import TABLE, TEXTURE_ORIGIN_MM, board_texture
 from .camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
 from .pieces import LayoutError, Placed, body_of, layout, piece_face
 from .positions import random_position
-from ..scheme import Scheme, load_scheme
 
 __all__ = ["render", "render_burst", "Truth", "StickerTruth", "LayoutError", "random_position"]
 

@@ -25,11 +25,12 @@ from engine.placement import PIECE_PLURALS, PIECES
 from engine.position import BOARD, STONE_KINDS, WAITING, Pawn, Position, Teleporter
 from engine.tablediff import THE_STONE
 from engine.wording import N_, Term, Text, Worded
+
+from ..scheme import Scheme, load_scheme
 from . import effects as fx
 from .camera import pose_camera
 from .pieces import Placed, layout
 from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board
-from ..scheme import Scheme, load_scheme
 
 # How far from its square's centre a player puts a piece down (mm).  The pawn disc is 27 mm on
 # a 30 mm square.  Measured with the reader at 1280x720: 4 mm off made it flag the neighbouring
