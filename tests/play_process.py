@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -16,6 +17,13 @@ START_TIMEOUT_S = 180
 STOP_TIMEOUT_S = 60         # Ctrl+C or SIGTERM to exit: it saves and closes the devices first
 
 
+def ctrl_c_as_at_a_terminal() -> None:
+    """In the child before it runs: SIGINT back to its default, as a terminal's Ctrl+C finds it.  A test run
+    started in the background of a script inherits SIGINT ignored (the shell does that to background jobs), and
+    Python then never turns SIGINT into KeyboardInterrupt, so the tests' Ctrl+C would not stop flure play."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_play(*args: str, timeout: float = START_TIMEOUT_S, ready_line: str = READY) -> tuple[subprocess.Popen, str]:
     """Run ``flure play *args`` and return it with what it printed up to "Press Ctrl+C" (it is serving then);
     ``ready_line`` is that line's words in another ``--lang``.
@@ -25,7 +33,7 @@ def start_play(*args: str, timeout: float = START_TIMEOUT_S, ready_line: str = R
     # --lang en first (a test's own --lang, later on the line, wins): the lines read here are English
     proc = subprocess.Popen([sys.executable, "-m", "companion_app.cli", "--lang", "en", "play", *args], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=ctrl_c_as_at_a_terminal)
     lines: list[str] = []
     ready = threading.Event()
 

@@ -132,7 +132,7 @@ def test_a_reading_is_refused_or_asked_by_the_problems_code_and_said_once(tmp_pa
     s.new_game(["red", "blue"], "red", seed=8)
     words = Text(N_("a reworded reason"))     # no "explains" in it: said as it is, never wrapped again
     monkeypatch.setattr(loop, "reconcile_reading",
-                        lambda game, reading, fixes: refused(game.position, Problem.said(code, words)))
+                        lambda game, reading, fixes, frames=None: refused(game.position, Problem.said(code, words)))
     change = explain_reading(s.game, {"setup": s.game.position.to_setup(), "problems": []}, {})
     assert change.kind == kind and change.blink is (kind == "refused") and change.message is words
 
