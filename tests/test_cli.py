@@ -102,6 +102,18 @@ def test_an_option_a_command_does_not_take_shows_that_commands_usage(capsys, arg
     assert exc.value.code == 2 and err.startswith(usage) and err.rstrip().endswith("unrecognized arguments: --fast"), err
 
 
+@pytest.mark.parametrize("argv, said", [(["--speed", "0"], "--speed: 0 is not from 0.1 to 100"),
+                                        (["--speed", "-1"], "--speed: -1 is not from 0.1 to 100"),
+                                        (["--speed", "nan"], "--speed: nan is not from 0.1 to 100"),
+                                        (["--mistakes", "2"], "--mistakes: 2 is not from 0 to 1")])
+def test_a_demo_pace_or_mistake_chance_out_of_range_is_a_usage_error(capsys, argv, said):
+    """``flure play --speed -1`` used to start a session 'at -1x their pace'; a chance above 1 was taken too."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["play", "--demo", *argv])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: flure play ") and said in err, err
+
+
 def _leds_show(tmp_path, env_extra: dict, tty: bool) -> str:
     """``flure leds show`` of a resolved plan on the simulated device, its output read through a pty
     (``tty``) or a pipe."""

@@ -121,3 +121,15 @@ def test_a_pairing_link_lets_a_phone_send_frames_without_the_pin(fake_camera_bro
         # the referee's Devices card lists the phone camera, connected
         wait_for(lambda: "Phone camera: phone camera: connected from 127.0.0.1, 1280×720" in
                  referee.locator("#devices").inner_text(), 20, "the phone on the Devices card")
+
+
+def test_a_page_that_cannot_have_the_camera_says_no_camera_not_connecting(browser, tmp_path):
+    """A browser with no camera (this headless Chromium has none): the header said "connecting…" for ever."""
+    with phone_table(tmp_path, https=False) as (_, _phone, server, _secure):
+        page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+        page.goto(server.url + "camera")
+        page.fill("#pin", TOKEN)
+        page.click("#login-form button")
+        page.wait_for_selector("#advice:has-text('The camera could not be opened')", timeout=10000)
+        assert page.locator("#link").inner_text() == "no camera"
+        page.context.close()

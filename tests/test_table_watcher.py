@@ -88,7 +88,7 @@ def test_stalled_camera_is_reopened_and_never_blocks_a_reader():
         worker.close()
 
 
-def test_ended_source_is_reopened():
+def test_ended_source_is_reopened(caplog):
     updates: list = []
     opened = []
 
@@ -102,6 +102,8 @@ def test_ended_source_is_reopened():
     try:
         lost = wait_for(lambda: next((u for u in updates if u.status["state"] == "lost"), None), what="end seen")
         assert "gives no more frames" in lost.status["message"]
+        # the log says why in words (it said "the camera: frame")
+        assert any(r.getMessage() == "the camera: no more frames" for r in caplog.records), caplog.text
         wait_for(lambda: any(u.stable for u in updates), what="stable after reopening")
         assert len(opened) >= 2
     finally:

@@ -75,7 +75,12 @@ def test_bad_input_is_a_plain_message(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "pawn A on j3 has no colour and kind" in err and "--name-pawns" in err
     assert main(["vision", "render", "--setup", str(tmp_path / "missing.json")]) == 2
-    assert "cannot read the setup" in capsys.readouterr().err
+    assert f"cannot read the setup {tmp_path / 'missing.json'}: No such file or directory\n" in capsys.readouterr().err
+    bad_square = tmp_path / "bad-square.json"           # the file named once, not twice
+    bad_square.write_text(json.dumps({"monster": {"at": "z99", "facing": "E"}}))
+    assert main(["vision", "render", "--setup", str(bad_square), "-o", str(tmp_path / "x.png"), *SMALL]) == 2
+    assert capsys.readouterr().err == (f"flure: cannot read the setup {bad_square}: setup.monster.at: 'z99' is not "
+                                       "a square name (a1 … p11)\n")
     assert main(["vision", "render", "--offset", "7", "-o", str(tmp_path / "y.png")]) == 2
     with pytest.raises(SystemExit) as usage:                # the option's range, as its --help gives it
         main(["vision", "render", "--tilt", "85", "-o", str(tmp_path / "z.png"), *SMALL])

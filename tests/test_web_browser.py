@@ -265,6 +265,21 @@ def test_winner_screen_on_phone_and_round_screen_on_tablet(browser, live):
     referee.context.close()
 
 
+def test_the_round_screen_of_a_finished_game_goes_when_another_game_starts(browser, live):
+    """The demo cycle starts the next game unattended: the last game's round screen used to stay over it."""
+    server, session, _ = live
+    referee = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+    login(referee, server.url)
+    while session.game.round == 1:
+        play_pawn_phase(session, longest)
+        session.act({"type": "draw"})
+    referee.wait_for_selector("#banner:not(.hidden) #banner-title:has-text('Round 2 begins')", timeout=30000)
+    session.new_game(["red", "blue"], "blue", seed=7)
+    referee.wait_for_selector("#turnline:has-text('Round 1')", timeout=10000)
+    referee.wait_for_selector("#banner", state="hidden", timeout=5000)
+    referee.context.close()
+
+
 def test_phone_reconnects_by_itself_after_a_silent_wifi_drop_and_catches_up(browser, live):
     """The connection goes dead without closing; the page notices the missing pings and reconnects."""
     server, session, _ = live

@@ -13,6 +13,7 @@ import socket
 
 from .config import add_table_options, load_from_args
 from .lang import N_, _, language, why
+from .render import number_in
 
 DEMO_SEED = 28   # as companion_app.table.demo.DEMO_SEED (not imported here: --help stays cheap)
 
@@ -38,9 +39,9 @@ def register(subparsers) -> None:
     demo.add_argument("--seed", type=int, default=None, metavar="N",
                       help=_("the demo game's seed: its deck and the players' choices (default %(seed)s)",
                              seed=DEMO_SEED))
-    demo.add_argument("--speed", type=float, default=1.0, metavar="X",
+    demo.add_argument("--speed", type=number_in(0.1, 100), default=1.0, metavar="X",
                       help=_("multiply the simulated players' pace (default 1: watchable)"))
-    demo.add_argument("--mistakes", type=float, default=None, metavar="P",
+    demo.add_argument("--mistakes", type=number_in(0, 1), default=None, metavar="P",
                       help=_("chance that a simulated player moves illegally or does a follow-up wrong, then "
                              "puts it right once the session complains (default 0.05; 0 with --until-end)"))
     demo.add_argument("--until-end", action="store_true",

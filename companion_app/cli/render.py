@@ -111,7 +111,8 @@ def run(args) -> int:
         else:
             position, tile = basic_position(), args.tile
     except (OSError, JsonTextError, InvalidSetupError) as exc:
-        return fail(_("cannot read the setup %(path)s: %(why)s", path=args.setup, why=exc))
+        return fail(_("cannot read the setup %(path)s: %(why)s", path=args.setup,
+                      why=why(exc) if isinstance(exc, OSError) else error_text(exc, language())))
     if args.name_pawns:
         position, named = name_pawns(position)
         for old, new in named:
@@ -172,4 +173,4 @@ def _read_setup(path: Path):
     from engine.position import Position
     data = loads(path.read_bytes())   # JsonTextError: not UTF-8, not JSON, too deep, huge numbers
     setup = data.get("setup", data) if isinstance(data, dict) else data
-    return Position.from_setup(setup, strict=False, where=f"{path.name}: setup")
+    return Position.from_setup(setup, strict=False, where="setup")

@@ -321,7 +321,9 @@ class CameraWorker:
                                 "error": N_("%(what)s failed (%(error)s); reopening it in %(delay)s s")}.get(
                         kind, N_("%(what)s gives no more frames (ended or unplugged); reopening it in %(delay)s s"))
                     self._drop(Text(template, what=self.what, timeout=f"{self.read_timeout:g}", error=value,
-                                    delay=f"{delay:g}"), cause=kind if value is None else f"{kind}: {value}")
+                                    delay=f"{delay:g}"),
+                               cause=f"{kind}: {value}" if value is not None
+                               else {"frame": "no more frames", "timeout": "stalled"}.get(kind, kind))
                     self._stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue

@@ -43,6 +43,7 @@
 
   async function openCamera() {
     if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      link(t("no camera"));   // not "connecting…" for ever
       advise(t("This browser gives the camera only to secure pages: open this page over HTTPS (the address the camera QR code on the referee view gives)."), "warn");
       return;
     }
@@ -50,6 +51,7 @@
       stream = await navigator.mediaDevices.getUserMedia({ audio: false, video: {
         facingMode: { ideal: "environment" }, width: { ideal: want.width }, height: { ideal: want.height } } });
     } catch (e) {
+      link(t("no camera"));
       advise(t("The camera could not be opened (%(why)s): allow this page to use the camera and reload it.", { why: e.name || String(e) }), "warn");
       return;
     }

@@ -230,7 +230,10 @@
     latest = state;
     if (typeof state.version === "number") knownVersion = state.version;
     if (board === null || board.animating) return;
-    if (state.game_id !== shownGame) { selectedPawn = null; targets = []; lastRound = state.round; lastPhase = state.phase; }
+    if (state.game_id !== shownGame) {     // another game: the last one's round or winner screen goes (the demo cycle)
+      selectedPawn = null; targets = []; lastRound = state.round; lastPhase = state.phase;
+      $("banner").classList.add("hidden");
+    }
     const fresh = isNewPlan(state, shownPlan, shownGame);
     shownGame = state.game_id;
     shownPlan = state.plan_seq;
