@@ -76,3 +76,23 @@ def test_flure_play_with_a_file_that_is_not_a_database_says_so(tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1
     assert f"Cannot use {bad} as the session database" in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_during_start_up_leaves_no_thread_that_keeps_flure_play_running(tmp_path, monkeypatch):
+    """Ctrl+C can land anywhere in start-up, not only while serving: the HTTPS server's worker threads (not
+    daemon threads) must be stopped then too, or the interpreter waits for them for ever."""
+    import threading
+
+    from companion_app.cli import main as flure
+    from companion_app.cli import play as play_command
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_command, "_print_startup", interrupted)   # Ctrl+C while it prints its addresses
+    before = set(threading.enumerate())
+    status = flure(["--lang", "en", "play", "--host", "127.0.0.1", "--port", "0", "--https-port", "0", "--pin", "2468",
+                    "--db", str(tmp_path / "s.sqlite3"), "--no-camera", "--no-leds"])
+    assert status == 130
+    left = [t.name for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
+    assert left == []

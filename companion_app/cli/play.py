@@ -163,60 +163,59 @@ def play(args) -> int:
         return 1
     phone_url = f"http://{host}:{server.port}/"
     secure, tls, tls_why = _open_https(web, host, db)
-    https_url = f"https://{host}:{secure.port}/" if secure is not None else None
-    app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host],
-                     table_config=config)
-    from ..web.camera_page import attach
-    attach(app, phone, https_url, tls.ca_cert if tls is not None else None)
-    server.set_app(app)
-    if secure is not None:
-        secure.set_app(app)
-        secure.start()
-
-    _print_startup(session, phone_url, pin, resumed, db)
-    print(qr_terminal(phone_url))
-    _print_https(phone_url, https_url, tls, tls_why, phone is not None)
-    if rig is not None:
-        print("  " + _("Table:   simulated players at %(speed)sx their pace, camera mode auto; the referee "
-                       "pauses them and moves their pieces on the referee page (Simulated table)",
-                       speed=f"{args.speed:g}"))
-    # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
-    print(_("Press Ctrl+C to stop."), flush=True)
-    signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
-    if rig is not None:
-        rig.start()
-    if args.demo and (args.until_end or not camera.enabled):
-        status = _demo_until_end(session, server, rig, args, camera=camera.enabled)
+    try:   # cheroot's worker threads keep the process alive until the HTTPS server stops, wherever Ctrl+C lands
+        https_url = f"https://{host}:{secure.port}/" if secure is not None else None
+        app = create_app(session, token=pin, public_url=phone_url, hosts=[web.host, web.public_host],
+                         table_config=config)
+        from ..web.camera_page import attach
+        attach(app, phone, https_url, tls.ca_cert if tls is not None else None)
+        server.set_app(app)
         if secure is not None:
-            secure.close()
-        return status
-    cycle = None
-    if args.demo:    # game after game, each with the next seed, for as long as the table runs
-        from ..table.demo import DemoCycle
+            secure.set_app(app)
+            secure.start()
 
-        cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
-    watchdog = None
-    try:
-        watchdog = systemd.announce(server, f"serving {phone_url}")   # Type=notify: ready now, then fed
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        systemd.stopping()
-        if watchdog is not None:
-            watchdog.stop()
-        if cycle is not None:
-            cycle.stop()
-        if secure is not None:
-            secure.close()
-        if phone is not None:
-            phone.close()
-        server.close()
+        _print_startup(session, phone_url, pin, resumed, db)
+        print(qr_terminal(phone_url))
+        _print_https(phone_url, https_url, tls, tls_why, phone is not None)
         if rig is not None:
-            rig.close()
-        session.close()
-        print(_("Stopped; the game is saved and resumes with the next flure play."))
-    return 0
+            print("  " + _("Table:   simulated players at %(speed)sx their pace, camera mode auto; the referee "
+                           "pauses them and moves their pieces on the referee page (Simulated table)",
+                           speed=f"{args.speed:g}"))
+        # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
+        print(_("Press Ctrl+C to stop."), flush=True)
+        signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
+        if rig is not None:
+            rig.start()
+        if args.demo and (args.until_end or not camera.enabled):
+            return _demo_until_end(session, server, rig, args, camera=camera.enabled)
+        cycle = None
+        if args.demo:    # game after game, each with the next seed, for as long as the table runs
+            from ..table.demo import DemoCycle
+
+            cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
+        watchdog = None
+        try:
+            watchdog = systemd.announce(server, f"serving {phone_url}")   # Type=notify: ready now, then fed
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            systemd.stopping()
+            if watchdog is not None:
+                watchdog.stop()
+            if cycle is not None:
+                cycle.stop()
+            if phone is not None:
+                phone.close()
+            server.close()
+            if rig is not None:
+                rig.close()
+            session.close()
+            print(_("Stopped; the game is saved and resumes with the next flure play."))
+        return 0
+    finally:
+        if secure is not None:
+            secure.close()
 
 
 def _open_https(web, host: str, db):

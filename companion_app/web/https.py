@@ -36,6 +36,7 @@ class HttpsServer:
         self.host = host
         self.port = self._server.bind_addr[1]
         self._thread: threading.Thread | None = None
+        self._closed = False
 
     _wsgi = Server._wsgi          # the app is given after binding, as with the HTTP server
     set_app = Server.set_app
@@ -53,6 +54,10 @@ class HttpsServer:
         return self
 
     def close(self) -> None:
+        """Stops the server and its worker threads (they are not daemon threads); closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
         self._server.stop()
         if self._thread is not None:
             self._thread.join(timeout=5)
