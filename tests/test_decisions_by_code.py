@@ -247,3 +247,17 @@ def test_a_bad_value_is_blamed_on_where_it_came_from_whatever_the_message_says(t
     with pytest.raises(TableConfigError, match=f"^{path}: a reworded refusal$"):   # the file's own error first
         load_table_config(path, {"web.pin": "12345"})
     assert load_table_config(path, {"web.port": 8081}).web.port == 8081
+
+
+# -- flure doctor's sound card: by the form of ALSA's card list, not by its wording for none ---------
+
+def test_sound_card_is_judged_by_the_card_lines(tmp_path):
+    from companion_app.cli.checks import _sound_card
+    cards = tmp_path / "cards"
+    cards.write_text(" 0 [PCH            ]: HDA-Intel - HDA Intel PCH\n"
+                     "                      HDA Intel PCH at 0xf7f10000 irq 32\n")
+    assert _sound_card(str(cards))
+    for none in ("--- no soundcards ---\n", "", "--- keine Soundkarten ---\n"):
+        cards.write_text(none)
+        assert not _sound_card(str(cards))
+    assert _sound_card(str(tmp_path / "missing"))   # no /proc/asound: not judged

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import time
 from pathlib import Path
@@ -323,12 +324,13 @@ def check_speaker(config, lang: str = DEFAULT) -> list[Finding]:
 
 
 def _sound_card(cards: str = "/proc/asound/cards") -> bool:
-    """ALSA lists a sound card (a machine without /proc/asound is not judged: True)."""
+    """ALSA lists a sound card (a machine without /proc/asound is not judged: True).  Judged by the file's
+    form (each card is a line ``<index> [<id>]: <driver> - <name>``), not by ALSA's wording for none."""
     try:
         text = Path(cards).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return True
-    return "no soundcards" not in text and bool(text.strip())
+    return any(re.match(r"\s*\d+\s+\[", line) for line in text.splitlines())
 
 
 # --- port ---------------------------------------------------------------------------------------------
