@@ -290,6 +290,23 @@ def test_the_web_port(tmp_path):
     assert found.ok and "is free" in found.text
 
 
+def test_the_https_port_the_camera_page_needs(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        text = f'[web]\nhost = "127.0.0.1"\nport = 0\nhttps_port = {port}\n'
+        found = one(doctor.check_port(config(tmp_path, text)), "HTTPS port")
+        assert not found.ok and f"127.0.0.1:{port} is in use by another program" in found.text
+        assert "[web] https_port" in found.text
+        assert one(doctor.check_port(config(tmp_path, text), "fr"), "HTTPS port").text.startswith(f"127.0.0.1:{port} ")
+    found = one(doctor.check_port(config(tmp_path, f'[web]\nhost = "127.0.0.1"\nport = 0\nhttps_port = {port}\n')),
+                "HTTPS port")
+    assert found.ok and "is free" in found.text
+    findings = doctor.check_port(config(tmp_path, '[web]\nhost = "127.0.0.1"\nport = 0\nhttps_port = 0\n'))
+    assert [f.topic for f in findings] == ["web port"]      # any free port: nothing to check
+
+
 # --- the command -------------------------------------------------------------------------------------
 
 def test_flure_doctor_prints_a_line_each_and_exits_1_when_something_needs_fixing(tmp_path, capsys, views):

@@ -9,6 +9,7 @@ packages, like pyserial's or the camera's, stay as those packages word them).
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -336,26 +337,37 @@ def _sound_card(cards: str = "/proc/asound/cards") -> bool:
 # --- port ---------------------------------------------------------------------------------------------
 
 def check_port(config, lang: str = DEFAULT) -> list[Finding]:
+    """The web port, and the HTTPS port the camera page needs (unless ``https_port`` is 0: any free one)."""
     host, port = config.web.host, config.web.port
+    findings = [_check_one_port(WEB_PORT, host, port, port, lang)]
+    if config.web.https_port:
+        findings.append(_check_one_port(HTTPS_PORT, host, config.web.https_port, port, lang))
+    return findings
+
+
+def _check_one_port(topic: str, host: str, port: int, web_port: int, lang: str) -> Finding:
+    """One port free to listen on; a busy one names what holds it (a running session answers on ``web_port``)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
         try:
             s.bind((host, port))
         except OSError as exc:
-            if exc.errno == 98:      # EADDRINUSE
+            if exc.errno == errno.EADDRINUSE:
                 from ..web.systemd import health_check, local_url
-                if health_check(local_url(host, port), timeout=2)():
-                    return [Finding(WEB_PORT, False, _g(lang, "%(address)s is in use by a running flure session: "
-                                                              "stop it (sudo systemctl stop flure) to check the "
-                                                              "devices it holds", address=f"{host}:{port}"))]
-                return [Finding(WEB_PORT, False, _g(lang, "%(address)s is in use by another program: stop it or set "
-                                                          "[web] port", address=f"{host}:{port}"))]
-            if exc.errno == 13:
-                return [Finding(WEB_PORT, False, _g(lang, "port %(port)s needs root: use a port above 1023",
-                                                    port=port))]
-            return [Finding(WEB_PORT, False, _g(lang, "cannot listen on %(address)s (%(why)s): set [web] host",
-                                                address=f"{host}:{port}", why=render(os_reason(exc), lang)))]
-    return [Finding(WEB_PORT, True, _g(lang, "%(address)s is free", address=f"{host}:{port}"))]
+                if health_check(local_url(host, web_port), timeout=2)():
+                    return Finding(topic, False, _g(lang, "%(address)s is in use by a running flure session: "
+                                                          "stop it (sudo systemctl stop flure) to check the "
+                                                          "devices it holds", address=f"{host}:{port}"))
+                busy = (N_("%(address)s is in use by another program: stop it or set [web] port") if topic == WEB_PORT
+                        else N_("%(address)s is in use by another program: stop it or set [web] https_port"))
+                return Finding(topic, False, _g(lang, busy, address=f"{host}:{port}"))
+            if exc.errno == errno.EACCES:
+                return Finding(topic, False, _g(lang, "port %(port)s needs root: use a port above 1023",
+                                                port=port))
+            return Finding(topic, False, _g(lang, "cannot listen on %(address)s (%(why)s): set [web] host",
+                                            address=f"{host}:{port}", why=render(os_reason(exc), lang)))
+    return Finding(topic, True, _g(lang, "%(address)s is free", address=f"{host}:{port}"))
 
 
 WEB_PORT = N_("web port")
+HTTPS_PORT = N_("HTTPS port")
