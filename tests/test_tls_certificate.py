@@ -52,3 +52,29 @@ def test_served_over_https_a_strict_client_trusting_the_authority_connects(tmp_p
             raise AssertionError("a client that does not trust the table's authority connected")
         except urllib.error.URLError as exc:
             assert isinstance(exc.reason, ssl.SSLCertVerificationError)
+
+
+def test_a_taken_https_port_is_the_systems_own_error_worded_in_the_commands_language(tmp_path):
+    """cheroot words a taken port without its errno; the server raises the system's error, which the CLI words."""
+    import errno
+    import socket
+
+    from companion_app.cli import lang
+    from companion_app.web.https import HttpsServer
+
+    files = ensure_certificate(tmp_path / "tls", ["localhost"], ["127.0.0.1"])
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        try:
+            HttpsServer(None, "127.0.0.1", port, files.cert, files.key)
+            raise AssertionError("a taken port was bound")
+        except OSError as exc:
+            assert exc.errno == errno.EADDRINUSE
+            lang.set_language("fr")
+            try:
+                said = lang.why(exc)
+            finally:
+                lang.set_language("en")
+            assert "No socket could be created" not in said and "Errno" not in said and said

@@ -8,6 +8,7 @@ by cheroot (CherryPy's WSGI server, kept up to date and with TLS built in throug
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 
 from .server import SERVER_MAX_BODY, Server
@@ -16,6 +17,18 @@ log = logging.getLogger(__name__)
 THREADS = 24                    # the camera phone, the referee's tablet over HTTPS and a few others
 # A camera frame is the largest body (phone_frames.MAX_FRAME_BYTES); cheroot refuses more with 413.
 MAX_BODY = 8 * SERVER_MAX_BODY
+
+
+def _bind_error(host: str, port: int, cheroot_error: OSError) -> None:
+    """Raise the system's own error for binding ``host:port`` (errno and all, so the caller words it in the
+    reader's language), as cheroot's bind does with SO_REUSEADDR; returns when the bind works now."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise exc from cheroot_error
 
 
 class HttpsServer:
@@ -32,7 +45,12 @@ class HttpsServer:
         self._server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
         # a phone that has not accepted the certificate yet drops each handshake: not worth a line on the console
         self._server.error_log = lambda msg="", level=logging.INFO, traceback=False: log.debug(msg)
-        self._server.prepare()          # binds now: a taken port is an OSError here, not in the thread
+        try:
+            self._server.prepare()      # binds now: a taken port is an OSError here, not in the thread
+        except OSError as exc:
+            if exc.errno is None:       # cheroot words it without the errno: the system's own error instead
+                _bind_error(host, port, exc)
+            raise
         self.host = host
         self.port = self._server.bind_addr[1]
         self._thread: threading.Thread | None = None
