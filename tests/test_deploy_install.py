@@ -69,7 +69,7 @@ def test_the_unit_passes_systemd_analyze_verify(installed, tmp_path):
     unit = (root / "etc/systemd/system/flure.service").read_text()
     for key in ("Type=notify", "WatchdogSec=", "Restart=on-failure", "StateDirectory=flure",
                 "SupplementaryGroups=video dialout gpio audio", "ProtectSystem=strict", "ProtectHome=yes",
-                "NoNewPrivileges=yes", "PrivateTmp=yes", "User=flure"):
+                "NoNewPrivileges=yes", "PrivateTmp=yes", "User=flure", "RestartPreventExitStatus=2"):
         assert key in unit
     # the unit as installed, with its program looked up in the temporary root instead of /
     local = tmp_path / "flure.service"

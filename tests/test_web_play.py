@@ -54,28 +54,55 @@ def test_flure_play_prints_the_addresses_and_resumes_after_a_restart(tmp_path):
         assert "the game is saved" in stop(proc, signal.SIGTERM)     # as systemd stops it
 
 
-def test_flure_play_on_a_busy_port_says_so(tmp_path):
-    import socket
+def _play(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion_app.cli", "--lang", "en", "play", *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
 
+
+def test_flure_play_on_a_busy_port_says_so_and_starts_no_game(tmp_path):
+    import socket
+    import sqlite3
+
+    db = tmp_path / "t.db"
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        proc = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1",
-                               "--port", str(port), "--db", str(tmp_path / "t.db"), "--no-camera", "--no-leds"],
-                              cwd=REPO, capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 1
-    assert f"Cannot listen on 127.0.0.1:{port}" in proc.stdout and "Traceback" not in proc.stderr
+        proc = _play("--host", "127.0.0.1", "--port", str(port), "--db", str(db), "--no-camera", "--no-leds")
+        demo = _play("--host", "127.0.0.1", "--port", str(port), "--db", str(db), "--demo", "--no-leds")
+    for done in (proc, demo):    # a port may free itself: status 1, so systemd tries again (flure.service)
+        assert done.returncode == 1, done
+        assert done.stderr.startswith(f"flure: Cannot listen on 127.0.0.1:{port}") and "Traceback" not in done.stderr
+    if db.exists():              # nothing was written: the demo did not start a game it could not show
+        with sqlite3.connect(db) as con:
+            tables = [r[0] for r in con.execute("select name from sqlite_master where type = 'table'")]
+            assert all(con.execute(f'select count(*) from "{t}"').fetchone()[0] == 0 for t in tables)
 
 
 def test_flure_play_with_a_file_that_is_not_a_database_says_so(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("shopping list: dice, sleeves\n" * 100)
-    proc = subprocess.run([sys.executable, "-m", "companion_app.cli", "play", "--host", "127.0.0.1", "--port", "0",
-                           "--db", str(bad), "--no-camera", "--no-leds"],
-                          cwd=REPO, capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 1
-    assert f"Cannot use {bad} as the session database" in proc.stdout and "Traceback" not in proc.stderr
+    proc = _play("--host", "127.0.0.1", "--port", "0", "--db", str(bad), "--no-camera", "--no-leds")
+    assert proc.returncode == 2         # input it cannot use: systemd does not restart it
+    assert proc.stderr.startswith(f"flure: Cannot use {bad} as the session database") and "Traceback" not in proc.stderr
+    assert bad.read_text() == "shopping list: dice, sleeves\n" * 100
+
+
+def test_a_second_flure_play_on_the_same_database_is_refused(tmp_path):
+    proc, _ = start(tmp_path)
+    try:
+        second = _play("--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "table.db"), "--no-camera",
+                       "--no-leds")
+        assert second.returncode == 1
+        assert second.stderr.strip() == f"flure: {tmp_path / 'table.db'} is in use by another flure play: stop it " \
+                                        "first, or give another --db."
+        other = _play("--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "other.db"), "--no-leds",
+                      "--demo", "--camera", "usb:0")
+        assert other.returncode == 2 and "--demo plays on the simulated table" in other.stderr   # input: status 2
+    finally:
+        stop(proc)
+    proc, out = start(tmp_path)          # the lock goes with the process that held it
+    stop(proc)
 
 
 def test_ctrl_c_during_start_up_leaves_no_thread_that_keeps_flure_play_running(tmp_path, monkeypatch):

@@ -66,39 +66,67 @@ def _stop(signum, frame):
 def play(args) -> int:
     import sqlite3
 
+    from ..i18n.text import error_text
+    from ..table.config import TableConfigError
+    from ..table.session import TableSession
+    from ..table.store import Store
+    from ..web.security import new_pin
+    from ..web.server import Server
+    from . import fail
+    from .logs import configure
+
+    configure()     # warnings and errors to stderr (the journal under systemd), with their level
+    # Input it cannot use is status 2 (systemd does not restart it: deploy/flure.service); a busy port or
+    # database, which may free itself, is status 1.  Nothing is opened or written before both are known.
+    config, error = load_from_args(args)
+    if config is None:
+        return fail(error)
+    try:
+        pin = config.web.read_pin() or new_pin()
+    except TableConfigError as exc:
+        return fail(error_text(exc, language()))
+    camera = config.camera
+    if args.demo and camera.source not in ("simulated", "none"):
+        return fail(_("--demo plays on the simulated table, which is its camera: leave out --camera %(source)s "
+                      "(or set [camera] source = \"simulated\").", source=camera.source))
+    hardware = args.hardware_config or config.hardware
+    db = config.web.database_path()
+    web = config.web
+    held = _hold_database(db)
+    if isinstance(held, str):
+        return fail(held, 1)
+    try:
+        server = Server(None, web.host, web.port)  # app set below, once the URL is known
+    except OSError as exc:
+        held.close()
+        return fail(_("Cannot listen on %(host)s:%(port)s: %(why)s. Try another --port or [web] port.", host=web.host,
+                      port=web.port, why=why(exc)), 1)
+    try:
+        session = TableSession(Store(db), keep_games=config.web.keep_games, keep_days=config.web.keep_days)
+    except (sqlite3.Error, OSError) as exc:
+        server.close()
+        held.close()
+        return fail(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
+                      "or [web] database.", path=db, why=exc))
+    try:
+        return _run(args, config, session, server, pin, db, hardware)
+    finally:
+        held.close()
+
+
+def _run(args, config, session, server, pin, db, hardware) -> int:
+    import sqlite3
+
     from engine.errors import FlureError
     from engine.position import basic_position
     from engine.wording import NP_, Text
 
-    from ..table.config import TableConfigError
     from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
-    from ..table.session import TableSession
-    from ..table.store import Store
     from ..web import systemd
     from ..web.app import create_app
     from ..web.qr import qr_terminal
-    from ..web.security import new_pin
-    from ..web.server import Server
-    from .logs import configure
 
-    configure()     # warnings and errors to stderr (the journal under systemd), with their level
-    config, error = load_from_args(args)
-    if config is None:
-        print(error)
-        return 1
-    try:
-        pin = config.web.read_pin() or new_pin()
-    except TableConfigError as exc:
-        print(exc)
-        return 1
-    hardware = args.hardware_config or config.hardware
-    db = config.web.database_path()
-    try:
-        session = TableSession(Store(db), keep_games=config.web.keep_games, keep_days=config.web.keep_days)
-    except (sqlite3.Error, OSError) as exc:
-        print(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
-                "or [web] database.", path=db, why=exc))
-        return 1
+    camera, web = config.camera, config.web
     try:
         resumed = False if args.new else session.resume()
     except (FlureError, ValueError, KeyError, sqlite3.Error) as exc:
@@ -109,13 +137,7 @@ def play(args) -> int:
         game = session.game
         return (game.position if game is not None else basic_position()), None
 
-    camera = config.camera
     rig = None
-    if args.demo and camera.source not in ("simulated", "none"):
-        print(_("--demo plays on the simulated table, which is its camera: leave out --camera %(source)s "
-                "(or set [camera] source = \"simulated\").", source=camera.source))
-        session.close()
-        return 2
     if args.demo or camera.source == "simulated":
         from vision.twin.table import DEMO_SIZE
 
@@ -152,15 +174,7 @@ def play(args) -> int:
     session.speaker = open_speaker(config.speaker, config.table.language)
     session.beat_ms = _beat_ms(hardware)
 
-    web = config.web
     host = web.public_host or (lan_address() if web.host in ("0.0.0.0", "", "::") else web.host)
-    try:
-        server = Server(None, web.host, web.port)  # app set below, once the URL is known
-    except OSError as exc:
-        print(_("Cannot listen on %(host)s:%(port)s: %(why)s. Try another --port or [web] port.", host=web.host,
-                port=web.port, why=why(exc)))
-        session.close()
-        return 1
     phone_url = f"http://{host}:{server.port}/"
     secure, tls, tls_why = _open_https(web, host, db)
     try:   # cheroot's worker threads keep the process alive until the HTTPS server stops, wherever Ctrl+C lands
@@ -182,12 +196,12 @@ def play(args) -> int:
                            "pauses them and moves their pieces on the referee page (Simulated table)",
                            speed=f"{args.speed:g}"))
         # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
+        arm = _held_stop()   # a Ctrl+C from the next line on waits for the try below, which stops cleanly
         print(_("Press Ctrl+C to stop."), flush=True)
-        signal.signal(signal.SIGTERM, _stop)   # systemd and `kill` stop it as cleanly as Ctrl+C
         if rig is not None:
             rig.start()
         if args.demo and (args.until_end or not camera.enabled):
-            return _demo_until_end(session, server, rig, args, camera=camera.enabled)
+            return _demo_until_end(session, server, rig, args, camera=camera.enabled, arm=arm)
         cycle = None
         if args.demo:    # game after game, each with the next seed, for as long as the table runs
             from ..table.demo import DemoCycle
@@ -195,6 +209,7 @@ def play(args) -> int:
             cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
         watchdog = None
         try:
+            arm()
             watchdog = systemd.announce(server, f"serving {phone_url}")   # Type=notify: ready now, then fed
             server.run()
         except KeyboardInterrupt:
@@ -216,6 +231,48 @@ def play(args) -> int:
     finally:
         if secure is not None:
             secure.close()
+
+
+def _held_stop():
+    """Hold Ctrl+C and SIGTERM (systemd's, ``kill``'s) until the returned ``arm()``: from then on both raise
+    KeyboardInterrupt, and one that came while held is raised by ``arm()`` itself.  Signals reach Python's
+    main thread whichever thread the system gives them to, so a signal mask cannot do this in a threaded process."""
+    came: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda signum, frame: came.append(signum))
+
+    def arm() -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _stop)
+        if came:
+            raise KeyboardInterrupt
+    return arm
+
+
+def _hold_database(db):
+    """An open lock file beside the database, held while this session runs (the system lets it go when the
+    process ends, however it ends), or why not: another ``flure play`` on the same database would write the
+    same journal."""
+    import fcntl
+    from pathlib import Path
+
+    path = Path(f"{db}.lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        held = path.open("a+")
+    except OSError:
+        return _NoLock()          # a folder we cannot write: the database's own error says so next
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        return _("%(path)s is in use by another flure play: stop it first, or give another --db.", path=db)
+    return held
+
+
+class _NoLock:
+    def close(self) -> None:
+        pass
 
 
 def _open_https(web, host: str, db):
@@ -301,14 +358,15 @@ def _beat_ms(hardware) -> float:
         return AnimationConfig().beat_ms
 
 
-def _demo_until_end(session, server, rig, args, camera: bool) -> int:
+def _demo_until_end(session, server, rig, args, camera: bool, arm) -> int:
     """Serve in the background while the demo game plays itself; the last line says how it went."""
     import time
 
     from ..table.demo import END_GRACE_S, run_until_end
 
-    server.start()
     try:
+        arm()
+        server.start()
         status, line = run_until_end(session, rig, speed=args.speed, camera=camera)
         time.sleep(END_GRACE_S)      # the phones and the LEDs show the end before the table closes
     except KeyboardInterrupt:
