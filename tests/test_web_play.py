@@ -123,3 +123,32 @@ def test_ctrl_c_during_start_up_leaves_no_thread_that_keeps_flure_play_running(t
     assert status == 130
     left = [t.name for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
     assert left == []
+
+
+def test_ctrl_c_with_phones_following_stops_without_leaving_threads(tmp_path):
+    """waitress answers Ctrl+C inside its own loop by waiting for its threads: the live streams end first."""
+    import threading
+    import time
+
+    proc, out = start(tmp_path)
+    phone = re.search(r"open (http://127\.0\.0\.1:\d+/) on your phones", out).group(1)
+    opened = threading.Semaphore(0)
+
+    def follow():
+        try:
+            with urllib.request.urlopen(phone + "api/stream", timeout=30) as r:
+                r.read(10)
+                opened.release()
+                while r.read(100):
+                    pass
+        except OSError:
+            pass
+
+    for _ in range(3):
+        threading.Thread(target=follow, daemon=True).start()
+    for _ in range(3):
+        assert opened.acquire(timeout=20)
+    begun = time.monotonic()
+    said = stop(proc)
+    assert "still running" not in said and "the game is saved" in said, said
+    assert time.monotonic() - begun < 4.5      # waitress waits 5 s for a thread that does not end

@@ -27,6 +27,7 @@ about 5 s instead of waitress's 120 s channel timeout.
 """
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -113,8 +114,35 @@ class Server:
         return f"http://{host}:{self.port}/"
 
     def run(self) -> None:
-        """Serve until close() (blocks)."""
-        self._server.run()
+        """Serve until close() (blocks), or until Ctrl+C or SIGTERM raise KeyboardInterrupt here.
+
+        waitress answers that interrupt itself, inside its loop, by waiting a few seconds for its threads:
+        the live streams are ended first (in the signal handler, before the interrupt is raised), so the
+        threads that serve them finish instead of being left running."""
+        if threading.current_thread() is not threading.main_thread():
+            self._server.run()
+            return
+        before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+        for signum, handler in before.items():
+            if callable(handler):
+                signal.signal(signum, self._ending_streams(handler))
+        try:
+            self._server.run()
+        finally:
+            for signum, handler in before.items():
+                if callable(handler):
+                    signal.signal(signum, handler)
+
+    def _ending_streams(self, handler):
+        def on_signal(signum, frame):
+            self._end_streams()
+            handler(signum, frame)
+        return on_signal
+
+    def _end_streams(self) -> None:
+        session = self.app.extensions.get("flure_session") if self.app is not None else None
+        if session is not None:
+            session.broker.close_all()   # let every stream thread finish before the sockets go
 
     def start(self) -> "Server":
         self._thread = threading.Thread(target=self.run, name="flure-web", daemon=True)
@@ -124,7 +152,7 @@ class Server:
     def close(self) -> None:
         session = self.app.extensions.get("flure_session") if self.app is not None else None
         if session is not None:
-            session.broker.close_all()   # let every stream thread finish before the sockets go
+            self._end_streams()
             deadline = time.monotonic() + 3
             while session.broker.clients and time.monotonic() < deadline:
                 time.sleep(0.02)
