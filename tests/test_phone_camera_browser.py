@@ -133,3 +133,28 @@ def test_a_page_that_cannot_have_the_camera_says_no_camera_not_connecting(browse
         page.wait_for_selector("#advice:has-text('The camera could not be opened')", timeout=10000)
         assert page.locator("#link").inner_text() == "no camera"
         page.context.close()
+
+
+def test_a_table_without_a_phone_camera_does_not_ask_for_the_camera(browser, tmp_path):
+    """flure play without --camera phone: the page says so and never asks the browser for the camera."""
+    from companion_app.web.camera_page import attach
+    from companion_app.web.server import Server
+    from web_helpers import make_app
+
+    app, session = make_app(tmp_path)
+    attach(app, None)
+    try:
+        with Server(app) as server:
+            page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+            page.add_init_script("window.__asked = 0; if (navigator.mediaDevices) navigator.mediaDevices"
+                                 ".getUserMedia = async () => { window.__asked += 1; throw new Error('no'); };")
+            page.goto(server.url + "camera")
+            page.fill("#pin", TOKEN)
+            page.click("#login-form button")
+            page.wait_for_function("document.querySelector('#link').textContent === 'no camera'", timeout=10000)
+            assert "not using a phone as its camera" in page.locator("#not-phone").inner_text()
+            page.wait_for_timeout(500)
+            assert page.evaluate("window.__asked") == 0
+            page.context.close()
+    finally:
+        session.close()

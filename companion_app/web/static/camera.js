@@ -42,6 +42,10 @@
   }
 
   async function openCamera() {
+    if ($("not-phone")) {   // the table reads another camera (flure play without --camera phone): don't ask for it
+      link(t("no camera"));
+      return;
+    }
     if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
       link(t("no camera"));   // not "connecting…" for ever
       advise(t("This browser gives the camera only to secure pages: open this page over HTTPS (the address the camera QR code on the referee view gives)."), "warn");
