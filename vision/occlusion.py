@@ -147,7 +147,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
                        + diff[..., 2] ** 2)
         # A shadow only dims the board under it: that is board, not something over it (``shaded``).
-        shade = shaded(cells, refs, config)
+        # (only where the pixel would differ: board art a little darker than the median stays board)
+        shade = shaded(cells, refs, config) & (dist > config.occlusion_colour_distance)
         dist[shade] = 0.0
         # (a NaN pixel compares False: counted neither as differing nor as white)
         frac = (np.count_nonzero(dist > config.occlusion_colour_distance, axis=2) / inner_count).ravel()
