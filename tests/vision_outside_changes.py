@@ -4,7 +4,7 @@ explained as ``flure vision explain`` does (one photo, the game as prior).
 
 The scenes stand in for an independent set: random positions with every piece type, a third
 of the pawns stood on the pools (half of those over a pool's sticker, which they hide), camera
-tilt 0-25 deg, blur up to 1.8 px, JPEG 60-95, uneven light, and now and then a hard shadow
+tilt 0-25 deg, blur up to 1.8 px, JPEG 60-95, uneven light, and now and then a shadow
 across part of the board.  A legal change is *read* when the accepted answer is that change,
 *refused* when nothing is accepted, *wrong* when another is accepted (must never happen).
 
@@ -53,13 +53,17 @@ def on_pools(setup: dict, rng, share: float = 0.33) -> dict:
 
 def world_style(rng) -> out.Style:
     """``random_style`` with the independent set's ranges: tilt 0-25, blur 0-1.8 px, JPEG 60-95,
-    light falling off up to 0.6, a hard shadow over part of the board one time in five."""
+    light falling off up to 0.6, a shadow over part of the board (any edge, angle and softness)
+    one time in five."""
     style = out.random_style(rng, flat_share=0.1)
     tilt = 0.0 if rng.random() < 0.3 else float(rng.uniform(0, 25))
     blur = float(rng.uniform(0, 1.8)) if rng.random() < 0.5 else 0.0
     shadow = float(rng.uniform(0.15, 0.4)) if rng.random() < 0.2 else 0.0
+    edge = np.random.default_rng(style.seed)       # (its own draws: the scenes' other draws stay as they were)
     style = replace(style, tilt_deg=tilt if style.cam_height_mm > 0 else 0.0, blur=blur,
                     jpeg=int(rng.integers(60, 96)), light=float(rng.uniform(0, 0.6)), shadow=shadow,
+                    shadow_origin=(float(edge.uniform(0.3, 0.7)), float(edge.uniform(0.3, 0.7))),
+                    shadow_angle_deg=float(edge.uniform(0, 360)), shadow_soft_px=float(edge.uniform(2, 60)),
                     monster_top_mm=float(rng.uniform(26, 32)), width=min(style.width, 1920),
                     height=min(style.height, 1440))
     return out.fit_camera(style, SCHEME, float(rng.uniform(1.1, 1.4)))

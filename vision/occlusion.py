@@ -148,7 +148,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
                        + diff[..., 2] ** 2)
         # A shadow only dims the board under it: that is board, not something over it (``shaded``).
         # (only where the pixel would differ: board art a little darker than the median stays board)
-        shade = shaded(cells, refs, config) & (dist > config.occlusion_colour_distance)
+        dimmed = shaded(cells, refs, config)
+        shade = dimmed & (dist > config.occlusion_colour_distance)
         dist[shade] = 0.0
         # (a NaN pixel compares False: counted neither as differing nor as white)
         frac = (np.count_nonzero(dist > config.occlusion_colour_distance, axis=2) / inner_count).ravel()
@@ -164,7 +165,7 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         # even when blurred beyond decoding.  Relative to the board's own texture,
         # so a stone-textured print is no sticker; printed art gets a higher bar.
         # (a shadow's edge across a square is no ink either: shaded pixels count as the board's own light)
-        std = _texture(np.where(shade, refs[:, :, None, 0], cells[..., 0]), p - 2 * m).ravel()
+        std = _texture(np.where(dimmed, refs[:, :, None, 0], cells[..., 0]), p - 2 * m).ravel()
     foreign = judged & (frac >= config.occlusion_cell_fraction)
     groups = sorted(_groups(set(np.flatnonzero(foreign).tolist())), key=len, reverse=True)
     candidates = [g for g in groups if len(g) >= config.occlusion_min_squares]
@@ -185,8 +186,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     stray = _stray(foreign & ~in_groups & ~lone, decorated, empty, med, ref, pool_ref, config)
     # Shaded squares are no hand (nothing to hold up the second look for), but a plain sleeve of the
     # board's hue would look just as dim: what stands there is not known, never taken as bare.
-    dimmed = judged & ~in_groups & ~lone & ~_mask(n, stray) & (dim >= config.occlusion_cell_fraction)
-    return Occlusion(big, np.flatnonzero(lone).tolist(), hidden_squares, stray, np.flatnonzero(dimmed).tolist())
+    in_shade = judged & ~in_groups & ~lone & ~_mask(n, stray) & (dim >= config.occlusion_cell_fraction)
+    return Occlusion(big, np.flatnonzero(lone).tolist(), hidden_squares, stray, np.flatnonzero(in_shade).tolist())
 
 
 def shaded(lab: np.ndarray, refs: np.ndarray, config: ReaderConfig) -> np.ndarray:
