@@ -163,7 +163,7 @@ def _blurred_cells(dictionary: str) -> np.ndarray:
     samples a patch."""
     bits, n = _dictionary_bits(dictionary)
     cells = n + 4
-    side, c = cells * PX_PER_CELL, PX_PER_CELL // 4
+    c = PX_PER_CELL // 4
     out = np.zeros((len(bits), 4 * len(BLUR_CELLS), (n + 2) ** 2), np.float32)
     for i in range(len(bits)):
         for k in range(4):
