@@ -178,6 +178,7 @@ class Observation:
 
 _REASONS = {"occluded": N_("covered, a hand?"), "hidden-square": N_("hidden behind a taller piece"),
             "unread-square": N_("a sticker there does not decode"), "out-of-view": N_("outside the picture"),
+            "shaded-square": N_("in a shadow, nothing read there"),
             "unsure-square": N_("a lifted sticker could stand there"),
             "frames-disagree": N_("the frames show it differently: something moved?")}
 _STONE_LOOKS = {"stone": NP_("look", "a stone"), "crystal": NP_("look", "a crystal stone"),

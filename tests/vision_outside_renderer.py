@@ -169,6 +169,9 @@ class Style:
     ignore_heights: bool = False       # stickers drawn on the board plane
     light: float = 0.0                 # linear light fall-off across the frame (0..1)
     shadow: float = 0.0                # a hard-edged shadow over part of the frame (0..1 darker)
+    shadow_origin: tuple[float, float] = (0.55, 0.5)   # a point of its edge (fractions of the frame)
+    shadow_angle_deg: float = 36.87    # the direction (clockwise from +x) the shadow lies towards
+    shadow_soft_px: float = 6.0        # its penumbra's width
     wood: bool = False                 # a wood-grain table instead of a plain one
     slabs: bool = False                # board art: every square a stone slab of its own shade
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
@@ -366,8 +369,10 @@ def render(setup: dict, tile: str | None, style: Style = Style(), scheme: dict |
 
     if style.shadow:
         yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)
-        edge = (xx - 0.55 * style.width) * 0.8 + (yy - 0.5 * style.height) * 0.6
-        soft = np.clip(edge / 6.0 + 0.5, 0, 1)          # a few pixels of penumbra
+        a = math.radians(style.shadow_angle_deg)
+        edge = ((xx - style.shadow_origin[0] * style.width) * math.cos(a)
+                + (yy - style.shadow_origin[1] * style.height) * math.sin(a))
+        soft = np.clip(edge / style.shadow_soft_px + 0.5, 0, 1)          # the penumbra
         canvas *= (1 - style.shadow * soft)[..., None]
     if style.light:
         yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)

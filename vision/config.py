@@ -121,6 +121,11 @@ class ReaderConfig:
     min_visible_fraction: float = 0.15   # below it the square is "hidden-square"
     # The card zone is compared with a ring of table this wide (mm) around it.
     card_zone_ring_mm: float = 15.0
+    # A pixel darker than the board by a factor of L*+16 within shadow_dim (about 15-80 % less
+    # light) whose a*, b* are the board's scaled alike (within shadow_chroma) is the board
+    # under a shadow, not something over it (vision/occlusion.py ``shaded``).
+    shadow_dim: tuple[float, float] = (0.6, 0.97)
+    shadow_chroma: float = 5.0
     # A connected group of at least this many covered squares is a hand.
     occlusion_min_squares: int = 3
     # Also refuse a frame where an empty-read square shows sticker paper (an undecoded sticker):

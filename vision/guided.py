@@ -36,6 +36,12 @@ class GuidedConfig:
     margin_bits: float = 1.5       # how much worse (in soft bit errors) every other id of the dictionary must fit
     min_contrast: float = 30.0     # grey levels between the sticker's border and its white margin
     scale: float = 3.0             # the square's region is enlarged this much before looking
+    # The blurred fit (``_blurred_fit``): the expected id's residual at most this (in black-white steps),
+    # every other id's at least fit_margin times as large; and the soft bits' own best id must be the
+    # same one, within max_bit_errors_blurred (two readings of the patch that agree).
+    max_fit_rms: float = 0.12
+    fit_margin: float = 1.8
+    max_bit_errors_blurred: float = 5.0
 
 
 GUIDED = GuidedConfig()
@@ -66,8 +72,8 @@ def sticker_ids(scheme: Scheme, look) -> set[int]:
 
 
 def _soft_bits(crop: np.ndarray, quad: np.ndarray, n: int) -> tuple[np.ndarray, float, bool] | None:
-    """(soft bits 0..1 of the inner n x n cells, contrast, border even) of the quad in ``crop``, read
-    with one more ring of cells outside the border for the paper's white."""
+    """(soft bits 0..1 of the inner n x n cells, contrast, border even, every cell's mean) of the quad
+    in ``crop``, read with one more ring of cells outside the border for the paper's white."""
     cells = n + 4                                    # paper ring, border, n cells, border, paper ring
     side = cells * PX_PER_CELL
     dst = np.float32([[PX_PER_CELL, PX_PER_CELL], [side - PX_PER_CELL, PX_PER_CELL],
@@ -84,7 +90,7 @@ def _soft_bits(crop: np.ndarray, quad: np.ndarray, n: int) -> tuple[np.ndarray, 
     if contrast <= 0:
         return None
     even = float(border.max()) < black + 0.6 * contrast
-    return np.clip((inner.ravel() - black) / contrast, 0.0, 1.0), contrast, even
+    return np.clip((inner.ravel() - black) / contrast, 0.0, 1.0), contrast, even, means
 
 
 def guided_look(gray: np.ndarray, loc, scheme: Scheme, square: int, expected: set[int],
@@ -128,7 +134,7 @@ def guided_look(gray: np.ndarray, loc, scheme: Scheme, square: int, expected: se
         sampled = _soft_bits(crop, quad, n)
         if sampled is None:
             continue
-        soft, contrast, even = sampled
+        soft, contrast, even, means = sampled
         if contrast < guided.min_contrast or not even:
             continue                      # no clear sticker: "no sticker" is not beaten
         err = np.abs(bits - soft).sum(axis=2).min(axis=1)
@@ -136,4 +142,54 @@ def guided_look(gray: np.ndarray, loc, scheme: Scheme, square: int, expected: se
         if err[best] <= guided.max_bit_errors and float(err[others].min()) - float(err[best]) >= guided.margin_bits \
                 and all(err[i] - err[best] >= guided.margin_bits for i in exp if i != best):
             found.add(int(best))
+            continue
+        # Blurred beyond the cell means: which id, blurred alike, draws these cells (``_blurred_fit``)?
+        fit = _blurred_fit(scheme.dictionary, means)
+        best = min(exp, key=lambda i: fit[i])
+        if int(np.argmin(err)) == best == int(np.argmin(fit)) and err[best] <= guided.max_bit_errors_blurred \
+                and fit[best] <= guided.max_fit_rms and float(fit[others].min()) >= guided.fit_margin * float(fit[best]) \
+                and all(fit[i] >= guided.fit_margin * fit[best] for i in exp if i != best):
+            found.add(int(best))
     return found.pop() if len(found) == 1 else None
+
+
+BLUR_CELLS = (0.0, 0.2, 0.35, 0.5, 0.65)    # Gaussian blur sigmas tried, in marker cells
+
+
+@lru_cache(maxsize=4)
+def _blurred_cells(dictionary: str) -> np.ndarray:
+    """(ids, 4 turns x len(BLUR_CELLS), (n+2)^2) cell means of every id's marker (border and bits,
+    the paper ring around them white) blurred by each of ``BLUR_CELLS``, sampled as ``_soft_bits``
+    samples a patch."""
+    bits, n = _dictionary_bits(dictionary)
+    cells = n + 4
+    c = PX_PER_CELL // 4
+    out = np.zeros((len(bits), 4 * len(BLUR_CELLS), (n + 2) ** 2), np.float32)
+    for i in range(len(bits)):
+        for k in range(4):
+            grid = np.ones((cells, cells), np.float32)
+            grid[1:-1, 1:-1] = 0.0
+            grid[2:-2, 2:-2] = bits[i, k].reshape(n, n)
+            img = np.kron(grid, np.ones((PX_PER_CELL, PX_PER_CELL), np.float32))
+            for b, sigma in enumerate(BLUR_CELLS):
+                im = cv2.GaussianBlur(img, (0, 0), sigma * PX_PER_CELL) if sigma else img
+                m = im.reshape(cells, PX_PER_CELL, cells, PX_PER_CELL)[:, c:-c, :, c:-c].mean(axis=(1, 3))
+                out[i, k * len(BLUR_CELLS) + b] = m[1:-1, 1:-1].ravel()
+    return out
+
+
+def _blurred_fit(dictionary: str, means: np.ndarray) -> np.ndarray:
+    """Per id: how far the sampled cells (border and bits) are from that id's marker blurred alike,
+    after the best gain and offset (the light) — the residual's RMS over the fitted gain, minimised
+    over the four turns and ``BLUR_CELLS``.  A blurred sticker whose cell means no longer separate
+    black from white still fits its own id far better than any other."""
+    t = _blurred_cells(dictionary)                              # (ids, turns*blurs, m)
+    y = means[1:-1, 1:-1].ravel().astype(np.float32)
+    y = y - y.mean()
+    tc = t - t.mean(axis=2, keepdims=True)
+    tt = (tc * tc).sum(axis=2)
+    gain = (tc @ y) / np.maximum(tt, 1e-6)                      # least squares, per template
+    resid = ((y[None, None, :] - gain[..., None] * tc) ** 2).mean(axis=2)
+    rms = np.sqrt(resid) / np.maximum(gain, 1e-3)              # in units of the black-white step
+    rms[gain <= 0] = np.inf
+    return rms.min(axis=1)

@@ -35,6 +35,7 @@ class Occlusion:
     lone: list[int]              # squares that look like an undecoded sticker
     hidden: list[int] = field(default_factory=list)   # squares read pieces hide entirely
     stray: list[int] = field(default_factory=list)    # covered-looking, not empty board (pool print, …)
+    shaded: list[int] = field(default_factory=list)   # empty board under a shadow (or something as plain)
 
     @property
     def squares(self) -> list[int]:
@@ -145,8 +146,14 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         diff = cells - refs[:, :, None, :]
         dist = np.sqrt((diff[..., 0] * config.occlusion_luma_weight) ** 2 + diff[..., 1] ** 2
                        + diff[..., 2] ** 2)
+        # A shadow only dims the board under it: that is board, not something over it (``shaded``).
+        # (only where the pixel would differ: board art a little darker than the median stays board)
+        dimmed = shaded(cells, refs, config)
+        shade = dimmed & (dist > config.occlusion_colour_distance)
+        dist[shade] = 0.0
         # (a NaN pixel compares False: counted neither as differing nor as white)
         frac = (np.count_nonzero(dist > config.occlusion_colour_distance, axis=2) / inner_count).ravel()
+        dim = (np.count_nonzero(shade, axis=2) / np.maximum(inner_count, 1)).ravel()
         # A sticker that was not decoded still shows its white paper: much brighter
         # than the board (or pool) and nearly colourless.  (The exit and entrance art has none.)
         w = whole
@@ -157,7 +164,8 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
         # ... and its black-and-white pattern: far more contrast than empty board,
         # even when blurred beyond decoding.  Relative to the board's own texture,
         # so a stone-textured print is no sticker; printed art gets a higher bar.
-        std = _texture(cells[..., 0], p - 2 * m).ravel()
+        # (a shadow's edge across a square is no ink either: shaded pixels count as the board's own light)
+        std = _texture(np.where(dimmed, refs[:, :, None, 0], cells[..., 0]), p - 2 * m).ravel()
     foreign = judged & (frac >= config.occlusion_cell_fraction)
     groups = sorted(_groups(set(np.flatnonzero(foreign).tolist())), key=len, reverse=True)
     candidates = [g for g in groups if len(g) >= config.occlusion_min_squares]
@@ -176,7 +184,24 @@ def find_occlusion(image, gray: np.ndarray, loc: BoardLocation, scheme: Scheme, 
     ratio = std / np.where(pool, pool_base, base)
     lone = judged & ~in_groups & ((white >= config.sticker_white_fraction) | (ratio >= limit))
     stray = _stray(foreign & ~in_groups & ~lone, decorated, empty, med, ref, pool_ref, config)
-    return Occlusion(big, np.flatnonzero(lone).tolist(), hidden_squares, stray)
+    # Shaded squares are no hand (nothing to hold up the second look for), but a plain sleeve of the
+    # board's hue would look just as dim: what stands there is not known, never taken as bare.
+    in_shade = judged & ~in_groups & ~lone & ~_mask(n, stray) & (dim >= config.occlusion_cell_fraction)
+    return Occlusion(big, np.flatnonzero(lone).tolist(), hidden_squares, stray, np.flatnonzero(in_shade).tolist())
+
+
+def shaded(lab: np.ndarray, refs: np.ndarray, config: ReaderConfig) -> np.ndarray:
+    """Pixels of ``lab`` (R, C, n, 3) that show their square's reference colour ``refs`` (R, C, 3)
+    dimmed, as under a shadow: less light scales L*+16, a* and b* by one factor (the cube root of the
+    light's), so a shaded pixel is darker by a factor within ``shadow_dim`` and keeps the board's hue
+    within ``shadow_chroma``.  A hand, a sleeve or a piece has its own hue or is darker than any
+    shadow; an undecoded sticker's black ink is far darker, so its texture still shows."""
+    lo, hi = config.shadow_dim
+    ref = refs[:, :, None, :]
+    t = (lab[..., 0] + 16.0) / np.maximum(ref[..., 0] + 16.0, 1.0)
+    with np.errstate(invalid="ignore"):
+        hue = np.hypot(lab[..., 1] - t * ref[..., 1], lab[..., 2] - t * ref[..., 2])
+        return (t >= lo) & (t <= hi) & (hue <= config.shadow_chroma)
 
 
 def _pool_tile(group, med: np.ndarray, ref: np.ndarray, pool_ref, config) -> bool:

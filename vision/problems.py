@@ -83,6 +83,8 @@ UNREAD_LONE = _say("unread-square", N_("%(square)s does not look empty but no st
                                        "a hidden, dirty or glaring sticker?)"))
 UNREAD_STRAY = _say("unread-square", N_("%(square)s looks covered but no sticker was read there (a pool tile or a "
                                         "piece whose sticker is hidden?)"))
+UNREAD_SHADED = _say("unread-square", N_("%(square)s lies in a shadow and no piece was read there; a shadow is no "
+                                          "hand, but what stands there is not known (more even light avoids this)"))
 OUT_OF_VIEW = _say("out-of-view", *n_(
     "%(num)s square of the board is outside the picture (%(squares)s): turn the camera to show the whole board",
     "%(num)s squares of the board are outside the picture (%(squares)s): turn the camera to show the whole board"))

@@ -186,7 +186,8 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
     covers, figures = _covers(reading, loc, scheme, config)
     occ = find_occlusion(image, gray, loc, scheme, config, occupied, covers, pools, cells, figures)
     reading.unseen.update([(sq, "occluded") for sq in occ.squares] + [(sq, "hidden-square") for sq in occ.hidden]
-                          + [(sq, "unread-square") for sq in occ.lone + occ.stray])
+                          + [(sq, "unread-square") for sq in occ.lone + occ.stray]
+                          + [(sq, "shaded-square") for sq in occ.shaded])
     if occ.groups:
         reading.occluded = True
         covered = occ.squares
@@ -204,10 +205,12 @@ def _check_occlusion(reading: Reading, image, gray, loc: BoardLocation, scheme: 
             reading.problems.append(problem(say.UNREAD_LONE, sq, square=square_name(sq)))
     for sq in occ.stray:
         reading.problems.append(problem(say.UNREAD_STRAY, sq, square=square_name(sq)))
+    for sq in occ.shaded:
+        reading.problems.append(problem(say.UNREAD_SHADED, sq, square=square_name(sq)))
     return occ
 
 
-OCCLUSION_CODES = ("occluded", "hidden-square", "unread-square", "card-zone-unclear")
+OCCLUSION_CODES = ("occluded", "hidden-square", "unread-square", "shaded-square", "card-zone-unclear")
 
 
 def _carry_occlusion(first: Reading, second: Reading) -> None:
