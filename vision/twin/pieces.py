@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.geometry import direction_name, square_name
-from engine.pools import pool_squares
+from engine.pools import split_pools
 from engine.position import BOARD, Position
 
 from ..scheme import Scheme, Sticker, marker_corners_mm
@@ -244,29 +244,9 @@ def _teleporter_faces(position: Position, by_pair: dict):
 def pool_shapes(pools) -> list[tuple[int, str, str | None]]:
     """Split the pool squares into the game's one 2x2 and one 1x4 pool:
     ``(anchor, shape, orientation)`` with the anchor top-left / first square."""
-    cells = set(pools)
-    if not cells:
-        return []
-
-    def shapes(sq):   # the shapes' squares as the engine places them (A1: engine.pools)
-        for shape, orient in (("2x2", None), ("1x4", "horizontal"), ("1x4", "vertical")):
-            sqs = pool_squares(sq, shape, orient or "horizontal")
-            yield shape, orient, set(sqs) if sqs else None
-
-    def solve(left, used):
-        if not left:
-            return []
-        first = min(left)
-        for shape, orient, sqs in shapes(first):
-            if sqs and shape not in used and sqs <= left:
-                rest = solve(left - sqs, used | {shape})
-                if rest is not None:
-                    return [(first, shape, orient)] + rest
-        return None
-
-    found = solve(cells, frozenset())
+    found = split_pools(pools)
     if found is None:
-        names = " ".join(square_name(s) for s in sorted(cells))
+        names = " ".join(square_name(s) for s in sorted(pools))
         raise LayoutError(f"the pool squares {names} are not one 2x2 and one 1x4 blood pool")
     return found
 
