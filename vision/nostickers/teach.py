@@ -1,0 +1,293 @@
+"""Teaching (NOSTICKERS.md): the layout's photos → what this copy of the game looks like.
+
+``teach(layout, images)`` takes one photo per step of the teaching layout, in order.  The first
+(the empty board) becomes the board reference (``board.BoardReference``) and each square's empty
+look; every later photo is located against it, and each square must show what the step lists:
+a piece where one lies (else ``TeachError``: "red 6/1 expected on g7, the square looks empty"),
+nothing where none does (squares beside the monster excepted: a tall figure hides them from a
+tilted camera).  The faces that move in play — both faces of every pawn and the stone tiles'
+faces — are described (``looks.describe``) where they lie; nothing is written unless every step
+passes.
+
+Each face sample gets its *radius*: half the distance to the nearest sample of another face,
+and never more than ``MAX_RADIUS``.  A square is read as a face only inside one of its samples'
+radii, so two faces can never both fit one square (``read``); faces that lie closer than their
+noise allows are named in ``warnings`` (they will mostly be read as unknown under this light).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import FlureError
+from engine.geometry import SQUARES, around, square_name
+from engine.observation import EMPTY, Look, PawnLook
+from engine.wording import Join, Text
+
+from ..change import setup_looks
+from ..detect import check_frame
+from . import looks as L
+from .board import BoardReference, Lens, _sheet_mask
+from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP)
+
+FORMAT = "flure-pieces/1"
+MAX_DISTANCE = 10.0         # noise units: a face is never read farther than this from its samples
+RATIO = 0.75                # the face read must be this much nearer than any other allowed face
+OTHER_RATIO = 0.9           # … and than any face no legal change allows there
+JITTER_PX = 2.0             # the descriptor's own noise, measured by moving its centre this much
+ALIKE = 3.0                 # faces closer than this many times their noise are named in ``warnings``
+
+
+class TeachError(FlureError, ValueError):
+    """A photo that does not match its step, or photos that do not match the layout (wording data)."""
+
+
+class PiecesError(FlureError, ValueError):
+    """A pieces file that cannot be read (names the file and why)."""
+
+
+FIXED = ("pool", "teleporter")      # faces of the pieces that never move: a square's bare look in play
+
+
+def face_key(look: Look) -> str | None:
+    """The taught face a square's look shows (a pawn's or a stone's face; else a pool or a teleporter
+    tile's), None for a bare square or the monster."""
+    if look.pawn is not None:
+        return f"pawn:{look.pawn.colour}:{look.pawn.kind}:{look.pawn.face}"
+    if look.stone is not None:
+        return f"stone:{look.stone}"
+    if look.pool:
+        return "pool"
+    return "teleporter" if look.teleporter is not None else None
+
+
+def key_look(key: str) -> Look:
+    """The look of a piece face (``face_key``); a fixed piece's face (pool, teleporter) is the bare look,
+    the game's pool or teleporter being added by the reconciliation (B1, T1)."""
+    if key in FIXED:
+        return EMPTY
+    parts = key.split(":")
+    if parts[0] == "pawn" and len(parts) == 4:
+        return Look(pawn=PawnLook(parts[1], parts[2], parts[3]))
+    if parts[0] == "stone" and len(parts) == 2:
+        return Look(stone=parts[1])
+    raise ValueError(f"unknown face {key!r}")
+
+
+@dataclass
+class Face:
+    key: str
+    descriptor: np.ndarray
+    noise: float
+    step: int
+    square: str
+
+
+@dataclass
+class Pieces:
+    """What teaching learned: the board reference, the face samples with their radii, warnings."""
+
+    board: BoardReference
+    faces: list[Face]
+    scale: np.ndarray               # each descriptor component's own noise (distances are in these units)
+    warnings: list[dict] = field(default_factory=list)
+    tile: None = None               # the card zone is not taught yet: the tile is never read
+
+    def __post_init__(self):
+        self._matrix = np.array([f.descriptor for f in self.faces]) / self.scale if self.faces else np.zeros((0, 1))
+        self._keys = [f.key for f in self.faces]
+
+    def match(self, descriptor: np.ndarray, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
+        """The taught face this descriptor shows, or None when it cannot be told.
+
+        ``allowed``: the faces a legal change can leave there.  The nearest face (each face by its
+        nearest sample) is taken only when it lies within ``MAX_DISTANCE`` and clearly nearer than
+        the other allowed faces (``RATIO``); an allowed face must also be nearer than every face
+        no legal change allows there (by ``OTHER_RATIO``: a face that looks too alike makes the
+        square unknown, never read as the allowed one), and a face no legal change allows is
+        taken only when it clearly beats every other face (it then refuses the answer)."""
+        if not self.faces:
+            return None
+        d = np.linalg.norm(self._matrix - descriptor / self.scale, axis=1)
+        nearest: dict[str, float] = {}
+        for key, dist in zip(self._keys, d):
+            nearest[key] = min(nearest.get(key, np.inf), float(dist))
+        ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        best, dist = ranked[0]
+        if dist > MAX_DISTANCE:
+            return None
+        rest = ranked[1:]
+        if best in allowed:
+            rival_allowed = min((v for k, v in rest if k in allowed), default=np.inf)
+            rival_other = min((v for k, v in rest if k not in allowed), default=np.inf)
+            return best if dist <= RATIO * rival_allowed and dist <= OTHER_RATIO * rival_other else None
+        return best if not rest or dist <= RATIO * rest[0][1] else None
+
+    def save(self, path) -> None:
+        """Writes the file whole or not at all (a temporary file renamed over it)."""
+        data = {"format": FORMAT, "board": self.board.to_json(),
+                "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
+                           "descriptor": np.round(f.descriptor, 4).tolist()} for f in self.faces],
+                "scale": np.round(self.scale, 6).tolist(), "warnings": self.warnings, "tile": None}
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path) -> "Pieces":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise PiecesError(BAD_PIECES(path=str(path), why=str(exc))) from None
+        try:
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError(f"not a {FORMAT} file (format {data.get('format') if isinstance(data, dict) else None!r})")
+            board = BoardReference.from_json(data["board"])
+            faces = [Face(f["face"], np.asarray(f["descriptor"], dtype=np.float64), float(f["noise"]), int(f["step"]),
+                          str(f["square"])) for f in data["faces"]]
+            for f in faces:
+                key_look(f.key)
+                if f.descriptor.shape != faces[0].descriptor.shape or not np.all(np.isfinite(f.descriptor)):
+                    raise ValueError(f"face {f.key}: a malformed descriptor")
+            warnings = list(data.get("warnings") or [])
+            scale = np.asarray(data["scale"], dtype=np.float64)
+            if faces and (scale.shape != faces[0].descriptor.shape or not np.all(scale > 0)):
+                raise ValueError("a malformed descriptor scale")
+        except (KeyError, TypeError, ValueError) as exc:
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
+        return cls(board, faces, scale, warnings)
+
+
+def alike(faces: list[Face], scale: np.ndarray) -> list[dict]:
+    """Pairs of faces whose samples lie closer than ``ALIKE`` times their noise (data for the Setup page)."""
+    out: dict[tuple, float] = {}
+    for i, a in enumerate(faces):
+        for b in faces[i + 1:]:
+            if a.key == b.key:
+                continue
+            d = L.distance(a.descriptor / scale, b.descriptor / scale)
+            if d < ALIKE * max(a.noise + b.noise, 1e-3):
+                pair = tuple(sorted((a.key, b.key)))
+                out[pair] = min(out.get(pair, np.inf), d)
+    return [{"faces": list(k), "distance": round(v, 3)} for k, v in sorted(out.items())]
+
+
+@dataclass
+class Frame:
+    """One photo on the canonical plane: its light-matched Lab, its difference from the empty board,
+    and each fully seen square's cover."""
+
+    lab: np.ndarray
+    diff: np.ndarray
+    cover: dict[int, float]
+    location: object
+
+
+def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
+    """(Frame, None) for a located photo, (None, why) otherwise."""
+    image = lens.undistort(image)
+    location, why = board.locate(image, lens)
+    if location is None:
+        return None, why
+    import cv2
+    canon = board.canonical(image, location)
+    seen = board.canonical(np.full(image.shape[:2], 255, np.uint8), location) > 0
+    seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    frame_lab = L.matched_light(L.lab(canon), ref_lab, sheet & seen)
+    diff = L.difference(frame_lab, ref_lab)
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location), None
+
+
+def teach(layout, images, calibration=None) -> Pieces:
+    """What this copy looks like, from one photo per step of ``layout`` (a ``TeachingLayout``).
+
+    Raises ``TeachError`` (wording data naming the step and the squares) and writes nothing."""
+    steps = list(layout.steps)
+    images = list(images)
+    if len(images) != len(steps):
+        raise TeachError(COUNT(photos=len(images), steps=len(steps)))
+    for n, image in enumerate(images, 1):
+        _gray, why = check_frame(image)
+        if why is not None:
+            raise TeachError(NOT_READ_STEP(step=n, why=why))
+    lens = Lens(calibration)
+    board, why = BoardReference.from_empty_photo(images[0], lens)
+    if board is None:
+        raise TeachError(NOT_LOCATED_STEP(step=1, why=why))
+    ref_lab = L.lab(board.picture)
+    sheet = _sheet_mask(board.canvas, _scheme()) > 0
+    faces: list[Face] = []
+    jitters: list[np.ndarray] = []
+    for n, (step, image) in enumerate(zip(steps, images), 1):
+        if n == 1:
+            continue
+        frame, why = frame_view(board, image, lens, ref_lab, sheet)
+        if frame is None:
+            raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
+        expected = setup_looks(step.setup)
+        near_monster = _beside_monster(expected)
+        missing, stray = [], []
+        for sq in SQUARES:
+            look = expected.get(sq, EMPTY)
+            cover = frame.cover.get(sq)
+            if look == EMPTY:
+                if cover is not None and cover >= L.PIECE_COVER and sq not in near_monster:
+                    stray.append(sq)
+                continue
+            if cover is None or cover < L.PIECE_COVER:
+                missing.append((sq, look))
+                continue
+            if face_key(look) is not None:
+                desc = L.describe(frame.lab, frame.diff, board.canvas, sq)
+                if desc is None:
+                    missing.append((sq, look))
+                    continue
+                moved = [d for d in (L.describe(frame.lab, frame.diff, board.canvas, sq, (dx, dy))
+                                     for dx, dy in ((JITTER_PX, 0), (-JITTER_PX, 0), (0, JITTER_PX), (0, -JITTER_PX)))
+                         if d is not None]
+                faces.append(Face(face_key(look), desc, 0.0, n, square_name(sq)))
+                jitters.append(np.array(moved) - desc)
+        if missing:
+            sq, look = missing[0]
+            others = ", ".join(square_name(s) for s, _ in missing[1:6])
+            raise TeachError(Join("", [EXPECTED_PIECE(step=n, what=look.describe_words(), square=square_name(sq)),
+                                       Text(" (+ %(squares)s)", squares=others) if others else ""]))
+        if stray:
+            raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
+    scale = _noise_scale(faces, jitters)
+    for face, moved in zip(faces, jitters):
+        face.noise = float(np.max(np.linalg.norm(moved / scale, axis=1)))
+    return Pieces(board, faces, scale, alike(faces, scale))
+
+
+def _noise_scale(faces: list[Face], jitters: list[np.ndarray]) -> np.ndarray:
+    """Each descriptor component's noise: how much it moves when the sample's centre moves by
+    ``JITTER_PX`` (pooled over every sample), never below a hundredth of its spread across faces."""
+    if not faces:
+        return np.ones(1)
+    moved = np.vstack(jitters)
+    noise = np.sqrt(np.mean(moved ** 2, axis=0))
+    spread = np.std(np.array([f.descriptor for f in faces]), axis=0)
+    return np.maximum(noise, np.maximum(0.01 * spread, 1e-6))
+
+
+def _scheme():
+    from ..scheme import load_scheme
+    return load_scheme()
+
+
+def _beside_monster(expected: dict) -> set[int]:
+    """The squares around the monster (which a tall figure may hide from a tilted camera)."""
+    return {n for sq, look in expected.items() if look.monster is not None for n in around(sq)}
