@@ -73,6 +73,7 @@ class Look:
     monster_top_mm: float
     monster_height_mm: float
     table: tuple[int, int, int]
+    table_grain: float
     floor: tuple[int, int, int]
     mortar: tuple[int, int, int]
     wall: tuple[int, int, int]
@@ -118,7 +119,7 @@ def _look(seed: int) -> Look:
         monster=_bgr(u(0, 360), u(0.35, 0.75), u(0.3, 0.6)),
         monster_shape=MONSTER_SHAPES[int(rng.integers(len(MONSTER_SHAPES)))],
         monster_foot_mm=monster_foot, monster_top_mm=monster_foot * u(0.75, 1.1), monster_height_mm=u(45.0, 75.0),
-        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.35, 0.65)), floor=floor,
+        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.35, 0.65)), table_grain=u(2.0, 5.0), floor=floor,
         mortar=_shade(floor, u(0.45, 0.7)), wall=wall, pillar=_bgr(floor_h, u(0.05, 0.2), u(0.55, 0.75)),
         pillar_round=bool(rng.random() < 0.5), letter=_bgr(u(30, 60), u(0.05, 0.3), u(0.7, 0.9)),
         flag_mm=(u(22, 48), u(16, 30)), grid_alpha=u(0.0, 0.5), stains=int(rng.integers(6, 18)))
@@ -387,7 +388,7 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
     from .board import _add_field, _grain, _wall_letters, pillar_points
     rng = np.random.default_rng([look.seed, 9])
     cv = Canvas.blank(*size_mm, s, look.table, origin_mm=origin_mm)
-    _grain(cv, rng, (40, 3), 14)
+    _grain(cv, rng, (40, 3), look.table_grain)   # the texture ends before the picture does: a faint grain
     sh = scheme.sheet_mm
     q = scheme.square_mm
     cv.rect(sh["left"], sh["top"], sh["right"], sh["bottom"], look.wall)
@@ -397,7 +398,7 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
     while y < sh["bottom"]:
         x = sh["left"] - (bw / 2 if row % 2 else 0)
         while x < sh["right"]:
-            cv.rect(x + 0.5, y + 0.5, min(x + bw, sh["right"]) - 0.5, min(y + bh, sh["bottom"]) - 0.5,
+            cv.rect(max(x, sh["left"]) + 0.5, y + 0.5, min(x + bw, sh["right"]) - 0.5, min(y + bh, sh["bottom"]) - 0.5,
                     _shade(look.wall, rng.uniform(0.85, 1.25)))
             x += bw
         y += bh
@@ -418,8 +419,24 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
             x += w
         y += h
         row += 1
-    noise = rng.normal(0, 9, (max(2, int(11 * q / 5)), max(2, int(COLS * q / 5)))).astype(np.float32)
-    _add_field(floor.image, cv2.resize(noise, floor.image.shape[1::-1], interpolation=cv2.INTER_CUBIC))
+    # The printed picture's own details, different all over (so no two places of the board look alike):
+    # pebbles and rubble, bones, fine grain at two scales.
+    for _ in range(int(rng.integers(250, 450))):
+        c = (rng.uniform(0, COLS * q), rng.uniform(0, 11 * q))
+        floor.ellipse(c, (rng.uniform(0.6, 2.6), rng.uniform(0.5, 1.8)), rng.uniform(0, 180),
+                      _shade(look.floor, rng.uniform(0.45, 1.45)))
+    bone = _mix(look.floor, (225, 235, 240), 0.7)
+    for _ in range(int(rng.integers(8, 20))):
+        c = np.array([rng.uniform(0, COLS * q), rng.uniform(0, 11 * q)])
+        a = rng.uniform(0, np.pi)
+        d = np.array([np.cos(a), np.sin(a)]) * rng.uniform(4, 9)
+        floor.line(tuple(c - d), tuple(c + d), 1.3, bone)
+        for end in (c - d, c + d):
+            floor.circle(tuple(end + (0.0, 0.9)), 1.1, bone)
+            floor.circle(tuple(end - (0.0, 0.9)), 1.1, bone)
+    for cell, amp in ((5.0, 9.0), (1.2, 7.0)):
+        noise = rng.normal(0, amp, (max(2, int(11 * q / cell)), max(2, int(COLS * q / cell)))).astype(np.float32)
+        _add_field(floor.image, cv2.resize(noise, floor.image.shape[1::-1], interpolation=cv2.INTER_CUBIC))
     # Damp stains and dirt, drawn at 1 px/mm and blurred once.
     stain = np.zeros((int(11 * q), int(COLS * q)), np.float32)
     for _ in range(look.stains):
