@@ -37,7 +37,8 @@ def look_seed(base_seed: int, index: int, image: int) -> int:
 
 
 def teaching_photos(layout, params: dict, seed: int, look: int) -> list:
-    """The layout's photos of the box ``look`` under the case's camera and room (no hand while teaching)."""
+    """The layout's photos of the box ``look`` under the case's camera and in its room (the scene's ``seed``:
+    the same light as the game's frames; no hand while teaching)."""
     from vision.twin.scene import render
     quiet = {k: v for k, v in params.items() if k != "occluder"}
     return [render(step.pieces(), step.tile, seed=seed, frame=n, stickers=False, look_seed=look, **quiet)[0]
@@ -72,7 +73,7 @@ class Cases:
             return None
         t0 = time.perf_counter()
         try:
-            pieces = teach(self.layout, teaching_photos(self.layout, params, seed + 500, look), calibration)
+            pieces = teach(self.layout, teaching_photos(self.layout, params, seed, look), calibration)
         except TeachError as exc:
             self.teach_refused.append({"seed": seed, "look_seed": look, "level": level.name, "message": str(exc)[:300]})
             return {"seed": seed, "kind": scene.kind, "legal": scene.legal, "near": moves.near_nominal(params),

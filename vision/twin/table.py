@@ -31,7 +31,7 @@ from . import effects as fx
 from .camera import pose_camera
 from .look import Look
 from .pieces import Placed, layout
-from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board
+from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board, room_rng
 
 # How far from its square's centre a player puts a piece down (mm).  The pawn disc is 27 mm on
 # a 30 mm square.  Measured with the reader at 1280x720: 4 mm off made it flag the neighbouring
@@ -379,14 +379,15 @@ def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: fl
     # copies: a table the game's pieces cannot make is filmed as it lies (the reader says what is wrong),
     # never a camera failure
     placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng, copies=True, look=look)]
-    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * light)
+    room = room_rng(seed, look, rng)
+    lamp = Lamp(room.uniform(0, 360), room.uniform(45, 75), 0.15 + 0.2 * light)
     img, _ = _draw_scene(cam, scheme, placed, max(1, supersample), lamp, look)
     if view.hand is not None:
         # The same hand while it stays over the same square; a new reach looks different.
         hand_rng = np.random.default_rng([seed, 2, view.hand])
         target = cam.project([scheme.square_center_mm(view.hand)], 0.0)[0]
         fx.hand(img, target, _scale_at_board(cam) * 900.0 / 750.0, hand_rng)
-    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    img = fx.uneven_light(img, light, room, away=_image_direction(cam, lamp))
     return img
 
 
