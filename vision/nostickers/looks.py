@@ -115,5 +115,11 @@ def describe(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int, s
     return np.concatenate([light_hist, colour, rings.mean(axis=0), spectrum.ravel()]).astype(np.float64)
 
 
+def mean_light(descriptor: np.ndarray) -> float:
+    """The mean Lab lightness (0–255) of a described piece, from its lightness histogram."""
+    centres = (np.arange(LIGHT_BINS) + 0.5) * 256.0 / LIGHT_BINS
+    return float(np.dot(descriptor[:LIGHT_BINS], centres))
+
+
 def distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(np.asarray(a) - np.asarray(b)))

@@ -33,14 +33,14 @@ from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
 from .board import BoardReference, Lens, _sheet_mask
-from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP)
+from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED)
 
 FORMAT = "flure-pieces/1"
 MAX_DISTANCE = 10.0         # noise units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
 OTHER_RATIO = 0.9           # … and than any face no legal change allows there
 JITTER_PX = 2.0             # the descriptor's own noise, measured by moving its centre this much
-ALIKE = 3.0                 # faces closer than this many times their noise are named in ``warnings``
+ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 
 
 class TeachError(FlureError, ValueError):
@@ -178,7 +178,7 @@ def alike(faces: list[Face], scale: np.ndarray) -> list[dict]:
             if a.key == b.key:
                 continue
             d = L.distance(a.descriptor / scale, b.descriptor / scale)
-            if d < ALIKE * max(a.noise + b.noise, 1e-3):
+            if d < ALIKE * max(a.noise, b.noise):
                 pair = tuple(sorted((a.key, b.key)))
                 out[pair] = min(out.get(pair, np.inf), d)
     return [{"faces": list(k), "distance": round(v, 3)} for k, v in sorted(out.items())]
@@ -266,10 +266,29 @@ def teach(layout, images, calibration=None) -> Pieces:
                                        Text(" (+ %(squares)s)", squares=others) if others else ""]))
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
+    _check_turned(faces)
     scale = _noise_scale(faces, jitters)
     for face, moved in zip(faces, jitters):
         face.noise = float(np.max(np.linalg.norm(moved / scale, axis=1)))
     return Pieces(board, faces, scale, alike(faces, scale))
+
+
+DARKER = 4.0        # Lab lightness: a pawn's partly black face is at least this much darker than its coloured one
+
+
+def _check_turned(faces: list[Face]) -> None:
+    """Refuse photos whose pawns were not turned as their steps say: a pawn's partly black face
+    (NOSTICKERS.md) must look darker than its coloured face, for most pawns."""
+    light: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+    for f in faces:
+        if f.key.startswith("pawn:"):
+            _p, colour, kind, face = f.key.split(":")
+            light.setdefault((colour, kind), {}).setdefault(face, (L.mean_light(f.descriptor), f.step))
+    pairs = [v for v in light.values() if "white" in v and "black" in v]
+    wrong = [v for v in pairs if v["black"][0] > v["white"][0] - DARKER]
+    if pairs and len(wrong) * 2 > len(pairs):
+        steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
+        raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
 
 
 def _noise_scale(faces: list[Face], jitters: list[np.ndarray]) -> np.ndarray:
