@@ -123,3 +123,12 @@ def test_an_unreadable_file_is_a_clear_error(tmp_path):
     bad.write_text("{\"format\": ", encoding="utf-8")
     with pytest.raises(TeachingLayoutError, match=r"teaching layout .*bad.json: "):
         load_layout(bad)
+
+
+def test_each_step_is_told_in_the_readers_language():
+    from companion_app.i18n.text import render
+    for step in load_layout().steps:
+        assert render(step.words, "en") == step.say
+        for lang in ("fr", "de", "es"):
+            said = render(step.words, lang)
+            assert said and said != step.say, (lang, step.say)

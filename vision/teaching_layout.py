@@ -15,7 +15,7 @@ stones as fronts.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,13 @@ STEP_KEYS = ("say", "setup", "tile")
 TILES = {"5": 1, "7": 2, "8": 2, "10": 1, "prey-1": 1, "prey-2": 1}
 STONE_TILES = sum(PIECES[k] for k in STONE_KINDS)   # 11 tiles, each a marked front and a plain back
 MARKED = tuple(k for k in STONE_KINDS if k != "stone")
+
+
+def fronts_up(stone_kinds) -> bool:
+    """All eleven stone tiles on the board with every marked front up: the three others then show
+    their plain front (the form writes both plain sides ``stone``)."""
+    kinds = list(stone_kinds)
+    return len(kinds) == STONE_TILES and all(kinds.count(k) == PIECES[k] for k in MARKED)
 
 
 class TeachingLayoutError(FlureError, ValueError):
@@ -62,6 +69,12 @@ class TeachStep:
     tile: str | None
 
     @property
+    def words(self) -> Text:
+        """``say`` as wording data: the packaged layout's steps are in the catalogs (``i18n extract`` reads
+        them), another layout's are shown as written."""
+        return Text(self.say)
+
+    @property
     def empty(self) -> bool:
         """Nothing on the board (the first step)."""
         return not any(self.setup.get(k) for k in ("monster", "stones", "pools", "teleporters", "pawns"))
@@ -72,6 +85,12 @@ class TeachStep:
         if "monster" not in self.setup:
             return None
         return Position.from_setup(self.setup, strict=True)
+
+    def pieces(self) -> Position:
+        """Everything the step puts on the board as a Position whose ``monster`` is None when the step leaves
+        the monster out (not a game position: for drawing the step and comparing squares)."""
+        pos = Position.from_setup(_with_monster(self.setup), strict=True)
+        return pos if "monster" in self.setup else replace(pos, monster=None)
 
     def engine_setup(self) -> dict | None:
         """The step's setup in the engine's own form (``Position.to_setup()``: every key present, pawns
@@ -122,7 +141,7 @@ class TeachingLayout:
         for step in self.steps:
             faces = step.faces().values()
             kinds = [f[1] for f in faces if f[0] == "stone"]
-            fronts_down = all(kinds.count(k) == PIECES[k] for k in MARKED) and len(kinds) == STONE_TILES
+            fronts_down = fronts_up(kinds)
             for k in STONE_KINDS:
                 n = kinds.count(k)
                 if k != "stone" or fronts_down:
@@ -211,18 +230,23 @@ def _step(s, n: int, err) -> TeachStep:
     return TeachStep(say, setup, tile)
 
 
+def _with_monster(setup: dict) -> dict:
+    """``setup`` as the engine parses it: a Position has a monster, so a step without it gets one, for the
+    checks only, on a square no stone or pawn of the step takes."""
+    if "monster" in setup:
+        return setup
+    taken = set(setup.get("stones") or {}) if isinstance(setup.get("stones"), dict) else set()
+    pawns = setup.get("pawns") if isinstance(setup.get("pawns"), dict) else {}
+    taken |= {p.get("at") for p in pawns.values() if isinstance(p, dict)}
+    free = next(square_name(sq) for sq in sorted(SQUARE_NAMES) if square_name(sq) not in taken)
+    return {**setup, "monster": {"at": free, "facing": "N"}}
+
+
 def _check_setup(setup: dict, n: int, err) -> None:
     """The engine's checks of a scenario setup (squares on the board, one piece per square, nothing on a
     teleporter, pairs of two), then what the box can make."""
-    probe = dict(setup)
-    if "monster" not in probe:   # a Position has a monster: stand it, for the check, on a free square
-        taken = set((setup.get("stones") or {}) if isinstance(setup.get("stones"), dict) else ())
-        pawns = setup.get("pawns") if isinstance(setup.get("pawns"), dict) else {}
-        taken |= {p.get("at") for p in pawns.values() if isinstance(p, dict)}
-        probe["monster"] = {"at": next(square_name(sq) for sq in sorted(SQUARE_NAMES)
-                                       if square_name(sq) not in taken), "facing": "N"}
     try:
-        pos = Position.from_setup(probe, strict=True, where="setup")
+        pos = Position.from_setup(_with_monster(setup), strict=True, where="setup")
     except InvalidSetupError as exc:
         raise err(exc.text, n, exc.field) from None
     if "monster" in setup and pos.monster in pos.pools:
