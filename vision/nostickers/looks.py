@@ -26,10 +26,11 @@ from .board import Canvas
 
 SQUARE_MM = 30.0
 DIFF = 16.0                 # Lab distance that makes a pixel differ from the empty square
-MIDDLE_MM = 22.0            # the square's middle, where cover is measured
+MIDDLE_MM = 14.0            # the square's middle, where cover is measured (a piece off centre on a
+                            # neighbour, lifted and seen from aside, does not reach it)
 SEARCH_MM = 6.0             # how far past the square's edge a piece's silhouette is followed
 EMPTY_COVER = 0.06          # at most this share differs: the square is bare
-PIECE_COVER = 0.22          # at least this share differs: something lies there
+PIECE_COVER = 0.5           # at least this share differs: something lies there
 RADIUS_MM = 10.0            # polar sampling radius (within a pawn disc)
 RINGS, ANGLES, HARMONICS = 12, 64, 4
 RING_GROUPS, LIGHT_BINS = 3, 8
@@ -115,10 +116,10 @@ def describe(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int, s
     return np.concatenate([light_hist, colour, rings.mean(axis=0), spectrum.ravel()]).astype(np.float64)
 
 
-def mean_light(descriptor: np.ndarray) -> float:
-    """The mean Lab lightness (0–255) of a described piece, from its lightness histogram."""
-    centres = (np.arange(LIGHT_BINS) + 0.5) * 256.0 / LIGHT_BINS
-    return float(np.dot(descriptor[:LIGHT_BINS], centres))
+def dark_share(descriptor: np.ndarray) -> float:
+    """The share of a described piece's disc that is dark (Lab lightness under 64), from its lightness
+    histogram."""
+    return float(np.sum(descriptor[:LIGHT_BINS * 64 // 256]))
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:
