@@ -33,7 +33,8 @@ from ..scheme import Scheme, load_scheme
 
 SCALE = 2.0                 # canonical pixels per board millimetre
 MARGIN_MM = 12.0            # table drawn around the sheet in the canonical picture
-FEATURES = 4000             # ORB features of the reference and of each frame
+FEATURES = 4000             # ORB features of the reference
+FRAME_FEATURES = 2500       # … and of each frame
 RATIO = 0.8                 # Lowe's ratio test on the two nearest reference descriptors
 MIN_INLIERS = 30            # fewer RANSAC inliers: the match is too weak to trust
 MIN_INLIER_SHARE = 0.25     # of the ratio-test matches
@@ -138,14 +139,13 @@ def find_outline(image: np.ndarray) -> np.ndarray | None:
     return np.roll(best, -start, axis=0)
 
 
-_ORB = None
+_ORB: dict[int, object] = {}
 
 
-def _orb():
-    global _ORB
-    if _ORB is None:
-        _ORB = cv2.ORB_create(nfeatures=FEATURES, scaleFactor=1.2, nlevels=8, fastThreshold=10)
-    return _ORB
+def _orb(features: int = FEATURES):
+    if features not in _ORB:
+        _ORB[features] = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=8, fastThreshold=10)
+    return _ORB[features]
 
 
 @dataclass
@@ -183,16 +183,16 @@ class BoardReference:
         g = gray(image)
         if f < 1:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        keys, desc = _orb().detectAndCompute(g, None)
+        keys, desc = _orb(FRAME_FEATURES).detectAndCompute(g, None)
         if desc is None or len(keys) < MIN_INLIERS:
             return None, board_not_located(WEAK_MATCH(inliers=0, least=MIN_INLIERS))
-        pairs = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(desc, self.descriptors, k=2)
+        pairs = self.matcher().knnMatch(desc, k=2)
         good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO * p[1].distance]
         if len(good) < MIN_INLIERS:
             return None, board_not_located(WEAK_MATCH(inliers=len(good), least=MIN_INLIERS))
         src = self.points_mm[[m.trainIdx for m in good]]
         dst = np.array([keys[m.queryIdx].pt for m in good], dtype=np.float64) / f
-        hmat, mask = cv2.findHomography(src, dst, cv2.RANSAC, RANSAC_PX / f, maxIters=4000, confidence=0.999)
+        hmat, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX / f, maxIters=4000, confidence=0.999)
         inliers = int(mask.sum()) if mask is not None else 0
         if hmat is None or inliers < MIN_INLIERS or inliers < MIN_INLIER_SHARE * len(good):
             return None, board_not_located(WEAK_MATCH(inliers=inliers, least=MIN_INLIERS))
@@ -203,6 +203,15 @@ class BoardReference:
         if hmat is None or err > MAX_ERROR_PX or not _plausible(hmat, (w, h)):
             return None, board_not_located(BAD_MATCH(error=f"{err:.1f}"))
         return lens.location(hmat, (w, h), err), None
+
+    def matcher(self):
+        """The reference's features indexed for nearest neighbours (FLANN's LSH for binary descriptors)."""
+        if getattr(self, "_matcher", None) is None:
+            self._matcher = cv2.FlannBasedMatcher(dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1),
+                                                  dict(checks=32))
+            self._matcher.add([self.descriptors])
+            self._matcher.train()
+        return self._matcher
 
     def canonical(self, image: np.ndarray, location: BoardLocation) -> np.ndarray:
         """The (undistorted) frame drawn on the canonical plane."""

@@ -8,10 +8,10 @@ in between cannot be told.
 
 A piece: the part that differs (its silhouette, which the piece's height and the camera's tilt
 shift a few millimetres) is found around the square's middle and sampled in polar form
-(``cv2.warpPolar``) about its centroid, so the descriptor does not depend on how the piece is
-turned: the histogram of its lightness and its colour's mean and spread (colour and face style),
-the mean lightness of three rings and the strength of their first angular harmonics (the picture
-and the number).  Faces are told apart by the distance between descriptors (``distance``).
+(``cv2.warpPolar``) about its centroid, so that turning the piece only shifts the samples along
+the angles: two samples are compared at their best turn (``Bank``: the cross-correlation along
+the angles by FFT), as the RMS Lab difference over the disc — colour, face style, picture and
+number all count.
 """
 from __future__ import annotations
 
@@ -26,13 +26,15 @@ from .board import Canvas
 
 SQUARE_MM = 30.0
 DIFF = 16.0                 # Lab distance that makes a pixel differ from the empty square
-MIDDLE_MM = 22.0            # the square's middle, where cover is measured
+MIDDLE_MM = 14.0            # the square's middle, where cover is measured (a piece off centre on a
+                            # neighbour, lifted and seen from aside, does not reach it)
 SEARCH_MM = 6.0             # how far past the square's edge a piece's silhouette is followed
 EMPTY_COVER = 0.06          # at most this share differs: the square is bare
-PIECE_COVER = 0.22          # at least this share differs: something lies there
-RADIUS_MM = 10.0            # polar sampling radius (within a pawn disc)
-RINGS, ANGLES, HARMONICS = 12, 64, 4
-RING_GROUPS, LIGHT_BINS = 3, 8
+PIECE_COVER = 0.5           # at least this share differs: something lies there
+RADIUS_MM = 12.5            # polar sampling radius (about a pawn disc's)
+RINGS, ANGLES = 12, 64
+BLUR_PX = 1.5
+SHADOW, SHADOW_HUE = 0.9, 12.0   # a shadow: darker than the board by 10 % or more, its colour kept
 
 
 @dataclass(frozen=True)
@@ -48,11 +50,11 @@ def lab(picture: np.ndarray) -> np.ndarray:
 def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``frame_lab`` with its light brought to the reference's: lightness scaled, a and b shifted,
     by the medians over ``mask`` (the sheet, seen in this frame)."""
-    sel = mask > 0
+    sel = mask[::4, ::4] > 0          # (a sixteenth of the pixels gives the same medians)
     if not np.any(sel):
         return frame_lab
     out = frame_lab.copy()
-    f, r = np.median(frame_lab[sel], axis=0), np.median(ref_lab[sel], axis=0)
+    f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
     out[..., 0] *= float(r[0]) / max(float(f[0]), 1.0)
     out[..., 1:] += (r[1:] - f[1:])
     return out
@@ -86,34 +88,84 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
     return out
 
 
-def describe(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int, shift_px=(0.0, 0.0)
-             ) -> np.ndarray | None:
-    """The rotation-free descriptor of the piece on ``sq`` (None: no silhouette near its middle)."""
+def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
+              ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
+    """The centroid (canonical pixels) of the biggest silhouette whose centroid lies on ``sq``, or None.
+    With the empty board's ``ref_lab``, the piece's shadow (darker, same colour) is left out."""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    mask = (diff[y0:y1, x0:x1] > DIFF).astype(np.uint8)
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
-        return None
+    mask = diff[y0:y1, x0:x1] > DIFF
+    if ref_lab is not None:
+        now, was = frame_lab[y0:y1, x0:x1], ref_lab[y0:y1, x0:x1]
+        shade = (now[..., 0] < SHADOW * was[..., 0]) & (np.abs(now[..., 1:] - was[..., 1:]).sum(axis=2) < SHADOW_HUE)
+        mask &= ~shade
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
-    # The biggest silhouette whose centroid lies within the square.
     inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]
     if not inside:
         return None
     best = max(inside, key=lambda i: stats[i, cv2.CC_STAT_AREA])
-    cx, cy = cents[best][0] + x0 + shift_px[0], cents[best][1] + y0 + shift_px[1]
-    radius = RADIUS_MM * canvas.scale
-    top, left = max(0, int(cy - radius - 2)), max(0, int(cx - radius - 2))
-    crop = cv2.GaussianBlur(frame_lab[top:int(cy + radius + 3), left:int(cx + radius + 3)], (0, 0), 1.5)
-    polar = cv2.warpPolar(crop, (RINGS, ANGLES), (cx - left, cy - top), radius,
-                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR)            # (angles, rings, 3)
-    weights = np.arange(RINGS) + 0.5                                           # a ring's share of the disc
-    pixels = np.repeat(polar.reshape(-1, 3), np.tile(np.round(weights).astype(int) + 1, ANGLES), axis=0)
-    light_hist = np.histogram(pixels[:, 0], bins=LIGHT_BINS, range=(0, 256))[0] / len(pixels)
-    colour = np.concatenate([pixels[:, 1:].mean(axis=0), pixels[:, 1:].std(axis=0)])
-    rings = polar[..., 0].reshape(ANGLES, RING_GROUPS, -1).mean(axis=2)        # (angles, ring groups)
-    spectrum = np.abs(np.fft.rfft(rings - rings.mean(axis=0), axis=0))[1:HARMONICS + 1] / ANGLES
-    return np.concatenate([light_hist, colour, rings.mean(axis=0), spectrum.ravel()]).astype(np.float64)
+    return float(cents[best][0] + x0), float(cents[best][1] + y0)
+
+
+def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas) -> np.ndarray:
+    """(ANGLES, RINGS, 3) Lab samples of a disc of ``RADIUS_MM`` about ``centre`` (canonical pixels) of a
+    picture already smoothed (``smooth``).  Turning the piece shifts them along the angles."""
+    return cv2.warpPolar(blurred_lab, (RINGS, ANGLES), centre, RADIUS_MM * canvas.scale,
+                         cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR).astype(np.float32)
+
+
+def smooth(frame_lab: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(frame_lab, (0, 0), BLUR_PX)
+
+
+def describe(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int, shift_px=(0.0, 0.0),
+             ref_lab: np.ndarray | None = None, blurred: np.ndarray | None = None) -> np.ndarray | None:
+    """The piece on ``sq`` in polar form about its silhouette's centroid (``centre_of``) moved by
+    ``shift_px`` (None: no silhouette there)."""
+    centre = centre_of(frame_lab, diff, canvas, sq, ref_lab)
+    if centre is None:
+        return None
+    blurred = smooth(frame_lab) if blurred is None else blurred
+    return polar_at(blurred, (centre[0] + shift_px[0], centre[1] + shift_px[1]), canvas)
+
+
+# Each cell's weight in a comparison: its ring's share of the disc's area, and the channel's (colour
+# tells pieces apart under a changed light better than lightness does).
+_WEIGHT = np.sqrt(((np.arange(RINGS) + 0.5) / RINGS)[:, None] * np.array([1.0, 2.0, 2.0])[None, :]).astype(np.float32)
+_CELLS = float(np.sum(_WEIGHT ** 2)) * ANGLES
+
+
+class Bank:
+    """Polar samples prepared for comparison with any turn (cross-correlation along the angles, by FFT)."""
+
+    def __init__(self, polars):
+        w = np.asarray(polars, dtype=np.float32).reshape(-1, ANGLES, RINGS, 3) * _WEIGHT
+        self.spectra = np.fft.rfft(w, axis=1)
+        self.energy = np.sum(w * w, axis=(1, 2, 3))
+
+    def __len__(self) -> int:
+        return len(self.energy)
+
+    def distances(self, polar: np.ndarray, only=None) -> np.ndarray:
+        """The RMS Lab difference (weighted) between ``polar`` and each sample (or the samples ``only``
+        indexes), at the best turn."""
+        spectra, energy = (self.spectra, self.energy) if only is None else (self.spectra[only], self.energy[only])
+        if not len(energy):
+            return np.zeros(0)
+        w = np.asarray(polar, dtype=np.float32) * _WEIGHT
+        f = np.fft.rfft(w, axis=0)
+        corr = np.fft.irfft(np.einsum("frc,sfrc->sf", f, np.conj(spectra)), n=ANGLES, axis=1)
+        d2 = (np.sum(w * w) + energy - 2.0 * corr.max(axis=1)) / _CELLS
+        return np.sqrt(np.maximum(d2, 0.0))
+
+
+def dark_share(polar: np.ndarray) -> float:
+    """The share of a described piece's disc that is dark (Lab lightness under 64), by area."""
+    area = np.broadcast_to(((np.arange(RINGS) + 0.5) / RINGS)[None, :], polar.shape[:2])
+    return float(np.sum(area * (polar[..., 0] < 64)) / np.sum(area))
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.linalg.norm(np.asarray(a) - np.asarray(b)))
+    """The distance between two polar samples at the best turn (``Bank.distances``)."""
+    return float(Bank([b]).distances(a)[0])

@@ -17,8 +17,6 @@ zone is not taught: ``tile`` is null.
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.geometry import SQUARES
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
@@ -71,9 +69,12 @@ class Reader:
             elif cover < L.PIECE_COVER and not (was.pool or was.teleporter is not None):
                 unseen[sq] = UNKNOWN_PIECE
             else:
-                desc = L.describe(frame.lab, frame.diff, self.pieces.board.canvas, sq)
-                key = self.pieces.match(desc, allowed.get(sq, frozenset())) if desc is not None else None
-                if key is None or (key in FIXED and face_key(replace(was, monster=None)) != key):
+                canvas = self.pieces.board.canvas
+                centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+                key = None if centre is None else self.pieces.match(
+                    lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas),
+                    allowed.get(sq, frozenset()))
+                if key is None or (key in FIXED and face_key(was) != key):
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
                 else:
                     seen[sq] = key_look(key)
@@ -98,7 +99,7 @@ def allowed_faces(before: Position, mover: str = ANY_PAWN) -> dict[int, set[str]
     out: dict[int, set[str]] = {}
     for change in legal_changes(before, mover):
         for sq, look in looks(change.after).items():
-            key = face_key(replace(look, monster=None))
+            key = face_key(look)
             if key is not None:
                 out.setdefault(sq, set()).add(key)
     return out

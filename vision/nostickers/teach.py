@@ -9,13 +9,15 @@ tilted camera).  The faces that move in play — both faces of every pawn and th
 faces — are described (``looks.describe``) where they lie; nothing is written unless every step
 passes.
 
-Each face sample gets its *radius*: half the distance to the nearest sample of another face,
-and never more than ``MAX_RADIUS``.  A square is read as a face only inside one of its samples'
-radii, so two faces can never both fit one square (``read``); faces that lie closer than their
-noise allows are named in ``warnings`` (they will mostly be read as unknown under this light).
+A face is read (``Pieces.match``) only when its samples are clearly nearer (``looks.Bank``: the
+RMS Lab difference at the best turn) than those of every other face that could lie there; faces
+that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are named in
+``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
+are kept per face (the layout shows most faces in several steps, in the same place).
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import tempfile
@@ -33,14 +35,19 @@ from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
 from .board import BoardReference, Lens, _sheet_mask
-from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP)
+from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED)
 
 FORMAT = "flure-pieces/1"
-MAX_DISTANCE = 10.0         # noise units: a face is never read farther than this from its samples
+MAX_DISTANCE = 30.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
 OTHER_RATIO = 0.9           # … and than any face no legal change allows there
-JITTER_PX = 2.0             # the descriptor's own noise, measured by moving its centre this much
-ALIKE = 3.0                 # faces closer than this many times their noise are named in ``warnings``
+STRANGER_RATIO = 0.6        # a face no legal change allows there must be this much nearer than any other
+JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
+ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
+SAMPLES = 2                 # samples kept per face
+NEAREST = 3                 # faces compared at every centre besides the allowed ones
+SEARCH_PX = 3.0             # how far the centre is moved (canonical pixels, on a 3 × 3 grid)
+SHIFTS = [(dx, dy) for dx in (-SEARCH_PX, 0.0, SEARCH_PX) for dy in (-SEARCH_PX, 0.0, SEARCH_PX) if dx or dy]
 
 
 class TeachError(FlureError, ValueError):
@@ -82,7 +89,7 @@ def key_look(key: str) -> Look:
 @dataclass
 class Face:
     key: str
-    descriptor: np.ndarray
+    polar: np.ndarray       # looks.describe: (ANGLES, RINGS, 3) Lab
     noise: float
     step: int
     square: str
@@ -90,33 +97,38 @@ class Face:
 
 @dataclass
 class Pieces:
-    """What teaching learned: the board reference, the face samples with their radii, warnings."""
+    """What teaching learned: the board reference, the face samples, the faces that look alike."""
 
     board: BoardReference
     faces: list[Face]
-    scale: np.ndarray               # each descriptor component's own noise (distances are in these units)
     warnings: list[dict] = field(default_factory=list)
     tile: None = None               # the card zone is not taught yet: the tile is never read
 
     def __post_init__(self):
-        self._matrix = np.array([f.descriptor for f in self.faces]) / self.scale if self.faces else np.zeros((0, 1))
+        self._bank = L.Bank([f.polar for f in self.faces])
         self._keys = [f.key for f in self.faces]
 
-    def match(self, descriptor: np.ndarray, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
-        """The taught face this descriptor shows, or None when it cannot be told.
+    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
+        """The taught face a square shows, or None when it cannot be told.
 
-        ``allowed``: the faces a legal change can leave there.  The nearest face (each face by its
-        nearest sample) is taken only when it lies within ``MAX_DISTANCE`` and clearly nearer than
-        the other allowed faces (``RATIO``); an allowed face must also be nearer than every face
-        no legal change allows there (by ``OTHER_RATIO``: a face that looks too alike makes the
-        square unknown, never read as the allowed one), and a face no legal change allows is
-        taken only when it clearly beats every other face (it then refuses the answer)."""
+        ``sample(dx, dy)``: the square's polar sample (``looks.polar_at``) about its silhouette's
+        centre moved by (dx, dy) canonical pixels.  Each face's distance is that of its nearest
+        sample; the allowed faces and the nearest others are also compared with the centre moved
+        within ``SEARCH_PX`` (a lifted piece's top is not where its silhouette's middle is).
+        ``allowed``: the faces a legal change can leave there.  The nearest face is taken only
+        within ``MAX_DISTANCE`` and clearly nearer than the other allowed faces (``RATIO``); an
+        allowed face must also be nearer than every face no legal change allows there (by
+        ``OTHER_RATIO``: a face that looks too alike makes the square unknown, never read as the
+        allowed one), and a face no legal change allows is taken only when it clearly beats every
+        other face (it then refuses the answer)."""
         if not self.faces:
             return None
-        d = np.linalg.norm(self._matrix - descriptor / self.scale, axis=1)
-        nearest: dict[str, float] = {}
-        for key, dist in zip(self._keys, d):
-            nearest[key] = min(nearest.get(key, np.inf), float(dist))
+        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
+        close = sorted(nearest, key=nearest.get)[:NEAREST]
+        keep = set(close) | (set(allowed) & set(nearest))
+        only = [i for i, k in enumerate(self._keys) if k in keep]
+        for dx, dy in SHIFTS:
+            self._nearest(self._bank.distances(sample(dx, dy), only), only, nearest)
         ranked = sorted(nearest.items(), key=lambda kv: kv[1])
         best, dist = ranked[0]
         if dist > MAX_DISTANCE:
@@ -126,14 +138,21 @@ class Pieces:
             rival_allowed = min((v for k, v in rest if k in allowed), default=np.inf)
             rival_other = min((v for k, v in rest if k not in allowed), default=np.inf)
             return best if dist <= RATIO * rival_allowed and dist <= OTHER_RATIO * rival_other else None
-        return best if not rest or dist <= RATIO * rest[0][1] else None
+        return best if not rest or dist <= STRANGER_RATIO * rest[0][1] else None
+
+    def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
+        for i, d in zip(indexes, dists):
+            key = self._keys[i]
+            into[key] = min(into.get(key, np.inf), float(d))
+        return into
 
     def save(self, path) -> None:
         """Writes the file whole or not at all (a temporary file renamed over it)."""
         data = {"format": FORMAT, "board": self.board.to_json(),
                 "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
-                           "descriptor": np.round(f.descriptor, 4).tolist()} for f in self.faces],
-                "scale": np.round(self.scale, 6).tolist(), "warnings": self.warnings, "tile": None}
+                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
+                          for f in self.faces],
+                "warnings": self.warnings, "tile": None}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
         try:
@@ -154,31 +173,33 @@ class Pieces:
             if not isinstance(data, dict) or data.get("format") != FORMAT:
                 raise ValueError(f"not a {FORMAT} file (format {data.get('format') if isinstance(data, dict) else None!r})")
             board = BoardReference.from_json(data["board"])
-            faces = [Face(f["face"], np.asarray(f["descriptor"], dtype=np.float64), float(f["noise"]), int(f["step"]),
+            faces = [Face(f["face"], _polar(f["polar"], f["face"]), float(f["noise"]), int(f["step"]),
                           str(f["square"])) for f in data["faces"]]
             for f in faces:
                 key_look(f.key)
-                if f.descriptor.shape != faces[0].descriptor.shape or not np.all(np.isfinite(f.descriptor)):
-                    raise ValueError(f"face {f.key}: a malformed descriptor")
             warnings = list(data.get("warnings") or [])
-            scale = np.asarray(data["scale"], dtype=np.float64)
-            if faces and (scale.shape != faces[0].descriptor.shape or not np.all(scale > 0)):
-                raise ValueError("a malformed descriptor scale")
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, scale, warnings)
+        return cls(board, faces, warnings)
 
 
-def alike(faces: list[Face], scale: np.ndarray) -> list[dict]:
+def _polar(text: str, key: str) -> np.ndarray:
+    raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f2")
+    if raw.size != L.ANGLES * L.RINGS * 3 or not np.all(np.isfinite(raw)):
+        raise ValueError(f"face {key}: a malformed sample")
+    return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
+
+
+def alike(faces: list[Face]) -> list[dict]:
     """Pairs of faces whose samples lie closer than ``ALIKE`` times their noise (data for the Setup page)."""
     out: dict[tuple, float] = {}
     for i, a in enumerate(faces):
         for b in faces[i + 1:]:
             if a.key == b.key:
                 continue
-            d = L.distance(a.descriptor / scale, b.descriptor / scale)
-            if d < ALIKE * max(a.noise + b.noise, 1e-3):
+            d = L.distance(a.polar, b.polar)
+            if d < ALIKE * max(a.noise, b.noise):
                 pair = tuple(sorted((a.key, b.key)))
                 out[pair] = min(out.get(pair, np.inf), d)
     return [{"faces": list(k), "distance": round(v, 3)} for k, v in sorted(out.items())]
@@ -193,6 +214,7 @@ class Frame:
     diff: np.ndarray
     cover: dict[int, float]
     location: object
+    blurred: np.ndarray         # ``lab`` smoothed for polar samples (looks.smooth)
 
 
 def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
@@ -207,7 +229,7 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
     seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     frame_lab = L.matched_light(L.lab(canon), ref_lab, sheet & seen)
     diff = L.difference(frame_lab, ref_lab)
-    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location), None
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab)), None
 
 
 def teach(layout, images, calibration=None) -> Pieces:
@@ -229,7 +251,6 @@ def teach(layout, images, calibration=None) -> Pieces:
     ref_lab = L.lab(board.picture)
     sheet = _sheet_mask(board.canvas, _scheme()) > 0
     faces: list[Face] = []
-    jitters: list[np.ndarray] = []
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
@@ -246,19 +267,25 @@ def teach(layout, images, calibration=None) -> Pieces:
                 if cover is not None and cover >= L.PIECE_COVER and sq not in near_monster:
                     stray.append(sq)
                 continue
+            key = face_key(look)
+            movable = key is not None and key not in FIXED
             if cover is None or cover < L.PIECE_COVER:
-                missing.append((sq, look))
-                continue
-            if face_key(look) is not None:
-                desc = L.describe(frame.lab, frame.diff, board.canvas, sq)
-                if desc is None:
+                if movable:         # (a pool or a teleporter tile may look much like the board: no proof)
                     missing.append((sq, look))
+                continue
+            if key is not None:
+                desc = L.describe(frame.lab, frame.diff, board.canvas, sq, ref_lab=ref_lab, blurred=frame.blurred)
+                if desc is None:
+                    if movable:
+                        missing.append((sq, look))
                     continue
-                moved = [d for d in (L.describe(frame.lab, frame.diff, board.canvas, sq, (dx, dy))
+                if sum(f.key == key for f in faces) >= SAMPLES:
+                    continue
+                moved = [d for d in (L.describe(frame.lab, frame.diff, board.canvas, sq, (dx, dy), ref_lab, frame.blurred)
                                      for dx, dy in ((JITTER_PX, 0), (-JITTER_PX, 0), (0, JITTER_PX), (0, -JITTER_PX)))
                          if d is not None]
-                faces.append(Face(face_key(look), desc, 0.0, n, square_name(sq)))
-                jitters.append(np.array(moved) - desc)
+                noise = float(L.Bank(moved).distances(desc).max()) if moved else 0.0
+                faces.append(Face(key, desc, noise, n, square_name(sq)))
         if missing:
             sq, look = missing[0]
             others = ", ".join(square_name(s) for s, _ in missing[1:6])
@@ -266,21 +293,26 @@ def teach(layout, images, calibration=None) -> Pieces:
                                        Text(" (+ %(squares)s)", squares=others) if others else ""]))
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
-    scale = _noise_scale(faces, jitters)
-    for face, moved in zip(faces, jitters):
-        face.noise = float(np.max(np.linalg.norm(moved / scale, axis=1)))
-    return Pieces(board, faces, scale, alike(faces, scale))
+    _check_turned(faces)
+    return Pieces(board, faces, alike(faces))
 
 
-def _noise_scale(faces: list[Face], jitters: list[np.ndarray]) -> np.ndarray:
-    """Each descriptor component's noise: how much it moves when the sample's centre moves by
-    ``JITTER_PX`` (pooled over every sample), never below a hundredth of its spread across faces."""
-    if not faces:
-        return np.ones(1)
-    moved = np.vstack(jitters)
-    noise = np.sqrt(np.mean(moved ** 2, axis=0))
-    spread = np.std(np.array([f.descriptor for f in faces]), axis=0)
-    return np.maximum(noise, np.maximum(0.01 * spread, 1e-6))
+DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
+
+
+def _check_turned(faces: list[Face]) -> None:
+    """Refuse photos whose pawns were not turned as their steps say: a pawn's partly black face
+    (NOSTICKERS.md) must show more dark area than its coloured face, for most pawns."""
+    light: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+    for f in faces:
+        if f.key.startswith("pawn:"):
+            _p, colour, kind, face = f.key.split(":")
+            light.setdefault((colour, kind), {}).setdefault(face, (L.dark_share(f.polar), f.step))
+    pairs = [v for v in light.values() if "white" in v and "black" in v]
+    wrong = [v for v in pairs if v["black"][0] < v["white"][0] + DARKER]
+    if pairs and len(wrong) * 2 > len(pairs):
+        steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
+        raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
 
 
 def _scheme():
