@@ -31,7 +31,6 @@ _NOMINAL = {"blue": (220, 0.75, 0.70), "yellow": (52, 0.80, 0.92), "red": (2, 0.
 MOTIFS = ("bust", "ghost", "lantern", "face")
 DARK_STYLES = ("half", "band", "ring", "crescent")
 MONSTER_SHAPES = ("round", "square", "octagon", "star")
-TOMB_TILES = ("5", "7", "8", "10", "prey-1", "prey-2", "prey-3")
 
 
 def _bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -127,15 +126,15 @@ def _look(seed: int) -> Look:
 
 # -- pieces --------------------------------------------------------------------------
 
-def plain_face(kind_look: tuple, look: Look, s: float, size_mm: float, off=(0.0, 0.0), angle: float = 0.0,
+def plain_face(kind_look: tuple, look: Look, s: float, off=(0.0, 0.0), angle: float = 0.0,
                disc_mm: float = 27.0, tile_mm: float = 28.0) -> Canvas:
     """A piece's printed top face without a sticker, BGRA, in the sticker frame (``pieces.piece_face``):
     the piece's heading (monster, teleporter arrow) is the frame's +x."""
-    return _face(kind_look, look, s, size_mm, off, angle, disc_mm, tile_mm)
+    return _face(kind_look, look, s, off, angle, disc_mm, tile_mm)
 
 
 @lru_cache(maxsize=512)
-def _face(kl: tuple, look: Look, s: float, size_mm: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
+def _face(kl: tuple, look: Look, s: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
     kind = kl[0]
     if kind == "pawn":
         return _pawn_face(look, kl[1], kl[2], kl[3], s, disc_mm)
