@@ -101,7 +101,8 @@ def _look(seed: int) -> Look:
     colours.append(("black", _bgr(u(0, 360), u(0, 0.25), u(0.10, 0.22))))
     colours.append(("white", _bgr(u(30, 60), u(0.02, 0.15), u(0.86, 0.97))))
     floor_h = u(15, 60) if rng.random() < 0.7 else u(80, 220)
-    floor = _bgr(floor_h, u(0.12, 0.4), u(0.35, 0.6))
+    floor_v = u(0.35, 0.6)
+    floor = _bgr(floor_h, u(0.12, 0.4), floor_v)
     wall = _bgr(floor_h + u(-20, 20), u(0.1, 0.35), u(0.16, 0.3))
     monster_foot = u(18.0, 25.0)
     return Look(
@@ -109,7 +110,9 @@ def _look(seed: int) -> Look:
         pawn_edge=None if rng.random() < 0.5 else _bgr(u(25, 40), u(0.35, 0.55), u(0.6, 0.8)),
         motif=MOTIFS[int(rng.integers(len(MOTIFS)))], dark_style=DARK_STYLES[int(rng.integers(len(DARK_STYLES)))],
         badge_angle=u(0, 360), badge_mm=u(9.0, 11.5),
-        stone=_bgr(u(20, 60), u(0.05, 0.25), u(0.5, 0.7)), stone_back=_bgr(u(20, 60), u(0.05, 0.25), u(0.45, 0.65)),
+        # the stone tiles' printed rock is lighter than the board's floor (a tile stands out from the board)
+        stone=_bgr(u(20, 60) if rng.random() < 0.6 else u(190, 230), u(0.05, 0.25), min(0.95, floor_v + u(0.18, 0.32))),
+        stone_back=_bgr(u(20, 60), u(0.05, 0.25), min(0.92, floor_v + u(0.15, 0.3))),
         crystal=_bgr(u(160, 200), u(0.35, 0.7), u(0.8, 1.0)), pivot=_bgr(u(0, 360), u(0.5, 0.85), u(0.6, 0.9)),
         teleporter_base=_bgr(u(200, 280), u(0.2, 0.5), u(0.18, 0.32)),
         portals=(_bgr(u(20, 60), u(0.7, 0.95), u(0.8, 1.0)), _bgr(u(160, 200), u(0.6, 0.9), u(0.75, 1.0))),
@@ -230,6 +233,9 @@ def _stone_face(look: Look, kind: str, s: float, t: float) -> Canvas:
     cv = _tile(s, t)
     h = t / 2
     rng = np.random.default_rng([look.seed, 3, len(kind)])
+    rim = (30, 30, 32, 255)   # the die-cut cardboard's dark edge
+    cv.rect(-h, -h, h, h, rim)
+    h -= 0.7
     if kind == "plain":   # the plain back: cracked flagstone
         cv.rect(-h, -h, h, h, look.stone_back + (255,))
         _speckle(cv, rng, (-h, -h, h, h), _shade(look.stone_back, 0.85) + (255,), 30, (0.4, 1.4))
