@@ -121,7 +121,8 @@ def _look(seed: int) -> Look:
         monster=_bgr(u(0, 360), u(0.35, 0.75), u(0.3, 0.6)),
         monster_shape=MONSTER_SHAPES[int(rng.integers(len(MONSTER_SHAPES)))],
         monster_foot_mm=monster_foot, monster_top_mm=monster_foot * u(0.75, 1.1), monster_height_mm=u(45.0, 75.0),
-        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.35, 0.65)), table_grain=u(2.0, 5.0), floor=floor,
+        # a light table, as the reader asks (the board against a table of another colour: its dark edge shows)
+        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.55, 0.8)), table_grain=u(2.0, 5.0), floor=floor,
         mortar=_shade(floor, u(0.45, 0.7)), wall=wall, pillar=_bgr(floor_h, u(0.05, 0.2), u(0.55, 0.75)),
         pillar_round=bool(rng.random() < 0.5), letter=_bgr(u(30, 60), u(0.05, 0.3), u(0.7, 0.9)),
         flag_mm=(u(22, 48), u(16, 30)), grid_alpha=u(0.0, 0.5), stains=int(rng.integers(6, 18)))
