@@ -56,6 +56,7 @@ class Reader:
         if frame is None:
             return not_located(why).to_json()
         prior = looks(before)
+        faint = set(self.pieces.faint)
         seen, unseen = {}, {}
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)
@@ -65,7 +66,10 @@ class Reader:
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
             elif cover < L.EMPTY_COVER and not (was.pool or was.teleporter is not None):
-                seen[sq] = EMPTY
+                if faint & allowed.get(sq, set()):
+                    unseen[sq] = UNKNOWN_PIECE      # a stone face much like the board could lie there
+                else:
+                    seen[sq] = EMPTY
             elif cover < L.PIECE_COVER and not (was.pool or was.teleporter is not None):
                 unseen[sq] = UNKNOWN_PIECE
             else:

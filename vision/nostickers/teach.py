@@ -102,6 +102,7 @@ class Pieces:
     board: BoardReference
     faces: list[Face]
     warnings: list[dict] = field(default_factory=list)
+    faint: list[str] = field(default_factory=list)   # faces that can look like a bare square
     tile: None = None               # the card zone is not taught yet: the tile is never read
 
     def __post_init__(self):
@@ -152,7 +153,7 @@ class Pieces:
                 "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
                            "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
                           for f in self.faces],
-                "warnings": self.warnings, "tile": None}
+                "warnings": self.warnings, "faint": self.faint, "tile": None}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
         try:
@@ -178,10 +179,11 @@ class Pieces:
             for f in faces:
                 key_look(f.key)
             warnings = list(data.get("warnings") or [])
+            faint = [str(k) for k in data.get("faint") or []]
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, warnings)
+        return cls(board, faces, warnings, faint)
 
 
 def _polar(text: str, key: str) -> np.ndarray:
@@ -245,12 +247,20 @@ def teach(layout, images, calibration=None) -> Pieces:
         if why is not None:
             raise TeachError(NOT_READ_STEP(step=n, why=why))
     lens = Lens(calibration)
-    board, why = BoardReference.from_empty_photo(images[0], lens)
+    board, why, n = None, None, 1
+    anchor = next((n for n, step in enumerate(steps[1:], 2) if len(_anchors(step)) >= 12), None)
+    if anchor is not None:      # the board registered by the pieces of the first step that has enough
+        board, why = BoardReference.from_empty_photo(images[0], lens, pieces_photo=images[anchor - 1],
+                                                     pieces_mm=_anchors(steps[anchor - 1]))
+        n = anchor
+    else:
+        board, why = BoardReference.from_empty_photo(images[0], lens)
     if board is None:
-        raise TeachError(NOT_LOCATED_STEP(step=1, why=why))
+        raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
     ref_lab = L.lab(board.picture)
     sheet = _sheet_mask(board.canvas, _scheme()) > 0
     faces: list[Face] = []
+    faint: set[str] = set()
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
@@ -270,9 +280,13 @@ def teach(layout, images, calibration=None) -> Pieces:
             key = face_key(look)
             movable = key is not None and key not in FIXED
             if cover is None or cover < L.PIECE_COVER:
-                if movable:         # (a pool or a teleporter tile may look much like the board: no proof)
+                if key is not None and key.startswith("stone:") and cover is not None:
+                    faint.add(key)  # a stone face much like the board: a bare square there proves nothing
+                elif movable:       # (a pool or a teleporter tile may look much like the board: no proof)
                     missing.append((sq, look))
-                continue
+                    continue
+                if cover is None or cover < L.EMPTY_COVER:
+                    continue
             if key is not None:
                 desc = L.describe(frame.lab, frame.diff, board.canvas, sq, ref_lab=ref_lab, blurred=frame.blurred)
                 if desc is None:
@@ -294,7 +308,7 @@ def teach(layout, images, calibration=None) -> Pieces:
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
     _check_turned(faces)
-    return Pieces(board, faces, alike(faces))
+    return Pieces(board, faces, alike(faces), faint=sorted(faint))
 
 
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
@@ -313,6 +327,14 @@ def _check_turned(faces: list[Face]) -> None:
     if pairs and len(wrong) * 2 > len(pairs):
         steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
         raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
+
+
+def _anchors(step) -> np.ndarray:
+    """Board mm centres of a step's pieces that lie on one square each (not the pools)."""
+    scheme = _scheme()
+    return np.array([scheme.square_center_mm(sq) for sq, look in sorted(setup_looks(step.setup).items())
+                     if not look.pool],
+                    dtype=np.float64).reshape(-1, 2)
 
 
 def _scheme():
