@@ -63,7 +63,7 @@ def test_board_located_under_tilt_light_and_a_hand_and_refused_on_another_board(
         img, truth = render(pos, None, stickers=False, look_seed=look, **camera)
         location, why = board.locate(img, lens)
         assert why is None, camera
-        assert board_error_px(location, truth) < 4.0, camera
+        assert board_error_px(location, truth) < 6.0, camera     # (about 4 mm: a seventh of a square)
     # another copy of the game (another board picture): refused, never guessed
     other, _ = render(pos, None, stickers=False, look_seed=look + 1)
     location, why = board.locate(other, lens)
@@ -101,11 +101,14 @@ def test_teaching_learns_every_moving_face_and_the_file_round_trips(taught, tmp_
 def test_teaching_refuses_a_photo_that_does_not_match_its_step(taught):
     _look, photos, _pieces = taught
     wrong = list(photos)
-    wrong[1] = photos[0]                 # step 2 shows the empty board: every piece is missing
+    wrong[2] = photos[0]                 # step 3 shows the empty board: every piece is missing
     with pytest.raises(TeachError) as err:
         teach(LAYOUT, wrong)
     text = str(err.value)
-    assert text.startswith("step 2:") and "expected on" in text and "the square looks empty" in text
+    assert text.startswith("step 3:") and "expected on" in text and "the square looks empty" in text
+    wrong[1] = photos[0]                 # step 2 too: the board cannot be registered by its pieces
+    with pytest.raises(TeachError, match="^step 2: .*pieces of the teaching step were found"):
+        teach(LAYOUT, wrong)
     wrong = list(photos)
     wrong[1], wrong[2] = photos[2], photos[1]     # the pawns turned over too early: faces swapped
     with pytest.raises(TeachError, match="steps 2, 3"):
@@ -157,6 +160,7 @@ def test_an_illegal_change_is_refused(taught):
     img, _ = render(unflipped, None, stickers=False, look_seed=look, noise=2.0)
     assert explain_change(before, [img], pieces).to_json()["change"] == "unexplained"
     # two pawns turned over where they lie: two pawns moved at once (G3)
+    before = next(b for b, _c in moves(3, 20) if sum(p.square is not None for p in b.pawns) >= 2)
     a, b = [p for p in before.pawns if p.square is not None][:2]
     both = before.with_pawn(a.flipped()).with_pawn(b.flipped())
     img, _ = render(both, None, stickers=False, look_seed=look, noise=2.0)

@@ -162,7 +162,8 @@ def _fit_sides(quad: np.ndarray, points: np.ndarray) -> np.ndarray:
         if length < 1:
             return quad
         t = (points - a) @ side / length ** 2
-        off = np.abs(np.cross(side, points - a)) / length
+        rel = points - a
+        off = np.abs(side[0] * rel[:, 1] - side[1] * rel[:, 0]) / length
         near = points[(t > 0.1) & (t < 0.9) & (off < max(6.0, 0.03 * length))]
         if len(near) < 10:
             return quad

@@ -34,7 +34,6 @@ PIECE_COVER = 0.5           # at least this share differs: something lies there
 RADIUS_MM = 12.5            # polar sampling radius (about a pawn disc's)
 RINGS, ANGLES = 12, 64
 BLUR_PX = 1.5
-SHADOW, SHADOW_HUE = 0.9, 12.0   # a shadow: darker than the board by 10 % or more, its colour kept
 
 
 @dataclass(frozen=True)
@@ -90,15 +89,13 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
 
 def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
               ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
-    """The centroid (canonical pixels) of the biggest silhouette whose centroid lies on ``sq``, or None.
-    With the empty board's ``ref_lab``, the piece's shadow (darker, same colour) is left out."""
+    """The centroid (canonical pixels) of the biggest silhouette (holes filled) whose centroid lies on
+    ``sq``, or None.  (A shadow moves it a little: ``Pieces.match`` searches around it.)"""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    mask = diff[y0:y1, x0:x1] > DIFF
-    if ref_lab is not None:
-        now, was = frame_lab[y0:y1, x0:x1], ref_lab[y0:y1, x0:x1]
-        shade = (now[..., 0] < SHADOW * was[..., 0]) & (np.abs(now[..., 1:] - was[..., 1:]).sum(axis=2) < SHADOW_HUE)
-        mask &= ~shade
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = (diff[y0:y1, x0:x1] > DIFF).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)        # a face's dark picture is the piece too
     n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
     inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]

@@ -40,14 +40,14 @@ from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCAT
 FORMAT = "flure-pieces/1"
 MAX_DISTANCE = 30.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
-OTHER_RATIO = 0.9           # … and than any face no legal change allows there
-STRANGER_RATIO = 0.6        # a face no legal change allows there must be this much nearer than any other
+STRANGER_RATIO = 0.6        # a face no legal change allows there is read when this much nearer than any other
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 SAMPLES = 2                 # samples kept per face
 NEAREST = 3                 # faces compared at every centre besides the allowed ones
-SEARCH_PX = 3.0             # how far the centre is moved (canonical pixels, on a 3 × 3 grid)
-SHIFTS = [(dx, dy) for dx in (-SEARCH_PX, 0.0, SEARCH_PX) for dy in (-SEARCH_PX, 0.0, SEARCH_PX) if dx or dy]
+SEARCH_PX = 4.0             # how far the centre is moved (canonical pixels, on a 5 × 5 grid)
+_GRID = (-SEARCH_PX, -SEARCH_PX / 2, 0.0, SEARCH_PX / 2, SEARCH_PX)
+SHIFTS = [(dx, dy) for dx in _GRID for dy in _GRID if dx or dy]
 
 
 class TeachError(FlureError, ValueError):
@@ -116,12 +116,13 @@ class Pieces:
         centre moved by (dx, dy) canonical pixels.  Each face's distance is that of its nearest
         sample; the allowed faces and the nearest others are also compared with the centre moved
         within ``SEARCH_PX`` (a lifted piece's top is not where its silhouette's middle is).
-        ``allowed``: the faces a legal change can leave there.  The nearest face is taken only
-        within ``MAX_DISTANCE`` and clearly nearer than the other allowed faces (``RATIO``); an
-        allowed face must also be nearer than every face no legal change allows there (by
-        ``OTHER_RATIO``: a face that looks too alike makes the square unknown, never read as the
-        allowed one), and a face no legal change allows is taken only when it clearly beats every
-        other face (it then refuses the answer)."""
+        ``allowed``: the faces a legal change can leave there.  As with stickers, only those are told
+        apart here (the game, as the prior, tells the rest: a pawn that is not where a legal change
+        puts it shows elsewhere too): the nearest allowed face is taken when it lies within
+        ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
+        faces that could both lie there leave the square unknown).  A face no legal change allows
+        there is taken instead when it is nearer than every other face by ``STRANGER_RATIO`` (it then
+        refuses the answer)."""
         if not self.faces:
             return None
         nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
@@ -131,15 +132,17 @@ class Pieces:
         for dx, dy in SHIFTS:
             self._nearest(self._bank.distances(sample(dx, dy), only), only, nearest)
         ranked = sorted(nearest.items(), key=lambda kv: kv[1])
-        best, dist = ranked[0]
-        if dist > MAX_DISTANCE:
+        mine = [(k, d) for k, d in ranked if k in allowed]
+        strangers = [(k, d) for k, d in ranked if k not in allowed]
+        if strangers and strangers[0][1] <= MAX_DISTANCE:
+            stranger, far = strangers[0]
+            rival = ranked[1][1] if ranked[0][0] == stranger and len(ranked) > 1 else np.inf
+            if ranked[0][0] == stranger and far <= STRANGER_RATIO * rival:
+                return stranger         # a face no legal change leaves there, clearly: the answer is refused
+        if not mine or mine[0][1] > MAX_DISTANCE:
             return None
-        rest = ranked[1:]
-        if best in allowed:
-            rival_allowed = min((v for k, v in rest if k in allowed), default=np.inf)
-            rival_other = min((v for k, v in rest if k not in allowed), default=np.inf)
-            return best if dist <= RATIO * rival_allowed and dist <= OTHER_RATIO * rival_other else None
-        return best if not rest or dist <= STRANGER_RATIO * rest[0][1] else None
+        rival = mine[1][1] if len(mine) > 1 else np.inf
+        return mine[0][0] if mine[0][1] <= RATIO * rival else None
 
     def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
         for i, d in zip(indexes, dists):
@@ -187,8 +190,11 @@ class Pieces:
 
 
 def _polar(text: str, key: str) -> np.ndarray:
-    raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f2")
-    if raw.size != L.ANGLES * L.RINGS * 3 or not np.all(np.isfinite(raw)):
+    data = base64.b64decode(text, validate=True)
+    if len(data) != L.ANGLES * L.RINGS * 3 * 2:
+        raise ValueError(f"face {key}: a malformed sample")
+    raw = np.frombuffer(data, dtype="<f2")
+    if not np.all(np.isfinite(raw)):
         raise ValueError(f"face {key}: a malformed sample")
     return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
 
