@@ -31,10 +31,10 @@ from ..locate import BoardLocation, _camera, _estimate_camera, _pose, lens_calib
 from ..problems import BAD_MATCH, NO_OUTLINE, PIECES_NOT_FOUND, WEAK_MATCH, board_not_located
 from ..scheme import Scheme, load_scheme
 
-SCALE = 2.0                 # canonical pixels per board millimetre
+SCALE = 1.5                 # canonical pixels per board millimetre (a 1080p camera sees about 1.4)
 MARGIN_MM = 12.0            # table drawn around the sheet in the canonical picture
 FEATURES = 4000             # ORB features of the reference
-FRAME_FEATURES = 2500       # … and of each frame
+FRAME_FEATURES = 2000       # … and of each frame
 RATIO = 0.8                 # Lowe's ratio test on the two nearest reference descriptors
 MIN_INLIERS = 30            # fewer RANSAC inliers: the match is too weak to trust
 MIN_INLIER_SHARE = 0.25     # of the ratio-test matches

@@ -146,15 +146,21 @@ class Bank:
 
     def distances(self, polar: np.ndarray, only=None) -> np.ndarray:
         """The RMS Lab difference (weighted) between ``polar`` and each sample (or the samples ``only``
-        indexes), at the best turn."""
+        indexes), at the best turn; for a stack of polar samples (K, ANGLES, RINGS, 3), a (K, samples)
+        array."""
         spectra, energy = (self.spectra, self.energy) if only is None else (self.spectra[only], self.energy[only])
+        polar = np.asarray(polar, dtype=np.float32)
+        many = polar.ndim == 4
+        w = (polar if many else polar[None]) * _WEIGHT
         if not len(energy):
-            return np.zeros(0)
-        w = np.asarray(polar, dtype=np.float32) * _WEIGHT
-        f = np.fft.rfft(w, axis=0)
-        corr = np.fft.irfft(np.einsum("frc,sfrc->sf", f, np.conj(spectra)), n=ANGLES, axis=1)
-        d2 = (np.sum(w * w) + energy - 2.0 * corr.max(axis=1)) / _CELLS
-        return np.sqrt(np.maximum(d2, 0.0))
+            return np.zeros((len(w), 0)) if many else np.zeros(0)
+        f = np.fft.rfft(w, axis=1).reshape(len(w), spectra.shape[1], -1)                  # (K, F, R·3)
+        g = np.conj(spectra).reshape(len(energy), spectra.shape[1], -1)                  # (S, F, R·3)
+        cross = np.einsum("kfc,sfc->ksf", f, g)
+        corr = np.fft.irfft(cross, n=ANGLES, axis=2)
+        d2 = (np.sum(w * w, axis=(1, 2, 3))[:, None] + energy[None] - 2.0 * corr.max(axis=2)) / _CELLS
+        out = np.sqrt(np.maximum(d2, 0.0))
+        return out if many else out[0]
 
 
 def dark_share(polar: np.ndarray) -> float:

@@ -40,7 +40,7 @@ from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCAT
 FORMAT = "flure-pieces/1"
 MAX_DISTANCE = 30.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
-STRANGER_RATIO = 0.6        # a face no legal change allows there is read when this much nearer than any other
+STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 SAMPLES = 2                 # samples kept per face
@@ -120,26 +120,21 @@ class Pieces:
         apart here (the game, as the prior, tells the rest: a pawn that is not where a legal change
         puts it shows elsewhere too): the nearest allowed face is taken when it lies within
         ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
-        faces that could both lie there leave the square unknown).  A face no legal change allows
-        there is taken instead when it is nearer than every other face by ``STRANGER_RATIO`` (it then
-        refuses the answer)."""
+        faces that could both lie there leave the square unknown).  When a face no legal change
+        allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
+        sticker that does not decode, a square is never read as what it does not show."""
         if not self.faces:
             return None
         nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
         close = sorted(nearest, key=nearest.get)[:NEAREST]
         keep = set(close) | (set(allowed) & set(nearest))
         only = [i for i, k in enumerate(self._keys) if k in keep]
-        for dx, dy in SHIFTS:
-            self._nearest(self._bank.distances(sample(dx, dy), only), only, nearest)
+        moved = self._bank.distances(np.stack([sample(dx, dy) for dx, dy in SHIFTS]), only)    # (shifts, samples)
+        self._nearest(moved.min(axis=0), only, nearest)
         ranked = sorted(nearest.items(), key=lambda kv: kv[1])
         mine = [(k, d) for k, d in ranked if k in allowed]
-        strangers = [(k, d) for k, d in ranked if k not in allowed]
-        if strangers and strangers[0][1] <= MAX_DISTANCE:
-            stranger, far = strangers[0]
-            rival = ranked[1][1] if ranked[0][0] == stranger and len(ranked) > 1 else np.inf
-            if ranked[0][0] == stranger and far <= STRANGER_RATIO * rival:
-                return stranger         # a face no legal change leaves there, clearly: the answer is refused
-        if not mine or mine[0][1] > MAX_DISTANCE:
+        stranger = next((d for k, d in ranked if k not in allowed), np.inf)
+        if not mine or mine[0][1] > MAX_DISTANCE or stranger < STRANGER_RATIO * mine[0][1]:
             return None
         rival = mine[1][1] if len(mine) > 1 else np.inf
         return mine[0][0] if mine[0][1] <= RATIO * rival else None
