@@ -236,3 +236,19 @@ def test_the_monster_is_not_read_and_says_so(taught):
     img, _ = render(before, None, stickers=False, look_seed=look)
     data = explain_change(before, [img], pieces).to_json()
     assert square_name(before.monster) in data["unseen"]
+
+
+def test_several_frames_are_combined_as_with_stickers(taught):
+    look, _photos, pieces = taught
+    for n, (before, change) in enumerate(moves(4, 6)):
+        clear, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=2.0)
+        alone = explain_change(before, [clear], pieces)
+        if outcome(alone, change) != "right":
+            continue
+        hand, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=2.0, occluder="hand",
+                         hand_over=square_name(change.destination()))
+        both = explain_change(before, [hand, clear], pieces)
+        assert outcome(both, change) == "right"          # the clear frame sees what the hand hid
+        assert outcome(explain_change(before, [hand], pieces), change) in ("right", "refused")
+        return
+    pytest.fail("no move of the batch was read right from one clear frame")

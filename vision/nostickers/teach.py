@@ -1,13 +1,17 @@
 """Teaching (NOSTICKERS.md): the layout's photos → what this copy of the game looks like.
 
 ``teach(layout, images)`` takes one photo per step of the teaching layout, in order.  The first
-(the empty board) becomes the board reference (``board.BoardReference``) and each square's empty
-look; every later photo is located against it, and each square must show what the step lists:
+(the empty board) becomes the board reference (``board.BoardReference``, registered by the pieces
+of the first step that has a dozen) and each square's empty look; every later photo is located against it, and each square must show what the step lists:
 a piece where one lies (else ``TeachError``: "red 6/1 expected on g7, the square looks empty"),
 nothing where none does (squares beside the monster excepted: a tall figure hides them from a
 tilted camera).  The faces that move in play — both faces of every pawn and the stone tiles'
 faces — are described (``looks.describe``) where they lie; nothing is written unless every step
 passes.
+
+The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
+face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
+more black than its coloured face (photos out of order, pawns not turned over).
 
 A face is read (``Pieces.match``) only when its samples are clearly nearer (``looks.Bank``: the
 RMS Lab difference at the best turn) than those of every other face that could lie there; faces
