@@ -348,7 +348,10 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
     box = np.array([[(phi - plo)[0] / max((hi - lo)[0], 1), 0, 0], [0, (phi - plo)[1] / max((hi - lo)[1], 1), 0],
                     [0, 0, 1.0]])
     box[:2, 2] = plo - box[[0, 1], [0, 1]] * lo
-    starts.append(box)
+    middle = (plo + phi) / 2
+    for turn in (0.0, -6.0, 6.0, -12.0, 12.0):      # the camera turned a little about its axis
+        rot = np.vstack([cv2.getRotationMatrix2D((float(middle[0]), float(middle[1])), turn, 1.0), [0, 0, 1]])
+        starts.append(rot @ box)
     best, best_found, best_err = None, 0, np.inf
     for start in starts:
         hmat, found, err = _closest_fit(start, pieces_mm, blobs)
