@@ -46,16 +46,47 @@ def lab(picture: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
 
 
-def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``frame_lab`` with its light brought to the reference's: lightness scaled, a and b shifted,
-    by the medians over ``mask`` (the sheet, seen in this frame)."""
-    sel = mask[::4, ::4] > 0          # (a sixteenth of the pixels gives the same medians)
+def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90) -> np.ndarray:
+    """``frame_lab`` with its light brought to the reference's, place by place: in cells of
+    ``cell_px`` (about two squares), lightness scaled and a, b shifted by the medians over ``mask``
+    (the sheet, seen in this frame) where, once the whole sheet's light is matched, the frame still
+    looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
+    (a median over their neighbours) and spread over the picture (bilinear):
+    a room lit from one side, a warmer lamp, a shadow over part of the board."""
+    sel = mask[::4, ::4] > 0
     if not np.any(sel):
         return frame_lab
-    out = frame_lab.copy()
+    # First the whole sheet's medians; then, place by place, only what still looks like the board.
     f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
-    out[..., 0] *= float(r[0]) / max(float(f[0]), 1.0)
-    out[..., 1:] += (r[1:] - f[1:])
+    first = frame_lab * np.array([float(r[0]) / max(float(f[0]), 1.0), 1, 1], np.float32) \
+        + np.array([0, *(r[1:] - f[1:])], np.float32)
+    board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
+    mask = board.astype(np.uint8)
+    h, w = mask.shape
+    rows, cols = max(1, h // cell_px), max(1, w // cell_px)
+    gain = np.full((rows, cols), np.nan, np.float32)
+    shift = np.full((rows, cols, 2), np.nan, np.float32)
+    for i in range(rows):
+        for j in range(cols):
+            ys, xs = slice(i * h // rows, (i + 1) * h // rows, 3), slice(j * w // cols, (j + 1) * w // cols, 3)
+            sel = mask[ys, xs] > 0
+            if sel.sum() < 50:
+                continue
+            f, r = np.median(frame_lab[ys, xs][sel], axis=0), np.median(ref_lab[ys, xs][sel], axis=0)
+            gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
+            shift[i, j] = r[1:] - f[1:]
+    known = ~np.isnan(gain)
+    if not known.any():
+        return first
+    fill = np.median(gain[known]), np.median(shift[known], axis=0)
+    gain[~known], shift[~known] = fill[0], fill[1]
+    field = np.dstack([gain, shift]).astype(np.float32)
+    if rows >= 3 and cols >= 3:
+        field = np.dstack([cv2.medianBlur(np.ascontiguousarray(field[..., k]), 3) for k in range(3)])
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = frame_lab.copy()
+    out[..., 0] *= field[..., 0]
+    out[..., 1:] += field[..., 1:]
     return out
 
 
@@ -84,6 +115,33 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
         if not np.all(seen[y0:y1, x0:x1]):
             continue
         out[sq] = float(np.mean(diff[y0:y1, x0:x1] > DIFF))
+    return out
+
+
+BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
+HAND_SQUARES = 3.0          # a difference this many squares large in one piece is a hand or an arm
+
+
+def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
+    """The squares a hand or an arm covers: those whose middle lies under one connected difference
+    from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
+    pieces — pools — are left out of it, and thin bridges between neighbouring pieces are opened)."""
+    mask = (diff > DIFF).astype(np.uint8)
+    for sq in fixed:
+        x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)
+        mask[y0:y1, x0:x1] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > HAND_SQUARES * (SQUARE_MM * canvas.scale) ** 2)
+    big = big[big > 0]
+    if not len(big):
+        return set()
+    hand = np.isin(labels, big)
+    out = set()
+    for sq in SQUARES:
+        x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
+        if hand[y0:y1, x0:x1].mean() > 0.3:
+            out.add(sq)
     return out
 
 

@@ -58,11 +58,14 @@ class Reader:
         prior = looks(before)
         faint = set(self.pieces.faint)
         seen, unseen = {}, {}
+        hand = L.occluded(frame.diff, self.pieces.board.canvas, {sq for sq, look in prior.items() if look.pool})
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)
             cover = frame.cover.get(sq)
             if cover is None:
                 unseen[sq] = "out-of-view"
+            elif sq in hand:
+                unseen[sq] = "occluded"
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
             elif cover < L.EMPTY_COVER and not (was.pool or was.teleporter is not None):

@@ -2,8 +2,8 @@
 
 ``teach(layout, images)`` takes one photo per step of the teaching layout, in order.  The first
 (the empty board) becomes the board reference (``board.BoardReference``, registered by the pieces
-of the first step that has a dozen) and each square's empty look; every later photo is located against it, and each square must show what the step lists:
-a piece where one lies (else ``TeachError``: "red 6/1 expected on g7, the square looks empty"),
+of the first step that has a dozen) and each square's empty look; every later photo is located
+against it, and each square must show what the step lists: a piece where one lies (else ``TeachError``: "red 6/1 expected on g7, the square looks empty"),
 nothing where none does (squares beside the monster excepted: a tall figure hides them from a
 tilted camera).  The faces that move in play — both faces of every pawn and the stone tiles'
 faces — are described (``looks.describe``) where they lie; nothing is written unless every step
@@ -39,10 +39,10 @@ from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
 from .board import BoardReference, Lens, _sheet_mask
-from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED)
+from .words import BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED
 
 FORMAT = "flure-pieces/1"
-MAX_DISTANCE = 30.0         # RMS Lab units: a face is never read farther than this from its samples
+MAX_DISTANCE = 12.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
 STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
