@@ -5,9 +5,9 @@
 of the first step that has a dozen) and each square's empty look; every later photo is located
 against it, and each square must show what the step lists: a piece where one lies (else
 ``TeachError``: "red 6/1 expected on g7, the square looks empty"), nothing where none does
-(squares beside the monster excepted: a tall figure hides them from a tilted camera).  The faces that move in play — both faces of every pawn and the stone tiles'
-faces — are described (``looks.describe``) where they lie; nothing is written unless every step
-passes.
+(squares beside the monster excepted: a tall figure hides them from a tilted camera).  The faces
+that move in play — both faces of every pawn and the stone tiles' faces — are described
+(``looks.describe``) where they lie; nothing is written unless every step passes.
 
 The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
 face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
