@@ -76,6 +76,8 @@ NO_OUTLINE = _say("not-located", N_("the board's outline was not found in the em
 WEAK_MATCH = _say("not-located", N_("the picture matches the taught board too weakly (%(inliers)s matching points, "
                                     "at least %(least)s needed): is it this board, in view and lit?"))
 BAD_MATCH = _say("not-located", N_("the picture matches the taught board badly (%(error)s px off on average)"))
+PIECES_NOT_FOUND = _say("not-located", N_("only %(found)s of the %(total)s pieces of the teaching step were found where "
+                                          "they should lie: are they on their lit squares, the camera still?"))
 
 # -- something hides part of the board or of the card zone -----------------------------------------
 OCCLUDED = _say("occluded", N_("something covers the board over %(count)s squares (%(squares)s); waiting for a "

@@ -23,6 +23,7 @@ def register(subparsers) -> None:
 @exits_2_on_input_error
 def cmd_teach(args) -> int:
     from vision.nostickers import TeachError, teach
+    from vision.nostickers.words import COUNT
     from vision.sources import load_image_file
     from vision.teaching_layout import TeachingLayoutError, load_layout
 
@@ -33,8 +34,7 @@ def cmd_teach(args) -> int:
     except TeachingLayoutError as exc:
         raise InputError(error_text(exc, language())) from None
     if len(args.photos) != len(layout.steps):
-        raise InputError(_("%(photos)s photos for %(steps)s teaching steps: give one photo per step, in the "
-                           "layout's order", photos=len(args.photos), steps=len(layout.steps)))
+        raise InputError(render(COUNT(photos=len(args.photos), steps=len(layout.steps)), language()))
     cal = load_calibration_file(args.calibration)
     images = []
     for path in args.photos:

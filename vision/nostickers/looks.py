@@ -34,7 +34,6 @@ PIECE_COVER = 0.5           # at least this share differs: something lies there
 RADIUS_MM = 12.5            # polar sampling radius (about a pawn disc's)
 RINGS, ANGLES = 12, 64
 BLUR_PX = 1.5
-SHADOW, SHADOW_HUE = 0.9, 12.0   # a shadow: darker than the board by 10 % or more, its colour kept
 
 
 @dataclass(frozen=True)
@@ -47,16 +46,47 @@ def lab(picture: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
 
 
-def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``frame_lab`` with its light brought to the reference's: lightness scaled, a and b shifted,
-    by the medians over ``mask`` (the sheet, seen in this frame)."""
-    sel = mask[::4, ::4] > 0          # (a sixteenth of the pixels gives the same medians)
+def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90) -> np.ndarray:
+    """``frame_lab`` with its light brought to the reference's, place by place: in cells of
+    ``cell_px`` (about two squares), lightness scaled and a, b shifted by the medians over ``mask``
+    (the sheet, seen in this frame) where, once the whole sheet's light is matched, the frame still
+    looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
+    (a median over their neighbours) and spread over the picture (bilinear):
+    a room lit from one side, a warmer lamp, a shadow over part of the board."""
+    sel = mask[::4, ::4] > 0
     if not np.any(sel):
         return frame_lab
-    out = frame_lab.copy()
+    # First the whole sheet's medians; then, place by place, only what still looks like the board.
     f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
-    out[..., 0] *= float(r[0]) / max(float(f[0]), 1.0)
-    out[..., 1:] += (r[1:] - f[1:])
+    first = frame_lab * np.array([float(r[0]) / max(float(f[0]), 1.0), 1, 1], np.float32) \
+        + np.array([0, *(r[1:] - f[1:])], np.float32)
+    board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
+    mask = board.astype(np.uint8)
+    h, w = mask.shape
+    rows, cols = max(1, h // cell_px), max(1, w // cell_px)
+    gain = np.full((rows, cols), np.nan, np.float32)
+    shift = np.full((rows, cols, 2), np.nan, np.float32)
+    for i in range(rows):
+        for j in range(cols):
+            ys, xs = slice(i * h // rows, (i + 1) * h // rows, 3), slice(j * w // cols, (j + 1) * w // cols, 3)
+            sel = mask[ys, xs] > 0
+            if sel.sum() < 50:
+                continue
+            f, r = np.median(frame_lab[ys, xs][sel], axis=0), np.median(ref_lab[ys, xs][sel], axis=0)
+            gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
+            shift[i, j] = r[1:] - f[1:]
+    known = ~np.isnan(gain)
+    if not known.any():
+        return first
+    fill = np.median(gain[known]), np.median(shift[known], axis=0)
+    gain[~known], shift[~known] = fill[0], fill[1]
+    field = np.dstack([gain, shift]).astype(np.float32)
+    if rows >= 3 and cols >= 3:
+        field = np.dstack([cv2.medianBlur(np.ascontiguousarray(field[..., k]), 3) for k in range(3)])
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = frame_lab.copy()
+    out[..., 0] *= field[..., 0]
+    out[..., 1:] += field[..., 1:]
     return out
 
 
@@ -88,17 +118,42 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
     return out
 
 
+BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
+HAND_SQUARES = 3.0          # a difference this many squares large in one piece is a hand or an arm
+
+
+def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
+    """The squares a hand or an arm covers: those whose middle lies under one connected difference
+    from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
+    pieces — pools — are left out of it, and thin bridges between neighbouring pieces are opened)."""
+    mask = (diff > DIFF).astype(np.uint8)
+    for sq in fixed:
+        x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)
+        mask[y0:y1, x0:x1] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > HAND_SQUARES * (SQUARE_MM * canvas.scale) ** 2)
+    big = big[big > 0]
+    if not len(big):
+        return set()
+    hand = np.isin(labels, big)
+    out = set()
+    for sq in SQUARES:
+        x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
+        if hand[y0:y1, x0:x1].mean() > 0.3:
+            out.add(sq)
+    return out
+
+
 def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
               ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
-    """The centroid (canonical pixels) of the biggest silhouette whose centroid lies on ``sq``, or None.
-    With the empty board's ``ref_lab``, the piece's shadow (darker, same colour) is left out."""
+    """The centroid (canonical pixels) of the biggest silhouette (holes filled) whose centroid lies on
+    ``sq``, or None.  (A shadow moves it a little: ``Pieces.match`` searches around it.)"""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    mask = diff[y0:y1, x0:x1] > DIFF
-    if ref_lab is not None:
-        now, was = frame_lab[y0:y1, x0:x1], ref_lab[y0:y1, x0:x1]
-        shade = (now[..., 0] < SHADOW * was[..., 0]) & (np.abs(now[..., 1:] - was[..., 1:]).sum(axis=2) < SHADOW_HUE)
-        mask &= ~shade
-    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = (diff[y0:y1, x0:x1] > DIFF).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)        # a face's dark picture is the piece too
     n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
     inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]
@@ -149,15 +204,21 @@ class Bank:
 
     def distances(self, polar: np.ndarray, only=None) -> np.ndarray:
         """The RMS Lab difference (weighted) between ``polar`` and each sample (or the samples ``only``
-        indexes), at the best turn."""
+        indexes), at the best turn; for a stack of polar samples (K, ANGLES, RINGS, 3), a (K, samples)
+        array."""
         spectra, energy = (self.spectra, self.energy) if only is None else (self.spectra[only], self.energy[only])
+        polar = np.asarray(polar, dtype=np.float32)
+        many = polar.ndim == 4
+        w = (polar if many else polar[None]) * _WEIGHT
         if not len(energy):
-            return np.zeros(0)
-        w = np.asarray(polar, dtype=np.float32) * _WEIGHT
-        f = np.fft.rfft(w, axis=0)
-        corr = np.fft.irfft(np.einsum("frc,sfrc->sf", f, np.conj(spectra)), n=ANGLES, axis=1)
-        d2 = (np.sum(w * w) + energy - 2.0 * corr.max(axis=1)) / _CELLS
-        return np.sqrt(np.maximum(d2, 0.0))
+            return np.zeros((len(w), 0)) if many else np.zeros(0)
+        f = np.fft.rfft(w, axis=1).reshape(len(w), spectra.shape[1], -1)                  # (K, F, R·3)
+        g = np.conj(spectra).reshape(len(energy), spectra.shape[1], -1)                  # (S, F, R·3)
+        cross = np.einsum("kfc,sfc->ksf", f, g)
+        corr = np.fft.irfft(cross, n=ANGLES, axis=2)
+        d2 = (np.sum(w * w, axis=(1, 2, 3))[:, None] + energy[None] - 2.0 * corr.max(axis=2)) / _CELLS
+        out = np.sqrt(np.maximum(d2, 0.0))
+        return out if many else out[0]
 
 
 def dark_share(polar: np.ndarray) -> float:

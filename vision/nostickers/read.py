@@ -5,15 +5,15 @@ Each frame becomes the same reading JSON the sticker reader gives (``located``, 
 does with stickers: frames combined square by square, ``engine.reconcile`` asked for the one legal
 change that fits — the same problems, statuses and strictness.
 
-Per square (``frame_reading``): bare when it matches its taught empty look; when a piece lies
-there, the taught face whose radius holds it (``Pieces.match``: at most one can; the faces a
-legal change allows there are found the same way as any other, and a face no legal change allows
-there is seen as it is, which refuses the answer).  A square that cannot be told — between bare
-and covered, a piece no taught face holds (a hand, a shadow, two faces that look alike) — is
-unknown, never empty.  Squares the game gives a pool or a teleporter are not compared with the
-empty board (their bare look was not taught): they are seen only when a taught piece is read
-there.  The monster is not read: its square is unseen and its heading is the game's.  The card
-zone is not taught: ``tile`` is null.
+Per square (``Reader.reading``): bare when it matches its taught empty look; when a piece lies
+there, the one face among those a legal change can leave there (``allowed_faces``) that is
+clearly nearest (``Pieces.match``).  A square that cannot be told — between bare and covered, a
+piece no allowed face clearly matches (a hand, a shadow, two faces that look alike and both fit,
+a face no legal change allows) — is unknown, never empty, as a square whose sticker does not
+decode.  On a square the game gives a pool or a teleporter, that tile's taught look is the bare
+one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
+read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
+the game's.  The card zone is not taught: ``tile`` is null.
 """
 from __future__ import annotations
 
@@ -56,16 +56,23 @@ class Reader:
         if frame is None:
             return not_located(why).to_json()
         prior = looks(before)
+        faint = set(self.pieces.faint)
         seen, unseen = {}, {}
+        hand = L.occluded(frame.diff, self.pieces.board.canvas, {sq for sq, look in prior.items() if look.pool})
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)
             cover = frame.cover.get(sq)
             if cover is None:
                 unseen[sq] = "out-of-view"
+            elif sq in hand:
+                unseen[sq] = "occluded"
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
             elif cover < L.EMPTY_COVER and not (was.pool or was.teleporter is not None):
-                seen[sq] = EMPTY
+                if faint & allowed.get(sq, set()):
+                    unseen[sq] = UNKNOWN_PIECE      # a stone face much like the board could lie there
+                else:
+                    seen[sq] = EMPTY
             elif cover < L.PIECE_COVER and not (was.pool or was.teleporter is not None):
                 unseen[sq] = UNKNOWN_PIECE
             else:

@@ -1,13 +1,17 @@
 """Teaching (NOSTICKERS.md): the layout's photos → what this copy of the game looks like.
 
 ``teach(layout, images)`` takes one photo per step of the teaching layout, in order.  The first
-(the empty board) becomes the board reference (``board.BoardReference``) and each square's empty
-look; every later photo is located against it, and each square must show what the step lists:
-a piece where one lies (else ``TeachError``: "red 6/1 expected on g7, the square looks empty"),
-nothing where none does (squares beside the monster excepted: a tall figure hides them from a
-tilted camera).  The faces that move in play — both faces of every pawn and the stone tiles'
-faces — are described (``looks.describe``) where they lie; nothing is written unless every step
-passes.
+(the empty board) becomes the board reference (``board.BoardReference``, registered by the pieces
+of the first step that has a dozen) and each square's empty look; every later photo is located
+against it, and each square must show what the step lists: a piece where one lies (else
+``TeachError``: "red 6/1 expected on g7, the square looks empty"), nothing where none does
+(squares beside the monster excepted: a tall figure hides them from a tilted camera).  The faces
+that move in play — both faces of every pawn and the stone tiles' faces — are described
+(``looks.describe``) where they lie; nothing is written unless every step passes.
+
+The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
+face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
+more black than its coloured face (photos out of order, pawns not turned over).
 
 A face is read (``Pieces.match``) only when its samples are clearly nearer (``looks.Bank``: the
 RMS Lab difference at the best turn) than those of every other face that could lie there; faces
@@ -35,19 +39,19 @@ from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
 from .board import BoardReference, Lens, _sheet_mask
-from .words import (BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED)
+from .words import BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED
 
 FORMAT = "flure-pieces/1"
-MAX_DISTANCE = 30.0         # RMS Lab units: a face is never read farther than this from its samples
+MAX_DISTANCE = 12.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
-OTHER_RATIO = 0.9           # … and than any face no legal change allows there
-STRANGER_RATIO = 0.6        # a face no legal change allows there must be this much nearer than any other
+STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 SAMPLES = 2                 # samples kept per face
 NEAREST = 3                 # faces compared at every centre besides the allowed ones
-SEARCH_PX = 3.0             # how far the centre is moved (canonical pixels, on a 3 × 3 grid)
-SHIFTS = [(dx, dy) for dx in (-SEARCH_PX, 0.0, SEARCH_PX) for dy in (-SEARCH_PX, 0.0, SEARCH_PX) if dx or dy]
+SEARCH_PX = 4.0             # how far the centre is moved (canonical pixels, on a 5 × 5 grid)
+_GRID = (-SEARCH_PX, -SEARCH_PX / 2, 0.0, SEARCH_PX / 2, SEARCH_PX)
+SHIFTS = [(dx, dy) for dx in _GRID for dy in _GRID if dx or dy]
 
 
 class TeachError(FlureError, ValueError):
@@ -102,6 +106,7 @@ class Pieces:
     board: BoardReference
     faces: list[Face]
     warnings: list[dict] = field(default_factory=list)
+    faint: list[str] = field(default_factory=list)   # faces that can look like a bare square
     tile: None = None               # the card zone is not taught yet: the tile is never read
 
     def __post_init__(self):
@@ -115,30 +120,28 @@ class Pieces:
         centre moved by (dx, dy) canonical pixels.  Each face's distance is that of its nearest
         sample; the allowed faces and the nearest others are also compared with the centre moved
         within ``SEARCH_PX`` (a lifted piece's top is not where its silhouette's middle is).
-        ``allowed``: the faces a legal change can leave there.  The nearest face is taken only
-        within ``MAX_DISTANCE`` and clearly nearer than the other allowed faces (``RATIO``); an
-        allowed face must also be nearer than every face no legal change allows there (by
-        ``OTHER_RATIO``: a face that looks too alike makes the square unknown, never read as the
-        allowed one), and a face no legal change allows is taken only when it clearly beats every
-        other face (it then refuses the answer)."""
+        ``allowed``: the faces a legal change can leave there.  As with stickers, only those are told
+        apart here (the game, as the prior, tells the rest: a pawn that is not where a legal change
+        puts it shows elsewhere too): the nearest allowed face is taken when it lies within
+        ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
+        faces that could both lie there leave the square unknown).  When a face no legal change
+        allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
+        sticker that does not decode, a square is never read as what it does not show."""
         if not self.faces:
             return None
         nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
         close = sorted(nearest, key=nearest.get)[:NEAREST]
         keep = set(close) | (set(allowed) & set(nearest))
         only = [i for i, k in enumerate(self._keys) if k in keep]
-        for dx, dy in SHIFTS:
-            self._nearest(self._bank.distances(sample(dx, dy), only), only, nearest)
+        moved = self._bank.distances(np.stack([sample(dx, dy) for dx, dy in SHIFTS]), only)    # (shifts, samples)
+        self._nearest(moved.min(axis=0), only, nearest)
         ranked = sorted(nearest.items(), key=lambda kv: kv[1])
-        best, dist = ranked[0]
-        if dist > MAX_DISTANCE:
+        mine = [(k, d) for k, d in ranked if k in allowed]
+        stranger = next((d for k, d in ranked if k not in allowed), np.inf)
+        if not mine or mine[0][1] > MAX_DISTANCE or stranger < STRANGER_RATIO * mine[0][1]:
             return None
-        rest = ranked[1:]
-        if best in allowed:
-            rival_allowed = min((v for k, v in rest if k in allowed), default=np.inf)
-            rival_other = min((v for k, v in rest if k not in allowed), default=np.inf)
-            return best if dist <= RATIO * rival_allowed and dist <= OTHER_RATIO * rival_other else None
-        return best if not rest or dist <= STRANGER_RATIO * rest[0][1] else None
+        rival = mine[1][1] if len(mine) > 1 else np.inf
+        return mine[0][0] if mine[0][1] <= RATIO * rival else None
 
     def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
         for i, d in zip(indexes, dists):
@@ -152,7 +155,7 @@ class Pieces:
                 "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
                            "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
                           for f in self.faces],
-                "warnings": self.warnings, "tile": None}
+                "warnings": self.warnings, "faint": self.faint, "tile": None}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
         try:
@@ -178,15 +181,19 @@ class Pieces:
             for f in faces:
                 key_look(f.key)
             warnings = list(data.get("warnings") or [])
+            faint = [str(k) for k in data.get("faint") or []]
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, warnings)
+        return cls(board, faces, warnings, faint)
 
 
 def _polar(text: str, key: str) -> np.ndarray:
-    raw = np.frombuffer(base64.b64decode(text, validate=True), dtype="<f2")
-    if raw.size != L.ANGLES * L.RINGS * 3 or not np.all(np.isfinite(raw)):
+    data = base64.b64decode(text, validate=True)
+    if len(data) != L.ANGLES * L.RINGS * 3 * 2:
+        raise ValueError(f"face {key}: a malformed sample")
+    raw = np.frombuffer(data, dtype="<f2")
+    if not np.all(np.isfinite(raw)):
         raise ValueError(f"face {key}: a malformed sample")
     return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
 
@@ -245,12 +252,20 @@ def teach(layout, images, calibration=None) -> Pieces:
         if why is not None:
             raise TeachError(NOT_READ_STEP(step=n, why=why))
     lens = Lens(calibration)
-    board, why = BoardReference.from_empty_photo(images[0], lens)
+    board, why, n = None, None, 1
+    anchor = next((n for n, step in enumerate(steps[1:], 2) if len(_anchors(step)) >= 12), None)
+    if anchor is not None:      # the board registered by the pieces of the first step that has enough
+        board, why = BoardReference.from_empty_photo(images[0], lens, pieces_photo=images[anchor - 1],
+                                                     pieces_mm=_anchors(steps[anchor - 1]))
+        n = anchor
+    else:
+        board, why = BoardReference.from_empty_photo(images[0], lens)
     if board is None:
-        raise TeachError(NOT_LOCATED_STEP(step=1, why=why))
+        raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
     ref_lab = L.lab(board.picture)
     sheet = _sheet_mask(board.canvas, _scheme()) > 0
     faces: list[Face] = []
+    faint: set[str] = set()
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
@@ -270,9 +285,13 @@ def teach(layout, images, calibration=None) -> Pieces:
             key = face_key(look)
             movable = key is not None and key not in FIXED
             if cover is None or cover < L.PIECE_COVER:
-                if movable:         # (a pool or a teleporter tile may look much like the board: no proof)
+                if key is not None and key.startswith("stone:") and cover is not None:
+                    faint.add(key)  # a stone face much like the board: a bare square there proves nothing
+                elif movable:       # (a pool or a teleporter tile may look much like the board: no proof)
                     missing.append((sq, look))
-                continue
+                    continue
+                if cover is None or cover < L.EMPTY_COVER:
+                    continue
             if key is not None:
                 desc = L.describe(frame.lab, frame.diff, board.canvas, sq, ref_lab=ref_lab, blurred=frame.blurred)
                 if desc is None:
@@ -294,7 +313,7 @@ def teach(layout, images, calibration=None) -> Pieces:
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
     _check_turned(faces)
-    return Pieces(board, faces, alike(faces))
+    return Pieces(board, faces, alike(faces), faint=sorted(faint))
 
 
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
@@ -313,6 +332,14 @@ def _check_turned(faces: list[Face]) -> None:
     if pairs and len(wrong) * 2 > len(pairs):
         steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
         raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
+
+
+def _anchors(step) -> np.ndarray:
+    """Board mm centres of a step's pieces that lie on one square each (not the pools)."""
+    scheme = _scheme()
+    return np.array([scheme.square_center_mm(sq) for sq, look in sorted(setup_looks(step.setup).items())
+                     if not look.pool],
+                    dtype=np.float64).reshape(-1, 2)
 
 
 def _scheme():
