@@ -180,6 +180,8 @@ _REASONS = {"occluded": N_("covered, a hand?"), "hidden-square": N_("hidden behi
             "unread-square": N_("a sticker there does not decode"), "out-of-view": N_("outside the picture"),
             "shaded-square": N_("in a shadow, nothing read there"),
             "unsure-square": N_("a lifted sticker could stand there"),
-            "frames-disagree": N_("the frames show it differently: something moved?")}
+            "frames-disagree": N_("the frames show it differently: something moved?"),
+            "unknown-piece": N_("what lies there matches no taught piece clearly"),
+            "monster-unread": N_("the monster is not read: its heading is the game's")}
 _STONE_LOOKS = {"stone": NP_("look", "a stone"), "crystal": NP_("look", "a crystal stone"),
                 "pivot-right": NP_("look", "a pivot-right stone"), "pivot-about": NP_("look", "a pivot-about stone")}

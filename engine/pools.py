@@ -32,6 +32,28 @@ def pool_squares(anchor: int, shape: str, orientation: str = "horizontal") -> tu
     return tuple(square(cc, rr) for cc, rr in cells)
 
 
+
+def split_pools(pools) -> list[tuple[int, str, str | None]] | None:
+    """The pool squares as the game's pool tiles (A1: at most one 2×2 and one 1×4):
+    ``(north-west square, shape, orientation or None)`` for each, or None when they are not."""
+    def shapes(sq):
+        for shape, orient in (("2x2", None), ("1x4", "horizontal"), ("1x4", "vertical")):
+            sqs = pool_squares(sq, shape, orient or "horizontal")
+            yield shape, orient, set(sqs) if sqs else None
+
+    def solve(left, used):
+        if not left:
+            return []
+        first = min(left)
+        for shape, orient, sqs in shapes(first):
+            if sqs and shape not in used and sqs <= left:
+                rest = solve(left - sqs, used | {shape})
+                if rest is not None:
+                    return [(first, shape, orient)] + rest
+        return None
+
+    return solve(set(pools), frozenset())
+
 def pushed_to(first: int, d: int, pools: Container[int], teleporters: Container[int],
               occupied: Callable[[int], bool], stone: bool) -> tuple[list[int], str]:
     """Where a piece pushed onto the free square ``first``, heading ``d``, comes to rest.

@@ -21,7 +21,7 @@ def commands(parser) -> list[str]:
 
 def test_every_command_module_registers_its_commands():
     assert commands(cli.build_parser()) == ["scenario", "resolve", "demo", "replay", "play", "config", "doctor",
-                                            "vision", "stickers", "calibrate", "leds"]
+                                            "vision", "teach", "stickers", "calibrate", "leds"]
 
 
 def test_python_m_companion_app_cli_is_the_flure_command():

@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "companion_app.cli.config",
     "companion_app.cli.doctor",
     "companion_app.cli.vision",
+    "companion_app.cli.teach",
     "companion_app.cli.stickers",
     "companion_app.cli.calibrate",
     "companion_app.cli.leds",

@@ -61,6 +61,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jpeg", type=int, metavar="QUALITY", help=_("JPEG-compress the frame"))
     p.add_argument("--hand", action="store_true", help=_("a hand and forearm over the board"))
     p.add_argument("--scheme", metavar="FILE", help=_("marker scheme file (default: the packaged one)"))
+    p.add_argument("--no-stickers", action="store_true",
+                   help=_("the box without stickers: the pieces' own pictures and the board's printed art"))
+    p.add_argument("--look-seed", type=int, default=0, metavar="S",
+                   help=_("which look of the box without stickers (colours, pictures, board art; default 0)"))
+    what.add_argument("--teach", metavar="OUTDIR",
+                      help=_("one photo per step of the teaching layout, without stickers, into OUTDIR "
+                             "(step-01.png, …, each with its ground truth JSON)"))
+    p.add_argument("--layout", metavar="FILE", help=_("teaching layout file for --teach (default: the packaged one)"))
 
 
 def number_in(least: float, most: float, below: bool = False):
@@ -88,17 +96,16 @@ def run(args) -> int:
     from engine.position import basic_position
     from vision.scheme import SchemeError
 
+    if args.teach:
+        return _teach(args)
     # flure's one output-path check, before rendering
     for path, suffixes, what in ((args.output, (".png", ".jpg", ".jpeg"), "image"),
                                  (args.truth, (".json",), "ground truth")):
         problem = path and check_output(path, suffixes, what)[1]
         if problem:
             return fail(problem)
-    try:
-        offset = tuple(float(v) for v in args.offset.split(","))
-        if len(offset) != 2:
-            raise ValueError
-    except ValueError:
+    offset = _offset(args)
+    if offset is None:
         return fail(_("--offset must be two numbers in mm like 20,-10, not %(given)s", given=repr(args.offset)))
     try:
         if args.setup:
@@ -122,12 +129,7 @@ def run(args) -> int:
 
     from vision.twin.scene import render_burst
     try:
-        frames = render_burst(
-            position, tile, frames=max(1, args.frames), seed=args.seed, width=args.width, height=args.height,
-            height_mm=args.height_mm, tilt_deg=args.tilt, tilt_azimuth_deg=args.azimuth,
-            rotation_deg=args.rotation, offset_mm=offset, distortion=args.distortion, light=args.light,
-            colour_temp=args.colour_temp, glare=args.glare, noise=args.noise, blur=args.blur,
-            jpeg_quality=args.jpeg, occluder="hand" if args.hand else None, scheme=args.scheme)
+        frames = render_burst(position, tile, frames=max(1, args.frames), **_scene(args, offset))
     except (ValueError, SchemeError) as exc:   # LayoutError and bad camera values are ValueErrors
         unnamed = any(p.on_board and (p.colour is None or p.kind is None) for p in position.pawns)
         hint = _("; --name-pawns draws such pawns with free stickers") if unnamed else ""
@@ -144,6 +146,60 @@ def run(args) -> int:
     except OSError as exc:
         return fail(_("cannot write the ground truth %(path)s: %(why)s", path=truth_path, why=why(exc)))
     print(truth_path)
+    return 0
+
+
+def _offset(args) -> tuple[float, float] | None:
+    try:
+        offset = tuple(float(v) for v in args.offset.split(","))
+    except ValueError:
+        return None
+    return offset if len(offset) == 2 else None
+
+
+def _scene(args, offset, stickers: bool | None = None) -> dict:
+    """The camera, room and look options as ``render``'s keywords."""
+    return dict(seed=args.seed, width=args.width, height=args.height, height_mm=args.height_mm, tilt_deg=args.tilt,
+                tilt_azimuth_deg=args.azimuth, rotation_deg=args.rotation, offset_mm=offset,
+                distortion=args.distortion, light=args.light, colour_temp=args.colour_temp, glare=args.glare,
+                noise=args.noise, blur=args.blur, jpeg_quality=args.jpeg, occluder="hand" if args.hand else None,
+                scheme=args.scheme, stickers=not args.no_stickers if stickers is None else stickers,
+                look_seed=args.look_seed)
+
+
+def _teach(args) -> int:
+    """``--teach OUTDIR``: the teaching layout's photos of the box without stickers, named in step order."""
+    import cv2
+
+    from vision.scheme import SchemeError
+    from vision.teaching_layout import TeachingLayoutError, load_layout
+    from vision.twin.scene import render
+    offset = _offset(args)
+    if offset is None:
+        return fail(_("--offset must be two numbers in mm like 20,-10, not %(given)s", given=repr(args.offset)))
+    try:
+        layout = load_layout(args.layout)
+    except TeachingLayoutError as exc:
+        return fail(error_text(exc, language()))
+    out = Path(args.teach)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return fail(_("cannot write into %(path)s: %(why)s", path=out, why=why(exc)))
+    for n, step in enumerate(layout.steps, 1):
+        try:
+            img, truth = render(step.pieces(), step.tile, **_scene(args, offset, stickers=False))
+        except (ValueError, SchemeError) as exc:
+            return fail(error_text(exc, language()))
+        path = out / f"step-{n:02d}.png"
+        if not cv2.imwrite(str(path), img):
+            return fail(_("cannot write the image %(path)s", path=path))
+        try:
+            path.with_suffix(".json").write_text(json.dumps({"step": n, **truth.to_json()}, indent=1) + "\n")
+        except OSError as exc:
+            return fail(_("cannot write the ground truth %(path)s: %(why)s", path=path.with_suffix(".json"),
+                          why=why(exc)))
+        print(path)
     return 0
 
 

@@ -50,6 +50,8 @@ def register(subparsers) -> None:
     x.add_argument("images", metavar="IMAGE", nargs="+", help=_("consecutive frames of one camera"))
     x.add_argument("--player", metavar="COLOUR", help=_("the player to move (pawn phase); without it a move of any "
                                                         "one pawn is allowed"))
+    x.add_argument("--pieces", metavar=_("FILE"), help=_("read the pieces without stickers, as taught by flure teach "
+                                                         "(NOSTICKERS.md)"))
     _common(x)
     x.set_defaults(func=cmd_explain)
 
@@ -121,16 +123,33 @@ def cmd_explain(args) -> int:
                            colours=", ".join(COLOURS)))
     before = load_before(args.before)
     _none, scheme, cal = load_inputs(None, args.scheme, args.calibration)
+    pieces = _load_pieces(args.pieces) if args.pieces else None
     readings, images = [], []
     for path in args.images:
         image, err = load_image_file(path)
         if err:
             raise InputError(render(err, language()))
-        readings.append(read_image(image, scheme, cal))
+        if pieces is None:
+            readings.append(read_image(image, scheme, cal))
         images.append(image)
-    result = explain_readings(before, readings, args.player or ANY_PAWN, images, scheme)
+    if pieces is not None:
+        from vision.nostickers import explain_change
+        result = explain_change(before, images, pieces, calibration=cal, player=args.player)
+    else:
+        result = explain_readings(before, readings, args.player or ANY_PAWN, images, scheme)
     print(json.dumps(result.to_json(), indent=1))
     return 0
+
+
+def _load_pieces(path: str):
+    """The taught pieces file (``flure teach``); InputError names the file and why."""
+    from vision.nostickers import Pieces, PiecesError
+
+    from ..i18n.text import error_text
+    try:
+        return Pieces.load(path)
+    except PiecesError as exc:
+        raise InputError(error_text(exc, language())) from None
 
 
 @exits_2_on_input_error

@@ -122,7 +122,7 @@ def _pillars(cv: Canvas, q: float) -> None:
         cv.rect(x - half, y - half, x + half, y + half, PILLAR)
 
 
-def _wall_letters(cv: Canvas, q: float) -> None:
+def _wall_letters(cv: Canvas, q: float, colour=LETTER) -> None:
     """Each wall segment's letter, just outside the square's side, facing outwards."""
     offset = {N: (0, -1), E: (1, 0), S: (0, 1), W: (-1, 0)}
     turns = {N: 0, E: 1, S: 2, W: 3}
@@ -130,7 +130,7 @@ def _wall_letters(cv: Canvas, q: float) -> None:
         c, r = sq % COLS, sq // COLS
         dx, dy = offset[side]
         centre = ((c + 0.5 + dx * 0.5) * q + dx * 6.0, (r + 0.5 + dy * 0.5) * q + dy * 6.0)
-        cv.text(centre, letter, 6.0, LETTER, turns=turns[side])
+        cv.text(centre, letter, 6.0, colour, turns=turns[side])
 
 
 def _sticker_on(cv: Canvas, dictionary: str, marker_id: int, corners_mm, margin_modules: float = 1.0) -> None:

@@ -12,18 +12,20 @@ frame) and ``Body`` describes the side walls seen when the camera is not overhea
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
 
 from engine.geometry import direction_name, square_name
-from engine.pools import pool_squares
+from engine.pools import split_pools
 from engine.position import BOARD, Position
 
 from ..scheme import Scheme, Sticker, marker_corners_mm
 from ..stickers import PAWN_DISC_MM
+from ..teaching_layout import fronts_up
 from .draw import Canvas, marker_bits, marker_image
+from .look import Look, monster_outline, plain_face
 
 PAWN_COLOURS = {"blue": (200, 96, 30), "yellow": (40, 205, 235), "red": (40, 40, 200),
                 "green": (60, 150, 50), "purple": (140, 50, 120), "black": (35, 35, 35),
@@ -73,11 +75,13 @@ class LayoutError(ValueError):
 
 
 def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.Generator, *,
-           copies: bool = False) -> list[Placed]:
+           copies: bool = False, look: Look | None = None) -> list[Placed]:
     """Every sticker the camera should see for ``position`` and the tombstone ``tile``.
     The pieces are placed in a fixed order so the same ``rng`` gives the same table.
     ``copies``: a stone the game's tiles cannot make (a 12th) is drawn as a copy of a tile already
-    down (as a copied sticker at a real table), which the reader flags, instead of LayoutError."""
+    down (as a copied sticker at a real table), which the reader flags, instead of LayoutError.
+    ``look``: the box without stickers (the monster figure of that look's height); a position whose
+    ``monster`` is None (a teaching step without it) has no monster on the table."""
     by = _index(scheme)
     out: list[Placed] = []
 
@@ -87,9 +91,14 @@ def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.
         rot = rotation + rng.uniform(-turn, turn)
         out.append(Placed(st, sq, (cx + dx, cy + dy), rot, (cx + dx, cy + dy), look, _cut(rng)))
 
-    put(_one(by["monster"], "the monster"), position.monster,
-        scheme.rotation_for(direction_name(position.facing), "monster"), 1.5, 6.0, ("monster",))
-    for sq, st in _stone_faces(position, by["stone"], rng, copies):
+    monster = _one(by["monster"], "the monster")
+    if look is not None:
+        # its truth is the square in the middle of its top (inside every outline a look draws)
+        monster = replace(monster, height_mm=look.monster_height_mm, size_mm=0.5 * look.monster_top_mm)
+    if position.monster is not None:
+        put(monster, position.monster, scheme.rotation_for(direction_name(position.facing), "monster"), 1.5, 6.0,
+            ("monster",))
+    for sq, st in _stone_faces(position, by["stone"], rng, copies, None if look is None else _stone_side(position)):
         put(st, sq, 90.0 * int(rng.integers(4)), 1.2, 5.0, ("stone", st.kind if st.side == "front" else "plain"))
     for sq, st in _teleporter_faces(position, by["teleporter"]):
         rot = scheme.rotation_for(direction_name(position.teleporters[sq].arrow), "teleporter")
@@ -193,9 +202,17 @@ def _index(scheme: Scheme) -> dict:
     return by
 
 
-def _stone_faces(position: Position, stones: list[Sticker], rng, copies: bool = False):
+def _stone_side(position: Position) -> str:
+    """Which side of a tile shows a plain ``stone`` when drawn without stickers: the plain back, except when
+    all eleven tiles lie with every marked front up (a teaching layout's fronts step: the other three
+    tiles then show their plain front)."""
+    return "front" if fronts_up(position.stones.values()) else "plain"
+
+
+def _stone_faces(position: Position, stones: list[Sticker], rng, copies: bool = False, side: str | None = None):
     """Assign physical stone tiles: special faces first (they have few tiles), then plain
-    stones on any remaining tile's plain side (or a front side that is a stone).  With ``copies``
+    stones on any remaining tile's plain side (or a front side that is a stone; ``side`` ``"plain"`` or
+    ``"front"`` takes that side when a free tile has it).  With ``copies``
     a stone no free tile can show gets a face of a tile already used (its other side if that
     shows the kind, else the same sticker again)."""
     tiles: dict = {}
@@ -210,6 +227,8 @@ def _stone_faces(position: Position, stones: list[Sticker], rng, copies: bool = 
         if kind == "stone":
             options = [(t, "plain") for t in free if "plain" in tiles[t]]
             options += [(t, "front") for t in free if tiles[t].get("front") and tiles[t]["front"].kind == "stone"]
+            if side is not None and any(o[1] == side for o in options):
+                options = [o for o in options if o[1] == side]
         else:
             options = [(t, "front") for t in free if tiles[t].get("front") and tiles[t]["front"].kind == kind]
         if not options and copies:
@@ -244,29 +263,9 @@ def _teleporter_faces(position: Position, by_pair: dict):
 def pool_shapes(pools) -> list[tuple[int, str, str | None]]:
     """Split the pool squares into the game's one 2x2 and one 1x4 pool:
     ``(anchor, shape, orientation)`` with the anchor top-left / first square."""
-    cells = set(pools)
-    if not cells:
-        return []
-
-    def shapes(sq):   # the shapes' squares as the engine places them (A1: engine.pools)
-        for shape, orient in (("2x2", None), ("1x4", "horizontal"), ("1x4", "vertical")):
-            sqs = pool_squares(sq, shape, orient or "horizontal")
-            yield shape, orient, set(sqs) if sqs else None
-
-    def solve(left, used):
-        if not left:
-            return []
-        first = min(left)
-        for shape, orient, sqs in shapes(first):
-            if sqs and shape not in used and sqs <= left:
-                rest = solve(left - sqs, used | {shape})
-                if rest is not None:
-                    return [(first, shape, orient)] + rest
-        return None
-
-    found = solve(cells, frozenset())
+    found = split_pools(pools)
     if found is None:
-        names = " ".join(square_name(s) for s in sorted(cells))
+        names = " ".join(square_name(s) for s in sorted(pools))
         raise LayoutError(f"the pool squares {names} are not one 2x2 and one 1x4 blood pool")
     return found
 
@@ -283,9 +282,11 @@ class Body:
     colour: tuple[int, int, int]
 
 
-def body_of(p: Placed) -> Body | None:
+def body_of(p: Placed, look: Look | None = None) -> Body | None:
     kind = p.look[0]
     h = p.height_mm
+    if look is not None:
+        return _plain_body(p, look)
     if kind == "pawn":
         ring = _circle(PAWN_DISC_MM / 2)
         return Body(ring, ring, h, _shade(PAWN_COLOURS[p.look[1]], 0.7))
@@ -299,6 +300,21 @@ def body_of(p: Placed) -> Body | None:
     return None
 
 
+def _plain_body(p: Placed, look: Look) -> Body | None:
+    """The side walls of the box without stickers: the disc's edge, the tiles', the figure's own shape."""
+    kind, h = p.look[0], p.height_mm
+    if kind == "pawn":
+        ring = _circle(PAWN_DISC_MM / 2)
+        return Body(ring, ring, h, look.pawn_edge or _shade(look.pawn_colour(p.look[1]), 0.7))
+    if kind in ("stone", "teleporter") and h > 0.5:
+        sq = _square(TILE_MM)
+        return Body(sq, sq, h, _shade(look.stone if kind == "stone" else look.teleporter_base, 0.6))
+    if kind == "monster":
+        return Body(monster_outline(look, look.monster_foot_mm), monster_outline(look, look.monster_top_mm), h,
+                    _shade(look.monster, 0.75))
+    return None
+
+
 def face_offset(p: Placed) -> tuple[float, float]:
     """Where the piece centre sits in the sticker's frame (pools, tombstone tile)."""
     a = math.radians(p.angle_deg)
@@ -306,15 +322,18 @@ def face_offset(p: Placed) -> tuple[float, float]:
     return (math.cos(a) * dx + math.sin(a) * dy, -math.sin(a) * dx + math.cos(a) * dy)
 
 
-def piece_face(p: Placed, dictionary: str, px_per_mm: float) -> Canvas:
+def piece_face(p: Placed, dictionary: str, px_per_mm: float, look: Look | None = None) -> Canvas:
     """The piece's top face as a BGRA canvas in the sticker's frame (marker upright, centred
     on the sticker), so ``mm_to_texture(origin, scale, p.centre_mm, p.angle_deg)`` places it.
-    Faces are cached: only pools and the tombstone tile depend on the offset and turn."""
+    Faces are cached: only pools and the tombstone tile depend on the offset and turn.
+    With a ``look`` (the box without stickers) the face is that look's printed picture."""
     off, angle = (0.0, 0.0), 0.0
     if p.look[0] in ("pool", "tombstone"):
         o = face_offset(p)
         off, angle = (round(o[0], 1), round(o[1], 1)), round(p.angle_deg, 0)
     st = p.sticker
+    if look is not None:
+        return plain_face(p.look, look, px_per_mm, off, angle, PAWN_DISC_MM, TILE_MM)
     return _draw_face(p.look, st.id, st.size_mm, dictionary, px_per_mm, off, angle, p.cut)
 
 

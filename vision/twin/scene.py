@@ -14,7 +14,7 @@ real camera would, which is what the reader's stability check needs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -25,8 +25,9 @@ from engine.position import BOARD, Position
 
 from ..scheme import Scheme, load_scheme
 from . import effects as fx
-from .board import TABLE, TEXTURE_ORIGIN_MM, board_texture
+from .board import TABLE, TEXTURE_ORIGIN_MM, TEXTURE_SIZE_MM, board_texture
 from .camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
+from .look import Look, art_board_texture
 from .pieces import LayoutError, Placed, body_of, layout, piece_face
 from .positions import random_position
 
@@ -86,12 +87,21 @@ class Truth:
         return next(s for s in self.stickers + self.board_markers if s.id == marker_id)
 
     def to_json(self) -> dict:
-        return {"setup": self.position.to_setup(), "tile": self.tile, "seed": self.seed,
+        return {"setup": _setup(self.position), "tile": self.tile, "seed": self.seed,
                 "camera": self.camera.to_json(), "pose": self.pose, "perturbations": self.perturbations,
                 "min_sticker_px": round(self.min_sticker_px, 2),
                 "occluded_squares": self.occluded_squares,
                 "stickers": [s.to_json() for s in self.stickers],
                 "board_markers": [s.to_json() for s in self.board_markers]}
+
+
+def _setup(position: Position) -> dict:
+    """The setup on the table (a teaching step's position may have no monster: no ``monster`` key)."""
+    if position.monster is not None:
+        return position.to_setup()
+    setup = replace(position, monster=0).to_setup()
+    del setup["monster"]
+    return setup
 
 
 def render(position: Position, tile: str | None = None, *, seed: int = 0, width: int = 1920,
@@ -101,7 +111,8 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
            colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
            jpeg_quality: int | None = None, occluder: str | None = None,
            scheme: Scheme | str | Path | None = None, supersample: int = 2,
-           frame: int = 0, hand_over: str | None = None) -> tuple[np.ndarray, Truth]:
+           frame: int = 0, hand_over: str | None = None, stickers: bool = True,
+           look_seed: int = 0) -> tuple[np.ndarray, Truth]:
     """Draw ``position`` (and the tombstone ``tile`` in the card zone) as a camera sees it.
 
     Camera: ``height_mm`` above the board, ``tilt_deg`` from vertical (standing towards
@@ -112,6 +123,9 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
     square ``hand_over``: a hand moving over a still table), ``blur`` Gaussian sigma in
     pixels, ``noise`` sigma in 8-bit levels, ``jpeg_quality`` 1..100 or None.
     ``frame`` numbers consecutive frames of one still scene: same layout and light, new noise.
+    ``stickers=False`` draws the box without stickers (NOSTICKERS.md): the pieces' own pictures and the
+    board's printed art of the look ``look_seed`` (``look.Look``), no corner markers; ``position.monster``
+    None leaves the monster off the table (a teaching step without it).
     Raises LayoutError (a ValueError) when the position needs pieces the game does not have.
     """
     return render_burst(position, tile, frames=1, first_frame=frame, seed=seed, width=width, height=height,
@@ -119,7 +133,8 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
                         rotation_deg=rotation_deg, offset_mm=offset_mm, hfov_deg=hfov_deg,
                         distortion=distortion, light=light, colour_temp=colour_temp, glare=glare,
                         noise=noise, blur=blur, jpeg_quality=jpeg_quality, occluder=occluder,
-                        scheme=scheme, supersample=supersample, hand_over=hand_over)[0]
+                        scheme=scheme, supersample=supersample, hand_over=hand_over, stickers=stickers,
+                        look_seed=look_seed)[0]
 
 
 def render_burst(position: Position, tile: str | None = None, *, frames: int = 3, first_frame: int = 0,
@@ -130,7 +145,8 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                  colour_temp: float = 5500.0, glare: float = 0.0, noise: float = 0.0, blur: float = 0.0,
                  jpeg_quality: int | None = None, occluder: str | None = None,
                  scheme: Scheme | str | Path | None = None,
-                 supersample: int = 2, hand_over: str | None = None) -> list[tuple[np.ndarray, Truth]]:
+                 supersample: int = 2, hand_over: str | None = None, stickers: bool = True,
+                 look_seed: int = 0) -> list[tuple[np.ndarray, Truth]]:
     """``frames`` consecutive frames of one still scene (see ``render``), numbered from
     ``first_frame``; frame k is exactly what ``render(..., frame=k)`` returns."""
     if occluder not in (None, "hand"):
@@ -144,24 +160,27 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                       offset_mm=tuple(offset_mm), hfov_deg=hfov_deg,
                       distortion=distortion if isinstance(distortion, (int, float)) else tuple(distortion),
                       light=light, colour_temp=colour_temp, glare=glare, blur=blur, occluder=occluder,
-                      supersample=max(1, int(supersample)), hand_over=hand_over)
+                      supersample=max(1, int(supersample)), hand_over=hand_over,
+                      look=None if stickers else Look.from_seed(look_seed))
     key = (position, tile, tuple(sorted(scene_args.items())))
     kept = _last_scene.get("entry")   # one read: another thread may replace it meanwhile
     if kept is not None and kept[0] == key and kept[1] is scheme:
-        img, cam, stickers, occluded = kept[2]
+        img, cam, drawn, occluded = kept[2]
     else:
-        img, cam, stickers, occluded = _draw_still(position, tile, scheme, **scene_args)
-        _last_scene["entry"] = (key, scheme, (img, cam, stickers, occluded))
+        img, cam, drawn, occluded = _draw_still(position, tile, scheme, **scene_args)
+        _last_scene["entry"] = (key, scheme, (img, cam, drawn, occluded))
 
     pose = {"height_mm": height_mm, "tilt_deg": tilt_deg, "tilt_azimuth_deg": tilt_azimuth_deg,
             "rotation_deg": rotation_deg, "offset_mm": list(offset_mm), "hfov_deg": hfov_deg,
             "distortion": distortion if isinstance(distortion, (int, float)) else list(distortion)}
     perturb = {"light": light, "colour_temp": colour_temp, "glare": glare, "noise": noise, "blur": blur,
                "jpeg_quality": jpeg_quality, "occluder": occluder, "width": width, "height": height}
+    if not stickers:
+        perturb.update(stickers=False, look_seed=look_seed)
     seen = Position(position.monster, position.facing, position.stones, position.pools,
                     position.teleporters, tuple(p for p in position.pawns if p.place == BOARD))
-    piece_stickers = [s for s in stickers if s.id not in scheme.board_marker_ids]
-    markers = [s for s in stickers if s.id in scheme.board_marker_ids]
+    piece_stickers = [s for s in drawn if s.id not in scheme.board_marker_ids]
+    markers = [s for s in drawn if s.id in scheme.board_marker_ids]
     out = []
     for f in range(first_frame, first_frame + frames):
         frng = np.random.default_rng([seed, 1, f])
@@ -178,24 +197,33 @@ _last_scene: dict = {}
 
 def _draw_still(position: Position, tile: str | None, scheme: Scheme, *, seed, width, height, height_mm,
                 tilt_deg, tilt_azimuth_deg, rotation_deg, offset_mm, hfov_deg, distortion, light,
-                colour_temp, glare, blur, occluder, supersample, hand_over=None):
+                colour_temp, glare, blur, occluder, supersample, hand_over=None, look=None):
     """Everything up to the sensor: the posed camera, the table, the room's light and the hand.
     Returns the float32 image, the camera, every sticker's truth and the occluded squares."""
     cam = pose_camera(width, height, height_mm=height_mm, tilt_deg=tilt_deg,
                       tilt_azimuth_deg=tilt_azimuth_deg, rotation_deg=rotation_deg,
                       offset_mm=offset_mm, hfov_deg=hfov_deg, distortion=distortion)
     rng = np.random.default_rng([seed, 0])
-    placed = layout(position, tile, scheme, rng)
-    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
-    img, stickers = _draw_scene(cam, scheme, placed, supersample, lamp)
+    placed = layout(position, tile, scheme, rng, look=look)
+    room = room_rng(seed, look, rng)
+    lamp = Lamp(room.uniform(0, 360), room.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
+    img, stickers = _draw_scene(cam, scheme, placed, supersample, lamp, look)
     occluded: list[str] = []
     if occluder == "hand":
         stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm, hand_over)
-    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    img = fx.uneven_light(img, light, room, away=_image_direction(cam, lamp))
     img = fx.colour_temperature(img, colour_temp)
-    img = fx.glare(img, glare, rng)
+    img = fx.glare(img, glare, room)
     img = fx.defocus(img, blur)
     return img, cam, stickers, occluded
+
+
+def room_rng(seed: int, look, rng):
+    """Where the room's lamp, uneven light and glare are drawn from.  Without stickers, from the seed alone:
+    one room whatever lies on the table (the teaching photos and the game's frames of one seed share
+    their light, as a family teaches and plays in one room); with stickers, as it always was (after the
+    layout, so the light changes with the pieces)."""
+    return rng if look is None else np.random.default_rng([seed, 3])
 
 
 # -- drawing -----------------------------------------------------------------------
@@ -224,7 +252,7 @@ def _image_direction(cam: Camera, lamp: Lamp) -> tuple[float, float]:
     return float(d[0]), float(d[1])
 
 
-def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: Lamp) -> None:
+def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: Lamp, look=None) -> None:
     """Soft shadows of the pieces on the board, away from the lamp (before the pieces are drawn,
     so they fall on the board and the pieces' own feet)."""
     a = np.radians(lamp.azimuth_deg)
@@ -232,7 +260,7 @@ def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: L
     h, w = canvas.shape[:2]
     mask = np.zeros((h, w), np.uint8)
     for p in placed:
-        body = body_of(p)
+        body = body_of(p, look)
         if body is None:
             continue
         foot = _to_board(p, body.bottom)
@@ -250,31 +278,37 @@ def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: L
     region[:] = (region * (1.0 - shade)[..., None] + 0.5).astype(np.uint8)
 
 
-def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int, lamp: Lamp | None = None):
+def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int, lamp: Lamp | None = None,
+                look: Look | None = None):
     """Board and pieces, supersampled ``ss`` times and averaged down; returns the float32
-    image and every sticker's truth (with its visibility among the pieces)."""
+    image and every sticker's truth (with its visibility among the pieces; without stickers, the
+    truth of where each piece's sticker would be, and no board markers)."""
     cam_ss = cam.scaled(ss) if ss > 1 else cam
     scale = _scale_at_board(cam_ss)
     board_px = 3.0 if scale < 2.5 else (4.0 if scale < 4.5 else 6.0)
     piece_px = 4.0 if scale < 2.5 else 8.0
-    tex = board_texture(scheme, board_px)
+    if look is None:
+        tex = board_texture(scheme, board_px)
+    else:
+        tex = art_board_texture(scheme, board_px, look, TEXTURE_ORIGIN_MM, TEXTURE_SIZE_MM)
     a = mm_to_texture(TEXTURE_ORIGIN_MM, board_px)
     size = (cam_ss.width, cam_ss.height)
-    canvas = sample(tex, texture_map(cam_ss, 0.0, a, (0, 0) + size), size, border_value=TABLE)
+    canvas = sample(tex, texture_map(cam_ss, 0.0, a, (0, 0) + size), size,
+                    border_value=TABLE if look is None else look.table)
     owner = np.full(canvas.shape[:2], -1, np.int16)
     if lamp is not None:
-        _cast_shadows(canvas, cam_ss, placed, lamp)
+        _cast_shadows(canvas, cam_ss, placed, lamp, look)
 
     order = sorted(range(len(placed)), key=lambda i: (placed[i].height_mm > 2.5,
                                                       -cam.depth([placed[i].centre_mm], placed[i].height_mm)[0]))
     for i in order:
-        _draw_piece(canvas, owner, cam_ss, placed[i], i, scheme.dictionary, piece_px)
+        _draw_piece(canvas, owner, cam_ss, placed[i], i, scheme.dictionary, piece_px, look)
 
     truths = []
     for i, p in enumerate(placed):
         truths.append(_sticker_truth(cam, cam_ss, p.sticker.id, p.sticker.describe(), p.square, p.centre_mm,
                                      p.rotation, p.height_mm, p.corners_mm(), owner, i))
-    for m in scheme.board_markers:
+    for m in scheme.board_markers if look is None else ():
         truths.append(_sticker_truth(cam, cam_ss, m.id, f"board marker {m.corner}", None, m.center_mm,
                                      m.rotation, 0.0, m.corners_mm(), None, -1))
     if ss > 1:
@@ -295,16 +329,17 @@ def _to_board(p: Placed, local: np.ndarray) -> np.ndarray:
     return local @ rot.T + np.asarray(p.centre_mm)
 
 
-def _draw_piece(canvas, owner, cam: Camera, p: Placed, index: int, dictionary: str, px_per_mm: float) -> None:
+def _draw_piece(canvas, owner, cam: Camera, p: Placed, index: int, dictionary: str, px_per_mm: float,
+                look: Look | None = None) -> None:
     h, w = canvas.shape[:2]
-    body = body_of(p)
+    body = body_of(p, look)
     if body is not None:
         pts = np.vstack([cam.project(_to_board(p, body.bottom), 0.0),
                          cam.project(_to_board(p, body.top), body.top_height)])
         hull = cv2.convexHull(np.round(pts * 16).astype(np.int32))
         cv2.fillConvexPoly(canvas, hull, body.colour, cv2.LINE_AA, 4)
         cv2.fillConvexPoly(owner, hull, index, cv2.LINE_8, 4)
-    face = piece_face(p, dictionary, px_per_mm)
+    face = piece_face(p, dictionary, px_per_mm, look)
     fh, fw = face.image.shape[:2]
     ox, oy = face.origin_mm
     ext = np.array([(ox, oy), (ox + fw / px_per_mm, oy), (ox + fw / px_per_mm, oy + fh / px_per_mm),

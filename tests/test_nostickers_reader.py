@@ -1,0 +1,254 @@
+"""Reading the box without stickers (NOSTICKERS.md, issue 27): the board located by its own printed
+picture, teaching from the layout's photos, and a change read with the game as prior — on images the
+twin draws without stickers (``render(..., stickers=False, look_seed=S)``), each look taught on its own."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from companion_app.cli import main
+from engine.geometry import square_name
+from engine.observation import ANY_PAWN
+from engine.reconcile import legal_changes
+from vision.nostickers import Pieces, PiecesError, TeachError, explain_change, teach
+from vision.nostickers.board import BoardReference, Lens
+from vision.teaching_layout import load_layout
+from vision.twin.positions import random_position
+from vision.twin.scene import render
+
+LAYOUT = load_layout()
+
+
+def teaching_photos(look_seed: int, **camera) -> list[np.ndarray]:
+    return [render(step.pieces(), step.tile, stickers=False, look_seed=look_seed, **camera)[0]
+            for step in LAYOUT.steps]
+
+
+@pytest.fixture(scope="module")
+def taught():
+    """(look seed, teaching photos, what teaching learned) for one look."""
+    photos = teaching_photos(3)
+    return 3, photos, teach(LAYOUT, photos)
+
+
+def moves(seed: int, count: int):
+    """``count`` (position before, a legal move's change) pairs from seeded random positions."""
+    out = []
+    rng = random.Random(seed)
+    while len(out) < count:
+        before = random_position(rng.randrange(10_000))[0]
+        changes = [c for c in legal_changes(before, ANY_PAWN) if c.kind == "move"]
+        if changes:
+            out.append((before, rng.choice(changes)))
+    return out
+
+
+def board_error_px(location, truth) -> float:
+    """How far the located board is from the truth, in pixels, over the grid's corners and middle."""
+    pts = np.array([[0, 0], [480, 0], [480, 330], [0, 330], [240, 165]], dtype=np.float64)
+    return float(np.max(np.linalg.norm(location.to_image(pts) - truth.camera.project(pts, 0.0), axis=1)))
+
+
+# -- locating the board by its picture ---------------------------------------------------------------
+
+def test_board_located_under_tilt_light_and_a_hand_and_refused_on_another_board(taught):
+    look, _photos, pieces = taught
+    lens, board = Lens(), pieces.board
+    pos = random_position(11)[0]
+    for camera in (dict(tilt_deg=20, tilt_azimuth_deg=150), dict(light=0.6, colour_temp=3500, seed=4),
+                   dict(occluder="hand", seed=2, tilt_deg=10)):
+        img, truth = render(pos, None, stickers=False, look_seed=look, **camera)
+        location, why = board.locate(img, lens)
+        assert why is None, camera
+        assert board_error_px(location, truth) < 6.0, camera     # (about 4 mm: a seventh of a square)
+    # another copy of the game (another board picture): refused, never guessed
+    other, _ = render(pos, None, stickers=False, look_seed=look + 1)
+    location, why = board.locate(other, lens)
+    assert location is None and "taught board" in str(why)
+    # a photo of something else: the table alone
+    blank = np.full_like(other, 120)
+    blank[::7] = 30
+    location, why = board.locate(blank, lens)
+    assert location is None and "taught board" in str(why)
+
+
+def test_reference_needs_the_board_outline():
+    flat = np.full((720, 1280, 3), 128, np.uint8)
+    board, why = BoardReference.from_empty_photo(flat, Lens())
+    assert board is None and "outline" in str(why)
+
+
+# -- teaching ----------------------------------------------------------------------------------------
+
+def test_teaching_learns_every_moving_face_and_the_file_round_trips(taught, tmp_path):
+    _look, _photos, pieces = taught
+    faces = {f.key for f in pieces.faces}
+    pawns = {k for k in faces if k.startswith("pawn:")}
+    assert len(pawns) == 50                                    # both faces of the 25 pawns
+    assert {"stone:stone", "stone:crystal", "stone:pivot-right", "stone:pivot-about"} <= faces
+    path = tmp_path / "pieces.json"
+    pieces.save(path)
+    again = Pieces.load(path)
+    assert [f.key for f in again.faces] == [f.key for f in pieces.faces]
+    assert np.allclose(again.faces[0].polar, pieces.faces[0].polar, atol=0.1)
+    assert again.warnings == pieces.warnings
+    assert np.array_equal(again.board.descriptors, pieces.board.descriptors)
+
+
+def test_teaching_refuses_a_photo_that_does_not_match_its_step(taught):
+    _look, photos, _pieces = taught
+    wrong = list(photos)
+    wrong[2] = photos[0]                 # step 3 shows the empty board: every piece is missing
+    with pytest.raises(TeachError) as err:
+        teach(LAYOUT, wrong)
+    text = str(err.value)
+    assert text.startswith("step 3:") and "expected on" in text and "the square looks empty" in text
+    wrong[1] = photos[0]                 # step 2 too: the board cannot be registered by its pieces
+    with pytest.raises(TeachError, match="^step 2: .*pieces of the teaching step were found"):
+        teach(LAYOUT, wrong)
+    wrong = list(photos)
+    wrong[1], wrong[2] = photos[2], photos[1]     # the pawns turned over too early: faces swapped
+    with pytest.raises(TeachError, match="steps 2, 3"):
+        teach(LAYOUT, wrong)
+    with pytest.raises(TeachError, match="8 photos for 9 teaching steps"):
+        teach(LAYOUT, photos[:-1])
+
+
+def test_a_corrupt_pieces_file_is_a_clear_error(taught, tmp_path):
+    _look, _photos, pieces = taught
+    path = tmp_path / "pieces.json"
+    pieces.save(path)
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(PiecesError, match="pieces.json: not a pieces file from flure teach"):
+        Pieces.load(path)
+    data = json.loads(text)
+    data["faces"][3]["polar"] = "AAAA"
+    path.write_text(json.dumps(data))
+    with pytest.raises(PiecesError, match="malformed sample"):
+        Pieces.load(path)
+
+
+# -- reading a change --------------------------------------------------------------------------------
+
+def outcome(result, change) -> str:
+    data = result.to_json()
+    if data["change"] == "unexplained":
+        assert data["problems"], "a refused answer says why"
+        return "refused"
+    return "right" if result.after == change.after and data["change"] == change.kind else "wrong"
+
+
+def test_legal_moves_are_read_right_or_refused_never_wrong(taught):
+    look, _photos, pieces = taught
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for n, (before, change) in enumerate(moves(1, 8)):
+        img, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=2.0)
+        seen[outcome(explain_change(before.to_setup(), [img], pieces), change)] += 1
+    assert seen["wrong"] == 0, seen
+    assert seen["right"] >= 2, seen
+
+
+def test_an_illegal_change_is_refused(taught):
+    look, _photos, pieces = taught
+    before, change = moves(2, 1)[0]
+    pawn = change.after.pawn(change.pawn)
+    unflipped = change.after.with_pawn(pawn.flipped())     # moved but not turned over (P1): illegal
+    img, _ = render(unflipped, None, stickers=False, look_seed=look, noise=2.0)
+    assert explain_change(before, [img], pieces).to_json()["change"] == "unexplained"
+    # two pawns turned over where they lie: two pawns moved at once (G3)
+    before = next(b for b, _c in moves(3, 20) if sum(p.square is not None for p in b.pawns) >= 2)
+    a, b = [p for p in before.pawns if p.square is not None][:2]
+    both = before.with_pawn(a.flipped()).with_pawn(b.flipped())
+    img, _ = render(both, None, stickers=False, look_seed=look, noise=2.0)
+    assert explain_change(before, [img], pieces).to_json()["change"] == "unexplained"
+
+
+def test_two_look_alike_faces_that_both_fit_stay_refused(taught):
+    look, _photos, pieces = taught
+    before = random_position(5)[0]
+    pawn = next(p for p in before.pawns if p.square is not None)
+    stay = next(c for c in legal_changes(before, pawn.colour) if c.pawn == pawn.label and c.destination() == pawn.square)
+    # This copy's two faces of that pawn made to look alike: staying (turned over) or no change both fit.
+    key = f"pawn:{pawn.colour}:{pawn.kind}:"
+    shown = [f for f in pieces.faces if f.key == key + pawn.face]
+    other = "black" if pawn.face == "white" else "white"
+    alike = Pieces(pieces.board, [f for f in pieces.faces if f.key != key + other]
+                   + [type(f)(key + other, f.polar.copy(), f.noise, f.step, f.square) for f in shown], pieces.warnings)
+    img, _ = render(stay.after, None, stickers=False, look_seed=look, noise=2.0)
+    result = explain_change(before, [img], alike, player=pawn.colour)
+    data = result.to_json()
+    assert data["change"] == "unexplained" and data["problems"]
+    # with the faces told apart, the same photo is not read as "no change"
+    assert explain_change(before, [img], pieces, player=pawn.colour).to_json()["change"] != "none"
+
+
+def test_several_looks_taught_and_read_never_wrong():
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for look in (11, 12):
+        pieces = teach(LAYOUT, teaching_photos(look, tilt_deg=12, tilt_azimuth_deg=60 * look))
+        for n, (before, change) in enumerate(moves(look, 4)):
+            img, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=3.0, light=0.3,
+                            tilt_deg=12, tilt_azimuth_deg=60 * look)
+            seen[outcome(explain_change(before, [img], pieces), change)] += 1
+    assert seen["wrong"] == 0, seen
+
+
+# -- the commands ------------------------------------------------------------------------------------
+
+def test_flure_teach_and_explain_with_pieces(taught, tmp_path, capsys):
+    look, photos, _pieces = taught
+    import cv2
+    paths = []
+    for n, img in enumerate(photos, 1):
+        paths.append(str(tmp_path / f"step-{n:02d}.png"))
+        cv2.imwrite(paths[-1], img)
+    out = tmp_path / "pieces.json"
+    assert main(["teach", *paths[:-1], "-o", str(out)]) == 2
+    assert "8 photos for 9 teaching steps" in capsys.readouterr().err and not out.exists()
+    assert main(["teach", paths[0], paths[0], *paths[2:], "-o", str(out)]) == 1
+    assert "step 2:" in capsys.readouterr().err and not out.exists()      # never a half-taught file
+    assert main(["teach", *paths, "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert Pieces.load(out).faces
+
+    before, change = moves(1, 1)[0]
+    (tmp_path / "before.json").write_text(json.dumps(before.to_setup()))
+    img, _ = render(change.after, None, stickers=False, look_seed=look, noise=2.0)
+    cv2.imwrite(str(tmp_path / "after.png"), img)
+    assert main(["vision", "explain", str(tmp_path / "before.json"), str(tmp_path / "after.png"),
+                 "--pieces", str(out)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert set(answer) >= {"change", "move", "tile", "setup", "unseen", "problems"}
+    assert answer["change"] in ("move", "unexplained") and answer["tile"] is None
+    (tmp_path / "bad.json").write_text("{")
+    assert main(["vision", "explain", str(tmp_path / "before.json"), str(tmp_path / "after.png"),
+                 "--pieces", str(tmp_path / "bad.json")]) == 2
+    assert "bad.json: not a pieces file from flure teach" in capsys.readouterr().err
+
+
+def test_the_monster_is_not_read_and_says_so(taught):
+    look, _photos, pieces = taught
+    before = random_position(8)[0]
+    img, _ = render(before, None, stickers=False, look_seed=look)
+    data = explain_change(before, [img], pieces).to_json()
+    assert square_name(before.monster) in data["unseen"]
+
+
+def test_several_frames_are_combined_as_with_stickers(taught):
+    look, _photos, pieces = taught
+    for n, (before, change) in enumerate(moves(4, 6)):
+        clear, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=2.0)
+        alone = explain_change(before, [clear], pieces)
+        if outcome(alone, change) != "right":
+            continue
+        hand, _ = render(change.after, None, stickers=False, look_seed=look, seed=n, noise=2.0, occluder="hand",
+                         hand_over=square_name(change.destination()))
+        both = explain_change(before, [hand, clear], pieces)
+        assert outcome(both, change) == "right"          # the clear frame sees what the hand hid
+        assert outcome(explain_change(before, [hand], pieces), change) in ("right", "refused")
+        return
+    pytest.fail("no move of the batch was read right from one clear frame")

@@ -1,0 +1,232 @@
+"""What one square shows, from the canonical picture (``board.BoardReference.canonical``).
+
+Occupancy: a square is compared with its own taught empty look (the empty board's photo on the
+canonical plane) in CIE Lab, after the frame's light is brought to the reference's (per channel,
+by the medians over the sheet: a dimmer room or a warmer lamp shifts every square alike).  The
+share of the square's middle that differs is its *cover*: little is empty, much is a piece,
+in between cannot be told.
+
+A piece: the part that differs (its silhouette, which the piece's height and the camera's tilt
+shift a few millimetres) is found around the square's middle and sampled in polar form
+(``cv2.warpPolar``) about its centroid, so that turning the piece only shifts the samples along
+the angles: two samples are compared at their best turn (``Bank``: the cross-correlation along
+the angles by FFT), as the RMS Lab difference over the disc — colour, face style, picture and
+number all count.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.geometry import COLS, SQUARES
+
+from .board import Canvas
+
+SQUARE_MM = 30.0
+DIFF = 16.0                 # Lab distance that makes a pixel differ from the empty square
+MIDDLE_MM = 14.0            # the square's middle, where cover is measured (a piece off centre on a
+                            # neighbour, lifted and seen from aside, does not reach it)
+SEARCH_MM = 6.0             # how far past the square's edge a piece's silhouette is followed
+EMPTY_COVER = 0.06          # at most this share differs: the square is bare
+PIECE_COVER = 0.5           # at least this share differs: something lies there
+RADIUS_MM = 12.5            # polar sampling radius (about a pawn disc's)
+RINGS, ANGLES = 12, 64
+BLUR_PX = 1.5
+
+
+@dataclass(frozen=True)
+class SquareView:
+    cover: float
+    descriptor: np.ndarray | None      # None when the square is not covered enough to describe
+
+
+def lab(picture: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
+
+
+def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90) -> np.ndarray:
+    """``frame_lab`` with its light brought to the reference's, place by place: in cells of
+    ``cell_px`` (about two squares), lightness scaled and a, b shifted by the medians over ``mask``
+    (the sheet, seen in this frame) where, once the whole sheet's light is matched, the frame still
+    looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
+    (a median over their neighbours) and spread over the picture (bilinear):
+    a room lit from one side, a warmer lamp, a shadow over part of the board."""
+    sel = mask[::4, ::4] > 0
+    if not np.any(sel):
+        return frame_lab
+    # First the whole sheet's medians; then, place by place, only what still looks like the board.
+    f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
+    first = frame_lab * np.array([float(r[0]) / max(float(f[0]), 1.0), 1, 1], np.float32) \
+        + np.array([0, *(r[1:] - f[1:])], np.float32)
+    board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
+    mask = board.astype(np.uint8)
+    h, w = mask.shape
+    rows, cols = max(1, h // cell_px), max(1, w // cell_px)
+    gain = np.full((rows, cols), np.nan, np.float32)
+    shift = np.full((rows, cols, 2), np.nan, np.float32)
+    for i in range(rows):
+        for j in range(cols):
+            ys, xs = slice(i * h // rows, (i + 1) * h // rows, 3), slice(j * w // cols, (j + 1) * w // cols, 3)
+            sel = mask[ys, xs] > 0
+            if sel.sum() < 50:
+                continue
+            f, r = np.median(frame_lab[ys, xs][sel], axis=0), np.median(ref_lab[ys, xs][sel], axis=0)
+            gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
+            shift[i, j] = r[1:] - f[1:]
+    known = ~np.isnan(gain)
+    if not known.any():
+        return first
+    fill = np.median(gain[known]), np.median(shift[known], axis=0)
+    gain[~known], shift[~known] = fill[0], fill[1]
+    field = np.dstack([gain, shift]).astype(np.float32)
+    if rows >= 3 and cols >= 3:
+        field = np.dstack([cv2.medianBlur(np.ascontiguousarray(field[..., k]), 3) for k in range(3)])
+    field = cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    out = frame_lab.copy()
+    out[..., 0] *= field[..., 0]
+    out[..., 1:] += field[..., 1:]
+    return out
+
+
+def difference(frame_lab: np.ndarray, ref_lab: np.ndarray) -> np.ndarray:
+    """Per pixel Lab distance, smoothed a little (the fit is good to a pixel, not to its fraction)."""
+    d = np.sqrt(np.sum((frame_lab - ref_lab) ** 2, axis=2))
+    return cv2.GaussianBlur(d, (5, 5), 0)
+
+
+def square_box(canvas: Canvas, sq: int, grow_mm: float) -> tuple[int, int, int, int]:
+    """Canonical pixel box (x0, y0, x1, y1) of square ``sq``'s middle, grown by ``grow_mm`` each side
+    of a ``MIDDLE_MM`` box (negative: smaller), clipped to the canvas."""
+    c, r = sq % COLS, sq // COLS
+    cx, cy = canvas.px([((c + 0.5) * SQUARE_MM, (r + 0.5) * SQUARE_MM)])[0]
+    half = (MIDDLE_MM / 2 + grow_mm) * canvas.scale
+    x0, y0 = max(0, int(round(cx - half))), max(0, int(round(cy - half)))
+    return x0, y0, min(canvas.width, int(round(cx + half))), min(canvas.height, int(round(cy + half)))
+
+
+def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, float]:
+    """Square → the share of its middle that differs from the empty board; squares the frame does
+    not show in full (``seen``: canonical pixels inside the frame) are left out."""
+    out = {}
+    for sq in SQUARES:
+        x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
+        if not np.all(seen[y0:y1, x0:x1]):
+            continue
+        out[sq] = float(np.mean(diff[y0:y1, x0:x1] > DIFF))
+    return out
+
+
+BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
+HAND_SQUARES = 3.0          # a difference this many squares large in one piece is a hand or an arm
+
+
+def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
+    """The squares a hand or an arm covers: those whose middle lies under one connected difference
+    from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
+    pieces — pools — are left out of it, and thin bridges between neighbouring pieces are opened)."""
+    mask = (diff > DIFF).astype(np.uint8)
+    for sq in fixed:
+        x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)
+        mask[y0:y1, x0:x1] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > HAND_SQUARES * (SQUARE_MM * canvas.scale) ** 2)
+    big = big[big > 0]
+    if not len(big):
+        return set()
+    hand = np.isin(labels, big)
+    out = set()
+    for sq in SQUARES:
+        x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
+        if hand[y0:y1, x0:x1].mean() > 0.3:
+            out.add(sq)
+    return out
+
+
+def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
+              ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
+    """The centroid (canonical pixels) of the biggest silhouette (holes filled) whose centroid lies on
+    ``sq``, or None.  (A shadow moves it a little: ``Pieces.match`` searches around it.)"""
+    x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
+    mask = (diff[y0:y1, x0:x1] > DIFF).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)        # a face's dark picture is the piece too
+    n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
+    inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]
+    if not inside:
+        return None
+    best = max(inside, key=lambda i: stats[i, cv2.CC_STAT_AREA])
+    return float(cents[best][0] + x0), float(cents[best][1] + y0)
+
+
+def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas) -> np.ndarray:
+    """(ANGLES, RINGS, 3) Lab samples of a disc of ``RADIUS_MM`` about ``centre`` (canonical pixels) of a
+    picture already smoothed (``smooth``).  Turning the piece shifts them along the angles."""
+    return cv2.warpPolar(blurred_lab, (RINGS, ANGLES), centre, RADIUS_MM * canvas.scale,
+                         cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR).astype(np.float32)
+
+
+def smooth(frame_lab: np.ndarray) -> np.ndarray:
+    return cv2.GaussianBlur(frame_lab, (0, 0), BLUR_PX)
+
+
+def describe(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int, shift_px=(0.0, 0.0),
+             ref_lab: np.ndarray | None = None, blurred: np.ndarray | None = None) -> np.ndarray | None:
+    """The piece on ``sq`` in polar form about its silhouette's centroid (``centre_of``) moved by
+    ``shift_px`` (None: no silhouette there)."""
+    centre = centre_of(frame_lab, diff, canvas, sq, ref_lab)
+    if centre is None:
+        return None
+    blurred = smooth(frame_lab) if blurred is None else blurred
+    return polar_at(blurred, (centre[0] + shift_px[0], centre[1] + shift_px[1]), canvas)
+
+
+# Each cell's weight in a comparison: its ring's share of the disc's area, and the channel's (colour
+# tells pieces apart under a changed light better than lightness does).
+_WEIGHT = np.sqrt(((np.arange(RINGS) + 0.5) / RINGS)[:, None] * np.array([1.0, 2.0, 2.0])[None, :]).astype(np.float32)
+_CELLS = float(np.sum(_WEIGHT ** 2)) * ANGLES
+
+
+class Bank:
+    """Polar samples prepared for comparison with any turn (cross-correlation along the angles, by FFT)."""
+
+    def __init__(self, polars):
+        w = np.asarray(polars, dtype=np.float32).reshape(-1, ANGLES, RINGS, 3) * _WEIGHT
+        self.spectra = np.fft.rfft(w, axis=1)
+        self.energy = np.sum(w * w, axis=(1, 2, 3))
+
+    def __len__(self) -> int:
+        return len(self.energy)
+
+    def distances(self, polar: np.ndarray, only=None) -> np.ndarray:
+        """The RMS Lab difference (weighted) between ``polar`` and each sample (or the samples ``only``
+        indexes), at the best turn; for a stack of polar samples (K, ANGLES, RINGS, 3), a (K, samples)
+        array."""
+        spectra, energy = (self.spectra, self.energy) if only is None else (self.spectra[only], self.energy[only])
+        polar = np.asarray(polar, dtype=np.float32)
+        many = polar.ndim == 4
+        w = (polar if many else polar[None]) * _WEIGHT
+        if not len(energy):
+            return np.zeros((len(w), 0)) if many else np.zeros(0)
+        f = np.fft.rfft(w, axis=1).reshape(len(w), spectra.shape[1], -1)                  # (K, F, R·3)
+        g = np.conj(spectra).reshape(len(energy), spectra.shape[1], -1)                  # (S, F, R·3)
+        cross = np.einsum("kfc,sfc->ksf", f, g)
+        corr = np.fft.irfft(cross, n=ANGLES, axis=2)
+        d2 = (np.sum(w * w, axis=(1, 2, 3))[:, None] + energy[None] - 2.0 * corr.max(axis=2)) / _CELLS
+        out = np.sqrt(np.maximum(d2, 0.0))
+        return out if many else out[0]
+
+
+def dark_share(polar: np.ndarray) -> float:
+    """The share of a described piece's disc that is dark (Lab lightness under 64), by area."""
+    area = np.broadcast_to(((np.arange(RINGS) + 0.5) / RINGS)[None, :], polar.shape[:2])
+    return float(np.sum(area * (polar[..., 0] < 64)) / np.sum(area))
+
+
+def distance(a: np.ndarray, b: np.ndarray) -> float:
+    """The distance between two polar samples at the best turn (``Bank.distances``)."""
+    return float(Bank([b]).distances(a)[0])

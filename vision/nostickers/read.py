@@ -1,0 +1,112 @@
+"""Reading a change without stickers (NOSTICKERS.md, VISION.md "Reading a change").
+
+Each frame becomes the same reading JSON the sticker reader gives (``located``, ``setup``,
+``tile``, ``problems``, ``unseen``), and ``vision.change.explain_readings`` does the rest as it
+does with stickers: frames combined square by square, ``engine.reconcile`` asked for the one legal
+change that fits — the same problems, statuses and strictness.
+
+Per square (``Reader.reading``): bare when it matches its taught empty look; when a piece lies
+there, the one face among those a legal change can leave there (``allowed_faces``) that is
+clearly nearest (``Pieces.match``).  A square that cannot be told — between bare and covered, a
+piece no allowed face clearly matches (a hand, a shadow, two faces that look alike and both fit,
+a face no legal change allows) — is unknown, never empty, as a square whose sticker does not
+decode.  On a square the game gives a pool or a teleporter, that tile's taught look is the bare
+one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
+read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
+the game's.  The card zone is not taught: ``tile`` is null.
+"""
+from __future__ import annotations
+
+from engine.geometry import SQUARES
+from engine.observation import ANY_PAWN, EMPTY, Observation, looks
+from engine.position import Position
+from engine.reconcile import legal_changes
+
+from ..change import explain_readings, observation_json
+from ..detect import check_frame
+from ..problems import board_not_located
+from ..reading import not_located
+from . import looks as L
+from .board import Lens, _sheet_mask
+from .teach import FIXED, Pieces, face_key, frame_view, key_look
+
+UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
+MONSTER_UNREAD = "monster-unread"   # the monster's square: its heading is the game's
+
+
+class Reader:
+    """Frames → reading JSON with one ``Pieces`` (keeps the reference's Lab picture and the lens maps)."""
+
+    def __init__(self, pieces: Pieces, calibration=None):
+        self.pieces = pieces
+        self.lens = Lens(calibration)
+        self.ref_lab = L.lab(pieces.board.picture)
+        from ..scheme import load_scheme
+        self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
+
+    def reading(self, image, before: Position, allowed: dict[int, set[str]] | None = None) -> dict:
+        """The reading JSON of one frame, ``before`` the position the game holds, ``allowed`` the faces
+        a legal change can leave on each square (``allowed_faces``; default: those of any pawn's move)."""
+        if allowed is None:
+            allowed = allowed_faces(before, ANY_PAWN)
+        _gray, why = check_frame(image)
+        if why is not None:
+            return not_located(board_not_located(why)).to_json()
+        frame, why = frame_view(self.pieces.board, image, self.lens, self.ref_lab, self.sheet)
+        if frame is None:
+            return not_located(why).to_json()
+        prior = looks(before)
+        faint = set(self.pieces.faint)
+        seen, unseen = {}, {}
+        hand = L.occluded(frame.diff, self.pieces.board.canvas, {sq for sq, look in prior.items() if look.pool})
+        for sq in SQUARES:
+            was = prior.get(sq, EMPTY)
+            cover = frame.cover.get(sq)
+            if cover is None:
+                unseen[sq] = "out-of-view"
+            elif sq in hand:
+                unseen[sq] = "occluded"
+            elif was.monster is not None:
+                unseen[sq] = MONSTER_UNREAD
+            elif cover < L.EMPTY_COVER and not (was.pool or was.teleporter is not None):
+                if faint & allowed.get(sq, set()):
+                    unseen[sq] = UNKNOWN_PIECE      # a stone face much like the board could lie there
+                else:
+                    seen[sq] = EMPTY
+            elif cover < L.PIECE_COVER and not (was.pool or was.teleporter is not None):
+                unseen[sq] = UNKNOWN_PIECE
+            else:
+                canvas = self.pieces.board.canvas
+                centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+                key = None if centre is None else self.pieces.match(
+                    lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas),
+                    allowed.get(sq, frozenset()))
+                if key is None or (key in FIXED and face_key(was) != key):
+                    unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
+                else:
+                    seen[sq] = key_look(key)
+        return observation_json(Observation(seen, None, unseen))
+
+
+def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):
+    """The legal change the frames show (a ``Reconciliation``; ``.to_json()`` is ``flure vision explain``'s
+    answer), ``before_setup`` a scenario setup (or a ``Position``), ``images`` consecutive BGR frames of
+    one camera over a still table, ``player`` the colour to move (None: any pawn)."""
+    before = before_setup if isinstance(before_setup, Position) else Position.from_setup(before_setup, where="BEFORE")
+    mover = player or ANY_PAWN
+    reader = Reader(pieces, calibration)
+    allowed = allowed_faces(before, mover)
+    readings = [reader.reading(image, before, allowed) for image in images]
+    return explain_readings(before, readings, mover)
+
+
+def allowed_faces(before: Position, mover: str = ANY_PAWN) -> dict[int, set[str]]:
+    """Square → the faces (``teach.face_key``) that the legal changes (``engine.reconcile.legal_changes``)
+    can leave there, the position before included."""
+    out: dict[int, set[str]] = {}
+    for change in legal_changes(before, mover):
+        for sq, look in looks(change.after).items():
+            key = face_key(look)
+            if key is not None:
+                out.setdefault(sq, set()).add(key)
+    return out

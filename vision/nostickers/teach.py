@@ -1,0 +1,352 @@
+"""Teaching (NOSTICKERS.md): the layout's photos → what this copy of the game looks like.
+
+``teach(layout, images)`` takes one photo per step of the teaching layout, in order.  The first
+(the empty board) becomes the board reference (``board.BoardReference``, registered by the pieces
+of the first step that has a dozen) and each square's empty look; every later photo is located
+against it, and each square must show what the step lists: a piece where one lies (else
+``TeachError``: "red 6/1 expected on g7, the square looks empty"), nothing where none does
+(squares beside the monster excepted: a tall figure hides them from a tilted camera).  The faces
+that move in play — both faces of every pawn and the stone tiles' faces — are described
+(``looks.describe``) where they lie; nothing is written unless every step passes.
+
+The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
+face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
+more black than its coloured face (photos out of order, pawns not turned over).
+
+A face is read (``Pieces.match``) only when its samples are clearly nearer (``looks.Bank``: the
+RMS Lab difference at the best turn) than those of every other face that could lie there; faces
+that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are named in
+``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
+are kept per face (the layout shows most faces in several steps, in the same place).
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import FlureError
+from engine.geometry import SQUARES, around, square_name
+from engine.observation import EMPTY, Look, PawnLook
+from engine.wording import Join, Text
+
+from ..change import setup_looks
+from ..detect import check_frame
+from . import looks as L
+from .board import BoardReference, Lens, _sheet_mask
+from .words import BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED
+
+FORMAT = "flure-pieces/1"
+MAX_DISTANCE = 12.0         # RMS Lab units: a face is never read farther than this from its samples
+RATIO = 0.75                # the face read must be this much nearer than any other allowed face
+STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
+JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
+ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
+SAMPLES = 2                 # samples kept per face
+NEAREST = 3                 # faces compared at every centre besides the allowed ones
+SEARCH_PX = 4.0             # how far the centre is moved (canonical pixels, on a 5 × 5 grid)
+_GRID = (-SEARCH_PX, -SEARCH_PX / 2, 0.0, SEARCH_PX / 2, SEARCH_PX)
+SHIFTS = [(dx, dy) for dx in _GRID for dy in _GRID if dx or dy]
+
+
+class TeachError(FlureError, ValueError):
+    """A photo that does not match its step, or photos that do not match the layout (wording data)."""
+
+
+class PiecesError(FlureError, ValueError):
+    """A pieces file that cannot be read (names the file and why)."""
+
+
+FIXED = ("pool", "teleporter")      # faces of the pieces that never move: a square's bare look in play
+
+
+def face_key(look: Look) -> str | None:
+    """The taught face a square's look shows (a pawn's or a stone's face; else a pool or a teleporter
+    tile's), None for a bare square or the monster."""
+    if look.pawn is not None:
+        return f"pawn:{look.pawn.colour}:{look.pawn.kind}:{look.pawn.face}"
+    if look.stone is not None:
+        return f"stone:{look.stone}"
+    if look.pool:
+        return "pool"
+    return "teleporter" if look.teleporter is not None else None
+
+
+def key_look(key: str) -> Look:
+    """The look of a piece face (``face_key``); a fixed piece's face (pool, teleporter) is the bare look,
+    the game's pool or teleporter being added by the reconciliation (B1, T1)."""
+    if key in FIXED:
+        return EMPTY
+    parts = key.split(":")
+    if parts[0] == "pawn" and len(parts) == 4:
+        return Look(pawn=PawnLook(parts[1], parts[2], parts[3]))
+    if parts[0] == "stone" and len(parts) == 2:
+        return Look(stone=parts[1])
+    raise ValueError(f"unknown face {key!r}")
+
+
+@dataclass
+class Face:
+    key: str
+    polar: np.ndarray       # looks.describe: (ANGLES, RINGS, 3) Lab
+    noise: float
+    step: int
+    square: str
+
+
+@dataclass
+class Pieces:
+    """What teaching learned: the board reference, the face samples, the faces that look alike."""
+
+    board: BoardReference
+    faces: list[Face]
+    warnings: list[dict] = field(default_factory=list)
+    faint: list[str] = field(default_factory=list)   # faces that can look like a bare square
+    tile: None = None               # the card zone is not taught yet: the tile is never read
+
+    def __post_init__(self):
+        self._bank = L.Bank([f.polar for f in self.faces])
+        self._keys = [f.key for f in self.faces]
+
+    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
+        """The taught face a square shows, or None when it cannot be told.
+
+        ``sample(dx, dy)``: the square's polar sample (``looks.polar_at``) about its silhouette's
+        centre moved by (dx, dy) canonical pixels.  Each face's distance is that of its nearest
+        sample; the allowed faces and the nearest others are also compared with the centre moved
+        within ``SEARCH_PX`` (a lifted piece's top is not where its silhouette's middle is).
+        ``allowed``: the faces a legal change can leave there.  As with stickers, only those are told
+        apart here (the game, as the prior, tells the rest: a pawn that is not where a legal change
+        puts it shows elsewhere too): the nearest allowed face is taken when it lies within
+        ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
+        faces that could both lie there leave the square unknown).  When a face no legal change
+        allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
+        sticker that does not decode, a square is never read as what it does not show."""
+        if not self.faces:
+            return None
+        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
+        close = sorted(nearest, key=nearest.get)[:NEAREST]
+        keep = set(close) | (set(allowed) & set(nearest))
+        only = [i for i, k in enumerate(self._keys) if k in keep]
+        moved = self._bank.distances(np.stack([sample(dx, dy) for dx, dy in SHIFTS]), only)    # (shifts, samples)
+        self._nearest(moved.min(axis=0), only, nearest)
+        ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        mine = [(k, d) for k, d in ranked if k in allowed]
+        stranger = next((d for k, d in ranked if k not in allowed), np.inf)
+        if not mine or mine[0][1] > MAX_DISTANCE or stranger < STRANGER_RATIO * mine[0][1]:
+            return None
+        rival = mine[1][1] if len(mine) > 1 else np.inf
+        return mine[0][0] if mine[0][1] <= RATIO * rival else None
+
+    def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
+        for i, d in zip(indexes, dists):
+            key = self._keys[i]
+            into[key] = min(into.get(key, np.inf), float(d))
+        return into
+
+    def save(self, path) -> None:
+        """Writes the file whole or not at all (a temporary file renamed over it)."""
+        data = {"format": FORMAT, "board": self.board.to_json(),
+                "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
+                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
+                          for f in self.faces],
+                "warnings": self.warnings, "faint": self.faint, "tile": None}
+        path = Path(path)
+        fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path) -> "Pieces":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise PiecesError(BAD_PIECES(path=str(path), why=str(exc))) from None
+        try:
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError(f"not a {FORMAT} file (format {data.get('format') if isinstance(data, dict) else None!r})")
+            board = BoardReference.from_json(data["board"])
+            faces = [Face(f["face"], _polar(f["polar"], f["face"]), float(f["noise"]), int(f["step"]),
+                          str(f["square"])) for f in data["faces"]]
+            for f in faces:
+                key_look(f.key)
+            warnings = list(data.get("warnings") or [])
+            faint = [str(k) for k in data.get("faint") or []]
+        except (KeyError, TypeError, ValueError) as exc:
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
+        return cls(board, faces, warnings, faint)
+
+
+def _polar(text: str, key: str) -> np.ndarray:
+    data = base64.b64decode(text, validate=True)
+    if len(data) != L.ANGLES * L.RINGS * 3 * 2:
+        raise ValueError(f"face {key}: a malformed sample")
+    raw = np.frombuffer(data, dtype="<f2")
+    if not np.all(np.isfinite(raw)):
+        raise ValueError(f"face {key}: a malformed sample")
+    return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
+
+
+def alike(faces: list[Face]) -> list[dict]:
+    """Pairs of faces whose samples lie closer than ``ALIKE`` times their noise (data for the Setup page)."""
+    out: dict[tuple, float] = {}
+    for i, a in enumerate(faces):
+        for b in faces[i + 1:]:
+            if a.key == b.key:
+                continue
+            d = L.distance(a.polar, b.polar)
+            if d < ALIKE * max(a.noise, b.noise):
+                pair = tuple(sorted((a.key, b.key)))
+                out[pair] = min(out.get(pair, np.inf), d)
+    return [{"faces": list(k), "distance": round(v, 3)} for k, v in sorted(out.items())]
+
+
+@dataclass
+class Frame:
+    """One photo on the canonical plane: its light-matched Lab, its difference from the empty board,
+    and each fully seen square's cover."""
+
+    lab: np.ndarray
+    diff: np.ndarray
+    cover: dict[int, float]
+    location: object
+    blurred: np.ndarray         # ``lab`` smoothed for polar samples (looks.smooth)
+
+
+def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
+    """(Frame, None) for a located photo, (None, why) otherwise."""
+    image = lens.undistort(image)
+    location, why = board.locate(image, lens)
+    if location is None:
+        return None, why
+    import cv2
+    canon = board.canonical(image, location)
+    seen = board.canonical(np.full(image.shape[:2], 255, np.uint8), location) > 0
+    seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    frame_lab = L.matched_light(L.lab(canon), ref_lab, sheet & seen)
+    diff = L.difference(frame_lab, ref_lab)
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab)), None
+
+
+def teach(layout, images, calibration=None) -> Pieces:
+    """What this copy looks like, from one photo per step of ``layout`` (a ``TeachingLayout``).
+
+    Raises ``TeachError`` (wording data naming the step and the squares) and writes nothing."""
+    steps = list(layout.steps)
+    images = list(images)
+    if len(images) != len(steps):
+        raise TeachError(COUNT(photos=len(images), steps=len(steps)))
+    for n, image in enumerate(images, 1):
+        _gray, why = check_frame(image)
+        if why is not None:
+            raise TeachError(NOT_READ_STEP(step=n, why=why))
+    lens = Lens(calibration)
+    board, why, n = None, None, 1
+    anchor = next((n for n, step in enumerate(steps[1:], 2) if len(_anchors(step)) >= 12), None)
+    if anchor is not None:      # the board registered by the pieces of the first step that has enough
+        board, why = BoardReference.from_empty_photo(images[0], lens, pieces_photo=images[anchor - 1],
+                                                     pieces_mm=_anchors(steps[anchor - 1]))
+        n = anchor
+    else:
+        board, why = BoardReference.from_empty_photo(images[0], lens)
+    if board is None:
+        raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
+    ref_lab = L.lab(board.picture)
+    sheet = _sheet_mask(board.canvas, _scheme()) > 0
+    faces: list[Face] = []
+    faint: set[str] = set()
+    for n, (step, image) in enumerate(zip(steps, images), 1):
+        if n == 1:
+            continue
+        frame, why = frame_view(board, image, lens, ref_lab, sheet)
+        if frame is None:
+            raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
+        expected = setup_looks(step.setup)
+        near_monster = _beside_monster(expected)
+        missing, stray = [], []
+        for sq in SQUARES:
+            look = expected.get(sq, EMPTY)
+            cover = frame.cover.get(sq)
+            if look == EMPTY:
+                if cover is not None and cover >= L.PIECE_COVER and sq not in near_monster:
+                    stray.append(sq)
+                continue
+            key = face_key(look)
+            movable = key is not None and key not in FIXED
+            if cover is None or cover < L.PIECE_COVER:
+                if key is not None and key.startswith("stone:") and cover is not None:
+                    faint.add(key)  # a stone face much like the board: a bare square there proves nothing
+                elif movable:       # (a pool or a teleporter tile may look much like the board: no proof)
+                    missing.append((sq, look))
+                    continue
+                if cover is None or cover < L.EMPTY_COVER:
+                    continue
+            if key is not None:
+                desc = L.describe(frame.lab, frame.diff, board.canvas, sq, ref_lab=ref_lab, blurred=frame.blurred)
+                if desc is None:
+                    if movable:
+                        missing.append((sq, look))
+                    continue
+                if sum(f.key == key for f in faces) >= SAMPLES:
+                    continue
+                moved = [d for d in (L.describe(frame.lab, frame.diff, board.canvas, sq, (dx, dy), ref_lab, frame.blurred)
+                                     for dx, dy in ((JITTER_PX, 0), (-JITTER_PX, 0), (0, JITTER_PX), (0, -JITTER_PX)))
+                         if d is not None]
+                noise = float(L.Bank(moved).distances(desc).max()) if moved else 0.0
+                faces.append(Face(key, desc, noise, n, square_name(sq)))
+        if missing:
+            sq, look = missing[0]
+            others = ", ".join(square_name(s) for s, _ in missing[1:6])
+            raise TeachError(Join("", [EXPECTED_PIECE(step=n, what=look.describe_words(), square=square_name(sq)),
+                                       Text(" (+ %(squares)s)", squares=others) if others else ""]))
+        if stray:
+            raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
+    _check_turned(faces)
+    return Pieces(board, faces, alike(faces), faint=sorted(faint))
+
+
+DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
+
+
+def _check_turned(faces: list[Face]) -> None:
+    """Refuse photos whose pawns were not turned as their steps say: a pawn's partly black face
+    (NOSTICKERS.md) must show more dark area than its coloured face, for most pawns."""
+    light: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+    for f in faces:
+        if f.key.startswith("pawn:"):
+            _p, colour, kind, face = f.key.split(":")
+            light.setdefault((colour, kind), {}).setdefault(face, (L.dark_share(f.polar), f.step))
+    pairs = [v for v in light.values() if "white" in v and "black" in v]
+    wrong = [v for v in pairs if v["black"][0] < v["white"][0] + DARKER]
+    if pairs and len(wrong) * 2 > len(pairs):
+        steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
+        raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
+
+
+def _anchors(step) -> np.ndarray:
+    """Board mm centres of a step's pieces that lie on one square each (not the pools)."""
+    scheme = _scheme()
+    return np.array([scheme.square_center_mm(sq) for sq, look in sorted(setup_looks(step.setup).items())
+                     if not look.pool],
+                    dtype=np.float64).reshape(-1, 2)
+
+
+def _scheme():
+    from ..scheme import load_scheme
+    return load_scheme()
+
+
+def _beside_monster(expected: dict) -> set[int]:
+    """The squares around the monster (which a tall figure may hide from a tilted camera)."""
+    return {n for sq, look in expected.items() if look.monster is not None for n in around(sq)}
