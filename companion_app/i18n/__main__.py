@@ -53,7 +53,7 @@ def extract(output: str) -> None:
             for message in _pass(Path(tmp), method, PY_KEYWORDS if method == "jinja2" else JS_KEYWORDS, CODE):
                 if message.id and (message.id, message.context) not in merged:
                     merged.add(message.id, context=message.context, auto_comments=message.auto_comments)
-        from vision.teaching_layout import load_layout   # the teaching steps' words (NOSTICKERS.md), from data
+        from vision.teaching_layout import load_layout  # the teaching steps' words (NOSTICKERS.md), from data
         for step in load_layout():
             if (step.say, None) not in merged:
                 merged.add(step.say, auto_comments=["a step of vision/teaching_layout.json"])
