@@ -19,7 +19,7 @@ from .errors import GameActionError, InvalidSetupError
 from .geometry import EXIT, E, parse_square
 from .monster import Plan, resolve
 from .pawns import apply_moves, explain, reachable
-from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
+from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_words
 from .position import (
     BOARD,
     COLOURS,
@@ -33,7 +33,7 @@ from .position import (
     pawn_label,
 )
 from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
-from .wording import Pawn as PawnName
+from .wording import PawnName
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")
@@ -176,21 +176,23 @@ class Game:
             plans[tile] = resolve(self.position, tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
         return plans
 
-    def summary(self) -> str:
-        """One plain-language status line for the players."""
+    def summary(self) -> Text | Join:
+        """One plain-language status line for the players, as wording data (its ``str()`` is the English)."""
         if self.phase == "over":
-            return self._result_text()
+            return self.result_words()
         if self.phase == "placement":
             left = dict(self.pieces_left)
-            return (f"Advanced setup: {self.placer} places the next piece (A2); "
-                    f"{sum(left.values())} left: {pieces_text(left)}.")
-        head = f"Round {self.round}, turn {self.turn}"
-        deck = f"{self.deck_left} tile{'s' if self.deck_left != 1 else ''} left in the deck"
+            return Plural("Advanced setup: %(colour)s places the next piece (A2); %(num)s left: %(pieces)s.",
+                          "Advanced setup: %(colour)s places the next piece (A2); %(num)s left: %(pieces)s.",
+                          sum(left.values()), colour=Colour(self.placer), pieces=pieces_words(left))
+        deck = Plural("%(num)s tile left in the deck", "%(num)s tiles left in the deck", self.deck_left)
         if self.phase == "monster":
-            return f"{head}: every pawn has moved; reveal the monster's tile (G7). {deck}."
-        mine = [self.position.pawn(lab).name for lab in self.unmoved
+            return Text(N_("Round %(round)s, turn %(turn)s: every pawn has moved; reveal the monster's tile (G7). "
+                           "%(deck)s."), round=self.round, turn=self.turn, deck=deck)
+        mine = [PawnName(self.position.pawn(lab).name) for lab in self.unmoved
                 if self.position.pawn(lab).colour == self.to_move]
-        return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
+        return Text(N_("Round %(round)s, turn %(turn)s: %(colour)s moves %(pawns)s (G3). %(deck)s."), round=self.round,
+                    turn=self.turn, colour=Colour(self.to_move), pawns=join_or(mine), deck=deck)
 
     # -- transitions -------------------------------------------------------
     def _correct(self, action: Correct) -> "Game":
@@ -464,9 +466,6 @@ class Game:
             winner = _tie_break(self.out_counts(), self.out_log)
         game = replace(self, phase="over", winner=winner, end_rule=rule, to_move=None, unmoved=())
         return replace(game, **_then(game, game.result_words()))
-
-    def _result_text(self) -> str:
-        return str(self.result_words())
 
     def result_words(self) -> Text | Join:
         """The winner's line as wording data (companion_app/i18n renders it in each language)."""

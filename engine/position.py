@@ -25,7 +25,7 @@ from .geometry import (
     square_name,
 )
 from .wording import N_, Plural, Text, join_and
-from .wording import Pawn as PawnName
+from .wording import PawnName
 
 STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
 PAWN_KINDS = ("6/1", "4/3", "3/4", "2/5")

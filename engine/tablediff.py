@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .geometry import parse_square, square_col, square_row
-from .wording import N_, Direction, Pawn, Term, Text
+from .wording import N_, Direction, PawnName, Term, Text
 
 # Each stone kind with its article, as the instructions say it ("move the crystal", "put a stone").
 THE_STONE = {"stone": N_("the stone"), "crystal": N_("the crystal"), "pivot-right": N_("the pivot stone (right)"),
@@ -167,8 +167,8 @@ def _pools(target: list, seen: list) -> list[TableFix]:
                for sq in sorted(have - want, key=parse_square)])
 
 
-def _pawn_name(p: dict, label: str) -> Pawn | str:
-    return Pawn(f"{p['color']} {p['pawn']}") if p.get("color") and p.get("pawn") else label
+def _pawn_name(p: dict, label: str) -> PawnName | str:
+    return PawnName(f"{p['color']} {p['pawn']}") if p.get("color") and p.get("pawn") else label
 
 
 # The pawn instructions that name a face, one template per face (the face's word agrees with its noun).

@@ -7,6 +7,8 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
+from companion_app.i18n import LANGUAGES
+from companion_app.i18n.text import localize
 from companion_app.table.devices import Device
 from companion_app.table.fakes import FakeCamera, FakeLeds
 from companion_app.table.session import TableSession
@@ -16,6 +18,11 @@ from companion_app.web.app import create_app
 TOKEN = "test-token-7731"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 OUTPUT = Path(__file__).resolve().parent / "output"
+
+
+def each_language(value) -> dict:
+    """A payload value (wording data, as the session keeps it) as each language's reader gets it."""
+    return {lang: localize(value, lang) for lang in LANGUAGES}
 
 
 def make_app(tmp_path, session: TableSession | None = None, **kw):
