@@ -70,3 +70,31 @@ def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, 
     assert gif.ok and gif.headers["content-type"] == "image/gif"
     assert page.errors == []
     page.context.close()
+
+
+def test_switching_language_re_renders_the_live_lines_in_the_new_language(browser, tmp_path):
+    """The server says the live stream's sentences in the language the stream opened in: a phone that
+    switches language reopens it, and the move's lines, the status line and the log (and every later
+    change) come in the new language."""
+    from web_helpers import played
+
+    lines = "els => els.map((e) => e.textContent)"
+    with served_game(tmp_path, monster_moved=True) as (server, session):
+        plan = session.game.last_plan
+        page = open_phone(browser, server.url, None, "#steps li", locale="en-US")
+        assert page.eval_on_selector_all("#steps li", lines) == plan.lines()
+        assert page.inner_text("#summary") == str(session.game.summary())
+        page.click(".langs a[hreflang=fr]")
+        page.wait_for_selector("html[lang=fr]")
+        page.wait_for_selector(".link.live")
+        french = localize(plan.sentences(), "fr")
+        page.wait_for_function("(first) => { const li = document.querySelector('#steps li'); "
+                               "return li && li.textContent === first; }", arg=french[0])
+        assert page.eval_on_selector_all("#steps li", lines) == french != plan.lines()
+        assert page.inner_text("#summary") == render(session.game.summary(), "fr")
+        played(session)                                          # a later change: said in French too
+        summary = render(session.game.summary(), "fr")
+        page.wait_for_function("(text) => document.getElementById('summary').textContent === text", arg=summary)
+        assert page.eval_on_selector_all("#log li", lines)[0] == render(session.game.note_words, "fr")
+        assert page.errors == []
+        page.context.close()

@@ -364,7 +364,7 @@ def test_the_setup_steps_say_their_refusals_and_messages_in_the_pages_language(t
     assert look["message"].startswith("La caméra n'a encore donné aucune image (")
     calibration = client.get("/api/setup/calibration", headers=AUTH).json   # the lens advice, in the request's language
     assert calibration["advice"][0] == "0 of at least 15 views: keep capturing"
-    calibration = client.get("/api/setup/calibration?lang=de", headers=AUTH).json
+    calibration = client.get("/api/setup/calibration", headers={**AUTH, "Accept-Language": "de"}).json
     assert calibration["advice"][0] == "0 von mindestens 15 Ansichten: weiter aufnehmen"
     doctor = client.get("/api/setup/doctor", headers={**AUTH, "Accept-Language": "es"}).json["findings"]
     assert {f["topic"] for f in doctor} >= {"cámara (en esta sesión)", "más"}
