@@ -33,7 +33,7 @@ from .position import (
     pawn_label,
 )
 from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
-from .wording import PawnName
+from .wording import Moves, PawnName
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")
@@ -341,7 +341,7 @@ class Game:
             if not still:
                 raise GameActionError(Text(N_("%(pawn)s can reach %(square)s in ways that push stones differently "
                                               "(%(moves)s); enter the move itself"), pawn=name, square=target,
-                                           moves=", ".join(found)), rule="P7")
+                                           moves=listing(map(Moves, found))), rule="P7")
             return still[0]
         return found[0]
 
@@ -695,4 +695,4 @@ def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5")
     if before.place == BOARD and before.square == after.square:
         return Text(N_("%(pawn)s stays on %(square)s and is flipped (G3)."), pawn=name, square=after.where())
     return Text(N_("%(pawn)s moves to %(square)s (%(moves)s) and is flipped (G3)."), pawn=name, square=after.where(),
-                moves=moves)
+                moves=Moves(moves))

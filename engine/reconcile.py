@@ -27,7 +27,7 @@ from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observat
 from .pawns import outcomes
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
-from .wording import N_, Join, PawnName, Term, Text, join_or
+from .wording import N_, Join, Moves, PawnName, Term, Text, join_or
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
@@ -88,7 +88,7 @@ class Change:
         if p0.place == BOARD and p1.place == BOARD and p0.square == p1.square:
             if self.moves:
                 return Text(N_("%(pawn)s pushed a stone and came back to %(square)s (%(moves)s)"), pawn=name,
-                            square=p1.where(), moves=self.moves)
+                            square=p1.where(), moves=Moves(self.moves))
             return Text(N_("%(pawn)s stayed on %(square)s"), pawn=name, square=p1.where())
         if p0.place == WAITING:
             return Text(N_("%(pawn)s went from beside the board to %(square)s"), pawn=name, square=p1.where())

@@ -46,6 +46,13 @@ class Direction(str):
     __slots__ = ()
 
 
+class Moves(str):
+    """A pawn's unit moves (``INNNW``, engine.actions): a renderer gives each compass letter in the
+    language's letters (``W`` is ``O`` in French); ``I`` (enter) and ``X`` (exit) stay as they are."""
+
+    __slots__ = ()
+
+
 class Term(str):
     """A word from a fixed list (``crystal``, ``white``, ``pivot stone (right)``), marked with ``N_``
     where it is defined: the word is its own msgid."""
@@ -226,7 +233,7 @@ def os_reason(exc: BaseException):
     return getattr(exc, "strerror", None) or str(exc)
 
 
-_NAMES = {"pawn": PawnName, "colour": Colour, "direction": Direction, "term": Term}
+_NAMES = {"pawn": PawnName, "colour": Colour, "direction": Direction, "moves": Moves, "term": Term}
 
 
 def words_json(value):
@@ -274,7 +281,7 @@ def words_from_json(data):
     return str(data)
 
 
-WORDING = (Text, Join, Cap, Said, PawnName, Colour, Direction, Term)   # what a renderer words
+WORDING = (Text, Join, Cap, Said, PawnName, Colour, Direction, Moves, Term)   # what a renderer words
 
 
 def payload_json(value):

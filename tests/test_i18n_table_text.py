@@ -270,3 +270,31 @@ def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):
     why = session.camera_view()
     assert en.get_json()["error"] == why["why_not"]
     assert de.get_json()["error"] == each_language(why["why_not"])["de"] != why["why_not"]
+
+
+def test_the_camera_says_a_moves_compass_letters_in_each_language():
+    """A move the camera read is said with its unit moves (``(NNW)``) in the reader's compass letters:
+    W is O in French and Spanish, E is O in German; I (enter) and X (exit) stay."""
+    from companion_app.table.readings import action_for
+    from engine.observation import Observation
+    from engine.reconcile import reconcile_game
+
+    game = Game.new(["red", "blue"], first_player="red", seed=3)
+    while True:      # play on (each pawn the first of its moves) until the player to move can go west
+        label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
+        targets = game.targets(label)
+        west = [t for t in targets if t["square"] and "W" in t["moves"] and "E" not in t["moves"]]
+        if west:
+            break
+        game = game.apply({"type": "move", "pawn": label, "moves": targets[-1]["moves"]})
+        if game.phase == "monster":
+            game = game.apply({"type": "draw"})
+    after = game.apply({"type": "move", "pawn": label, "moves": west[0]["moves"]})
+    action, words = action_for(game, reconcile_game(game, Observation.of(after.position)))
+    moves = action["moves"]
+    assert "W" in moves and f"({moves})" in str(words)
+    every = check(words, str(words))
+    assert f"({moves.replace('W', 'O')})" in every["fr"] and f"({moves.replace('W', 'O')})" in every["es"]
+    assert f"({moves})" in every["de"]
+    note = check(after.note_words, after.note)     # the game log's line of the same move
+    assert f"({moves.replace('W', 'O')})" in note["fr"] and note["en"] == after.note

@@ -9,7 +9,7 @@ own, and squares, rule ids and numbers are kept as they are.  English gives exac
 from __future__ import annotations
 
 from engine.errors import FlureError
-from engine.wording import N_, NP_, WORDING, Cap, Colour, Direction, Join, PawnName, Plural, Said, Term, Text
+from engine.wording import N_, NP_, WORDING, Cap, Colour, Direction, Join, Moves, PawnName, Plural, Said, Term, Text
 
 from . import pick, translations
 from . import gettext as _g
@@ -21,6 +21,8 @@ COLOURS = (N_("blue"), N_("yellow"), N_("red"), N_("green"), N_("purple"), N_("b
 PAWN_COLOURS = (NP_("pawn", "blue"), NP_("pawn", "yellow"), NP_("pawn", "red"), NP_("pawn", "green"),
                 NP_("pawn", "purple"), NP_("pawn", "black"), NP_("pawn", "white"))
 DIRECTIONS = (NP_("direction", "N"), NP_("direction", "E"), NP_("direction", "S"), NP_("direction", "W"))
+# A unit move's compass letter (``INNNW``): one letter in each language (W is O in French and Spanish).
+COMPASS = (NP_("compass", "N"), NP_("compass", "E"), NP_("compass", "S"), NP_("compass", "W"))
 
 
 def colour_name(lang: str, colour: str) -> str:
@@ -63,6 +65,8 @@ def render(value, lang: str) -> str:
         return colour_name(lang, str(value))
     if isinstance(value, Direction):
         return _pg(lang, "direction", str(value)) if value in DIRECTIONS else str(value)
+    if isinstance(value, Moves):
+        return "".join(_pg(lang, "compass", c) if c in COMPASS else c for c in value)
     if isinstance(value, Term):
         return _g(lang, str(value))
     return str(value)

@@ -14,7 +14,7 @@ from engine.geometry import BadName, parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import placed_words
-from engine.wording import N_, Direction, Join, PawnName, Term, Text
+from engine.wording import N_, Direction, Join, Moves, PawnName, Term, Text
 from vision.change import observe, settle
 from vision.problems import not_located_why
 
@@ -162,9 +162,9 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
         return result.place.to_json(), placed_words(result.place, game.position, game.placer)
     if result.accepted and result.change == "move":
         change = result.candidates[0]
-        how = f" ({result.moves})" if result.moves else ""
-        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},
-                Join("", [change.describe_words(game.position), how]))
+        how = [" (", Moves(result.moves), ")"] if result.moves else []   # the compass letters in the reader's
+        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},              # language
+                Join("", [change.describe_words(game.position), *how]))
     problem = result.problems[0] if result.problems else None
     why = (problem.words if problem.words is not None else problem.message) if problem else \
         Text(N_("the camera sees no change"))
