@@ -10,7 +10,7 @@ decides who may act, flips pawns (G3), and keeps score.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from . import deck as tiles
@@ -73,8 +73,8 @@ class Game:
     out_log: tuple[str, ...] = ()         # colour of each pawn that got out, in order (G10 tie-break)
     winner: str | None = None
     end_rule: str | None = None           # "G2" or "G10" once the game is over
-    note: str = ""                        # what the last action did, in plain language
-    note_words: object = field(default=None, compare=False, repr=False)   # ``note`` as engine.wording data
+    note: object = ""                     # what the last action did: wording data (engine.wording), or its
+                                          # English as a saved game gives it back
     last_tile: str | None = None          # the last monster move: tile, position before, where eaten went
     last_before: Position | None = None
     last_eaten_place: str | None = None
@@ -512,7 +512,7 @@ class Game:
             "round": self.round, "turn": self.turn, "position": self.position.to_setup(),
             "deck": list(self.deck), "tiles_played": list(self.tiles_played), "unmoved": list(self.unmoved),
             "to_move": self.to_move, "placer": self.placer, "pieces_left": dict(self.pieces_left),
-            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": self.note,
+            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": str(self.note),
             "last": None if self.last_tile is None or self.last_before is None else {
                 "tile": self.last_tile, "before": self.last_before.to_setup(), "eaten_place": self.last_eaten_place},
         }
@@ -672,14 +672,13 @@ def _where(pawn: Pawn) -> Text:
 
 
 def _note(words) -> dict:
-    """The ``note`` and ``note_words`` fields of a game whose last action ``words`` says (engine.wording)."""
-    return {"note": str(words), "note_words": words}
+    """The ``note`` field of a game whose last action ``words`` says (engine.wording)."""
+    return {"note": words}
 
 
 def _then(game: "Game", words) -> dict:
     """``game``'s note with ``words`` said after it (an empty note is left out)."""
-    before = game.note_words if game.note_words is not None else game.note
-    return _note(Join(" ", [before, words]) if game.note else words)
+    return _note(Join(" ", [game.note, words]) if game.note else words)
 
 
 def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> Text:

@@ -95,6 +95,6 @@ def test_switching_language_re_renders_the_live_lines_in_the_new_language(browse
         played(session)                                          # a later change: said in French too
         summary = render(session.game.summary(), "fr")
         page.wait_for_function("(text) => document.getElementById('summary').textContent === text", arg=summary)
-        assert page.eval_on_selector_all("#log li", lines)[0] == render(session.game.note_words, "fr")
+        assert page.eval_on_selector_all("#log li", lines)[0] == render(session.game.note, "fr")
         assert page.errors == []
         page.context.close()

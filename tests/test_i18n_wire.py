@@ -171,7 +171,7 @@ def test_a_french_stream_and_a_french_state_say_french_sentences(tmp_path):
         by_cookie = client.get("/api/state", headers=AUTH).get_json()
     for state in (by_header, by_cookie):
         assert state["summary"] == render(game.summary(), "fr")
-        assert state["plan_lines"] == got["fr"]["plan_lines"] and state["note"] == render(game.note_words, "fr")
+        assert state["plan_lines"] == got["fr"]["plan_lines"] and state["note"] == render(game.note, "fr")
         assert state["tile_names"]["5"] == render(game_tile("5", game), "fr")
 
 

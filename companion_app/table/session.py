@@ -384,7 +384,7 @@ def _said(line: dict, words) -> dict:
 
 
 def _log_line(seq: int, game: Game) -> dict:
-    return _said({"seq": seq}, game.note_words if game.note_words is not None else game.note)
+    return _said({"seq": seq}, game.note)
 
 
 def _with_words(game: Game, previous: Game | None, action: dict | None) -> Game:
@@ -400,6 +400,6 @@ def _with_words(game: Game, previous: Game | None, action: dict | None) -> Game:
             return game
     except FlureError:
         return game
-    if replayed.note != game.note:
+    if str(replayed.note) != str(game.note):
         return game
-    return replace(game, note_words=replayed.note_words)
+    return replace(game, note=replayed.note)

@@ -27,7 +27,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     return {
         **base,
         "phase": game.phase, "summary": game.summary(),
-        "note": game.note_words if game.note_words is not None else game.note,
+        "note": game.note,
         "round": game.round, "turn": game.turn, "players": list(game.players),
         "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
         "unmoved": list(game.unmoved), "deck_left": game.deck_left,
