@@ -75,9 +75,6 @@ class Look:
     teleporter: Teleporter | None = None
     pool: bool = False
 
-    def describe(self) -> str:
-        return str(self.describe_words())
-
     def describe_words(self) -> Join | Text:
         """What the square shows, as wording data (engine.wording)."""
         parts = []

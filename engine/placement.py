@@ -55,9 +55,6 @@ class Placement:
     arrow: int | None = None
     pair: int | None = None
 
-    def describe(self) -> str:
-        return str(self.describe_words())
-
     def teleporter(self) -> Teleporter:
         """The teleporter a teleporter's placement puts down (its pair and arrow are set)."""
         if self.pair is None or self.arrow is None:

@@ -65,9 +65,6 @@ class Change:
     tile: str | None = None        # the tile laid (``tile``; None while the card zone is unseen)
     place: Place | None = None     # the piece put down (``place``, A2)
 
-    def describe(self, before: Position) -> str:
-        return str(self.describe_words(before))
-
     def describe_words(self, before: Position):
         """The change in words, as wording data (engine.wording)."""
         if self.kind == "none":
