@@ -411,3 +411,18 @@ def test_a_record_with_a_referee_correction_replays_to_the_same_game_in_json(sta
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [x["step"] for x in lines] == list(range(session.seq + 1))
     assert lines[1]["action"]["type"] == "correct" and lines[-1]["state"] == session.game.to_json()
+
+
+def test_flure_replay_says_the_notes_and_the_plan_in_the_commands_language(started, tmp_path, capsys):
+    from companion_app.i18n.text import localize, render
+
+    client, session = started
+    play_pawn_phase(session)
+    session.act({"type": "draw"})
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(client.get("/api/game/export", headers=AUTH).json))
+    assert flure(["--lang", "de", "replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    for line in localize(session.game.last_plan.sentences(), "de"):
+        assert f"        {line}" in out
+    assert f"      {render(session.game.note, 'de')}\n" in out and str(session.game.note) not in out
