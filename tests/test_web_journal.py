@@ -369,12 +369,19 @@ def test_a_bad_record_is_refused_naming_the_field_and_nothing_changes(started, c
     assert session.state() == before
 
 
-def test_flure_replay_prints_each_step_and_the_monster_plans(started, tmp_path, capsys):
+def exported_after_a_monster_move(started, tmp_path):
+    """The game's record, downloaded as the referee does, once the monster has moved."""
     client, session = started
     play_pawn_phase(session)
     session.act({"type": "draw"})
     path = tmp_path / "game.json"
     path.write_text(json.dumps(client.get("/api/game/export", headers=AUTH).json))
+    return path
+
+
+def test_flure_replay_prints_each_step_and_the_monster_plans(started, tmp_path, capsys):
+    _, session = started
+    path = exported_after_a_monster_move(started, tmp_path)
     assert flure(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     for line in session.game.last_plan.lines():
@@ -416,11 +423,8 @@ def test_a_record_with_a_referee_correction_replays_to_the_same_game_in_json(sta
 def test_flure_replay_says_the_notes_and_the_plan_in_the_commands_language(started, tmp_path, capsys):
     from companion_app.i18n.text import localize, render
 
-    client, session = started
-    play_pawn_phase(session)
-    session.act({"type": "draw"})
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(client.get("/api/game/export", headers=AUTH).json))
+    _, session = started
+    path = exported_after_a_monster_move(started, tmp_path)
     assert flure(["--lang", "de", "replay", str(path)]) == 0
     out = capsys.readouterr().out
     for line in localize(session.game.last_plan.sentences(), "de"):
