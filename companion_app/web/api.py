@@ -126,12 +126,14 @@ def once(fn, *args):
 
 
 # -- public (phones) -----------------------------------------------------------
-@route("/state", "GET", "The public game state: position, whose turn, the last monster plan and the log")
+@route("/state", "GET", "The public game state: position, whose turn, the last monster plan and the log, its "
+       "sentences in the request's language")
 def state():
     return jsonify(table().state())
 
 
-@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change",
+@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change, "
+       "their sentences in the language the stream opens in (?lang=, the lang cookie, Accept-Language)",
        produces="text/event-stream")
 def stream():
     from .i18n import current_language  # as in engine_call: web.i18n registers its route here
