@@ -72,13 +72,13 @@ def test_follow_up_instructions_in_each_language():
     texts = [f.text for f in fixes]
     assert "move the stone from l7 to m7" in texts and "move the monster from a1 to b1 and turn it to face N" in texts
     assert "turn red 2/5 on k7 over to its black side" in texts
-    german = {f.text: check(f.words, f.text)["de"] for f in fixes}
+    german = {str(f.text): check(f.text, str(f.text))["de"] for f in fixes}
     assert german["turn red 2/5 on k7 over to its black side"] == "dreht Rot 2/5 auf k7 auf die schwarze Seite"
     assert german["move the stone from l7 to m7"] == "legt den Stein von l7 nach m7"
     deck = new_round_fix(tile_words("prey-1"))
     assert deck.text == "take the tile one prey out of the card zone and shuffle all 8 tombstone tiles into a new " \
                         "face-down deck for round 2 (G9)"
-    assert "la tuile une proie" in check(deck.words, deck.text)["fr"]
+    assert "la tuile une proie" in check(deck.text, str(deck.text))["fr"]
 
 
 def test_follow_ups_of_random_games_render_as_the_engine_says_them():
@@ -91,9 +91,9 @@ def test_follow_ups_of_random_games_render_as_the_engine_says_them():
         def each(before, action, after):
             nonlocal seen
             for f in table_fixes(after.position.to_setup(), before.position.to_setup()):
-                assert render(f.words, "en") == f.text
+                assert render(f.text, "en") == str(f.text)
                 for lang in ("fr", "de", "es"):
-                    assert names(render(f.words, lang)) == names(f.text)
+                    assert names(render(f.text, lang)) == names(str(f.text))
                 seen += 1
 
         play_out(game, rng, each)

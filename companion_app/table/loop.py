@@ -151,13 +151,9 @@ def judge_tile(game, tile: str | None) -> Change:
     return Change("tile", Text(N_("the camera read the tile %(tile)s"), tile=name), action)
 
 
-def _words(fix):
-    return fix.words if fix.words is not None else fix.text
-
-
 def _fix_json(fix) -> dict:
     """A follow-up instruction's JSON, its text as wording data (said in each screen's language)."""
-    return {**fix.to_json(), "text": _words(fix)}
+    return {**fix.to_json(), "text": fix.text}
 
 
 def placement_guide(game) -> dict:
@@ -298,7 +294,7 @@ class TableLoop:
             session.act({"type": "correct", "position": position.to_setup()}, by=By.REFEREE)
             self.follow = None       # the game now is the table
             session.add_log_line(Text(N_("The referee accepted the table as it is instead of: %(fixes)s."),
-                                      fixes=Join("; ", [_words(f) for f in fixes])))
+                                      fixes=Join("; ", [f.text for f in fixes])))
             self.refresh()
             return session.state()
 
@@ -381,7 +377,7 @@ class TableLoop:
                               "empty": empty, "fill": fill, "done": not fixes,
                               "facing": expected["monster"]["facing"], "why": why}
             if fixes:
-                return self._cannot(view, Text(N_("%(why)s first: %(fix)s"), why=why, fix=_words(fixes[0])))
+                return self._cannot(view, Text(N_("%(why)s first: %(fix)s"), why=why, fix=fixes[0].text))
         if game.phase == "over":
             return self._cannot(view, Text(N_("The game is over")))
         if game.phase == "monster":
@@ -389,7 +385,7 @@ class TableLoop:
                 fixes = table_fixes(expected, seen, unknown)
                 if fixes:
                     return self._cannot(view, Text(N_("The table differs from the game; put it right before the "
-                                                      "monster moves: %(fix)s"), fix=_words(fixes[0])))
+                                                      "monster moves: %(fix)s"), fix=fixes[0].text))
             change = judge_tile(game, update.reading.get("tile"))
         elif game.phase == "placement":
             change = explain_reading(game, self._reading(update), self.session.fixes)
