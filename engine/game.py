@@ -32,8 +32,7 @@ from .position import (
     basic_position,
     pawn_label,
 )
-from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
-from .wording import Moves, PawnName
+from .wording import N_, NP_, Cap, Colour, Join, Moves, PawnName, Plural, Text, join_and, join_or, listing
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")

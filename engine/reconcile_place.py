@@ -124,7 +124,7 @@ def placed_words(action: Place, before: Position, placer: str) -> Text:
     where = square_name(placement.squares[0])
     if len(placement.squares) > 1:
         where = f"{where}–{square_name(placement.squares[-1])}"
-    fields = {"colour": Colour(placer), "square": where}
+    fields: dict[str, object] = {"colour": Colour(placer), "square": where}
     if placement.piece == "teleporter":
         tele = placement.teleporter()
         fields.update(pair=tele.pair, arrow=Direction(DIRECTION_NAMES[tele.arrow]))

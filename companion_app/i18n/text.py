@@ -11,9 +11,9 @@ from __future__ import annotations
 from engine.errors import FlureError
 from engine.wording import N_, NP_, WORDING, Cap, Colour, Direction, Join, Moves, PawnName, Plural, Said, Term, Text
 
-from . import pick, translations
 from . import gettext as _g
 from . import pgettext as _pg
+from . import pick, translations
 
 # The colour inside a pawn's name agrees with the language's word for pawn (es: la ficha roja), while a
 # player's colour is a name of its own (es: rojo): hence a context of their own ("pawn").

@@ -18,7 +18,6 @@ from engine.wording import N_, Direction, Join, Moves, PawnName, Term, Text
 from vision.change import observe, settle
 from vision.problems import not_located_why
 
-
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
 
 

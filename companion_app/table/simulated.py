@@ -35,7 +35,6 @@ from engine.position import BOARD, STONE_KINDS
 from engine.reconcile_place import legal_placements
 from engine.wording import N_, Colour, PawnName, Said, Term, Text, listing
 
-
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
 FRAME_WAIT_S = 3.0    # the longest a hand waits for the camera to take a frame (a camera reopening takes none)

@@ -37,7 +37,6 @@ from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
 from vision.reading import problem
 
-
 log = logging.getLogger(__name__)
 
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
