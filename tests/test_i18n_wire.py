@@ -178,3 +178,23 @@ def test_a_french_stream_and_a_french_state_say_french_sentences(tmp_path):
 def game_tile(tile: str, game):
     from engine.deck import tile_words
     return tile_words(tile, prey3_variant=game.prey3_variant)
+
+
+def test_a_retried_action_gets_the_first_answer_said_in_the_retrys_language(tmp_path):
+    """The journal keeps an answer's sentences as wording data (engine.wording.payload_json), so a retry
+    (the same Idempotency-Key) from a French screen reads the very same answer in French."""
+    app, session = make_app(tmp_path)
+    session.new_game(["red", "blue"], "red", seed=6)
+    play_pawn_phase(session)
+    client = app.test_client()
+    headers = {**AUTH, "Idempotency-Key": "tablet-1"}
+    first = client.post("/api/action", json={"type": "draw"}, headers=headers).get_json()
+    again = client.post("/api/action", json={"type": "draw"}, headers={**headers, "Accept-Language": "fr"})
+    assert again.headers.get("Idempotent-Replayed") == "true" and session.seq == first["seq"]
+    retried = again.get_json()
+    plan = session.game.last_plan
+    assert first["plan_lines"] == plan.lines() and first["summary"] == str(session.game.summary())
+    assert retried["plan_lines"] == localize(plan.sentences(), "fr") != first["plan_lines"]
+    assert retried["summary"] == render(session.game.summary(), "fr")
+    assert {k: v for k, v in retried.items() if k not in ("summary", "note", "plan_lines", "log", "tile_names")} \
+        == {k: v for k, v in first.items() if k not in ("summary", "note", "plan_lines", "log", "tile_names")}
