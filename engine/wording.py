@@ -1,9 +1,11 @@
 """Sentences for people as data: an English template (the msgid) with named fields.
 
-The engine speaks English and stays pure: a refusal, a reading's explanation or a follow-up
-instruction is a ``Text`` whose ``str()`` is the English sentence the engine always gave, and
-whose ``template`` and ``params`` let a renderer (companion_app/i18n/text.py) say the same in
-another language.  Fields keep what they are: a ``PawnName`` or ``Colour`` is translated, a square
+The engine speaks English and stays pure: a refusal, a reading's explanation, a follow-up
+instruction, the monster's step lines (engine/plan.py) or the status line (Game.summary) is a
+``Text`` whose ``str()`` is the English sentence the engine always gave, and whose ``template``
+and ``params`` let a renderer (companion_app/i18n/text.py) say the same in another language.
+Each sentence has this one home: the English is rendered from it, never written again, and the
+app keeps the data until its edge says it in the reader's language.  Fields keep what they are: a ``PawnName`` or ``Colour`` is translated, a square
 (``g7``), a rule id (``M4``) or a number stays exactly as it is in every language.
 
 ``N_`` marks a template for ``pybabel extract`` (the ``N_`` keyword) and returns it unchanged.
