@@ -31,13 +31,8 @@ def shuffled(tiles, seed: int, purpose: str) -> tuple[str, ...]:
     return tuple(order)
 
 
-def tile_effect(tile: str, *, prey3_variant: bool = False) -> str:
-    """What the revealed tile makes the monster do, for the game log (M1, G11)."""
-    return str(tile_effect_words(tile, prey3_variant=prey3_variant))
-
-
 def tile_effect_words(tile: str, *, prey3_variant: bool = False) -> Text:
-    """``tile_effect`` as wording data (engine.wording)."""
+    """What the revealed tile makes the monster do, for the game log (M1, G11), as wording data."""
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
         return Text(N_("%(tile)s: the monster walks %(num)s steps (M1)"), tile=tile_words(tile), num=steps)
@@ -50,13 +45,9 @@ def tile_effect_words(tile: str, *, prey3_variant: bool = False) -> Text:
     return Text(N_("%(tile)s: %(hunt)s"), tile=tile_words(tile), hunt=hunt)
 
 
-def tile_name(tile: str, *, prey3_variant: bool = False) -> str:
-    """Plain-language tile name for messages: ``8 steps``, ``one prey``; the 5 under G11 is ``5 (three prey)``."""
-    return str(tile_words(tile, prey3_variant=prey3_variant))
-
-
 def tile_words(tile: str, *, prey3_variant: bool = False) -> Text:
-    """``tile_name`` as wording data (engine.wording), for the players' languages."""
+    """The tile's name as wording data (engine.wording): ``8 steps``, ``one prey``; the 5 under G11 is
+    ``5 (three prey, G11)``."""
     steps, prey = tile_rule(tile, prey3_variant=prey3_variant)
     if steps is not None:
         return Text(N_("%(n)s steps"), n=tile)

@@ -10,7 +10,7 @@ decides who may act, flips pawns (G3), and keeps score.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from . import deck as tiles
@@ -19,7 +19,7 @@ from .errors import GameActionError, InvalidSetupError
 from .geometry import EXIT, E, parse_square
 from .monster import Plan, resolve
 from .pawns import apply_moves, explain, reachable
-from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_text
+from .placement import PIECES, apply_placement, check_placement, parse_placement, pieces_words
 from .position import (
     BOARD,
     COLOURS,
@@ -32,8 +32,7 @@ from .position import (
     basic_position,
     pawn_label,
 )
-from .wording import N_, NP_, Cap, Colour, Join, Plural, Text, join_and, join_or, listing
-from .wording import Pawn as PawnName
+from .wording import N_, NP_, Cap, Colour, Join, Moves, PawnName, Plural, Text, join_and, join_or, listing
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")
@@ -73,8 +72,8 @@ class Game:
     out_log: tuple[str, ...] = ()         # colour of each pawn that got out, in order (G10 tie-break)
     winner: str | None = None
     end_rule: str | None = None           # "G2" or "G10" once the game is over
-    note: str = ""                        # what the last action did, in plain language
-    note_words: object = field(default=None, compare=False, repr=False)   # ``note`` as engine.wording data
+    note: object = ""                     # what the last action did: wording data (engine.wording), or its
+                                          # English as a saved game gives it back
     last_tile: str | None = None          # the last monster move: tile, position before, where eaten went
     last_before: Position | None = None
     last_eaten_place: str | None = None
@@ -176,21 +175,23 @@ class Game:
             plans[tile] = resolve(self.position, tile, eaten_place=eaten_place, prey3_variant=self.prey3_variant)
         return plans
 
-    def summary(self) -> str:
-        """One plain-language status line for the players."""
+    def summary(self) -> Text | Join:
+        """One plain-language status line for the players, as wording data (its ``str()`` is the English)."""
         if self.phase == "over":
-            return self._result_text()
+            return self.result_words()
         if self.phase == "placement":
             left = dict(self.pieces_left)
-            return (f"Advanced setup: {self.placer} places the next piece (A2); "
-                    f"{sum(left.values())} left: {pieces_text(left)}.")
-        head = f"Round {self.round}, turn {self.turn}"
-        deck = f"{self.deck_left} tile{'s' if self.deck_left != 1 else ''} left in the deck"
+            return Plural("Advanced setup: %(colour)s places the next piece (A2); %(num)s left: %(pieces)s.",
+                          "Advanced setup: %(colour)s places the next piece (A2); %(num)s left: %(pieces)s.",
+                          sum(left.values()), colour=Colour(self.placer), pieces=pieces_words(left))
+        deck = Plural("%(num)s tile left in the deck", "%(num)s tiles left in the deck", self.deck_left)
         if self.phase == "monster":
-            return f"{head}: every pawn has moved; reveal the monster's tile (G7). {deck}."
-        mine = [self.position.pawn(lab).name for lab in self.unmoved
+            return Text(N_("Round %(round)s, turn %(turn)s: every pawn has moved; reveal the monster's tile (G7). "
+                           "%(deck)s."), round=self.round, turn=self.turn, deck=deck)
+        mine = [PawnName(self.position.pawn(lab).name) for lab in self.unmoved
                 if self.position.pawn(lab).colour == self.to_move]
-        return f"{head}: {self.to_move} moves {' or '.join(mine)} (G3). {deck}."
+        return Text(N_("Round %(round)s, turn %(turn)s: %(colour)s moves %(pawns)s (G3). %(deck)s."), round=self.round,
+                    turn=self.turn, colour=Colour(self.to_move), pawns=join_or(mine), deck=deck)
 
     # -- transitions -------------------------------------------------------
     def _correct(self, action: Correct) -> "Game":
@@ -339,7 +340,7 @@ class Game:
             if not still:
                 raise GameActionError(Text(N_("%(pawn)s can reach %(square)s in ways that push stones differently "
                                               "(%(moves)s); enter the move itself"), pawn=name, square=target,
-                                           moves=", ".join(found)), rule="P7")
+                                           moves=listing(map(Moves, found))), rule="P7")
             return still[0]
         return found[0]
 
@@ -465,9 +466,6 @@ class Game:
         game = replace(self, phase="over", winner=winner, end_rule=rule, to_move=None, unmoved=())
         return replace(game, **_then(game, game.result_words()))
 
-    def _result_text(self) -> str:
-        return str(self.result_words())
-
     def result_words(self) -> Text | Join:
         """The winner's line as wording data (companion_app/i18n renders it in each language)."""
         counts = self.out_counts()
@@ -513,7 +511,7 @@ class Game:
             "round": self.round, "turn": self.turn, "position": self.position.to_setup(),
             "deck": list(self.deck), "tiles_played": list(self.tiles_played), "unmoved": list(self.unmoved),
             "to_move": self.to_move, "placer": self.placer, "pieces_left": dict(self.pieces_left),
-            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": self.note,
+            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": str(self.note),
             "last": None if self.last_tile is None or self.last_before is None else {
                 "tile": self.last_tile, "before": self.last_before.to_setup(), "eaten_place": self.last_eaten_place},
         }
@@ -673,14 +671,13 @@ def _where(pawn: Pawn) -> Text:
 
 
 def _note(words) -> dict:
-    """The ``note`` and ``note_words`` fields of a game whose last action ``words`` says (engine.wording)."""
-    return {"note": str(words), "note_words": words}
+    """The ``note`` field of a game whose last action ``words`` says (engine.wording)."""
+    return {"note": words}
 
 
 def _then(game: "Game", words) -> dict:
     """``game``'s note with ``words`` said after it (an empty note is left out)."""
-    before = game.note_words if game.note_words is not None else game.note
-    return _note(Join(" ", [before, words]) if game.note else words)
+    return _note(Join(" ", [game.note, words]) if game.note else words)
 
 
 def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5") -> Text:
@@ -696,4 +693,4 @@ def _describe_move(before: Pawn, after: Pawn, moves: str, stays_why: str = "G5")
     if before.place == BOARD and before.square == after.square:
         return Text(N_("%(pawn)s stays on %(square)s and is flipped (G3)."), pawn=name, square=after.where())
     return Text(N_("%(pawn)s moves to %(square)s (%(moves)s) and is flipped (G3)."), pawn=name, square=after.where(),
-                moves=moves)
+                moves=Moves(moves))

@@ -13,8 +13,7 @@ from typing import Iterable, Mapping
 
 from .geometry import SQUARE_SET, square_name
 from .position import BOARD, Pawn, Position, Teleporter
-from .wording import N_, NP_, Direction, Join, Term, Text
-from .wording import Pawn as PawnName
+from .wording import N_, NP_, Direction, Join, PawnName, Term, Text
 
 ANY_PAWN = "any-pawn"          # mover: one move of any one pawn (``flure vision explain`` without --player)
 MONSTER_PHASE = "monster"      # mover: the monster phase, only a tile in the card zone is expected (G7)
@@ -74,9 +73,6 @@ class Look:
     pawn: PawnLook | None = None
     teleporter: Teleporter | None = None
     pool: bool = False
-
-    def describe(self) -> str:
-        return str(self.describe_words())
 
     def describe_words(self) -> Join | Text:
         """What the square shows, as wording data (engine.wording)."""

@@ -14,7 +14,7 @@ from .errors import IllegalMoveError, InvalidSetupError
 from .geometry import DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
 from .pools import KEPT, pushed_to
 from .position import BOARD, OUT, WAITING, Position
-from .wording import N_, Pawn, Plural, Term, Text
+from .wording import N_, PawnName, Plural, Term, Text
 
 MOVE_LETTERS = "NESWIX"
 _WAITING = -1
@@ -43,7 +43,7 @@ class _Ctx:
         self.tele = pos.teleporters
         self.monster = pos.monster
         self.others = frozenset(p.square for p in pos.pawns if p.place == BOARD and p.label != label)
-        self.name = Pawn(pos.pawn(label).name)
+        self.name = PawnName(pos.pawn(label).name)
 
 
 def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:

@@ -13,7 +13,7 @@ from .errors import GameActionError, InvalidSetupError
 from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square_name
 from .pools import pool_squares
 from .position import STONE_KINDS, Position, Teleporter
-from .wording import N_, Direction, Join, Term, Text, listing
+from .wording import N_, Direction, Join, Plural, Term, Text, listing, n_
 
 if TYPE_CHECKING:
     from .actions import Place
@@ -33,6 +33,16 @@ PIECE_PLURALS = {
     "pivot-about": N_("about-turn pivot stones"), "pool-2x2": N_("2×2 pools"), "pool-1x4": N_("1×4 pools"),
     "teleporter": N_("teleporters"),
 }
+# A number of pieces (``3 plain stones``): a singular and a plural template each (gettext's ngettext).
+PIECE_COUNTS = {
+    "stone": n_("%(num)s plain stone", "%(num)s plain stones"),
+    "crystal": n_("%(num)s crystal", "%(num)s crystals"),
+    "pivot-right": n_("%(num)s right-turn pivot stone", "%(num)s right-turn pivot stones"),
+    "pivot-about": n_("%(num)s about-turn pivot stone", "%(num)s about-turn pivot stones"),
+    "pool-2x2": n_("%(num)s 2×2 pool", "%(num)s 2×2 pools"),
+    "pool-1x4": n_("%(num)s 1×4 pool", "%(num)s 1×4 pools"),
+    "teleporter": n_("%(num)s teleporter", "%(num)s teleporters"),
+}
 TELEPORTER_PAIRS = (1, 2)
 
 
@@ -44,9 +54,6 @@ class Placement:
     squares: tuple[int, ...]
     arrow: int | None = None
     pair: int | None = None
-
-    def describe(self) -> str:
-        return str(self.describe_words())
 
     def teleporter(self) -> Teleporter:
         """The teleporter a teleporter's placement puts down (its pair and arrow are set)."""
@@ -67,14 +74,9 @@ class Placement:
         return Text(N_("%(piece)s on %(square)s"), piece=Term(PIECE_NAMES[self.piece]), square=where)
 
 
-def pieces_text(left: dict[str, int]) -> str:
-    return str(pieces_words(left))
-
-
 def pieces_words(left: dict[str, int]) -> Join | Text:
     """``3 plain stones, 1 crystal`` as wording data; ``none`` when nothing is left."""
-    parts = [Text(N_("%(num)s %(pieces)s"), num=n, pieces=Term(PIECE_PLURALS[p] if n > 1 else PIECE_NAMES[p]))
-             for p, n in left.items() if n]
+    parts = [Plural(*PIECE_COUNTS[p], n) for p, n in left.items() if n]
     return listing(parts) if parts else Text(N_("none"))
 
 

@@ -6,9 +6,11 @@ form (``flure-plan/1``) is what the LEDs, the phones and outside tools read, so
 and a malformed plan is refused naming the path at fault (``steps[3].events[1].square``).
 
 Each event kind is its own type carrying its rule id.  The words for every event, look and
-stop reason live here and nowhere else: :meth:`Plan.lines` is what the CLI prints, the phones
-and the referee log show.  They are built only when asked for (resolving a tile for the
-preview or a property test never formats a sentence).
+stop reason live here and nowhere else, as wording data (engine.wording: ``Text`` with named
+fields, rendered in the players' language by companion_app/i18n/text.py): :meth:`Plan.sentences`
+is what the CLI prints, the phones and the referee log show, and :meth:`Plan.lines` its English.
+They are built only when asked for (resolving a tile for the preview or a property test never
+formats a sentence).
 """
 from __future__ import annotations
 
@@ -19,15 +21,20 @@ from typing import Any, ClassVar, Mapping, NamedTuple, NoReturn, overload
 from .errors import InvalidSetupError
 from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
 from .position import STONE_KINDS, Position
-from .wording import N_, Term, Text, shown
+from .wording import N_, Direction, Join, PawnName, Term, Text, join_and, listing, shown
 
 FORMAT = "flure-plan/1"
 SIDES = ("ahead", "left", "right")
 DECISIONS = ("nearest", "tie", "nothing seen")          # M4
 TURNS = ("none", "left", "right")
 STOP_REASONS = {                                          # M1: why the move ended
-    "steps": "all steps taken", "prey": "enough prey eaten", "cap": "20-step cap reached",
+    "steps": N_("all steps taken"), "prey": N_("enough prey eaten"), "cap": N_("20-step cap reached"),
 }
+SIDE_WORDS = {"ahead": N_("ahead"), "left": N_("left"), "right": N_("right")}
+# A stone pushed, named with its article (the plain stone is "the stone").
+STONE_WORDS = {"stone": N_("the stone"), "crystal": N_("the crystal"),
+               "pivot-right": N_("the pivot-right"), "pivot-about": N_("the pivot-about")}
+EVENT_SEPARATOR = N_("; ")   # between a step's events; French sets a space before it (translations/GLOSSARY.md)
 STOP_RULE = "M1"
 PUSH_RESULTS = ("moved", "slid", "removed", "crushed", "destroyed")
 
@@ -37,6 +44,14 @@ _NO_NAMES: Names = MappingProxyType({})
 
 def _sq(sq: int | None) -> str | None:
     return None if sq is None else square_name(sq)
+
+
+def _d(direction: int) -> Direction:
+    return Direction(direction_name(direction))
+
+
+def _pawn(names: Names, label: str) -> PawnName:
+    return PawnName(names.get(label, label))
 
 
 # -- the look (M3, M4) -------------------------------------------------------------
@@ -78,33 +93,40 @@ class Look:
         return self.case != "nothing seen"
 
     @property
-    def text(self) -> str:
+    def words(self) -> Text:
+        """What the monster sees and decides, as wording data (its ``str()`` is the English)."""
         names = self.names
-        where = f"from {square_name(self.at)} facing {direction_name(self.facing)}"
+        where = Text(N_("from %(square)s facing %(direction)s"), square=square_name(self.at), direction=_d(self.facing))
         if self.case == "nothing seen":
-            return f"{where} it sees no pawn and keeps facing {direction_name(self.facing)} (M4 nothing seen)"
-        described = [(s.pawn, f"{names.get(s.pawn, s.pawn)} on {square_name(s.square)} ({s.distance} {s.side})")
+            return Text(N_("%(where)s it sees no pawn and keeps facing %(direction)s (M4 nothing seen)"), where=where,
+                        direction=_d(self.facing))
+        described = [(s.pawn, Text(N_("%(pawn)s on %(square)s (%(distance)s %(side)s)"), pawn=_pawn(names, s.pawn),
+                                   square=square_name(s.square), distance=s.distance, side=Term(SIDE_WORDS[s.side])))
                      for s in self.sightings if s.pawn is not None and s.square is not None]
-        seen = [text for _, text in described]
         if self.case == "tie":
-            return (f"{where} it sees {' and '.join(seen)}: equally near, so it keeps facing "
-                    f"{direction_name(self.facing)} (M4 tie)")
+            return Text(N_("%(where)s it sees %(seen)s: equally near, so it keeps facing %(direction)s (M4 tie)"),
+                        where=where, seen=join_and(text for _, text in described), direction=_d(self.facing))
         target = next(s for s in self.sightings if s.pawn is not None and s.direction == self.new_facing)
         assert target.pawn is not None and target.square is not None   # a pawn seen is seen on a square
-        what = f"{names.get(target.pawn, target.pawn)} on {square_name(target.square)}"
+        what = Text(N_("%(pawn)s on %(square)s"), pawn=_pawn(names, target.pawn), square=square_name(target.square))
         others = [text for pawn, text in described if pawn != target.pawn]
-        also = f"; it also sees {', '.join(others)}" if others else ""
-        new = direction_name(self.new_facing)
+        also = Text(N_("; it also sees %(others)s"), others=listing(others)) if others else ""
+        fields = {"where": where, "what": what, "distance": target.distance, "direction": _d(self.new_facing),
+                  "also": also}
         if self.turn == "none":
-            return f"{where} it sees {what}, {target.distance} ahead, the nearest, and keeps facing {new} (M4 nearest{also})"
-        return (f"{where} it sees {what}, {target.distance} to its {self.turn}, the nearest, and turns {self.turn} "
-                f"to face {new} (M4 nearest{also})")
+            return Text(N_("%(where)s it sees %(what)s, %(distance)s ahead, the nearest, and keeps facing "
+                           "%(direction)s (M4 nearest%(also)s)"), **fields)
+        if self.turn == "left":
+            return Text(N_("%(where)s it sees %(what)s, %(distance)s to its left, the nearest, and turns left to face "
+                           "%(direction)s (M4 nearest%(also)s)"), **fields)
+        return Text(N_("%(where)s it sees %(what)s, %(distance)s to its right, the nearest, and turns right to face "
+                       "%(direction)s (M4 nearest%(also)s)"), **fields)
 
     def to_json(self) -> dict:
         return {"at": square_name(self.at), "facing": direction_name(self.facing),
                 "sightings": [s.to_json() for s in self.sightings], "rule": self.rule,
                 "decision": self.case, "turn": self.turn, "new_facing": direction_name(self.new_facing),
-                "text": self.text}
+                "text": str(self.words)}
 
 
 # -- events: one type per kind, each with its rule ------------------------------------
@@ -116,14 +138,17 @@ class Enter:
     kind: ClassVar[str] = "enter"
     rule: ClassVar[str] = "M2"
     slide: ClassVar[bool] = False
-    verb: ClassVar[str] = "enters"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return f"{self.verb} {square_name(self.square)}"
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("enters %(square)s"), square=square_name(self.square))
+
+    def step_words(self) -> Text:
+        """The event as a step says it (``moves to g7``)."""
+        return Text(N_("moves to %(square)s"), square=square_name(self.square))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "enter", "rule": self.rule, "square": square_name(self.square), "slide": self.slide,
-                "text": self.text(names)}
+                "text": str(self.words(names))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +158,12 @@ class Slide(Enter):
 
     rule: ClassVar[str] = "M8"
     slide: ClassVar[bool] = True
-    verb: ClassVar[str] = "slides onto"
+
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("slides onto %(square)s"), square=square_name(self.square))
+
+    def step_words(self) -> Text:
+        return self.words()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +176,13 @@ class Wrap:
     kind: ClassVar[str] = "wrap"
     rule: ClassVar[str] = "M7"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return f"walks through wall {self.wall} from {square_name(self.start)} to {square_name(self.to)} (M7)"
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("walks through wall %(wall)s from %(start)s to %(to)s (M7)"), wall=self.wall,
+                    start=square_name(self.start), to=square_name(self.to))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "wrap", "rule": self.rule, "from": square_name(self.start), "to": square_name(self.to),
-                "wall": self.wall, "text": self.text(names)}
+                "wall": self.wall, "text": str(self.words(names))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +195,13 @@ class Teleport:
     kind: ClassVar[str] = "teleport"
     rule: ClassVar[str] = "T2"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return (f"steps on the teleporter on {square_name(self.start)} and jumps to {square_name(self.to)}, "
-                f"facing {direction_name(self.facing)} (T2)")
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("steps on the teleporter on %(start)s and jumps to %(to)s, facing %(direction)s (T2)"),
+                    start=square_name(self.start), to=square_name(self.to), direction=_d(self.facing))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "teleport", "rule": self.rule, "from": square_name(self.start), "to": square_name(self.to),
-                "facing": direction_name(self.facing), "text": self.text(names)}
+                "facing": direction_name(self.facing), "text": str(self.words(names))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,15 +216,16 @@ class Pivot:
     kind: ClassVar[str] = "pivot"
     rule: ClassVar[str] = "M9"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        how = "right" if self.stone == "pivot-right" else "about"
-        return (f"the {self.stone} stone on {square_name(self.square)} turns it {how} to face "
-                f"{direction_name(self.facing)} (M9)")
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        template = (N_("the pivot-right stone on %(square)s turns it right to face %(direction)s (M9)")
+                    if self.stone == "pivot-right" else
+                    N_("the pivot-about stone on %(square)s turns it about to face %(direction)s (M9)"))
+        return Text(template, square=square_name(self.square), direction=_d(self.facing))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "pivot", "rule": self.rule, "at": square_name(self.at), "square": square_name(self.square),
                 "stone": self.stone, "from_facing": direction_name(self.from_facing),
-                "facing": direction_name(self.facing), "text": self.text(names)}
+                "facing": direction_name(self.facing), "text": str(self.words(names))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,12 +237,12 @@ class Eat:
     kind: ClassVar[str] = "eat"
     rule: ClassVar[str] = "M5"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return f"eats {names.get(self.pawn, self.pawn)} on {square_name(self.square)} (M5)"
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("eats %(pawn)s on %(square)s (M5)"), pawn=_pawn(names, self.pawn), square=square_name(self.square))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "eat", "rule": self.rule, "pawn": self.pawn, "square": square_name(self.square),
-                "how": "eaten", "text": self.text(names)}
+                "how": "eaten", "text": str(self.words(names))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,35 +296,43 @@ class Push:
         assert self.to is not None, f"a push {self.result} ends on a square"
         return self.to
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        if self.pawn is not None:
-            what = names.get(self.pawn, self.pawn)
-        else:
-            what = "the stone" if self.stone == "stone" else f"the {self.stone}"
-        start = square_name(self.start)
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        what = _pawn(names, self.pawn) if self.pawn is not None else Term(STONE_WORDS[self.stone or "stone"])
+        fields = {"what": what, "start": square_name(self.start)}
         if self.by is not None:
-            return f"{names.get(self.by, self.by)}, sliding across the pool, {self._by_text(what, start)}"
+            return self._by_words(_pawn(names, self.by), fields)
         if self.wall is not None:
-            return f"pushes {what} from {start} off the board through wall {self.wall}: {self.result} (M6)"
+            template = (N_("pushes %(what)s from %(start)s off the board through wall %(wall)s: crushed (M6)")
+                        if self.result == "crushed" else
+                        N_("pushes %(what)s from %(start)s off the board through wall %(wall)s: removed (M6)"))
+            return Text(template, wall=self.wall, **fields)
         if self.result == "destroyed":
-            return f"pushes {what} from {start} onto the teleporter on {square_name(self._end)}: destroyed (T3)"
+            return Text(N_("pushes %(what)s from %(start)s onto the teleporter on %(square)s: destroyed (T3)"),
+                        square=square_name(self._end), **fields)
+        if self.result == "removed" and self.slid:
+            return Text(N_("pushes %(what)s from %(start)s; it slides across the pool onto the corner %(square)s: "
+                           "removed (B2)"), square=square_name(self._end), **fields)
         if self.result == "removed":
-            if self.slid:
-                return (f"pushes {what} from {start}; it slides across the pool onto the corner "
-                        f"{square_name(self._end)}: removed (B2)")
-            return f"pushes {what} from {start} onto the corner {square_name(self._end)}: removed (M6)"
+            return Text(N_("pushes %(what)s from %(start)s onto the corner %(square)s: removed (M6)"),
+                        square=square_name(self._end), **fields)
         if self.result == "slid":
-            return f"pushes {what} from {start}; it slides across the pool to {square_name(self._to)} (B2)"
-        return f"pushes {what} from {start} to {square_name(self._to)} (M6)"
+            return Text(N_("pushes %(what)s from %(start)s; it slides across the pool to %(to)s (B2)"),
+                        to=square_name(self._to), **fields)
+        return Text(N_("pushes %(what)s from %(start)s to %(to)s (M6)"), to=square_name(self._to), **fields)
 
-    def _by_text(self, what: str, start: str) -> str:
+    def _by_words(self, pawn: PawnName, fields: dict) -> Text:
+        """A stone pushed on by ``pawn`` sliding across a pool (B2 ⚖, P7)."""
         if self.result == "destroyed":
-            return f"pushes {what} from {start} onto the teleporter on {square_name(self._end)}: destroyed (B2, T3)"
+            return Text(N_("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s onto the teleporter on "
+                           "%(square)s: destroyed (B2, T3)"), pawn=pawn, square=square_name(self._end), **fields)
         if self.result == "removed":
-            return f"pushes {what} from {start} onto the corner {square_name(self._end)}: removed (B2, P7)"
+            return Text(N_("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s onto the corner "
+                           "%(square)s: removed (B2, P7)"), pawn=pawn, square=square_name(self._end), **fields)
         if self.result == "slid":
-            return f"pushes {what} from {start}; it slides across the pool to {square_name(self._to)} (B2, P7)"
-        return f"pushes {what} from {start} to {square_name(self._to)} (B2, P7)"
+            return Text(N_("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s; it slides across the "
+                           "pool to %(to)s (B2, P7)"), pawn=pawn, to=square_name(self._to), **fields)
+        return Text(N_("%(pawn)s, sliding across the pool, pushes %(what)s from %(start)s to %(to)s (B2, P7)"),
+                    pawn=pawn, to=square_name(self._to), **fields)
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         piece = {"type": "stone", "kind": self.stone} if self.pawn is None else {"type": "pawn", "label": self.pawn}
@@ -307,7 +347,7 @@ class Push:
         out["result"] = self.result
         if self.eaten:
             out["eaten"] = True
-        out["text"] = self.text(names)
+        out["text"] = str(self.words(names))
         return out
 
 
@@ -319,12 +359,12 @@ class Stop:
     kind: ClassVar[str] = "stop"
     rule: ClassVar[str] = "M8"
 
-    def text(self, names: Names = _NO_NAMES) -> str:
-        return (f"the pools run all the way round through the walls, so the slide would never end: it stops on "
-                f"{square_name(self.square)} (M8)")
+    def words(self, names: Names = _NO_NAMES) -> Text:
+        return Text(N_("the pools run all the way round through the walls, so the slide would never end: it stops "
+                       "on %(square)s (M8)"), square=square_name(self.square))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
-        return {"kind": "stop", "rule": self.rule, "square": square_name(self.square), "text": self.text(names)}
+        return {"kind": "stop", "rule": self.rule, "square": square_name(self.square), "text": str(self.words(names))}
 
 
 Event = Enter | Slide | Wrap | Teleport | Pivot | Eat | Push | Stop
@@ -345,15 +385,17 @@ class Step:
     names: Names = field(compare=False, repr=False)
 
     @property
-    def text(self) -> str:
-        parts = [f"moves to {square_name(e.square)}" if type(e) is Enter else e.text(self.names)
-                 for e in self.events]
-        return f"Step {self.number}: {self.look.text}; {'; '.join(parts)}; ends on {square_name(self.end)}."
+    def words(self) -> Text:
+        """The step in one sentence (what the phone speaks as the step animates)."""
+        events = Join(EVENT_SEPARATOR, [e.step_words() if isinstance(e, Enter) else e.words(self.names)
+                                        for e in self.events])
+        return Text(N_("Step %(number)s: %(look)s; %(events)s; ends on %(square)s."), number=self.number,
+                    look=self.look.words, events=events, square=square_name(self.end))
 
     def to_json(self) -> dict:
         return {"number": self.number, "from": square_name(self.start), "look": self.look.to_json(),
                 "events": [e.to_json(self.names) for e in self.events], "to": square_name(self.end),
-                "facing": direction_name(self.facing), "eaten": list(self.eaten), "text": self.text}
+                "facing": direction_name(self.facing), "eaten": list(self.eaten), "text": str(self.words)}
 
 
 @dataclass(frozen=True)
@@ -381,19 +423,20 @@ class Plan:
     def names(self) -> Names:
         return self.final_look.names
 
-    @property
-    def stop_text(self) -> str:
-        """The one wording of why the move ended (M1)."""
-        return f"the move ends: {STOP_REASONS[self.stop]} ({self.stop_rule})"
+    def sentences(self) -> list[Text]:
+        """The move in the words players read at the table, as wording data: one sentence per step,
+        the final look and how the move ended (M1).  The CLI, the phones and the referee log all show
+        exactly these, each in its reader's language."""
+        eaten = listing(_pawn(self.names, x) for x in self.eaten) if self.eaten else Term(N_("nobody"))
+        return [s.words for s in self.steps] + [
+            Text(N_("Final look: %(look)s."), look=self.final_look.words),
+            Text(N_("The move ends: %(reason)s (%(rule)s); eaten: %(eaten)s."), reason=Term(STOP_REASONS[self.stop]),
+                 rule=self.stop_rule, eaten=eaten),
+        ]
 
     def lines(self) -> list[str]:
-        """The move in the words players read at the table: one line per step, the final look and
-        how the move ended.  The CLI, the phones and the referee log all show exactly these."""
-        eaten = ", ".join(self.names.get(x, x) for x in self.eaten) or "nobody"
-        return [s.text for s in self.steps] + [
-            f"Final look: {self.final_look.text}.",
-            f"{self.stop_text[0].upper()}{self.stop_text[1:]}; eaten: {eaten}.",
-        ]
+        """:meth:`sentences` in English."""
+        return [str(x) for x in self.sentences()]
 
     def to_json(self) -> dict:
         return {

@@ -24,8 +24,7 @@ from .geometry import (
     square,
     square_name,
 )
-from .wording import N_, Plural, Text, join_and
-from .wording import Pawn as PawnName
+from .wording import N_, PawnName, Plural, Text, join_and
 
 STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
 PAWN_KINDS = ("6/1", "4/3", "3/4", "2/5")

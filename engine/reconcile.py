@@ -27,7 +27,7 @@ from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observat
 from .pawns import outcomes
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
-from .wording import N_, Join, Pawn, Term, Text, join_or
+from .wording import N_, Join, Moves, PawnName, Term, Text, join_or
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
@@ -65,9 +65,6 @@ class Change:
     tile: str | None = None        # the tile laid (``tile``; None while the card zone is unseen)
     place: Place | None = None     # the piece put down (``place``, A2)
 
-    def describe(self, before: Position) -> str:
-        return str(self.describe_words(before))
-
     def describe_words(self, before: Position):
         """The change in words, as wording data (engine.wording)."""
         if self.kind == "none":
@@ -82,13 +79,13 @@ class Change:
                     else Text(N_("a tile laid in the card zone")))
         assert self.pawn is not None    # a move names its pawn
         p0, p1 = before.pawn(self.pawn), self.after.pawn(self.pawn)
-        name = Pawn(p0.name)
+        name = PawnName(p0.name)
         if p1.place == OUT:
             return Text(N_("%(pawn)s left the fortress from a1 (P3)"), pawn=name)
         if p0.place == BOARD and p1.place == BOARD and p0.square == p1.square:
             if self.moves:
                 return Text(N_("%(pawn)s pushed a stone and came back to %(square)s (%(moves)s)"), pawn=name,
-                            square=p1.where(), moves=self.moves)
+                            square=p1.where(), moves=Moves(self.moves))
             return Text(N_("%(pawn)s stayed on %(square)s"), pawn=name, square=p1.where())
         if p0.place == WAITING:
             return Text(N_("%(pawn)s went from beside the board to %(square)s"), pawn=name, square=p1.where())
@@ -252,7 +249,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
         problem = Problem.said("destination-unseen",
                                Text(N_("only %(change)s fits what is seen, but %(why)s, so %(pawn)s's face there "
                                        "cannot be checked (P1): uncover %(square)s"), change=change.describe_words(before),
-                                    why=observation.unknown_words(dest), pawn=Pawn(p.name), square=square_name(dest)),
+                                    why=observation.unknown_words(dest), pawn=PawnName(p.name), square=square_name(dest)),
                                dest)
         return Reconciliation("unexplained", before, unseen=unseen, candidates=(change,), problems=(problem,))
     tile = observation.tile if change.kind == "tile" and isinstance(observation.tile, str) else None

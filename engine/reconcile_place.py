@@ -105,8 +105,30 @@ def describe_place_words(action: Place, before: Position) -> Text:
     return Text(PLACED_WORDS[placement.piece], square=where)
 
 
-def describe_place(action: Place, before: Position) -> str:
-    return str(describe_place_words(action, before))
+# The camera's sentence for one piece put down by a player; one message per piece so each language
+# has its own article and case.
+PLACED_BY = {
+    "stone": N_("%(colour)s placed a plain stone on %(square)s (A2)"),
+    "crystal": N_("%(colour)s placed a crystal on %(square)s (A2)"),
+    "pivot-right": N_("%(colour)s placed a right-turn pivot stone on %(square)s (A2)"),
+    "pivot-about": N_("%(colour)s placed an about-turn pivot stone on %(square)s (A2)"),
+    "pool-2x2": N_("%(colour)s placed a 2×2 pool on %(square)s (A2)"),
+    "pool-1x4": N_("%(colour)s placed a 1×4 pool on %(square)s (A2)"),
+    "teleporter": N_("%(colour)s placed a teleporter on %(square)s (pair %(pair)s, arrow %(arrow)s) (A2)"),
+}
+
+
+def placed_words(action: Place, before: Position, placer: str) -> Text:
+    """``red placed a crystal on g7 (A2)``: the camera's sentence for ``placer`` putting down a piece."""
+    placement = parse_placement(action, before)
+    where = square_name(placement.squares[0])
+    if len(placement.squares) > 1:
+        where = f"{where}–{square_name(placement.squares[-1])}"
+    fields: dict[str, object] = {"colour": Colour(placer), "square": where}
+    if placement.piece == "teleporter":
+        tele = placement.teleporter()
+        fields.update(pair=tele.pair, arrow=Direction(DIRECTION_NAMES[tele.arrow]))
+    return Text(PLACED_BY[placement.piece], **fields)
 
 
 def reconcile_placement(before: Position, observation: Observation, placer: str | None,

@@ -11,7 +11,7 @@ from .geometry import square_name
 from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, looks
 from .pawns import outcomes
 from .position import BOARD, WAITING, Position
-from .wording import N_, Cap, Colour, Join, Pawn, Plural, Text, listing
+from .wording import N_, Cap, Colour, Join, PawnName, Plural, Text, listing
 
 MAX_LISTED = 4
 
@@ -76,13 +76,13 @@ def _changed_pawns(before: Position, obs, differs: set[int]) -> list[tuple]:
 
 
 def _names(keys) -> Join:
-    return listing(Pawn(f"{c} {k}") for c, k in keys)
+    return listing(PawnName(f"{c} {k}") for c, k in keys)
 
 
 def _one_pawn(before: Position, obs, who: tuple, mover: str, only=None) -> Text:
     """Why the one pawn that changed cannot have made this change."""
     pawn = next((p for p in before.pawns if (p.colour, p.kind) == who), None)
-    name = Pawn(f"{who[0]} {who[1]}")
+    name = PawnName(f"{who[0]} {who[1]}")
     if pawn is None:
         return Text(N_("%(pawn)s is not a pawn of this game"), pawn=name)
     if mover != ANY_PAWN and pawn.colour != mover:

@@ -72,7 +72,7 @@ class GameRecord:
         return {"format": FORMAT, "players": list(self.players), "first_player": self.first_player,
                 "setup": self.setup, "prey3_variant": self.prey3_variant, "seed": self.seed,
                 "actions": [format_action(a) for a in self.actions],
-                "result": {"steps": len(self.actions), "summary": final.summary()}}
+                "result": {"steps": len(self.actions), "summary": str(final.summary())}}
 
     @classmethod
     def from_json(cls, data) -> "GameRecord":

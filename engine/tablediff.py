@@ -12,10 +12,10 @@ only concerns unknown squares is left out, since the table may well be right the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .geometry import parse_square, square_col, square_row
-from .wording import N_, Direction, Pawn, Term, Text
+from .wording import N_, Direction, PawnName, Term, Text
 
 # Each stone kind with its article, as the instructions say it ("move the crystal", "put a stone").
 THE_STONE = {"stone": N_("the stone"), "crystal": N_("the crystal"), "pivot-right": N_("the pivot stone (right)"),
@@ -31,14 +31,13 @@ class TableFix:
     """One thing to do on the table: ``empty`` squares to clear, ``fill`` squares to put a piece on."""
 
     what: str                  # "monster", "stone", "pawn", "teleporter" or "pool"
-    text: str                  # in English; ``words`` is the same as wording data (engine.wording)
+    text: Text                 # what to do, as wording data (engine.wording); its ``str()`` is the English
     empty: tuple[str, ...] = ()
     fill: tuple[str, ...] = ()
     facing: str | None = None  # the monster's heading to show, for "monster" fixes
-    words: Text | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
-        out = {"what": self.what, "text": self.text, "empty": list(self.empty), "fill": list(self.fill)}
+        out = {"what": self.what, "text": str(self.text), "empty": list(self.empty), "fill": list(self.fill)}
         if self.facing is not None:
             out["facing"] = self.facing
         return out
@@ -61,7 +60,7 @@ def table_fixes(target: dict, seen: dict, unknown=()) -> tuple[TableFix, ...]:
 
 
 def _fix(what: str, words: Text, empty=(), fill=(), facing: str | None = None) -> TableFix:
-    return TableFix(what, str(words), tuple(empty), tuple(fill), facing, words)
+    return TableFix(what, words, tuple(empty), tuple(fill), facing)
 
 
 def new_round_fix(tile_name) -> TableFix | None:
@@ -84,7 +83,7 @@ def squares_to_change(fixes) -> tuple[list[str], list[str]]:
 
 def _board_order(fix: TableFix):
     squares = fix.empty + fix.fill
-    return (parse_square(squares[0]) if squares else -1, fix.text)
+    return (parse_square(squares[0]) if squares else -1, str(fix.text))
 
 
 def _monster(target: dict, seen: dict) -> list[TableFix]:
@@ -167,8 +166,8 @@ def _pools(target: list, seen: list) -> list[TableFix]:
                for sq in sorted(have - want, key=parse_square)])
 
 
-def _pawn_name(p: dict, label: str) -> Pawn | str:
-    return Pawn(f"{p['color']} {p['pawn']}") if p.get("color") and p.get("pawn") else label
+def _pawn_name(p: dict, label: str) -> PawnName | str:
+    return PawnName(f"{p['color']} {p['pawn']}") if p.get("color") and p.get("pawn") else label
 
 
 # The pawn instructions that name a face, one template per face (the face's word agrees with its noun).

@@ -1,9 +1,11 @@
 """Sentences for people as data: an English template (the msgid) with named fields.
 
-The engine speaks English and stays pure: a refusal, a reading's explanation or a follow-up
-instruction is a ``Text`` whose ``str()`` is the English sentence the engine always gave, and
-whose ``template`` and ``params`` let a renderer (companion_app/i18n/text.py) say the same in
-another language.  Fields keep what they are: a ``Pawn`` or ``Colour`` is translated, a square
+The engine speaks English and stays pure: a refusal, a reading's explanation, a follow-up
+instruction, the monster's step lines (engine/plan.py) or the status line (Game.summary) is a
+``Text`` whose ``str()`` is the English sentence the engine always gave, and whose ``template``
+and ``params`` let a renderer (companion_app/i18n/text.py) say the same in another language.
+Each sentence has this one home: the English is rendered from it, never written again, and the
+app keeps the data until its edge says it in the reader's language.  Fields keep what they are: a ``PawnName`` or ``Colour`` is translated, a square
 (``g7``), a rule id (``M4``) or a number stays exactly as it is in every language.
 
 ``N_`` marks a template for ``pybabel extract`` (the ``N_`` keyword) and returns it unchanged.
@@ -23,7 +25,12 @@ def NP_(context: str, message: str) -> str:
     return message
 
 
-class Pawn(str):
+def n_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a singular/plural pair for extraction (the ``n_`` keyword); returns both unchanged."""
+    return singular, plural
+
+
+class PawnName(str):
     """A pawn's name as players read it (``red 3/4``): a renderer translates its colour."""
 
     __slots__ = ()
@@ -37,6 +44,13 @@ class Colour(str):
 
 class Direction(str):
     """A heading or an arrow's direction (``N``, ``E``, ``S``, ``W``): a renderer uses the language's letters."""
+
+    __slots__ = ()
+
+
+class Moves(str):
+    """A pawn's unit moves (``INNNW``, engine.actions): a renderer gives each compass letter in the
+    language's letters (``W`` is ``O`` in French); ``I`` (enter) and ``X`` (exit) stay as they are."""
 
     __slots__ = ()
 
@@ -84,6 +98,13 @@ class Text:
         """``"g7" in text``: a part of the English sentence, as for a plain text."""
         return part in str(self)
 
+    def startswith(self, prefix) -> bool:
+        """Whether the English sentence starts with ``prefix``, as for a plain text (logs and tests)."""
+        return str(self).startswith(prefix)
+
+    def endswith(self, suffix) -> bool:
+        return str(self).endswith(suffix)
+
 
 class Plural(Text):
     """A sentence with a singular and a plural template chosen by ``num`` (gettext's ngettext);
@@ -116,6 +137,8 @@ class Join:
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
     __contains__ = Text.__contains__
+    startswith = Text.startswith
+    endswith = Text.endswith
 
 
 class Cap:
@@ -133,6 +156,8 @@ class Cap:
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
     __contains__ = Text.__contains__
+    startswith = Text.startswith
+    endswith = Text.endswith
 
 
 def join_or(parts) -> Join:
@@ -162,8 +187,8 @@ class Worded:
 
 class Said(str):
     """A device's live status sentence: the English ``str`` (what logs, tests and JSON see, as
-    before) that also keeps its wording data as ``text``, so the session can give it in every
-    language (companion_app/table/devices.py adds ``<field>_i18n`` beside it)."""
+    before) that also keeps its wording data as ``text``, so each reader gets it in their own
+    language (companion_app/i18n/text.py ``render``)."""
 
     __slots__ = ("text",)
 
@@ -210,7 +235,7 @@ def os_reason(exc: BaseException):
     return getattr(exc, "strerror", None) or str(exc)
 
 
-_NAMES = {"pawn": Pawn, "colour": Colour, "direction": Direction, "term": Term}
+_NAMES = {"pawn": PawnName, "colour": Colour, "direction": Direction, "moves": Moves, "term": Term}
 
 
 def words_json(value):
@@ -238,6 +263,8 @@ def words_from_json(data):
     """The wording data ``words_json`` wrote (its English ``str()`` unchanged)."""
     if not isinstance(data, dict):
         return data
+    if "said" in data:
+        return Said(words_from_json(data["said"]))
     if "text" in data:
         params = {k: words_from_json(v) for k, v in (data.get("params") or {}).items()}
         if "plural" in data:   # (variables, not subscripts: pybabel would take a literal argument for a msgid)
@@ -254,6 +281,35 @@ def words_from_json(data):
         if name in data:
             return kind(data[name])
     return str(data)
+
+
+WORDING = (Text, Join, Cap, Said, PawnName, Colour, Direction, Moves, Term)   # what a renderer words
+
+
+def payload_json(value):
+    """A payload (dicts and lists) that holds wording data, as plain JSON to store: each piece of wording
+    data becomes ``{"$words": …}`` (``words_json``; a ``Said`` as ``{"said": …}``), so
+    ``payload_from_json`` gives it back, to be said in any language later."""
+    if isinstance(value, dict):
+        return {k: payload_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [payload_json(v) for v in value]
+    if isinstance(value, Said):
+        return {"$words": {"said": words_json(value.text)}}
+    if isinstance(value, WORDING):
+        return {"$words": words_json(value)}
+    return value
+
+
+def payload_from_json(data):
+    """The payload ``payload_json`` stored, its wording data back."""
+    if isinstance(data, dict):
+        if set(data) == {"$words"}:
+            return words_from_json(data["$words"])
+        return {k: payload_from_json(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [payload_from_json(v) for v in data]
+    return data
 
 
 def shown(value, cut: int = 40) -> str:

@@ -15,6 +15,7 @@ from calibration.intrinsics import CharucoSpec, NotEnoughViews, Views, calibrate
 from calibration.registration import MIN_STICKER_PX, check_registration
 from calibration.store import Calibration, CalibrationError, check_size, load_calibration, save_calibration
 from engine.position import basic_position
+from tests.web_helpers import each_language
 from vision.detect import detect_markers
 from vision.locate import locate_board
 from vision.scheme import load_scheme
@@ -192,9 +193,10 @@ def test_an_unusable_calibration_leaves_the_session_running_and_says_what_to_run
     assert device.obj is None and words in device.why and str(path) in device.why
     assert "flure calibrate camera" in device.why
     status = device.status()
-    assert status == {"present": False, "message": device.why, "message_i18n": status["message_i18n"]}
-    assert status["message_i18n"]["en"] == device.why
-    assert status["message_i18n"]["de"].startswith("Kamera 'synthetic' nicht verfügbar: ")   # the reason kept as is
+    assert status == {"present": False, "message": device.why}
+    said = each_language(status["message"])   # wording data, said in each reader's language
+    assert said["en"] == device.why
+    assert said["de"].startswith("Kamera 'synthetic' nicht verfügbar: ")   # the reason kept as is
 
 
 def test_a_calibration_of_another_resolution_leaves_the_camera_off_with_the_reason(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 import companion_app.cli as cli
 from companion_app.cli.lang import LanguageError, from_locale, set_language, take_option
-from companion_app.i18n.plan_text import plan_lines
+from companion_app.i18n.text import localize
 from engine.monster import resolve
 from engine.position import Position
 from engine.wording import OS_REASONS
@@ -103,7 +103,7 @@ def test_demo_prints_the_plan_in_the_locales_language_with_the_phones_words(lang
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
     assert out[0] == first
-    lines = plan_lines(demo_plan(), lang)          # the same renderer as the phones and the referee log
+    lines = localize(demo_plan().sentences(), lang)   # the same renderer as the phones and the referee log
     assert lines == [line for line in out if line in lines]   # every line, in order
     assert ("Step 1:" in r.stdout) == (lang == "en")
     assert {"fr": "Pas 1\u00a0:", "de": "Schritt 1:", "es": "Paso 1:", "en": "Step 1:"}[lang] in r.stdout

@@ -11,6 +11,7 @@ import threading
 import time
 import tty
 
+from companion_app.i18n.text import render
 from hardware.layout import LedLayout
 from hardware.link import SerialLink
 from hardware.protocol import make_encoder
@@ -157,7 +158,7 @@ def test_an_8000_by_6000_camera_is_scaled_down_for_the_reader_and_says_so(tmp_pa
         frame = device.obj.last_frame
         assert frame.shape[:2] == (2880, 3840)
         assert "8000×6000" in device.status()["note"] and "3840×2880" in device.status()["note"]
-        assert "des images de 8000×6000" in device.status()["note_i18n"]["fr"]    # the devices card's language
+        assert "des images de 8000×6000" in render(device.status()["note"], "fr")    # the devices card's language
     finally:
         device.obj.close()
 

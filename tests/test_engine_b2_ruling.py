@@ -5,7 +5,7 @@ tests/scenarios/b2-pushed-*.json pin the boards; this file pins the plan's event
 """
 import pytest
 
-from companion_app.i18n.plan_text import step_texts
+from companion_app.i18n.text import render
 from companion_app.share import step_boards
 from engine.errors import InvalidSetupError
 from engine.geometry import parse_square as sq
@@ -88,7 +88,7 @@ def test_the_move_picture_ends_on_the_plan_result():
     ("es", "la ficha roja 6/1, al deslizarse por el charco de sangre, empuja la piedra de k4 a l4 (B2, P7)"),
 ])
 def test_the_step_log_of_the_example_reads_right_in_four_languages(lang, words):
-    line = step_texts(example_plan(), lang)[0]
+    line = render(example_plan().steps[0].words, lang)
     assert words in line
     if lang != "en":
         assert "sliding" not in line and "pushes" not in line

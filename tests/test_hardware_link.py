@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from companion_app.i18n.text import render
 from hardware.layout import LedLayout
 from hardware.leds import LedGrid
 from hardware.link import SerialLink
@@ -302,9 +303,9 @@ def test_a_missing_device_is_said_in_each_language_on_the_referee_view():
     finally:
         link.close()
     assert detail["last_error"] == f"LED device {url} is not there: is it plugged in?"
-    assert detail["last_error_i18n"]["fr"] == f"le périphérique LED {url} est absent\u00a0: est-il branché\u00a0?"
-    assert detail["last_error_i18n"]["de"] == f"LED-Gerät {url} ist nicht da: ist es eingesteckt?"
-    assert detail["last_error_i18n"]["es"] == f"el dispositivo LED {url} no está: ¿está conectado?"
+    assert render(detail["last_error"], "fr") == f"le périphérique LED {url} est absent\u00a0: est-il branché\u00a0?"
+    assert render(detail["last_error"], "de") == f"LED-Gerät {url} ist nicht da: ist es eingesteckt?"
+    assert render(detail["last_error"], "es") == f"el dispositivo LED {url} no está: ¿está conectado?"
 
 
 def test_a_device_failure_names_the_device_in_each_language():
@@ -321,8 +322,8 @@ def test_a_device_failure_names_the_device_in_each_language():
     assert device.call(lambda d: d.show()) is None
     status = device.status()
     assert status["error"] == "LED grid failed: write failed"
-    assert status["error_i18n"]["de"] == "LED-Raster ist fehlgeschlagen: write failed"
-    assert status["error_i18n"]["fr"] == "Grille de LED\u00a0: échec (write failed)"
+    assert render(status["error"], "de") == "LED-Raster ist fehlgeschlagen: write failed"
+    assert render(status["error"], "fr") == "Grille de LED\u00a0: échec (write failed)"
 
 
 def test_the_emulator_shows_what_wled_shows_around_realtime_mode():

@@ -2,9 +2,8 @@
 the test app; English is the schema's own sentence, fields, squares and values stay as they were sent."""
 import pytest
 
-from companion_app.i18n.text import in_all
 from companion_app.web import schemas
-from tests.web_helpers import AUTH, make_app
+from tests.web_helpers import AUTH, each_language, make_app
 
 
 def answers(tmp_path, path: str, body, status: int = 400) -> dict[str, str]:
@@ -64,6 +63,6 @@ def test_an_unknown_field_and_an_action_missing_its_moves_in_each_language(tmp_p
 def test_every_kind_of_refusal_has_words_in_each_language(body, schema):
     with pytest.raises(schemas.SchemaError) as caught:
         schemas.validate_action(body) if schema is schemas.ACTION else schemas.validate(body, schema)
-    every = in_all(caught.value.words)
+    every = each_language(caught.value.words)
     assert every["en"] == str(caught.value)
     differ(every)

@@ -6,7 +6,7 @@ import pytest
 
 from browser_helpers import fits_360_px, needs_chromium, open_phone, phone
 from companion_app.i18n import catalog
-from companion_app.i18n.game_text import all_summaries
+from companion_app.i18n.text import localize, render
 from companion_app.table.state import public_state
 from web_helpers import served_game
 
@@ -30,7 +30,7 @@ def test_the_phone_view_in_each_language_fits_360_px(browser, live, lang):
     assert words["Round %(n)s"].replace("%(n)s", "1") in page.inner_text("#turnline")
     assert page.inner_text("#link") == words["live"]
     assert page.inner_text("#speak") == words["Read the moves aloud"]
-    assert page.inner_text("#summary") == all_summaries(session.game)[lang]
+    assert page.inner_text("#summary") == render(session.game.summary(), lang)
     fits_360_px(page, f"phone-{lang}")
     assert page.errors == []
     page.context.close()
@@ -56,7 +56,7 @@ def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, 
     assert page.get_attribute("#speak", "aria-pressed") == "true"
     session.act({"type": "draw"})
     state = public_state(session.game, version=0, seq=0, game_id=None, log=[], plan_seq=None)
-    german = state["plan_lines_i18n"]["de"]
+    german = localize(state["plan_lines"], "de")
     steps = len(session.game.last_plan.steps)
     assert steps >= 1 and german[0].startswith("Schritt 1:")
     page.wait_for_function(f"() => window.__spoken.length >= {steps}", timeout=60_000)
@@ -70,3 +70,31 @@ def test_each_step_is_read_aloud_in_the_phones_language_as_it_animates(browser, 
     assert gif.ok and gif.headers["content-type"] == "image/gif"
     assert page.errors == []
     page.context.close()
+
+
+def test_switching_language_re_renders_the_live_lines_in_the_new_language(browser, tmp_path):
+    """The server says the live stream's sentences in the language the stream opened in: a phone that
+    switches language reopens it, and the move's lines, the status line and the log (and every later
+    change) come in the new language."""
+    from web_helpers import played
+
+    lines = "els => els.map((e) => e.textContent)"
+    with served_game(tmp_path, monster_moved=True) as (server, session):
+        plan = session.game.last_plan
+        page = open_phone(browser, server.url, None, "#steps li", locale="en-US")
+        assert page.eval_on_selector_all("#steps li", lines) == plan.lines()
+        assert page.inner_text("#summary") == str(session.game.summary())
+        page.click(".langs a[hreflang=fr]")
+        page.wait_for_selector("html[lang=fr]")
+        page.wait_for_selector(".link.live")
+        french = localize(plan.sentences(), "fr")
+        page.wait_for_function("(first) => { const li = document.querySelector('#steps li'); "
+                               "return li && li.textContent === first; }", arg=french[0])
+        assert page.eval_on_selector_all("#steps li", lines) == french != plan.lines()
+        assert page.inner_text("#summary") == render(session.game.summary(), "fr")
+        played(session)                                          # a later change: said in French too
+        summary = render(session.game.summary(), "fr")
+        page.wait_for_function("(text) => document.getElementById('summary').textContent === text", arg=summary)
+        assert page.eval_on_selector_all("#log li", lines)[0] == render(session.game.note, "fr")
+        assert page.errors == []
+        page.context.close()

@@ -14,15 +14,14 @@ import pytest
 
 from browser_helpers import needs_chromium, referee_login
 from companion_app.i18n import gettext, translations
-from companion_app.i18n.plan_text import pawn_name
-from companion_app.i18n.text import in_all
+from companion_app.i18n.text import localize, pawn_name
 from companion_app.i18n.text import render as say_in
 from companion_app.table.fakes import FakeCamera, FakeLeds
 from companion_app.web.server import Server
 from engine.position import BOARD, STATUS_CODES
 from engine.position import Pawn as PlacedPawn
 from engine.wording import Term, words_from_json
-from tests.web_helpers import make_app, session_with
+from tests.web_helpers import each_language, make_app, session_with
 from vision import problems
 from vision.problems import CODES, SENTENCES, piece_words, problem_words
 from vision.reader import read_image
@@ -52,7 +51,7 @@ def english_left(english: str, text: str, lang: str) -> set[str]:
 
 def said(words) -> dict[str, str]:
     """``words`` in every language, checked: translated, every square and rule id kept, no English left."""
-    every = in_all(words)
+    every = each_language(words)
     assert every["en"] == str(words)
     for lang in OTHERS:
         assert "%(" not in every[lang] and every[lang] != every["en"], (lang, every[lang])
@@ -188,15 +187,15 @@ def test_a_hand_over_the_board_on_the_referee_card_in_each_language(tmp_path):
     assert "occluded" in [q["code"] for q in reading.problems]
     camera.show(reading)
     view = session.camera_view()
-    first = view["problems"][0]
+    problems_in = each_language(view["problems"])   # wording data, said in each reader's language
+    first = problems_in["en"][0]
     assert first.startswith("something covers the board over")
-    assert view["problems_i18n"]["en"] == view["problems"]
-    assert view["problems_i18n"]["fr"][0].startswith("quelque chose couvre le plateau sur")
-    assert view["problems_i18n"]["de"][0].startswith("etwas verdeckt den Spielplan auf")
-    assert view["problems_i18n"]["es"][0].startswith("algo tapa el tablero en")
+    assert problems_in["fr"][0].startswith("quelque chose couvre le plateau sur")
+    assert problems_in["de"][0].startswith("etwas verdeckt den Spielplan auf")
+    assert problems_in["es"][0].startswith("algo tapa el tablero en")
     assert view["why_not"] == f"Waiting for a clear view: {first}"
-    assert view["why_not_i18n"]["de"].endswith(view["problems_i18n"]["de"][0])
-    json.dumps(view)   # the card travels to the referee's page as JSON
+    assert localize(view["why_not"], "de").endswith(problems_in["de"][0])
+    json.dumps(localize(view, "de"))   # the card travels to the referee's page as JSON, in its language
 
 
 @needs_chromium

@@ -4,14 +4,14 @@ import random
 
 import pytest
 
-from companion_app.i18n.text import error_text, in_all
+from companion_app.i18n.text import error_text
 from companion_app.table.fakes import FakeCamera
 from engine.errors import GameActionError
 from engine.game import Game
 from engine.observation import Observation
 from engine.reconcile import reconcile_game
 from tests.game_helpers import play_out
-from tests.web_helpers import session_with
+from tests.web_helpers import each_language, session_with
 from vision_helpers import pawn, pos
 
 
@@ -21,12 +21,12 @@ def test_the_position_status_in_each_language():
     words = position.status_words()
     assert [p["message"] for p in status] == [str(w) for _, w, _ in words]
     assert status[0]["message"] == "the monster and pawn red 6/1 are both on h7"
-    every = in_all(words[0][1])
+    every = each_language(words[0][1])
     assert every["de"] == "das Monster und Rot 6/1 stehen beide auf h7"
     assert every["fr"] == "le monstre et le pion rouge 6/1 sont tous deux sur h7"
     assert every["es"] == "el monstruo y la ficha roja 6/1 están ambos en h7"
     monster_on_pool = next(w for code, w, _ in words if code == "monster-on-pool")
-    assert in_all(monster_on_pool)["fr"] == "le monstre se trouve sur la case de flaque de sang h7 (M8)"
+    assert each_language(monster_on_pool)["fr"] == "le monstre se trouve sur la case de flaque de sang h7 (M8)"
 
 
 def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
@@ -41,7 +41,7 @@ def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
     (problem,) = answer.problems
     assert problem.code == "no-change-expected"
     assert problem.message == ("the game is in its over phase: no pawn move or tile is read from the camera now")
-    assert in_all(problem.words)["es"].startswith("la partida está terminada: ")
+    assert each_language(problem.words)["es"].startswith("la partida está terminada: ")
 
 
 def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language():
@@ -51,7 +51,7 @@ def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language(
 
     reading = read_image(render(pos(monster="g7", facing="E"), None, camera=make_camera(tilt_deg=30)))
     (problem,) = reading.problems
-    every = in_all(problem_words(problem))
+    every = each_language(problem_words(problem))
     assert every["en"] == problem["message"] and every["en"].startswith("g6 is hidden behind a piece")
     assert every["fr"].startswith("g6 est cachée derrière une pièce")
     assert every["de"].startswith("g6 ist aus diesem Kamerawinkel hinter einem Teil verdeckt")
@@ -69,7 +69,7 @@ def test_two_tiles_in_the_card_zone_on_the_camera_card_in_each_language():
     tile5 = next(i for i, s in scheme.stickers.items() if s.piece == "tile" and str(s.tile) == "5")
     reading = read_image(render(pos(), "8", extra=[(tile5, x + w / 2, y + 20, 0)]))
     problem = next(p for p in reading.problems if p["code"] == "two-tiles")
-    every = in_all(problem_words(problem))
+    every = each_language(problem_words(problem))
     assert every["en"] == problem["message"]
     assert every["es"].startswith("hay más de una lápida en la zona de cartas: ")
     assert every["de"].startswith("mehr als ein Grabstein-Plättchen liegt im Kartenbereich: ")

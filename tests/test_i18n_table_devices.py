@@ -11,6 +11,7 @@ from companion_app.i18n.text import render
 from companion_app.table.config import load_table_config
 from companion_app.table.devices import open_camera, open_leds
 from engine.position import basic_position
+from tests.web_helpers import each_language
 
 
 def camera_with(tmp_path, text: str):
@@ -29,12 +30,13 @@ def test_the_camera_note_in_each_language(tmp_path):
         device.obj.close()
     lens = tmp_path / "lens.json"
     assert status["note"] == f"digital twin (synthetic camera showing the game's position), lens calibration {lens}"
-    assert status["note_i18n"]["en"] == status["note"]
-    assert status["note_i18n"]["fr"] == ("jumeau numérique (caméra de synthèse montrant la position de la partie), "
+    note = each_language(status["note"])   # wording data, said in each reader's language
+    assert note["en"] == status["note"]
+    assert note["fr"] == ("jumeau numérique (caméra de synthèse montrant la position de la partie), "
                                          f"calibration de l'objectif {lens}")
-    assert status["note_i18n"]["de"] == ("digitaler Zwilling (synthetische Kamera, die die Stellung des Spiels "
+    assert note["de"] == ("digitaler Zwilling (synthetische Kamera, die die Stellung des Spiels "
                                          f"zeigt), Objektivkalibrierung {lens}")
-    assert status["note_i18n"]["es"].startswith("gemelo digital (cámara sintética")
+    assert note["es"].startswith("gemelo digital (cámara sintética")
 
 
 def test_a_calibration_of_another_size_in_each_language(tmp_path):
@@ -42,14 +44,15 @@ def test_a_calibration_of_another_size_in_each_language(tmp_path):
     assert device.obj is None
     status = device.status()
     lens = tmp_path / "lens.json"
+    message = each_language(status["message"])
     assert f"the calibration {lens} was made at 1920×1080 but [camera] resolution is 1280×720; calibrate again" \
         in status["message"]
     assert f"la calibration {lens} a été faite en 1920×1080 mais [camera] resolution vaut 1280×720\u00a0;" \
-        in status["message_i18n"]["fr"]
+        in message["fr"]
     assert f"die Kalibrierung {lens} wurde bei 1920×1080 gemacht, aber [camera] resolution ist 1280×720" \
-        in status["message_i18n"]["de"]
+        in message["de"]
     assert f"la calibración {lens} se hizo a 1920×1080 pero [camera] resolution es 1280×720" \
-        in status["message_i18n"]["es"]
+        in message["es"]
 
 
 def test_the_led_grids_startup_line_and_the_doctors_finding(tmp_path):

@@ -8,7 +8,7 @@ import random
 import re
 import time
 
-from companion_app.i18n.text import in_all, render
+from companion_app.i18n.text import render
 from companion_app.table.fakes import FakeReading
 from engine.deck import tile_words
 from engine.game import Game
@@ -18,7 +18,7 @@ from engine.tablediff import new_round_fix, table_fixes
 from tests.game_helpers import full_placement, play_out
 from tests.test_engine_reconcile import BASE, hide, play
 from tests.test_table_loop import _entered, _started
-from tests.web_helpers import show_table
+from tests.web_helpers import each_language, show_table
 
 NAMES = re.compile(r"\b[a-p](1[01]|[1-9])\b|\b[GPMTBA]\d+\b")   # squares and rule ids
 
@@ -29,7 +29,7 @@ def names(text: str) -> list[str]:
 
 def check(words, english: str) -> dict[str, str]:
     """``words`` renders as ``english`` in English and keeps its squares and rule ids elsewhere."""
-    every = in_all(words)
+    every = each_language(words)
     assert every["en"] == render(words, "en") == english == str(words)
     for lang in ("fr", "de", "es"):
         assert "%(" not in every[lang] and every[lang] != english, (lang, every[lang])
@@ -72,13 +72,13 @@ def test_follow_up_instructions_in_each_language():
     texts = [f.text for f in fixes]
     assert "move the stone from l7 to m7" in texts and "move the monster from a1 to b1 and turn it to face N" in texts
     assert "turn red 2/5 on k7 over to its black side" in texts
-    german = {f.text: check(f.words, f.text)["de"] for f in fixes}
+    german = {str(f.text): check(f.text, str(f.text))["de"] for f in fixes}
     assert german["turn red 2/5 on k7 over to its black side"] == "dreht Rot 2/5 auf k7 auf die schwarze Seite"
     assert german["move the stone from l7 to m7"] == "legt den Stein von l7 nach m7"
     deck = new_round_fix(tile_words("prey-1"))
     assert deck.text == "take the tile one prey out of the card zone and shuffle all 8 tombstone tiles into a new " \
                         "face-down deck for round 2 (G9)"
-    assert "la tuile une proie" in check(deck.words, deck.text)["fr"]
+    assert "la tuile une proie" in check(deck.text, str(deck.text))["fr"]
 
 
 def test_follow_ups_of_random_games_render_as_the_engine_says_them():
@@ -91,9 +91,9 @@ def test_follow_ups_of_random_games_render_as_the_engine_says_them():
         def each(before, action, after):
             nonlocal seen
             for f in table_fixes(after.position.to_setup(), before.position.to_setup()):
-                assert render(f.words, "en") == f.text
+                assert render(f.text, "en") == str(f.text)
                 for lang in ("fr", "de", "es"):
-                    assert names(render(f.words, lang)) == names(f.text)
+                    assert names(render(f.text, lang)) == names(str(f.text))
                 seen += 1
 
         play_out(game, rng, each)
@@ -111,45 +111,46 @@ def test_the_game_log_of_random_games_in_each_language():
         if game.phase == "placement":
             for action in full_placement():
                 game = game.apply(action)
-                check(game.note_words, game.note)
+                check(game.note, str(game.note))
 
         def each(before, action, after):
-            check(after.note_words, after.note)
-            notes.update(re.findall(r"Tile|Round \d is over|wins|is the new first player", after.note))
+            check(after.note, str(after.note))
+            notes.update(re.findall(r"Tile|Round \d is over|wins|is the new first player", str(after.note)))
 
         play_out(game, rng, each)
     assert {"Tile", "Round 1 is over", "wins", "is the new first player"} <= notes, notes
 
 
-def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
+def test_the_session_log_and_camera_view_are_said_in_every_language(tmp_path):
     s, camera, leds = _started(tmp_path)
     table = s.game.position.to_setup()
     table["monster"] = {"at": "b1", "facing": "N"}          # the new game's table: the monster misplaced
     camera.show(FakeReading(True, table))
     view = s.camera_view()
-    assert view["needs_i18n"]["en"] == view["needs"] == ("Set up the board for the new game first: move the monster "
-                                                         "from b1 to a1 and turn it to face E")
-    assert view["needs_i18n"]["de"] == ("Baut den Spielplan für das neue Spiel auf, bevor es weitergeht: stellt das "
-                                        "Monster von b1 nach a1 und dreht es nach Osten")
-    assert view["follow"]["why_i18n"]["fr"] == "Installez le plateau pour la nouvelle partie"
+    needs = each_language(view["needs"])
+    assert needs["en"] == view["needs"] == ("Set up the board for the new game first: move the monster "
+                                            "from b1 to a1 and turn it to face E")
+    assert needs["de"] == ("Baut den Spielplan für das neue Spiel auf, bevor es weitergeht: stellt das "
+                           "Monster von b1 nach a1 und dreht es nach Osten")
+    assert each_language(view["follow"]["why"])["fr"] == "Installez le plateau pour la nouvelle partie"
     fix = view["follow"]["fixes"][0]
-    assert fix["text_i18n"]["en"] == fix["text"] and fix["text_i18n"]["es"] == ("mueve el monstruo de b1 a a1 y "
-                                                                                "gíralo hacia el este")
+    said = each_language(fix["text"])
+    assert said["en"] == fix["text"] and said["es"] == "mueve el monstruo de b1 a a1 y gíralo hacia el este"
     show_table(camera, s)
     camera.show(FakeReading(True, _entered(s, "blue-6/1")))   # blue moves on red's turn (G3)
     view = s.camera_view()
     assert view["change"]["kind"] == "refused"
-    assert view["why_not_i18n"]["en"] == view["why_not"]
-    assert view["why_not_i18n"]["de"].startswith("keine erlaubte Änderung erklärt, was die Kamera sieht: ")
-    assert "Blau 6/1" in view["why_not_i18n"]["de"]
-    assert view["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)",
-                                    "expected_i18n": {"en": "empty", "fr": "vide", "de": "leer", "es": "vacía"},
-                                    "seen_i18n": {"en": "blue 6/1 (black)", "fr": "le pion bleu 6/1 (face noire)",
-                                                  "de": "Blau 6/1 (schwarze Seite)",
-                                                  "es": "la ficha azul 6/1 (cara negra)"}}]
+    assert each_language(view["why_not"])["en"] == view["why_not"]
+    assert each_language(view["why_not"])["de"].startswith("keine erlaubte Änderung erklärt, was die Kamera sieht: ")
+    assert "Blau 6/1" in each_language(view["why_not"])["de"]
+    assert each_language(view["differences"]) == {
+        "en": [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}],
+        "fr": [{"square": "p11", "expected": "vide", "seen": "le pion bleu 6/1 (face noire)"}],
+        "de": [{"square": "p11", "expected": "leer", "seen": "Blau 6/1 (schwarze Seite)"}],
+        "es": [{"square": "p11", "expected": "vacía", "seen": "la ficha azul 6/1 (cara negra)"}]}
     state = s.state()
     first = state["log"][0]
-    assert first["text_i18n"] == {"en": "New game, basic setup.", "fr": "Nouvelle partie, mise en place de base.",
+    assert each_language(first["text"]) == {"en": "New game, basic setup.", "fr": "Nouvelle partie, mise en place de base.",
                                   "de": "Neues Spiel, Grundaufbau.", "es": "Nueva partida, preparación básica."}
     for colour in ("red", "blue"):
         label = next(x for x in s.game.unmoved if s.game.position.pawn(x).colour == colour)
@@ -157,13 +158,14 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
     s.undo()                     # the log is rebuilt from the journal: still in every language
     log = s.state()["log"]
     moved = [e for e in log if e["seq"] == 1]
-    assert moved and moved[0]["text_i18n"]["de"].startswith("Rot ") and "wird umgedreht (G3)" in moved[0]["text_i18n"]["de"]
-    assert log[-1]["text_i18n"]["fr"] == "Annulé\u00a0: retour à la position d'avant la dernière action."
-    assert log[0]["text_i18n"] == first["text_i18n"]
+    german = each_language(moved[0]["text"])["de"] if moved else ""
+    assert german.startswith("Rot ") and "wird umgedreht (G3)" in german
+    assert each_language(log[-1]["text"])["fr"] == "Annulé\u00a0: retour à la position d'avant la dernière action."
+    assert each_language(log[0]["text"]) == each_language(first["text"])
 
 
 def test_the_camera_workers_status_in_each_language():
-    """The camera worker's status line (cannot open, steady …) carries every language (message_i18n)."""
+    """The camera worker's status line (cannot open, steady …) is said in every language."""
     from companion_app.table.watcher import CameraWorker
     from engine.position import basic_position
     from table_helpers import TableSource, wait_for
@@ -182,15 +184,15 @@ def test_the_camera_workers_status_in_each_language():
                           read_timeout=0.5, backoff=(0.05, 0.2)).start()
     try:
         failed = wait_for(lambda: next((u for u in updates if u.status["state"] == "failed"), None), what="failure")
-        every = failed.status["message_i18n"]
+        every = each_language(failed.status["message"])
         assert every["en"] == failed.status["message"]
         assert every["de"].startswith("die Kamera lässt sich nicht öffnen (no camera at /dev/video0); neuer Versuch in ")
         assert every["fr"].startswith("impossible d'ouvrir la caméra (no camera at /dev/video0)\u00a0; nouvel essai dans ")
         steady = wait_for(lambda: next((u for u in updates if u.stable), None), what="stable")
-        assert steady.status["message_i18n"]["es"] == "vigilando: la lectura es estable"
+        assert each_language(steady.status["message"])["es"] == "vigilando: la lectura es estable"
     finally:
         worker.close()
-    assert worker.status()["message_i18n"]["de"] == "die Kamera ist ausgeschaltet"
+    assert each_language(worker.status()["message"])["de"] == "die Kamera ist ausgeschaltet"
 
 
 NOT_LOCATED_WORDS = r"located|localis|repéré|erkannt|gefunden|localiz"
@@ -222,7 +224,7 @@ def test_a_board_not_located_is_said_once_in_each_language():
         lost = wait_for(lambda: next((u for u in updates if u.reading), None), what="a reading")
     finally:
         worker.close()
-    every = lost.status["message_i18n"]
+    every = each_language(lost.status["message"])
     assert every["en"] == lost.status["message"]
     assert every["en"].startswith("the board is not located: no corner markers seen (ids ")
     assert every["de"] == ("der Spielplan ist nicht erkannt: keine Eckmarker gesehen (IDs 0, 1, 2, 3); "
@@ -231,7 +233,7 @@ def test_a_board_not_located_is_said_once_in_each_language():
         assert len(re.findall(NOT_LOCATED_WORDS, text)) == 1, (lang, text)
     game = Game.new(["red", "blue"], seed=3)
     _, why = action_for(game, reconcile_reading(game, read_image(np.full((480, 640, 3), 128, np.uint8))))
-    said = in_all(why)
+    said = each_language(why)
     assert said["en"].startswith("The camera has not located the board; nothing to confirm (no corner markers seen")
     for lang, text in said.items():
         assert len(re.findall(NOT_LOCATED_WORDS, text)) == 1, (lang, text)
@@ -248,7 +250,7 @@ def test_the_camera_cards_last_problem_in_each_language():
     camera.feed(np.full((480, 640, 3), 128, np.uint8))
     detail = Device("Camera", camera, why="").status()["detail"]
     assert detail["last_problem"].startswith("board not located: no corner markers seen")
-    every = detail["last_problem_i18n"]
+    every = each_language(detail["last_problem"])
     assert every["en"] == detail["last_problem"]
     assert every["es"] == ("tablero no localizado: no se ve ningún marcador de esquina (ids 0, 1, 2, 3); "
                            "¿está el tablero a la vista e iluminado?")
@@ -269,4 +271,32 @@ def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):
     assert en.status_code == de.status_code == 409
     why = session.camera_view()
     assert en.get_json()["error"] == why["why_not"]
-    assert de.get_json()["error"] == why["why_not_i18n"]["de"] != why["why_not"]
+    assert de.get_json()["error"] == each_language(why["why_not"])["de"] != why["why_not"]
+
+
+def test_the_camera_says_a_moves_compass_letters_in_each_language():
+    """A move the camera read is said with its unit moves (``(NNW)``) in the reader's compass letters:
+    W is O in French and Spanish, E is O in German; I (enter) and X (exit) stay."""
+    from companion_app.table.readings import action_for
+    from engine.observation import Observation
+    from engine.reconcile import reconcile_game
+
+    game = Game.new(["red", "blue"], first_player="red", seed=3)
+    while True:      # play on (each pawn the first of its moves) until the player to move can go west
+        label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
+        targets = game.targets(label)
+        west = [t for t in targets if t["square"] and "W" in t["moves"] and "E" not in t["moves"]]
+        if west:
+            break
+        game = game.apply({"type": "move", "pawn": label, "moves": targets[-1]["moves"]})
+        if game.phase == "monster":
+            game = game.apply({"type": "draw"})
+    after = game.apply({"type": "move", "pawn": label, "moves": west[0]["moves"]})
+    action, words = action_for(game, reconcile_game(game, Observation.of(after.position)))
+    moves = action["moves"]
+    assert "W" in moves and f"({moves})" in str(words)
+    every = check(words, str(words))
+    assert f"({moves.replace('W', 'O')})" in every["fr"] and f"({moves.replace('W', 'O')})" in every["es"]
+    assert f"({moves})" in every["de"]
+    note = check(after.note, str(after.note))     # the game log's line of the same move
+    assert f"({moves.replace('W', 'O')})" in note["fr"] and note["en"] == str(after.note)

@@ -20,7 +20,7 @@ from PIL import Image
 
 from browser_helpers import fits_360_px, needs_chromium, open_phone, phone, referee_login
 from companion_app.i18n import catalog
-from companion_app.i18n.game_text import all_tile_names
+from companion_app.i18n.text import localize
 from companion_app.web.server import Server
 from web_helpers import make_app, play_pawn_phase, served_game, session_with
 
@@ -32,8 +32,8 @@ LANGS = ["fr", "de", "es"]
 ALLOWED = {"Finstere Flure", "EN", "FR", "DE", "ES", "PIN", "JSON", "flure play", "flure replay FILE", "·", "–", "…", "OK"}
 SAME = re.compile(r"^([a-p]\d{1,2}|[GPMTBA]\d{1,2}|[\d\W_×]+|\d+ ?(px|cm|mm|°|s)|https?://\S+)$")
 WALL = re.compile(r"^[A-Z]$")   # the wall letters round the board (B2, M7 name them)
-# The server's own sentences (log lines, device and camera messages): their words come as
-# ``<field>_i18n`` from the server; the catalog check (1) covers them, the English-page check (2) not.
+# The server's own sentences (log lines, device and camera messages): the server says them in the page's
+# language; the catalog check (1) covers them, the English-page check (2) not.
 SERVER_SENTENCES = ["#log", "#devices", "#differences", "#table-needs", "#follow", "#camera-why", "#applied",
                     "#banner-text", "#join-url", "#rule-text", "#stickers-list", "#doctor-list", "#advice",
                     "#lens-advice", "#no-picture", "#lens-message", "#leds-message", "#exposure-message"]
@@ -171,7 +171,7 @@ def test_the_referee_view_has_no_english_word_left_and_fits_360_px(browser, live
     assert page.locator("html").get_attribute("lang") == lang
     assert page.inner_text("#save-move") == words["Save this move"]
     assert page.inner_text("#link") == words["live"]
-    names = all_tile_names(session.game)[lang]                 # the tiles' buttons: the game's names for them
+    names = localize(session.state()["tile_names"], lang)      # the tiles' buttons: the game's names for them
     assert page.inner_text("#tile-buttons [data-tile='prey-1']") == names["prey-1"]
     first = page.inner_text("#pawn-buttons button")                # a button starts with a capital ("Le pion bleu 6/1")
     assert first[0].isupper(), first
@@ -358,12 +358,14 @@ def test_the_setup_steps_say_their_refusals_and_messages_in_the_pages_language(t
     assert refused.json["error"] == "Noch nichts zu speichern: nehmt Ansichten auf und drückt zuerst auf Kalibrieren."
     english = client.post("/api/setup/save", json={}, headers={**AUTH, "Accept-Language": "en"})
     assert english.json["error"] == "Nothing to save yet: capture views and press Calibrate first."
-    look = client.get("/api/setup/look", headers=AUTH).json          # no camera: said in every language
+    look = client.get("/api/setup/look", headers=AUTH).json          # no camera: said in the request's language
     assert look["picture"] is False and look["message"].startswith("The camera has given no picture yet (")
-    assert look["message_i18n"]["fr"].startswith("La caméra n'a encore donné aucune image (")
-    calibration = client.get("/api/setup/calibration", headers=AUTH).json   # the lens advice, in every language
+    look = client.get("/api/setup/look", headers={**AUTH, "Accept-Language": "fr"}).json
+    assert look["message"].startswith("La caméra n'a encore donné aucune image (")
+    calibration = client.get("/api/setup/calibration", headers=AUTH).json   # the lens advice, in the request's language
     assert calibration["advice"][0] == "0 of at least 15 views: keep capturing"
-    assert calibration["advice_i18n"]["de"][0] == "0 von mindestens 15 Ansichten: weiter aufnehmen"
+    calibration = client.get("/api/setup/calibration", headers={**AUTH, "Accept-Language": "de"}).json
+    assert calibration["advice"][0] == "0 von mindestens 15 Ansichten: weiter aufnehmen"
     doctor = client.get("/api/setup/doctor", headers={**AUTH, "Accept-Language": "es"}).json["findings"]
     assert {f["topic"] for f in doctor} >= {"cámara (en esta sesión)", "más"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion_app.i18n.text import render as say_in
 from engine.position import basic_position
 from vision.scheme import load_scheme
 from vision.twin.scene import render
@@ -26,7 +27,7 @@ def test_a_good_placement_is_located_with_the_outline_and_four_corner_markers():
     assert len(seen["markers"]) == 4
     outline = np.array(seen["outline"])
     assert outline.shape == (4, 2) and (outline > 0).all() and (outline < 1).all()
-    assert seen["advice_i18n"]["fr"].startswith("Le plateau est repéré")
+    assert say_in(seen["advice"], "fr").startswith("Le plateau est repéré")   # said in each reader's language
 
 
 @pytest.mark.parametrize("camera, verdict, advice", [

@@ -16,6 +16,7 @@ import pytest
 from browser_helpers import needs_chromium
 from calibration.intrinsics import CharucoSpec
 from calibration.store import load_calibration
+from companion_app.i18n.text import localize
 from companion_app.table.config import load_table_config
 from companion_app.table.devices import Device, open_leds
 from companion_app.table.session import TableSession
@@ -193,10 +194,11 @@ def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_fo
     assert check["pieces"] == len(played) and check["left_out"] == len(everything - played) > 0
     assert set(check["missing"]) == played - set(check["seen"])
     assert not any("green" in p or "purple" in p for p in check["missing"])
+    assert set(check["names"]) == set(check["seen"]) | set(check["missing"])   # each piece in words
     for lang, pawn in (("fr", "pion rouge"), ("de", "rot 6/1"), ("es", "ficha roja")):
-        assert len(check["missing_i18n"][lang]) == len(check["missing"])
-        assert pawn in check["seen_i18n"][lang][0].lower(), check["seen_i18n"][lang]
-        words = " ".join(check["missing_i18n"][lang])
+        names = localize(check["names"], lang)
+        assert pawn in names[check["seen"][0]].lower(), names
+        words = " ".join(names[p] for p in check["missing"])
         for english in ("pawn ", "stone tile", "teleporter sticker", "monster sticker"):
             assert english not in words, (lang, english)
     assert sticker_check(red[:1], scheme)["left_out"] == 0     # before a game: every piece is asked for

@@ -118,7 +118,7 @@ def test_the_demo_plays_a_whole_game_through_the_camera_only(tmp_path):
     steps = store.history(game_id)
     final = Game.from_json(steps[-1].state)
     assert final.phase == "over" and final.seed == SEED
-    assert last["text"] == final.summary().rstrip(".")
+    assert last["text"] == str(final.summary()).rstrip(".")
     actions = [s.action for s in steps[1:]]
     assert actions and all(a["by"].startswith("camera") for a in actions), [a for a in actions if
                                                                           not a["by"].startswith("camera")]

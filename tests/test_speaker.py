@@ -18,7 +18,7 @@ import pytest
 
 from companion_app.cli.engine import DEMO_SETUP
 from companion_app.i18n import LANGUAGES
-from companion_app.i18n.plan_text import step_texts
+from companion_app.i18n.text import render
 from companion_app.table.config import TableConfigError, load_table_config
 from companion_app.table.devices import Device, open_speaker
 from companion_app.table.session import TableSession
@@ -82,7 +82,7 @@ def plan():
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_espeak_command_line_for_each_language(espeak, speakers, lang):
-    lines = step_texts(plan(), lang)
+    lines = [render(step.words, lang) for step in plan().steps]
     speaker = Speaker(voice_for(lang), 150)
     speakers.append(speaker)
     speaker.announce([(0.0, text) for text in lines])
@@ -167,9 +167,9 @@ def test_a_missing_espeak_is_the_speakers_status_not_a_crash(tmp_path, monkeypat
     assert status["present"] is False and status["message"] == ("no speaker: espeak-ng is not installed: sudo apt "
                                                                 "install espeak-ng (deploy/install.sh does), or set "
                                                                 "[speaker] enabled = false")
-    assert status["message_i18n"]["de"] == ("kein Lautsprecher: espeak-ng ist nicht installiert: sudo apt install "
-                                            "espeak-ng (deploy/install.sh tut das), oder setzt [speaker] enabled = false")
-    assert set(status["message_i18n"]) == set(LANGUAGES)
+    assert render(status["message"], "de") == ("kein Lautsprecher: espeak-ng ist nicht installiert: sudo apt install "
+                                               "espeak-ng (deploy/install.sh tut das), oder setzt [speaker] enabled = "
+                                               "false")
     session = TableSession(Store(tmp_path / "s.sqlite3"), speaker=device)
     session.new_game(["red", "blue"], "red", seed=2)
     play_pawn_phase(session)
@@ -200,7 +200,7 @@ def test_the_session_announces_each_move_without_waiting_for_the_voice(espeak, t
         release.touch()
         assert speaker.wait_idle(60)
         said = [c["argv"][-1] for c in espeak()]
-        assert said == step_texts(session.game.last_plan, "es") and said[0].startswith("Paso 1: ")
+        assert said == [render(s.words, "es") for s in session.game.last_plan.steps] and said[0].startswith("Paso 1: ")
         assert session.device_status()["speaker"]["detail"]["spoken"] == len(said)
     finally:
         release.touch()
@@ -276,7 +276,7 @@ def test_the_real_espeak_takes_the_command_line_and_has_each_languages_voice(tmp
 
 
 def test_the_speakers_live_error_is_said_in_each_language(espeak, speakers):
-    """The referee view's device status carries the real failure in every language (``last_error_i18n``)."""
+    """The referee view's device status carries the real failure as wording data, said in each language."""
     from companion_app.table.devices import Device
 
     speaker = Speaker("en", 150)
@@ -285,7 +285,7 @@ def test_the_speakers_live_error_is_said_in_each_language(espeak, speakers):
     assert speaker.wait_idle(30)
     detail = Device("speaker", speaker, why="").status()["detail"]
     assert detail["last_error"] == "espeak-ng failed (exit status 1): cannot speak this line"
-    assert detail["last_error_i18n"] == {
+    assert {lang: render(detail["last_error"], lang) for lang in LANGUAGES} == {
         "en": "espeak-ng failed (exit status 1): cannot speak this line",
         "fr": "espeak-ng a échoué (code de sortie 1)\u00a0: cannot speak this line",   # espeak-ng's own words stay
         "de": "espeak-ng ist fehlgeschlagen (Exit-Status 1): cannot speak this line",

@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
-from engine.deck import tile_name
+from engine.deck import tile_words
 from engine.errors import GameActionError
 from web_helpers import session_with, show_table
 
@@ -256,7 +256,7 @@ def test_the_reset_between_rounds_has_its_own_guidance_until_the_card_zone_is_cl
     view = s.camera_view()
     assert view["follow"]["why"].startswith("Round 1 is over (G9)")
     texts = [f["text"] for f in view["follow"]["fixes"]]
-    assert texts == [f"take the tile {tile_name(tile)} out of the card zone and shuffle all 8 tombstone tiles "
+    assert texts == [f"take the tile {tile_words(tile)} out of the card zone and shuffle all 8 tombstone tiles "
                      "into a new face-down deck for round 2 (G9)"], texts
     assert not view["follow"]["done"] and not view["can_confirm"]
     assert "Round 1 is over" in view["why_not"]

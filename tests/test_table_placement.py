@@ -15,7 +15,7 @@ import pytest
 from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
 from engine.errors import GameActionError
 from engine.reconcile_place import legal_placements
-from web_helpers import session_with, show_table
+from web_helpers import each_language, session_with, show_table
 
 
 def _advanced(tmp_path, mode="auto", players=("red", "blue")):
@@ -42,8 +42,9 @@ def test_the_guidance_says_who_places_and_what_is_left_in_every_language(tmp_pat
     guide = view["placement"]
     assert guide["placer"] == "red" and sum(guide["left"].values()) == 17
     assert guide["text"] == s.game.summary() and view["why_not"] == s.game.summary()
-    assert set(guide["text_i18n"]) == {"en", "fr", "de", "es"} and guide["text_i18n"]["en"] == guide["text"]
-    assert "rouge" in guide["text_i18n"]["fr"] and "A2" in guide["text_i18n"]["de"]
+    said = each_language(guide["text"])            # wording data: each screen says it in its language
+    assert said["en"] == guide["text"] and len(set(said.values())) == 4
+    assert "rouge" in said["fr"] and "A2" in said["de"]
     assert "on the referee view" not in view["why_not"]            # the old limitation is gone
     assert not view["can_confirm"] and view["change"]["kind"] == "wait"
 
@@ -105,7 +106,7 @@ def test_two_pieces_at_once_are_refused_shown_in_plain_words_and_never_applied(t
     view = s.camera_view()
     assert view["change"]["kind"] == "refused" and not view["can_confirm"] and s.seq == 0
     assert "one piece at a time" in view["why_not"] and "(A2)" in view["why_not"]
-    said = view["why_not_i18n"]                  # the refusal in every language (engine.wording)
+    said = each_language(view["why_not"])                  # the refusal in every language (engine.wording)
     assert said["en"] == view["why_not"] and "une pièce à la fois" in said["fr"] and "Drehstein" in said["de"]
     assert all("e4" in t and "k8" in t and "(A2)" in t for t in said.values())
     assert "no legal" not in said["es"] and "piedra de giro" in said["es"]

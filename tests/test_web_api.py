@@ -405,25 +405,21 @@ def camera_client(tmp_path):
     return client, session, camera
 
 
-def english(differences: list[dict]) -> list[dict]:
-    """The camera view's differences without their other languages (``expected_i18n``, ``seen_i18n``)."""
-    return [{k: d[k] for k in ("square", "expected", "seen")} for d in differences]
-
-
 def test_camera_differences_fix_and_confirm_a_pawn_move(camera_client):
     client, session, camera = camera_client
     seen = session.game.position.to_setup()
     seen["pawns"] = {"P1": {"at": "p10", "color": "red", "pawn": "6/1", "face": "white"}}  # red 6/1 on p10?
     camera.reading = FakeReading(True, seen)
     v = client.get("/api/camera", headers=AUTH).json
-    assert english(v["differences"]) == [{"square": "p10", "expected": "empty", "seen": "red 6/1 (white)"}]
-    assert v["differences"][0]["seen_i18n"]["de"] == "Rot 6/1 (weiße Seite)"   # each screen shows its language
+    assert v["differences"] == [{"square": "p10", "expected": "empty", "seen": "red 6/1 (white)"}]
+    de = client.get("/api/camera", headers={**AUTH, "Accept-Language": "de"}).json   # each screen its language
+    assert de["differences"] == [{"square": "p10", "expected": "leer", "seen": "Rot 6/1 (weiße Seite)"}]
     # The referee corrects it: the pawn really stands on p11.
     v = client.post("/api/camera/fix", json={"square": "p10", "piece": "empty"}, headers=AUTH).json
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "pawn", "color": "red", "pawn": "6/1",
                                              "face": "black"}, headers=AUTH).json
     assert v["fixes"]["p11"]["color"] == "red"
-    assert english(v["differences"]) == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
+    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "red 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and "red 6/1" in r.json["confirmed"]
@@ -468,7 +464,7 @@ def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_clie
     camera.reading = FakeReading(True, seen, problems=hidden)
     v = client.get("/api/camera", headers=AUTH).json
     assert v["unseen"] == ["p10"]
-    assert english(v["differences"]) == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
+    assert v["differences"] == [{"square": "p11", "expected": "empty", "seen": "blue 6/1 (black)"}]
     assert v["proposal"]["action"] == {"type": "move", "pawn": "blue-6/1", "moves": "I"}
     r = client.post("/api/camera/confirm", json={}, headers=AUTH)
     assert r.status_code == 200 and r.json["position"]["pawns"]["blue-6/1"]["at"] == "p11"
@@ -483,7 +479,7 @@ def test_a_fixed_hidden_square_is_what_the_referee_said(camera_client):
     camera.reading = FakeReading(True, seen, problems=[{"code": "unread-square", "square": "p11", "message": "…"}])
     assert client.get("/api/camera", headers=AUTH).json["differences"] == []
     v = client.post("/api/camera/fix", json={"square": "p11", "piece": "empty"}, headers=AUTH).json
-    assert v["unseen"] == [] and english(v["differences"]) == [{"square": "p11", "expected": "red 6/1 (black)",
+    assert v["unseen"] == [] and v["differences"] == [{"square": "p11", "expected": "red 6/1 (black)",
                                                        "seen": "empty"}]
 
 
@@ -652,9 +648,9 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_pa
     r = client.post("/api/simulated", json={"move": {"from": "a1", "to": stone}}, headers=AUTH)
     assert r.status_code == 409 and r.get_json()["error"].startswith(f"{stone} ist nicht frei: ")   # ?lang=de above
     r = client.post("/api/simulated", json={"move": {"from": "a1", "to": "b1"}}, headers=AUTH)
-    assert r.status_code == 200 and r.get_json()["moved"] == "monster from a1 to b1"
-    assert r.get_json()["moved_i18n"]["de"] == "Monster von a1 nach b1"        # each page shows its own language
-    assert r.get_json()["players"]["now_i18n"]["fr"] == "pas encore commencé"
+    assert r.status_code == 200 and r.get_json()["moved"] == "Monster von a1 nach b1"   # ?lang=de above
+    r = client.get("/api/simulated?lang=fr", headers=AUTH)                  # each page in its own language
+    assert r.get_json()["players"]["now"] == "pas encore commencé"
     assert rig.table.position().monster == parse_square("b1")
     assert session.game.position.monster == parse_square("a1")        # the game learns only through the camera
     assert client.post("/api/simulated", json={"move": {"from": "z9"}}, headers=AUTH).status_code == 400

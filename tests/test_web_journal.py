@@ -268,11 +268,11 @@ def test_a_damaged_database_file_is_kept_aside_and_a_fresh_journal_starts(tmp_pa
     client = app.test_client()
     status = client.get("/api/status", headers=AUTH).json["journal"]
     assert "was damaged" in status["detail"]["error"] and "s.db.damaged-" in status["detail"]["error"]
-    assert status["detail"]["error_i18n"]["en"] == status["detail"]["error"]
-    german = status["detail"]["error_i18n"]["de"]
-    assert "war beschädigt" in german and "s.db.damaged-" in german
-    assert "était endommagé" in status["detail"]["error_i18n"]["fr"]
-    assert "estaba dañado" in status["detail"]["error_i18n"]["es"]
+    said = {lang: client.get("/api/status", headers={**AUTH, "Accept-Language": lang}).json["journal"]["detail"]["error"]
+            for lang in ("de", "fr", "es")}                        # in the request's language
+    assert "war beschädigt" in said["de"] and "s.db.damaged-" in said["de"]
+    assert "était endommagé" in said["fr"]
+    assert "estaba dañado" in said["es"]
     assert client.post("/api/game", json=PLAYERS, headers=AUTH).status_code == 200   # writes work again
 
 
@@ -313,7 +313,8 @@ def test_a_full_disk_answers_507_says_so_on_the_devices_card_and_changes_nothing
     assert "game state unchanged" in r.json["error"] and session.state() == before
     journal = client.get("/api/status", headers=AUTH).json["journal"]
     assert journal["error"] == f"the disk is full: free space on {tmp_path} (game state unchanged)"
-    assert journal["error_i18n"]["de"] == f"die Festplatte ist voll: Platz in {tmp_path} freigeben (Spielstand unverändert)"
+    journal = client.get("/api/status", headers={**AUTH, "Accept-Language": "de"}).json["journal"]
+    assert journal["error"] == f"die Festplatte ist voll: Platz in {tmp_path} freigeben (Spielstand unverändert)"
     r = client.post("/api/action", json=correct, headers={**AUTH, "Accept-Language": "es"})
     assert r.status_code == 507
     assert f"el disco está lleno: libera espacio en {tmp_path} (estado de la partida sin cambios)" in r.json["error"]
@@ -368,12 +369,19 @@ def test_a_bad_record_is_refused_naming_the_field_and_nothing_changes(started, c
     assert session.state() == before
 
 
-def test_flure_replay_prints_each_step_and_the_monster_plans(started, tmp_path, capsys):
+def exported_after_a_monster_move(started, tmp_path):
+    """The game's record, downloaded as the referee does, once the monster has moved."""
     client, session = started
     play_pawn_phase(session)
     session.act({"type": "draw"})
     path = tmp_path / "game.json"
     path.write_text(json.dumps(client.get("/api/game/export", headers=AUTH).json))
+    return path
+
+
+def test_flure_replay_prints_each_step_and_the_monster_plans(started, tmp_path, capsys):
+    _, session = started
+    path = exported_after_a_monster_move(started, tmp_path)
     assert flure(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     for line in session.game.last_plan.lines():
@@ -410,3 +418,15 @@ def test_a_record_with_a_referee_correction_replays_to_the_same_game_in_json(sta
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [x["step"] for x in lines] == list(range(session.seq + 1))
     assert lines[1]["action"]["type"] == "correct" and lines[-1]["state"] == session.game.to_json()
+
+
+def test_flure_replay_says_the_notes_and_the_plan_in_the_commands_language(started, tmp_path, capsys):
+    from companion_app.i18n.text import localize, render
+
+    _, session = started
+    path = exported_after_a_monster_move(started, tmp_path)
+    assert flure(["--lang", "de", "replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    for line in localize(session.game.last_plan.sentences(), "de"):
+        assert f"        {line}" in out
+    assert f"      {render(session.game.note, 'de')}\n" in out and str(session.game.note) not in out

@@ -7,6 +7,8 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
+from companion_app.i18n import LANGUAGES
+from companion_app.i18n.text import localize
 from companion_app.table.devices import Device
 from companion_app.table.fakes import FakeCamera, FakeLeds
 from companion_app.table.session import TableSession
@@ -16,6 +18,11 @@ from companion_app.web.app import create_app
 TOKEN = "test-token-7731"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 OUTPUT = Path(__file__).resolve().parent / "output"
+
+
+def each_language(value) -> dict:
+    """A payload value (wording data, as the session keeps it) as each language's reader gets it."""
+    return {lang: localize(value, lang) for lang in LANGUAGES}
 
 
 def make_app(tmp_path, session: TableSession | None = None, **kw):
@@ -31,6 +38,13 @@ def play_pawn_phase(session: TableSession, choose=lambda targets: targets[-1]) -
         label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
         target = choose(game.targets(label))
         session.act({"type": "move", "pawn": label, "moves": target["moves"]})
+
+
+def played(session: TableSession) -> None:
+    """The player to move moves a pawn (the referee enters it): its longest move."""
+    game = session.game
+    label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
+    session.act({"type": "move", "pawn": label, "moves": longest(game.targets(label))["moves"]})
 
 
 def longest(targets):
@@ -74,10 +88,13 @@ def show_table(camera: FakeCamera, session: TableSession) -> None:
 
 
 class SseClient:
-    """A phone's live connection, read in a thread: every `state` message with the time it arrived."""
+    """A phone's live connection, read in a thread: every `state` message with the time it arrived
+    (``messages``), and every message of any kind as (kind, data) (``every``)."""
 
-    def __init__(self, base_url: str, source: str | None = None):
-        """``source``: the address this phone connects from (127.0.0.N: each one a device of its own)."""
+    def __init__(self, base_url: str, source: str | None = None, path: str = "/api/stream",
+                 headers: dict | None = None):
+        """``source``: the address this phone connects from (127.0.0.N: each one a device of its own);
+        ``path`` and ``headers`` as the phone asks (``?lang=fr``, Accept-Language)."""
         import http.client
         import threading
         from urllib.parse import urlparse
@@ -86,8 +103,9 @@ class SseClient:
         self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30,
                                                source_address=(source, 0) if source else None)
         self.messages: list[tuple[float, dict]] = []
+        self.every: list[tuple[str, dict]] = []
         self.arrived = threading.Condition()
-        self.conn.request("GET", "/api/stream", headers={"Accept": "text/event-stream"})
+        self.conn.request("GET", path, headers={"Accept": "text/event-stream", **(headers or {})})
         self.response = self.conn.getresponse()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
@@ -109,6 +127,8 @@ class SseClient:
                 elif line == "" and data:
                     message = json.loads("".join(data))
                     data, kind, event = [], event, None
+                    with self.arrived:
+                        self.every.append((kind, message))
                     if kind != "state":
                         continue   # pings keep the connection alive; only states count
                     with self.arrived:

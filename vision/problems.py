@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.position import BOTH_ON, STATUS_CODES
-from engine.wording import N_, Pawn, Plural, Text, words_from_json
+from engine.wording import N_, PawnName, Plural, Text, n_, words_from_json
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,6 @@ def _say(code: str, template: str, plural: str | None = None) -> Sentence:
     sentence = Sentence(code, template, plural)
     SENTENCES.append(sentence)
     return sentence
-
-
-def n_(singular: str, plural: str) -> tuple[str, str]:
-    """Mark a singular/plural pair for extraction (the ``n_`` keyword); returns both unchanged."""
-    return singular, plural
 
 
 # -- the board is not found (code ``not-located``): the frame, the camera, the corner markers --------
@@ -168,7 +163,7 @@ def piece_words(sticker) -> Text:
     """The piece a sticker shows, as a problem names it (``pawn red 3/4 (white face)``, ``stone tile 2
     (crystal)``, ``the monster``), as wording data."""
     if sticker.piece == "pawn":
-        return Text(PAWN_FACE[sticker.face], pawn=Pawn(f"{sticker.colour} {sticker.pawn}"))
+        return Text(PAWN_FACE[sticker.face], pawn=PawnName(f"{sticker.colour} {sticker.pawn}"))
     if sticker.piece == "stone":
         return Text(STONE_FACE[sticker.kind], tile=sticker.tile)
     fields = {"pair": sticker.pair, "shape": sticker.shape, "tile": sticker.tile}
@@ -179,7 +174,7 @@ def object_words(sticker) -> Text:
     """The physical object that carries a sticker (both faces of a pawn or a stone tile are one), as
     wording data: ``pawn red 3/4``, ``stone tile 2``; any other piece is its one sticker."""
     if sticker.piece == "pawn":
-        return Text(A_PAWN, pawn=Pawn(f"{sticker.colour} {sticker.pawn}"))
+        return Text(A_PAWN, pawn=PawnName(f"{sticker.colour} {sticker.pawn}"))
     if sticker.piece == "stone":
         return Text(A_STONE_TILE, tile=sticker.tile)
     return piece_words(sticker)

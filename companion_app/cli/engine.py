@@ -1,7 +1,7 @@
 """Engine sub-commands: ``flure scenario run|check``, ``flure resolve``, ``flure demo``.
 
-The plan is printed in the command's language by the same renderer as the phones'
-(``companion_app.i18n.plan_text``); ``--json`` and ``scenario run`` print the engine's JSON,
+The plan's sentences (``Plan.sentences``) are printed in the command's language by the same renderer
+as the phones' (``companion_app.i18n.text``); ``--json`` and ``scenario run`` print the engine's JSON,
 the same in every language.
 """
 from __future__ import annotations
@@ -184,20 +184,19 @@ def cmd_resolve(args) -> int:
 
 def print_plan(plan) -> None:
     """The board before, the plan's lines in the command's language (the words the phones and the
-    referee log show too: ``plan_text``, whose English is ``Plan.lines()``), and the board after."""
+    referee log show too: ``Plan.sentences``), and the board after."""
     from engine.geometry import direction_name, square_name
+    from engine.wording import Direction
 
-    from ..i18n import pgettext as in_context  # the direction's msgid is plan_text's (context "direction")
-    from ..i18n.plan_text import plan_lines
+    from ..i18n.text import render
     start = plan.start
     print(_("Tombstone tile %(tile)s: the monster starts on %(square)s facing %(direction)s.", tile=plan.tile,
-            square=square_name(start.monster),
-            direction=in_context(language(), "direction", direction_name(start.facing))))
+            square=square_name(start.monster), direction=render(Direction(direction_name(start.facing)), language())))
     print(start)
     print(board_key(start))
     print()
-    for line in plan_lines(plan, language()):
-        print(line)
+    for sentence in plan.sentences():
+        print(render(sentence, language()))
     print()
     print(plan.result)
 
@@ -205,7 +204,7 @@ def print_plan(plan) -> None:
 def board_key(position) -> str:
     """The legend printed under the text diagram (``Position.__str__``): each symbol once, and which
     pawn each letter is, in the command's language."""
-    from ..i18n.plan_text import pawn_name
+    from ..i18n.text import pawn_name
     key = _("Key: ^ > v < the monster facing N, E, S, W · A B C … pawns · o stone · c crystal\n"
             "     r pivot-right · u pivot-about · ~ pool · 1 2 teleporter of pair 1 or 2 · # wall · . floor")
     letters = position.pawn_letters()

@@ -327,8 +327,8 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
     print("  " + _("Referee: open %(url)s on the tablet and enter the PIN %(pin)s", url=phone_url + "referee", pin=pin))
     print("           " + _("(API clients send the header Authorization: Bearer %(pin)s).", pin=pin))
     if session.game is not None:
-        state = session.state()
-        summary = state.get("summary_i18n", {}).get(language(), state["summary"])
+        from ..i18n.text import render
+        summary = render(session.game.summary(), language())
         game_line = (_("resumed: %(summary)s", summary=summary) if resumed
                      else _("demo game: %(summary)s", summary=summary))
     else:

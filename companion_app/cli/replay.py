@@ -3,8 +3,8 @@
 A record comes from the referee's "Download game" (``/api/game/export``) or a bug
 report; the engine replays it from its seed, so what is printed is what the
 table saw: each action, the game's note after it and, after a monster move, the
-plan in the command's language (``plan_text``; English is ``Plan.lines()``).  The game's
-notes come from the engine in English; ``--json`` is the same in every language.  A file
+plan (``Plan.sentences``), said in the command's language; ``--json`` is the same in every
+language.  A file
 that is not a usable record gets one plain line naming the field.
 """
 from __future__ import annotations
@@ -56,8 +56,8 @@ def cmd_replay(args) -> int:
         from ..i18n.text import error_text
         return fail(_("%(where)s: %(error)s", where=args.file, error=error_text(exc, language())))
     if not args.json:
-        from ..i18n.game_text import summary
-        print(_("After %(num)s actions: %(summary)s", num=len(record.actions), summary=summary(game, language())))
+        from ..i18n.text import render
+        print(_("After %(num)s actions: %(summary)s", num=len(record.actions), summary=render(game.summary(), language())))
     return 0
 
 
@@ -67,8 +67,8 @@ def _print_step(args, n: int, action: dict | None, game) -> None:
         return
     what = _("new game") if action is None else json.dumps(action, separators=(",", ":"))
     print(f"{n:4d}  {what}")
-    print(f"      {game.note}")
+    from ..i18n.text import render
+    print(f"      {render(game.note, language())}")
     if action is not None and action["type"] in ("draw", "tile") and game.last_plan is not None:
-        from ..i18n.plan_text import plan_lines
-        for line in plan_lines(game.last_plan, language()):
-            print(f"        {line}")
+        for sentence in game.last_plan.sentences():
+            print(f"        {render(sentence, language())}")

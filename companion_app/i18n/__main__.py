@@ -22,7 +22,7 @@ ROOT = TRANSLATIONS.parent.parent
 # The Python code's and templates' markers.  The browser's ``t("…")`` is a keyword for the JavaScript files
 # only: given to the Python extractor too, newer Babel (2.19) also takes subscripts such as ``t["square"]`` as
 # messages.  So each file kind is its own pass with its own keywords, merged into one template.
-PY_KEYWORDS = ["_", "gettext", "pgettext:1c,2", "say", "N_", "NP_:1c,2", "ngettext_in:2,3", "_g:2", "n_:1,2",
+PY_KEYWORDS = ["_", "gettext", "pgettext:1c,2", "N_", "NP_:1c,2", "ngettext_in:2,3", "_g:2", "n_:1,2",
                "Plural:1,2"]
 JS_KEYWORDS = ["t", "N_", "pgettext:1c,2"]
 CODE = ("companion_app", "engine", "calibration", "hardware", "vision")

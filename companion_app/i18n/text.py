@@ -1,4 +1,4 @@
-"""The engine's wording data (engine.wording) in the players' language.
+"""The engine's wording data (engine.wording) in the players' language, rendered once at the edge.
 
 The engine gives refusals, explanations and instructions as ``Text`` values: an English template
 (the msgid, marked with ``N_`` in the engine and extracted from there) and named fields.  Here the
@@ -9,29 +9,37 @@ own, and squares, rule ids and numbers are kept as they are.  English gives exac
 from __future__ import annotations
 
 from engine.errors import FlureError
-from engine.wording import Cap, Colour, Direction, Join, Pawn, Plural, Said, Term, Text
+from engine.wording import N_, NP_, WORDING, Cap, Colour, Direction, Join, Moves, PawnName, Plural, Said, Term, Text
 
-from . import LANGUAGES, pick, translations
 from . import gettext as _g
 from . import pgettext as _pg
-from .plan_text import colour_name, pawn_name
+from . import pick, translations
+
+# The colour inside a pawn's name agrees with the language's word for pawn (es: la ficha roja), while a
+# player's colour is a name of its own (es: rojo): hence a context of their own ("pawn").
+COLOURS = (N_("blue"), N_("yellow"), N_("red"), N_("green"), N_("purple"), N_("black"), N_("white"))
+PAWN_COLOURS = (NP_("pawn", "blue"), NP_("pawn", "yellow"), NP_("pawn", "red"), NP_("pawn", "green"),
+                NP_("pawn", "purple"), NP_("pawn", "black"), NP_("pawn", "white"))
+DIRECTIONS = (NP_("direction", "N"), NP_("direction", "E"), NP_("direction", "S"), NP_("direction", "W"))
+# A unit move's compass letter (``INNNW``): one letter in each language (W is O in French and Spanish).
+COMPASS = (NP_("compass", "N"), NP_("compass", "E"), NP_("compass", "S"), NP_("compass", "W"))
 
 
-class Rendered:
-    """A sentence already rendered in every language (``{lang: text}``, as the broadcast ``_i18n`` fields
-    are), to pass on where wording data goes: ``str()`` is its English."""
+def colour_name(lang: str, colour: str) -> str:
+    return _g(lang, colour) if colour in COLOURS else colour
 
-    __slots__ = ("every",)
 
-    def __init__(self, every: dict[str, str]):
-        self.every = every
-
-    def __str__(self) -> str:
-        return self.every["en"]
+def pawn_name(lang: str, name: str) -> str:
+    """A pawn's name (``red 3/4``) in ``lang`` (``Rot 3/4``, ``le pion rouge 3/4``, ``la ficha roja 3/4``: the
+    article comes with the name, as with ``the stone``); a bare label stays as it is."""
+    colour, _, rest = name.partition(" ")
+    if rest and colour in PAWN_COLOURS:
+        return _g(lang, "%(colour)s %(kind)s", colour=_pg(lang, "pawn", colour), kind=rest)
+    return name
 
 
 def render(value, lang: str) -> str:
-    """``value`` (a Text, Join, Cap, Pawn, Colour, Term, Said or anything else) in ``lang``."""
+    """``value`` (a Text, Join, Cap, PawnName, Colour, Term, Said or anything else) in ``lang``."""
     if isinstance(value, Text):
         params = {k: render(v, lang) for k, v in value.params.items()}
         if isinstance(value, Plural):
@@ -43,8 +51,6 @@ def render(value, lang: str) -> str:
         return template % params if params else template
     if isinstance(value, Said):
         return render(value.text, lang)
-    if isinstance(value, Rendered):
-        return value.every.get(pick(lang), str(value))
     if isinstance(value, Join):
         sep = _g(lang, value.sep) if value.sep.strip() else value.sep
         return sep.join(render(p, lang) for p in value.parts)
@@ -53,20 +59,30 @@ def render(value, lang: str) -> str:
     if isinstance(value, Cap):
         text = render(value.inner, lang)
         return text[:1].upper() + text[1:]
-    if isinstance(value, Pawn):
+    if isinstance(value, PawnName):
         return pawn_name(lang, str(value))
     if isinstance(value, Colour):
         return colour_name(lang, str(value))
     if isinstance(value, Direction):
-        return _pg(lang, "direction", str(value)) if value in ("N", "E", "S", "W") else str(value)
+        return _pg(lang, "direction", str(value)) if value in DIRECTIONS else str(value)
+    if isinstance(value, Moves):
+        return "".join(_pg(lang, "compass", c) if c in COMPASS else c for c in value)
     if isinstance(value, Term):
         return _g(lang, str(value))
     return str(value)
 
 
-def in_all(value) -> dict[str, str]:
-    """``value`` in every language, for the broadcast state's ``<field>_i18n``."""
-    return {lang: render(value, lang) for lang in LANGUAGES}
+def localize(value, lang: str):
+    """A payload (dicts, lists and tuples of JSON values) with every piece of wording data in it rendered
+    in ``lang``: the session keeps sentences as wording data and each edge (an HTTP answer, one phone's
+    live stream, the CLI) renders them once, in its reader's language.  Plain values pass unchanged."""
+    if isinstance(value, dict):
+        return {k: localize(v, lang) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [localize(v, lang) for v in value]
+    if isinstance(value, (*WORDING, BaseException)):
+        return render(value, lang)
+    return value
 
 
 def error_text(exc: BaseException, lang: str) -> str:

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from engine.geometry import parse_square, square_name
 from engine.placement import PIECE_NAMES
 from engine.position import basic_position
-from engine.wording import N_, Pawn, Term, Text
+from engine.wording import N_, PawnName, Term, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
-from ..i18n.text import Rendered, in_all
 from .actors import By, read_by
 from .simulated import SimulatedPlayers, Watch
 
@@ -90,10 +89,10 @@ class SimulatedRig:
         loop = getattr(session, "loop", None)
         view = (getattr(loop, "view", None) or {}) if loop is not None else {}
         change = view.get("change") or {}
-        complaint = _worded(change, "message") if change.get("kind") == "refused" else None
+        complaint = change.get("message") if change.get("kind") == "refused" else None
         following = loop is not None and getattr(loop, "follow", None) is not None
         if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
-            complaint = complaint or _worded(view, "why_not")
+            complaint = complaint or view.get("why_not")
         return Watch(session.game, session.seq, complaint, following)
 
     @property
@@ -110,7 +109,7 @@ class SimulatedRig:
 
     def move_piece(self, frm: str, to: str | None) -> dict:
         """The referee moves a piece on the simulated table; ValueError names what is wrong.
-        What was moved is given in English (``moved``) and in every language (``moved_i18n``)."""
+        What was moved is given as wording data (``moved``, said in the reader's language)."""
         piece = self._occupant(frm)
         self.table.move_piece(frm, to)
         square = square_name(parse_square(frm))
@@ -119,7 +118,7 @@ class SimulatedRig:
         else:
             words = Text(N_("%(piece)s from %(square)s to %(target)s"), piece=piece, square=square,
                          target=square_name(parse_square(to)))
-        return {**self.status(), "moved": str(words), "moved_i18n": in_all(words)}
+        return {**self.status(), "moved": words}
 
     def _occupant(self, square: str):
         """What lies on ``square`` as wording data (a pawn, a board piece, the monster), or None."""
@@ -133,7 +132,7 @@ class SimulatedRig:
             return Term(N_("monster"))
         if what in PIECE_NAMES:
             return Term(PIECE_NAMES[what])
-        return Pawn(self.table.position().pawn(what).name)
+        return PawnName(self.table.position().pawn(what).name)
 
     def status(self) -> dict:
         return {"players": self.players.status(), "frames": self.frames(),
@@ -177,13 +176,6 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
     return moves, monster, referee
 
 
-def _worded(view: dict, key: str):
-    """``view[key]``, a sentence of the camera loop's view, with its wording in every language when
-    the view has it (``key + "_i18n"``), so the players' lines that quote it can be said in any."""
-    every = view.get(f"{key}_i18n")
-    return Rendered(every) if every else view.get(key)
-
-
 def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str | Text]:
     """Wait for the demo game to end; (exit status, last line).  The contract line ``demo finished: …``
     is a plain English str (TABLE.md); a stall's line is wording data (``Text``) the caller renders.  A
@@ -195,7 +187,7 @@ def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: boo
         game = session.game
         if game is not None and game.phase == "over":
             moves, monster, referee = journal_counts(session.store, session.game_id)
-            result = DemoResult(game.winner, game.summary().rstrip("."), moves, monster, rig.follow_ups, referee)
+            result = DemoResult(game.winner, str(game.summary()).rstrip("."), moves, monster, rig.follow_ups, referee)
             return 0, result.line()
         if session.seq != last_seq:
             last_seq, last_change = session.seq, time.monotonic()

@@ -3,9 +3,9 @@
 A missing package, a camera that is not plugged in or a Pi-only GPIO library
 on a laptop all give a ``Device`` with ``obj=None`` and a sentence saying why,
 which the referee view shows.  Nothing here raises.  A fixed sentence is wording data
-(``engine.wording.Text``): ``status()`` gives it in every language too (``message_i18n``,
-``note_i18n``), and ``flure play`` prints it in the command's language; an exception's own
-text stays as its library wrote it.
+(``engine.wording.Text``): ``status()`` gives it as a ``Said`` (its English ``str`` keeping its
+wording), said in each reader's language at the edge, and ``flure play`` prints it in the
+command's language; an exception's own text stays as its library wrote it.
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from engine.wording import N_, Join, Said, Term, Text
 from vision.problems import problem_words
 
-from ..i18n.text import in_all
 from .actors import By, Trigger
 from .frames import MAX_READ_SIDE, KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
@@ -74,32 +73,24 @@ class Device(Generic[D]):
         if self.obj is None:
             if self.off:
                 out["off"] = True
-            out["message"] = str(self.why)
-            if isinstance(self.why, (Text, Said)):
-                out["message_i18n"] = in_all(getattr(self.why, "text", self.why))
+            out["message"] = self.why if isinstance(self.why, str) else Said(self.why)
             return out
         try:
             detail = self.obj.status()
         except Exception as exc:  # noqa: BLE001
             detail = {"error": str(exc)}
-        for key, value in list(detail.items()):   # a device's live sentence (engine.wording.Said) in every language
-            if isinstance(value, Said):
-                detail[f"{key}_i18n"] = in_all(value.text)
         problems = detail.get("problems") or []   # the camera's last problem: its reading's words (vision.problems)
         if detail.get("last_problem") and isinstance(problems[0] if problems else None, dict) \
                 and problems[0].get("message") == detail["last_problem"]:
-            detail["last_problem_i18n"] = in_all(problem_words(problems[0]))
+            detail["last_problem"] = Said(problem_words(problems[0]))
         out["detail"] = detail
         # what the frame wrapper did to frames the reader could not use (frames.KeepLastFrame)
         frames_note = getattr(getattr(self.obj, "source", None), "note", "")
         parts = [part for part in (self.note, frames_note) if part]
         if parts:
-            out["note"] = "; ".join(str(part) for part in parts)
-            out["note_i18n"] = in_all(Join("; ", parts))
+            out["note"] = Said(Join("; ", parts))
         if self.last_error:
-            out["error"] = str(self.last_error)
-            if isinstance(self.last_error, Said):
-                out["error_i18n"] = in_all(self.last_error.text)
+            out["error"] = self.last_error
         return out
 
 

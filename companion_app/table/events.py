@@ -5,6 +5,10 @@ captive proxy), browsers reconnect by themselves, and the players only need
 server → phone messages.  Every message is the whole public state, so a phone
 that reconnects after a Wi-Fi drop catches up with its first message.
 
+Each stream has its phone's language, negotiated when it opens (web/i18n.py: ``?lang=``, the cookie,
+Accept-Language): a message's sentences travel as wording data (engine.wording) until ``Outgoing``
+renders them, once per language among the streams, for the phones that read that language.
+
 Who gets a stream is decided here, in one place (``Broker.open``): at most
 ``max_streams`` at once (each holds a server thread), at most ``per_address``
 from one address (one client cannot take every stream), and the referee's
@@ -23,6 +27,9 @@ from collections.abc import Callable, Iterator
 
 from engine.wording import N_, Text, Worded
 
+from ..i18n import DEFAULT
+from ..i18n.text import localize
+
 HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closing the stream, and lets a
                            # phone notice a connection that died silently (it reconnects after 3 missed)
 PING = "event: ping\ndata: {}\n\n"
@@ -38,13 +45,29 @@ STREAM_SECONDS = 600.0     # a stream ends after this long and the browser recon
                            # that vanished without closing its connection holds a server thread no longer
 
 
-def sse_message(event: str, data: dict, event_id: int | None = None) -> str:
+def sse_message(event: str, data: dict, event_id: int | None = None, lang: str = DEFAULT) -> str:
+    """One SSE message, its wording data rendered in ``lang``."""
     lines = []
     if event_id is not None:
         lines.append(f"id: {event_id}")
     lines.append(f"event: {event}")
-    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    lines.append("data: " + json.dumps(localize(data, lang), separators=(",", ":")))
     return "\n".join(lines) + "\n\n"
+
+
+class Outgoing:
+    """A message for every stream, said in each stream's language: rendered on first need per language."""
+
+    __slots__ = ("event", "data", "event_id", "_texts")
+
+    def __init__(self, event: str, data: dict, event_id: int | None = None):
+        self.event, self.data, self.event_id = event, data, event_id
+        self._texts: dict[str, str] = {}
+
+    def text(self, lang: str) -> str:
+        if lang not in self._texts:
+            self._texts[lang] = sse_message(self.event, self.data, self.event_id, lang)
+        return self._texts[lang]
 
 
 TOO_MANY_SCREENS = N_("Too many screens are following the game right now; this one retries shortly")
@@ -56,42 +79,46 @@ class StreamRefused(Worded, Exception):
 
 
 class Broker:
-    """Fan-out of published messages to every subscriber queue (each queue knows its client's address)."""
+    """Fan-out of published messages to every subscriber queue (each queue knows its client's address and
+    language)."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._queues: dict[queue.Queue, str] = {}
+        self._queues: dict[queue.Queue, tuple[str, str]] = {}
 
     @property
     def clients(self) -> int:
         with self._lock:
             return len(self._queues)
 
-    def open(self, address: str, *, referee: bool = False, max_streams: int, per_address: int = PER_ADDRESS) -> queue.Queue:
-        """Admit one client's stream, or raise StreamRefused saying why (checked and counted at once)."""
+    def open(self, address: str, *, referee: bool = False, max_streams: int, per_address: int = PER_ADDRESS,
+             lang: str = DEFAULT) -> queue.Queue:
+        """Admit one client's stream (its messages said in ``lang``), or raise StreamRefused saying why
+        (checked and counted at once)."""
         with self._lock:
             if referee:
                 if len(self._queues) >= max_streams + REFEREE_RESERVE:
                     raise StreamRefused(Text(TOO_MANY_SCREENS))
             elif len(self._queues) >= max_streams:
                 raise StreamRefused(Text(TOO_MANY_SCREENS))
-            elif sum(1 for a in self._queues.values() if a == address) >= per_address:
+            elif sum(1 for a, _ in self._queues.values() if a == address) >= per_address:
                 raise StreamRefused(Text(N_("This device already follows the game on %(count)s screens; close one "
                                             "of them (this one retries shortly)"), count=per_address))
             q: queue.Queue = queue.Queue(maxsize=QUEUE_LIMIT)
-            self._queues[q] = address
+            self._queues[q] = (address, lang)
             return q
 
     def discard(self, q: queue.Queue) -> None:
         with self._lock:
             self._queues.pop(q, None)
 
-    def publish(self, message: str) -> None:
+    def publish(self, message: str | Outgoing) -> None:
+        """Send ``message`` to every stream: text as it is, an ``Outgoing`` in each stream's language."""
         with self._lock:
-            targets = list(self._queues)
-        for q in targets:
+            targets = list(self._queues.items())
+        for q, (_, lang) in targets:
             try:
-                q.put_nowait(message)
+                q.put_nowait(message if isinstance(message, str) else message.text(lang))
             except queue.Full:
                 self._drop(q)
 
@@ -112,7 +139,7 @@ class Broker:
         if q is None:
             q = queue.Queue(maxsize=QUEUE_LIMIT)
             with self._lock:
-                self._queues[q] = ""
+                self._queues[q] = ("", DEFAULT)
         try:
             yield f"retry: {RETRY_MS}\n\n"
             catch_up = first()

@@ -17,10 +17,8 @@ import sqlite3
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.record import GameRecord
-from engine.wording import N_, Join, Said, Text
+from engine.wording import N_, Join, Said, Text, payload_from_json, payload_json
 
-from ..i18n import LANGUAGES
-from ..i18n.text import in_all, render
 from .store import JournalError, Step, unreadable
 
 log = logging.getLogger(__name__)
@@ -60,7 +58,7 @@ class JournalMixin:
             if key is not None:
                 done = self.store.answer(key)
                 if done is not None:
-                    answer = done.answer
+                    answer = payload_from_json(done.answer)   # its sentences said in the retry's language
                     if answer is None:   # an answer that could not be kept (not JSON): the state now
                         answer = {**self.state(), "repeated": True}
                     return answer, True
@@ -73,7 +71,7 @@ class JournalMixin:
             try:
                 with self.store.held():   # the step and this answer: one commit
                     answer = fn(*args, **kwargs)
-                    self.store.keep_answer(key, answer)
+                    self.store.keep_answer(key, payload_json(answer))
             except (JournalError, sqlite3.Error):
                 if self._snapshot() != before:   # saved nothing after the game moved on in memory: put it back
                     self._restore(before)
@@ -150,14 +148,11 @@ class JournalMixin:
     def journal_status(self) -> dict:
         """The journal as a device line for the referee: where it is, and what went wrong."""
         saved = Text(N_("saved in %(path)s"), path=str(self.store.path))
-        out: dict = {"present": True, "detail": {"message": str(saved), "message_i18n": in_all(saved)}}
+        out: dict = {"present": True, "detail": {"message": saved}}
         if self.journal_notes:
-            out["detail"]["error"] = " ".join(self.journal_notes)
-            out["detail"]["error_i18n"] = {lang: " ".join(render(getattr(n, "text", n), lang) for n in self.journal_notes)
-                                           for lang in LANGUAGES}
+            out["detail"]["error"] = Join(" ", self.journal_notes)
         if self.store.problem:
-            out["error"] = str(self.store.problem)
-            out["error_i18n"] = in_all(getattr(self.store.problem, "text", self.store.problem))
+            out["error"] = self.store.problem
         return out
 
     # -- game records ----------------------------------------------------------------

@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import copy
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.deck import tile_words
 from engine.errors import FlureError, GameActionError
 from engine.geometry import parse_square, square_name
 from engine.position import Position
 from engine.tablediff import new_round_fix, squares_to_change, table_fixes
-from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
+from engine.wording import N_, Cap, Colour, Join, PawnName, Text, join_or
 from vision.change import CARD_ZONE_CODES
 from vision.problems import problem_words
 
-from ..i18n import LANGUAGES
-from ..i18n.game_text import all_placed_lines, all_summaries
-from ..i18n.text import Rendered, in_all
 from .actors import By, Trigger
 from .readings import action_for, compare, fix_setup, reconcile_reading, unseen_flip, unseen_squares, with_game_pools
 
@@ -70,13 +67,6 @@ def cannot_hold(blocking) -> tuple[object, list[str]] | None:
     return problem_words(found[0]), squares
 
 
-def said(out: dict, key: str, words, every: dict | None = None) -> None:
-    """``out[key]`` in English and ``out[key + "_i18n"]`` in every language (each screen shows its own);
-    ``every`` when the sentence was already rendered in each language."""
-    out[key] = str(words)
-    out[key + "_i18n"] = every or in_all(words)
-
-
 @dataclass(frozen=True)
 class Change:
     """What a stable reading means for the game now: ``kind`` is none, move, place, tile, wait, ask or refused."""
@@ -85,7 +75,6 @@ class Change:
     message: object              # the sentence as wording data (engine.wording) or plain English text
     action: dict | None = None
     blink: bool = False          # a refusal the LEDs blink for (an illegal move, a tile not in the deck)
-    message_i18n: dict | None = None   # ``message`` already rendered in each language, when it was
     uncover: str | None = None   # the one square whose view would settle an ambiguous answer
 
 
@@ -162,22 +151,15 @@ def judge_tile(game, tile: str | None) -> Change:
     return Change("tile", Text(N_("the camera read the tile %(tile)s"), tile=name), action)
 
 
-def _words(fix):
-    return fix.words if fix.words is not None else fix.text
-
-
 def _fix_json(fix) -> dict:
-    """A follow-up instruction's JSON with its text in every language (``text_i18n``)."""
-    out = fix.to_json()
-    said(out, "text", _words(fix))
-    return out
+    """A follow-up instruction's JSON, its text as wording data (said in each screen's language)."""
+    return {**fix.to_json(), "text": fix.text}
 
 
 def placement_guide(game) -> dict:
-    """The advanced setup's guidance (A2): whose turn it is to place and what is left, in every
-    language (the status line, i18n.game_text); ``follow`` is filled when the table must be put right."""
-    return {"placer": game.placer, "left": dict(game.pieces_left), "text": game.summary(),
-            "text_i18n": all_summaries(game), "follow": None}
+    """The advanced setup's guidance (A2): whose turn it is to place and what is left (the status
+    line); ``follow`` is filled when the table must be put right."""
+    return {"placer": game.placer, "left": dict(game.pieces_left), "text": game.summary(), "follow": None}
 
 
 def _placement_fixes(game, expected: dict, seen: dict, unknown) -> dict | None:
@@ -187,10 +169,8 @@ def _placement_fixes(game, expected: dict, seen: dict, unknown) -> dict | None:
     if not fixes:
         return None
     empty, fill = squares_to_change(fixes)
-    out = {"fixes": [_fix_json(f) for f in fixes], "empty": empty, "fill": fill,
-           "done": False, "facing": expected["monster"]["facing"]}
-    said(out, "why", Text(FOLLOW_WHY["placement"]))
-    return out
+    return {"fixes": [_fix_json(f) for f in fixes], "empty": empty, "fill": fill,
+            "done": False, "facing": expected["monster"]["facing"], "why": Text(FOLLOW_WHY["placement"])}
 
 
 def _is_unseen_flip(action) -> bool:
@@ -258,7 +238,7 @@ class TableLoop:
             if fresh and change.get("blink") and self.blinked != update.serial:
                 self.blinked = update.serial
                 session.signal_error()
-                session.record_reading(update.reading, change.get("message", ""))
+                session.record_reading(update.reading, str(change.get("message", "")))
             elif update.stable and self.blinked and self.blinked != update.serial and not change.get("blink"):
                 self.blinked = 0
                 session.show_on_leds()     # the error blink ends once the table is right again
@@ -275,20 +255,19 @@ class TableLoop:
             view = self._judge()
             change = view.get("change") or {}
             if not view["can_confirm"]:
-                raise GameActionError(Rendered(view["why_not_i18n"]))
+                raise GameActionError(view["why_not"])
             action = change["action"]
             if expect is not None and action != expect:
                 raise GameActionError(Text(N_("The table changed since your screen showed the reading; nothing was "
                                               "played. The camera now sees: %(move)s. Look again, then confirm."),
-                                           move=Rendered(change["message_i18n"])))
-            session.record_reading(self.update.reading, change["message"])
+                                           move=change["message"]))
+            session.record_reading(self.update.reading, str(change["message"]))
             state = session.act(action, by=by.by)
             self.applied.append({"seq": session.seq, "game_id": session.game_id, "text": change["message"],
-                                 "text_i18n": change.get("message_i18n"), "by": by.value, "action": action})
+                                 "by": by.value, "action": action})
             del self.applied[:-10]
             self.refresh()
         state["confirmed"] = change["message"]
-        state["confirmed_i18n"] = change.get("message_i18n")
         return state
 
     def accept_table(self) -> dict:
@@ -299,8 +278,7 @@ class TableLoop:
             update = self.update
             if update is None or not update.stable or not update.reading or not update.reading.get("setup"):
                 status = update.status if update else {}
-                why = (Rendered(status["message_i18n"]) if status.get("message_i18n") else
-                       status.get("message") or Text(N_("the camera has not started")))
+                why = status.get("message") or Text(N_("the camera has not started"))
                 raise GameActionError(Text(N_("There is no steady camera reading to accept: %(why)s"), why=why))
             seen, unknown = self._seen(update, game)
             fixes = table_fixes(game.position.to_setup(), seen, unknown)
@@ -316,7 +294,7 @@ class TableLoop:
             session.act({"type": "correct", "position": position.to_setup()}, by=By.REFEREE)
             self.follow = None       # the game now is the table
             session.add_log_line(Text(N_("The referee accepted the table as it is instead of: %(fixes)s."),
-                                      fixes=Join("; ", [_words(f) for f in fixes])))
+                                      fixes=Join("; ", [f.text for f in fixes])))
             self.refresh()
             return session.state()
 
@@ -358,9 +336,7 @@ class TableLoop:
         if update is not None:
             view["stable"] = update.stable
             view["count"], view["needed"] = update.count, update.needed
-            view["problems"] = [p["message"] for p in update.blocking]
-            worded = [in_all(problem_words(p)) for p in update.blocking]
-            view["problems_i18n"] = {lang: [w[lang] for w in worded] for lang in LANGUAGES}
+            view["problems"] = [problem_words(p) for p in update.blocking]
         if game is None:
             return self._cannot(view, Text(N_("No game is running yet: start a new game from the referee view")))
         if game.phase == "placement":
@@ -376,7 +352,7 @@ class TableLoop:
         view["reading"]["setup"] = seen
         view["unseen"] = unknown
         expected = game.position.to_setup()
-        view["differences"] = compare(expected, seen, unknown, every_language=True)
+        view["differences"] = compare(expected, seen, unknown)
         if not update.stable:
             odd = cannot_hold(update.blocking)
             if odd is not None:      # a reading problem, said with the squares to clear (the LEDs show them)
@@ -399,10 +375,9 @@ class TableLoop:
             why = Text(FOLLOW_WHY.get(self.follow, self.follow))
             view["follow"] = {"fixes": [_fix_json(f) for f in fixes],
                               "empty": empty, "fill": fill, "done": not fixes,
-                              "facing": expected["monster"]["facing"]}
-            said(view["follow"], "why", why)
+                              "facing": expected["monster"]["facing"], "why": why}
             if fixes:
-                return self._cannot(view, Text(N_("%(why)s first: %(fix)s"), why=why, fix=_words(fixes[0])))
+                return self._cannot(view, Text(N_("%(why)s first: %(fix)s"), why=why, fix=fixes[0].text))
         if game.phase == "over":
             return self._cannot(view, Text(N_("The game is over")))
         if game.phase == "monster":
@@ -410,12 +385,12 @@ class TableLoop:
                 fixes = table_fixes(expected, seen, unknown)
                 if fixes:
                     return self._cannot(view, Text(N_("The table differs from the game; put it right before the "
-                                                      "monster moves: %(fix)s"), fix=_words(fixes[0])))
+                                                      "monster moves: %(fix)s"), fix=fixes[0].text))
             change = judge_tile(game, update.reading.get("tile"))
         elif game.phase == "placement":
             change = explain_reading(game, self._reading(update), self.session.fixes)
             if change.kind == "none":
-                change = Change("wait", game.summary(), message_i18n=all_summaries(game))
+                change = Change("wait", game.summary())
             elif change.kind == "refused":
                 view["placement"]["follow"] = _placement_fixes(game, expected, seen, unknown)
         else:
@@ -426,29 +401,25 @@ class TableLoop:
                 if action is not None:
                     change = Change("move", message, action)
             if change.kind == "none":
-                mine = [Pawn(game.position.pawn(x).name) for x in game.unmoved
+                mine = [PawnName(game.position.pawn(x).name) for x in game.unmoved
                         if game.position.pawn(x).colour == game.to_move]
                 change = Change("wait", Text(N_("%(colour)s moves %(pawns)s (G3)"), colour=Cap(Colour(game.to_move)),
                                              pawns=join_or(mine)))
-        if change.kind == "place":      # the camera's sentence in every language (i18n.game_text)
-            change = replace(change, message_i18n=all_placed_lines(change.action, game.placer))
-        view["change"] = {"kind": change.kind, "action": change.action, "blink": change.blink}
+        view["change"] = {"kind": change.kind, "action": change.action, "blink": change.blink,
+                          "message": change.message}
         view["uncover"] = change.uncover
-        said(view["change"], "message", change.message, change.message_i18n)
-        view["proposal"] = {"action": change.action}
-        said(view["proposal"], "message", change.message, change.message_i18n)
+        view["proposal"] = {"action": change.action, "message": change.message}
         if change.action is None:
-            return self._cannot(view, change.message, change.message_i18n)
+            return self._cannot(view, change.message)
         view["can_confirm"] = True
         view["needs"] = None
         return view
 
     @staticmethod
-    def _cannot(view: dict, why, every: dict | None = None) -> dict:
-        """The view with nothing to confirm, and why (wording data or plain text), in every language."""
+    def _cannot(view: dict, why) -> dict:
+        """The view with nothing to confirm, and why (wording data or plain text)."""
         view["can_confirm"] = False
-        said(view, "why_not", why, every)
-        said(view, "needs", why, every)
+        view["why_not"] = view["needs"] = why
         return view
 
     # -- effects ---------------------------------------------------------------------------------
@@ -501,11 +472,11 @@ class TableLoop:
     def _publish(self) -> None:
         """Send the current view to every screen.  Under the session's lock: a view judged by a request
         thread must never reach the screens after a newer one judged by the camera thread."""
-        from .events import sse_message
+        from .events import Outgoing
 
         with self.session._lock:
             view = self.view
             if view is self._published:
                 return
             self._published = view
-            self.session.broker.publish(sse_message("camera", view))
+            self.session.broker.publish(Outgoing("camera", view))

@@ -16,7 +16,6 @@ import numpy as np
 
 from engine.wording import N_, Text
 
-from ..i18n.text import in_all
 from .setup import LOOK_MAX_AGE_S
 
 DARK_MEAN = 45            # a picture whose mean grey level is under this is too dark to read stickers
@@ -63,9 +62,9 @@ def look(frame: np.ndarray, scheme, calibration=None) -> dict:
         detail = rep.advice_text or rep.why
     out["verdict"] = verdict
     advice = Text(ADVICE[verdict])
-    out["advice"], out["advice_i18n"] = str(advice), in_all(advice)
+    out["advice"] = advice
     if detail is not None:
-        out["detail"], out["detail_i18n"] = str(detail), in_all(detail)
+        out["detail"] = detail
     return out
 
 
@@ -95,10 +94,4 @@ class PhoneLook:
 
 def device_status(phone) -> dict:
     """The phone camera as a device line of ``/api/status`` (present; ``detail`` with the phone's state in words)."""
-    from engine.wording import Said
-
-    detail = phone.status()
-    for key, value in list(detail.items()):
-        if isinstance(value, Said):
-            detail[f"{key}_i18n"] = in_all(value.text)
-    return {"present": True, "detail": detail}
+    return {"present": True, "detail": phone.status()}

@@ -13,12 +13,10 @@ from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
-from engine.reconcile_place import describe_place
-from engine.wording import N_, Direction, Join, Pawn, Term, Text
+from engine.reconcile_place import placed_words
+from engine.wording import N_, Direction, Join, Moves, PawnName, Term, Text
 from vision.change import observe, settle
 from vision.problems import not_located_why
-
-from ..i18n.text import in_all
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
 
@@ -46,15 +44,15 @@ def square_words(setup: dict) -> dict:
                        direction=Direction(t.get("arrow")))
     for label, p in (setup.get("pawns") or {}).items():
         if p.get("at"):
-            who = Pawn(f"{p.get('color')} {p.get('pawn')}") if p.get("color") else label
+            who = PawnName(f"{p.get('color')} {p.get('pawn')}") if p.get("color") else label
             face = p.get("face", "white")
             out[p["at"]] = Text(_FACE_WORDS.get(face, "%(pawn)s (" + str(face) + ")"), pawn=who)
     return out
 
 
-def compare(expected: dict, seen: dict, unknown=(), *, every_language: bool = False) -> list[dict]:
-    """Every square whose contents differ between the game and the reading, in board order; with
-    ``every_language`` each side also in every language (``expected_i18n``, ``seen_i18n``, for the screens).
+def compare(expected: dict, seen: dict, unknown=()) -> list[dict]:
+    """Every square whose contents differ between the game and the reading, in board order, each side
+    as wording data.
 
     Squares in ``unknown`` (the camera could not see them) are never a difference.
     """
@@ -64,9 +62,7 @@ def compare(expected: dict, seen: dict, unknown=(), *, every_language: bool = Fa
     for sq in sorted((set(a) | set(b)) - set(unknown), key=parse_square):
         was, now = a.get(sq, empty), b.get(sq, empty)
         if str(was) != str(now):
-            out.append({"square": sq, "expected": str(was), "seen": str(now)})
-            if every_language:
-                out[-1].update(expected_i18n=in_all(was), seen_i18n=in_all(now))
+            out.append({"square": sq, "expected": was, "seen": now})
     return out
 
 
@@ -162,12 +158,12 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
     if result.accepted and result.change == "tile":
         return {"type": "tile", "tile": result.tile}, Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
     if result.accepted and result.change == "place":
-        return result.place.to_json(), placed_text(game.placer, describe_place(result.place, game.position))
+        return result.place.to_json(), placed_words(result.place, game.position, game.placer)
     if result.accepted and result.change == "move":
         change = result.candidates[0]
-        how = f" ({result.moves})" if result.moves else ""
-        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},
-                Join("", [change.describe_words(game.position), how]))
+        how = [" (", Moves(result.moves), ")"] if result.moves else []   # the compass letters in the reader's
+        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},              # language
+                Join("", [change.describe_words(game.position), *how]))
     problem = result.problems[0] if result.problems else None
     why = (problem.words if problem.words is not None else problem.message) if problem else \
         Text(N_("the camera sees no change"))
@@ -183,11 +179,6 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
     return None, Text(N_("The reading is not one legal pawn move: %(why)s"), why=why)
 
 
-def placed_text(placer: str, what: str) -> str:
-    """The camera's sentence for a piece put down in the advanced setup: ``red placed a crystal on g7 (A2)``."""
-    return f"{placer} placed {what} (A2)"
-
-
 def unseen_flip(game) -> tuple[dict | None, object]:
     """The game action for the one move no camera can see (``engine.reconcile.unseen_move``: a
     flip beside the board, G4/G5) — a still table showing the game's position is all there is
@@ -198,4 +189,4 @@ def unseen_flip(game) -> tuple[dict | None, object]:
     pawn, rule = game.position.pawn(unseen[0]), unseen[1]
     return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
             Text(N_("%(pawn)s can only be flipped beside the board (%(rule)s), where the camera cannot see it; "
-                    "the table agrees with the game"), pawn=Pawn(pawn.name), rule=rule))
+                    "the table agrees with the game"), pawn=PawnName(pawn.name), rule=rule))

@@ -7,7 +7,8 @@ tells the LED grid and the phones, and reports device trouble instead of
 raising it — a vanished camera or serial port must never stop the table.
 A refused action raises the engine's typed error (``engine.errors``); the web
 layer decides what HTTP status that is.  The state JSON is rendered in
-``state.py``, the camera picture in ``frames.py``.
+``state.py``, the camera picture in ``frames.py``.  Sentences stay wording data (engine.wording)
+here: each screen gets them in its own language at the edge (web layer, live stream).
 """
 from __future__ import annotations
 
@@ -22,11 +23,11 @@ from engine.geometry import square_name
 from engine.position import BOARD
 from engine.wording import N_, Text
 
-from ..i18n.plan_text import all_plan_lines
-from ..i18n.text import in_all
+from ..i18n import DEFAULT
+from ..i18n.text import render
 from .actors import By, Trigger
 from .devices import Device
-from .events import Broker, sse_message
+from .events import Broker, Outgoing, sse_message
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds, Speaker
 from .journal import JournalMixin
@@ -240,7 +241,7 @@ class TableSession(JournalMixin):
         """Tell the phones about a change that is not a game action (a follow-up done)."""
         with self._lock:
             self.version += 1
-            self.broker.publish(self.message())
+            self.broker.publish(Outgoing("state", self.state(), self.version))
             self._show_on_leds()
 
     def show_on_leds(self) -> None:
@@ -255,12 +256,12 @@ class TableSession(JournalMixin):
                                 log=self.log_lines[-LOG_LENGTH:], plan_seq=self.plan_seq, plan_turn=self.plan_turn,
                                 follow=self.loop.follow is not None, camera_mode=self.loop.mode)
 
-    def message(self) -> str:
-        return sse_message("state", self.state(), self.version)
-
-    def catch_up(self) -> list[str]:
-        """What a screen that just connected receives: the state, the camera's view, the LED frame."""
-        out = [self.message(), sse_message("camera", self.loop.view or self.loop.refresh())]
+    def catch_up(self, lang: str = DEFAULT) -> list[str]:
+        """What a screen that just connected receives, in its language: the state, the camera's view,
+        the LED frame."""
+        with self._lock:
+            state = sse_message("state", self.state(), self.version, lang)
+        out = [state, sse_message("camera", self.loop.view or self.loop.refresh(), lang=lang)]
         frame = self.led_frame()
         return out + ([sse_message("leds", frame)] if frame is not None else [])
 
@@ -297,7 +298,7 @@ class TableSession(JournalMixin):
     def _changed(self) -> None:
         """Bump the version, tell the phones, show the new state on the LED grid, judge the camera again."""
         self.version += 1
-        self.broker.publish(self.message())
+        self.broker.publish(Outgoing("state", self.state(), self.version))
         self.loop.game_changed()
         self._show_on_leds()
 
@@ -329,15 +330,13 @@ class TableSession(JournalMixin):
                 self.leds.call(lambda leds: leds.show_idle(first, position))
 
     def _announce(self, plan) -> None:
-        """The speaker says each step (plan_text's words, as the phones show them, in the table's
+        """The speaker says each step (the plan's words, as the phones show them, in the table's
         language) once the LEDs start it; it queues and returns, the table never waits for it."""
         if self.speaker.obj is None:
             return
         from hardware.animation import step_times
 
-        from ..i18n.plan_text import step_texts
-
-        lines = list(zip(step_times(plan, self.beat_ms), step_texts(plan, self.language)))
+        lines = list(zip(step_times(plan, self.beat_ms), (render(s.words, self.language) for s in plan.steps)))
         self.speaker.call(lambda speaker: speaker.announce(lines))
 
     def _pawn_mark(self, action: dict, by: By, after: Game) -> tuple | None:
@@ -354,9 +353,8 @@ class TableSession(JournalMixin):
         self.log_lines.append(_log_line(seq, game))
         if action.get("type") in MONSTER_ACTIONS and game.last_plan is not None:
             # the plan's own lines, marked so the phones can keep them out of the short game log
-            every = all_plan_lines(game.last_plan)
-            self.log_lines.extend({"seq": seq, "text": line, "text_i18n": {lang: lines[i] for lang, lines in every.items()},
-                                   "plan": True} for i, line in enumerate(game.last_plan.lines()))
+            self.log_lines.extend({"seq": seq, "text": sentence, "plan": True}
+                                  for sentence in game.last_plan.sentences())
 
     def _rebuild_log(self, steps) -> None:
         self.log_lines, self.plan_seq, self.plan_turn = [], None, None
@@ -380,14 +378,13 @@ class TableSession(JournalMixin):
 
 
 def _said(line: dict, words) -> dict:
-    """A log line with its text in English and in every language (``text_i18n``, each screen shows its own)."""
-    line["text"] = str(words)
-    line["text_i18n"] = in_all(words)
+    """A log line whose text is wording data (each screen renders it in its own language) or plain English."""
+    line["text"] = words
     return line
 
 
 def _log_line(seq: int, game: Game) -> dict:
-    return _said({"seq": seq}, game.note_words if game.note_words is not None else game.note)
+    return _said({"seq": seq}, game.note)
 
 
 def _with_words(game: Game, previous: Game | None, action: dict | None) -> Game:
@@ -403,6 +400,6 @@ def _with_words(game: Game, previous: Game | None, action: dict | None) -> Game:
             return game
     except FlureError:
         return game
-    if replayed.note != game.note:
+    if str(replayed.note) != str(game.note):
         return game
-    return replace(game, note_words=replayed.note_words)
+    return replace(game, note=replayed.note)

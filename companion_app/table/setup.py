@@ -21,9 +21,9 @@ import numpy as np
 from engine.geometry import COLS, ROWS, SQUARES, square_name
 from engine.wording import N_, Text
 
-from ..i18n import DEFAULT, LANGUAGES
+from ..i18n import DEFAULT
 from ..i18n import gettext as _g
-from ..i18n.text import in_all, render
+from ..i18n.text import render
 
 log = logging.getLogger(__name__)
 MIN_VIEWS = 10               # the page asks for 15; fewer than 10 is refused outright
@@ -125,7 +125,7 @@ class SetupTool:
         if frame is None:
             why = status.get("message") or (status.get("detail") or {}).get("message") or Text(N_("no picture yet"))
             message = Text(N_("The camera has given no picture yet (%(why)s)."), why=why)
-            return {"picture": False, "message": str(message), "message_i18n": in_all(message)}, None
+            return {"picture": False, "message": message}, None
         scheme, calibration, config = self._reader()
         gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         reading, _ = read_frame(frame, scheme, calibration, config=config)
@@ -147,7 +147,7 @@ class SetupTool:
                 "stickers": sticker_check(det.ids.tolist(), scheme, self.session.game)}
         advice = rep.advice_text or rep.why or (rep.problems[0] if rep.problems else
                                                 Text(N_("put the whole board in view")))
-        data["advice"], data["advice_i18n"] = str(advice), in_all(advice)
+        data["advice"] = advice
         return data, jpeg(picture)
 
     def _draw_charuco(self, gray, picture, thick: int) -> int:
@@ -175,20 +175,19 @@ class SetupTool:
         out["added"] = corners > 0
         message = (Text(N_("view %(n)s added: %(corners)s corners"), n=n + 1, corners=corners) if corners
                    else self.views.rejected_text[-1])
-        out["message"], out["message_i18n"] = str(message), in_all(message)
+        out["message"] = message
         return out
 
     def calibration_summary(self) -> dict:
         from calibration.intrinsics import rms_wording
 
         out = self.views.summary()
-        advice = out.pop("advice_text")
-        out["advice_i18n"] = {lang: [render(a, lang) for a in advice] for lang in LANGUAGES}
+        out["advice"] = out.pop("advice_text")   # wording data, said in the page's language
         out["pending"] = None
         if self.pending is not None:
             k = self.pending.camera_matrix
             rms = rms_wording(self.pending.rms_px)
-            out["pending"] = {"rms_px": round(self.pending.rms_px, 3), "advice": str(rms), "advice_i18n": in_all(rms),
+            out["pending"] = {"rms_px": round(self.pending.rms_px, 3), "advice": rms,
                               "fx": round(float(k[0, 0]), 1), "fy": round(float(k[1, 1]), 1),
                               "cx": round(float(k[0, 2]), 1), "cy": round(float(k[1, 2]), 1),
                               "image_size": list(self.pending.image_size)}
@@ -240,7 +239,7 @@ class SetupTool:
         camera = dataclasses.replace(self.config.camera, calibration=path)
         note = self._write_config({"camera.calibration": str(path)})
         self._apply(camera)
-        return {"saved": str(path), "config": str(note), "config_i18n": in_all(note), "camera": self.session.camera.status()}
+        return {"saved": str(path), "config": note, "camera": self.session.camera.status()}
 
     # -- camera settings -------------------------------------------------------------------------
     def save_exposure(self, exposure_us: int, analogue_gain: float, colour_gains) -> dict:
@@ -264,7 +263,7 @@ class SetupTool:
             settings["camera.exposure.colour_gains"] = list(exposure.colour_gains)
         note = self._write_config(settings)
         self._apply(camera)
-        return {"exposure": dataclasses.asdict(exposure), "config": str(note), "config_i18n": in_all(note),
+        return {"exposure": dataclasses.asdict(exposure), "config": note,
                 "camera": self.session.camera.status()}
 
     # -- applying and writing ------------------------------------------------------------------
@@ -365,8 +364,7 @@ class SetupTool:
             status = device.status()   # a device off on purpose (not a Pi, switched off) is fine, as in flure doctor
             ok = (status.get("present", False) or status.get("off", False)) and not status.get("error")
             said = next((key for key in ("error", "note", "message") if status.get(key)), None)
-            findings.append(Finding(name, ok, _g(lang, "working") if said is None
-                                    else status.get(f"{said}_i18n", {}).get(lang, status[said])))
+            findings.append(Finding(name, ok, _g(lang, "working") if said is None else render(status[said], lang)))
         phone = getattr(self, "phone", None)      # [camera] source = "phone" (web/camera_page.py attaches it)
         if phone is not None:
             state = phone.status()
@@ -384,7 +382,8 @@ def sticker_check(ids: list[int], scheme, game=None) -> dict:
     piece at once (``Sticker.physical``: two faces of one object cannot both be up).
 
     With a ``game``, the pawns it does not play (other colours, the other pawn set) are not asked
-    for: ``left_out`` counts them.  Each list comes in English and in every language (``*_i18n``)."""
+    for: ``left_out`` counts them.  ``names`` gives each piece of ``seen`` and ``missing`` in words and
+    ``twice`` is in words (wording data, said in the page's language)."""
     from engine.game import pawn_set
     from vision.problems import object_words, piece_words
 
@@ -408,14 +407,7 @@ def sticker_check(ids: list[int], scheme, game=None) -> dict:
              for i, n in sorted(counts.items()) if n > 1 and i in scheme.stickers]
     twice += [Text(N_("%(piece)s: both faces"), piece=words[p]) for p, sids in pieces.items()
               if sum(s in counts for s in sids) > 1]
-
-    def each_language(texts) -> dict[str, list[str]]:
-        texts = list(texts)
-        return {lang: [render(t, lang) for t in texts] for lang in LANGUAGES}
-
-    return {"seen": seen, "missing": missing, "twice": [str(t) for t in twice],
-            "seen_i18n": each_language(words[p] for p in seen), "missing_i18n": each_language(words[p] for p in missing),
-            "twice_i18n": each_language(twice),
+    return {"seen": seen, "missing": missing, "twice": twice, "names": {p: words[p] for p in seen + missing},
             "unknown": sorted(i for i in counts if i not in scheme.stickers),
             "pieces": len(pieces) - len(left_out), "left_out": len(left_out)}
 

@@ -16,9 +16,8 @@ for the follow-up.  ``step()`` is one decision (unit tests drive it); ``start()`
 decisions on a thread at ``speed`` times the watchable pace.
 
 What they do is said as wording data (engine.wording): each decision and log line is a ``Said``,
-the English ``str`` it always was that keeps its ``Text``, so ``status()`` gives it in every
-language too (``now_i18n``, ``last_i18n``, ``waiting_for_i18n``) for the referee view's own
-language, and the demo's stall line can be printed in the command's.
+the English ``str`` it always was that keeps its ``Text``, so ``status()`` is said in the referee
+view's own language, and the demo's stall line can be printed in the command's.
 """
 from __future__ import annotations
 
@@ -34,9 +33,7 @@ from engine.geometry import CORNER_ZONE, SQUARES, parse_square, square_col, squa
 from engine.placement import PIECE_NAMES, parse_placement
 from engine.position import BOARD, STONE_KINDS
 from engine.reconcile_place import legal_placements
-from engine.wording import N_, Colour, Pawn, Said, Term, Text, listing
-
-from ..i18n.text import in_all
+from engine.wording import N_, Colour, PawnName, Said, Term, Text, listing
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
@@ -51,7 +48,7 @@ class Watch:
 
     game: Game | None
     seq: int
-    complaint: object | None = None  # what the session says is wrong with the table now (a str, Text or Rendered)
+    complaint: object | None = None  # what the session says is wrong with the table now (a str or wording data)
     follow_up: bool = False          # the session waits for the table to follow the game
 
 
@@ -110,14 +107,10 @@ class SimulatedPlayers:
             self.table.hand_over(None)
 
     def status(self) -> dict:
-        """The players as the referee view shows them; each sentence in English and in every language (``<field>_i18n``)."""
-        out = {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate, "counts": dict(self.counts)}
-        words = {"waiting_for": self.pending.what if self.pending else None,
-                 "last": self.log[-1].text if self.log else None, "now": self.last_status.text}
-        for key, text in words.items():
-            out[key] = None if text is None else str(text)
-            out[f"{key}_i18n"] = None if text is None else in_all(text)
-        return out
+        """The players as the referee view shows them; each sentence as wording data (said in the reader's language)."""
+        return {"paused": self.paused, "speed": self.speed, "err_rate": self.err_rate, "counts": dict(self.counts),
+                "waiting_for": self.pending.what if self.pending else None,
+                "last": self.log[-1].text if self.log else None, "now": self.last_status.text}
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -215,7 +208,7 @@ class SimulatedPlayers:
                 face = pawn.face
                 self._with_hand(wrong, lambda: self.table.move_pawn(label, wrong))
                 self.counts["illegal"] += 1
-                what = Text(N_("%(pawn)s to %(square)s (no legal move goes there)"), pawn=Pawn(pawn.name),
+                what = Text(N_("%(pawn)s to %(square)s (no legal move goes there)"), pawn=PawnName(pawn.name),
                             square=square_name(wrong))
                 self._expect("illegal", w.seq, what, undo=lambda: self.table.move_pawn(label, start, face))
                 return self._say(_moved(game.to_move, what))
@@ -228,9 +221,9 @@ class SimulatedPlayers:
                         lambda: self.table.arrange(after))
         self.counts["moves"] += 1
         if target["square"] == "out":
-            what = Text(N_("%(pawn)s out through the exit"), pawn=Pawn(pawn.name))
+            what = Text(N_("%(pawn)s out through the exit"), pawn=PawnName(pawn.name))
         else:
-            what = Text(N_("%(pawn)s to %(square)s"), pawn=Pawn(pawn.name), square=target["square"])
+            what = Text(N_("%(pawn)s to %(square)s"), pawn=PawnName(pawn.name), square=target["square"])
         self._expect("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False),
                      choice=(label, target["square"]))
         return self._say(_moved(game.to_move, what))

@@ -2,18 +2,17 @@
 
 Kept apart from the session, which owns the game's lifecycle: this module only
 renders a ``Game`` (and the session's counters) into the one JSON form the views
-read, and the referee's "what would each tile do" preview.
+read, and the referee's "what would each tile do" preview.  Its sentences (the status line,
+the note, the tile names, the move's lines) are wording data (engine.wording): the web layer
+says them in each reader's language (``companion_app.i18n.text.localize``).
 """
 from __future__ import annotations
 
-from engine.deck import TILES, tile_name
+from engine.deck import TILES, tile_words
 from engine.game import Game
+from engine.wording import N_, PawnName, Text
 
-from ..i18n.game_text import WAITING, all_summaries, all_tile_names, waiting_summaries
-from ..i18n.plan_text import all_plan_lines
-from ..i18n.text import in_all
-
-WAITING_SUMMARY = WAITING
+WAITING_SUMMARY = Text(N_("Waiting for the referee to start a game."))
 
 
 def public_state(game: Game | None, *, version: int, seq: int, game_id: int | None, log: list[dict],
@@ -22,20 +21,18 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     """The state message: counters and log always; the game's phase, position and last plan once a game runs."""
     base = {"version": version, "seq": seq, "game_id": game_id, "log": log}
     if game is None:
-        return {**base, "phase": "none", "summary": WAITING_SUMMARY, "summary_i18n": waiting_summaries()}
+        return {**base, "phase": "none", "summary": WAITING_SUMMARY}
     plan = game.last_plan
     plan_json = plan.to_json() if plan is not None else None
     return {
         **base,
-        "phase": game.phase, "summary": game.summary(), "note": game.note,
-        "note_i18n": in_all(game.note_words if game.note_words is not None else game.note),
-        "summary_i18n": all_summaries(game),   # the same line in each language (i18n.game_text)
+        "phase": game.phase, "summary": game.summary(),
+        "note": game.note,
         "round": game.round, "turn": game.turn, "players": list(game.players),
         "first_player": game.first_player, "to_move": game.to_move, "placer": game.placer,
         "unmoved": list(game.unmoved), "deck_left": game.deck_left,
         "tiles_played": list(game.tiles_played), "winner": game.winner, "end_rule": game.end_rule,
-        "tile_names": {t: tile_name(t, prey3_variant=game.prey3_variant) for t in dict.fromkeys(TILES)},
-        "tile_names_i18n": all_tile_names(game),
+        "tile_names": {t: tile_words(t, prey3_variant=game.prey3_variant) for t in dict.fromkeys(TILES)},
         "out": game.out_counts(), "setup": game.setup, "prey3_variant": game.prey3_variant,
         "pieces_left": dict(game.pieces_left),
         "position": game.position.to_setup(), "names": game.position.pawn_names(),
@@ -43,8 +40,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "plan_round": plan_turn[0] if plan_json and plan_turn else None,
         "plan_turn": plan_turn[1] if plan_json and plan_turn else None,
         "follow": follow, "camera_mode": camera_mode,
-        "plan_lines": plan.lines() if plan is not None else [],   # the engine's one wording of the move
-        "plan_lines_i18n": all_plan_lines(plan),   # the same in each language (i18n.plan_text), each phone reads its own
+        "plan_lines": plan.sentences() if plan is not None else [],   # the engine's one wording of the move
     }
 
 
@@ -54,6 +50,6 @@ def preview_json(game: Game) -> dict:
     out = {}
     for tile, plan in game.preview().items():
         data = plan.to_json()
-        out[tile] = {"path": data["path"], "eaten": [names.get(x, x) for x in data["eaten"]],
-                     "end": data["end"], "lines": plan.lines(), "plan": data}
+        out[tile] = {"path": data["path"], "eaten": [PawnName(names.get(x, x)) for x in data["eaten"]],
+                     "end": data["end"], "lines": plan.sentences(), "plan": data}
     return out

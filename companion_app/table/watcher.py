@@ -30,14 +30,12 @@ from dataclasses import dataclass, field
 
 from engine.geometry import square_name
 from engine.observation import UNKNOWN
-from engine.wording import N_, Text
+from engine.wording import N_, Said, Text
 from vision import problems as say
 from vision.change import GAME_DECIDES_CODES, combine, observe, reading_json
 from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
 from vision.reading import problem
-
-from ..i18n.text import in_all
 
 log = logging.getLogger(__name__)
 
@@ -257,7 +255,7 @@ class CameraWorker:
 
     # -- the thread ----------------------------------------------------------------------
     def _status_locked(self) -> dict:
-        return {"state": self._state, "message": str(self._message), "message_i18n": in_all(self._message),
+        return {"state": self._state, "message": self._message if isinstance(self._message, str) else Said(self._message),
                 "frames": self.frames, "reopened": self.reopened,
                 "fps": self.fps, "frame_ms": round(self.frame_ms, 1), "stable": self.gate.count,
                 "stable_needed": self.gate.needed}

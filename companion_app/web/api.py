@@ -126,28 +126,32 @@ def once(fn, *args):
 
 
 # -- public (phones) -----------------------------------------------------------
-@route("/state", "GET", "The public game state: position, whose turn, the last monster plan and the log")
+@route("/state", "GET", "The public game state: position, whose turn, the last monster plan and the log, its "
+       "sentences in the request's language")
 def state():
     return jsonify(table().state())
 
 
-@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change",
+@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change, "
+       "their sentences in the language the stream opens in (?lang=, the lang cookie, Accept-Language)",
        produces="text/event-stream")
 def stream():
+    from .i18n import current_language  # as in engine_call: web.i18n registers its route here
     session = table()
-    try:   # each stream holds a server thread: the limits keep threads for the referee's requests
-        q = session.broker.open(request.remote_addr or "", referee=bool(browser_session.get("referee")),
+    lang = current_language()   # the stream's sentences are said in this phone's language (a page that
+    try:   # switches language opens a new stream); each stream holds a server thread: the limits keep threads
+        q = session.broker.open(request.remote_addr or "", referee=bool(browser_session.get("referee")),   # for the referee
                                 max_streams=current_app.config["SSE_MAX_CLIENTS"],
-                                per_address=current_app.config["SSE_PER_ADDRESS"])
+                                per_address=current_app.config["SSE_PER_ADDRESS"], lang=lang)
     except StreamRefused as exc:
-        from .i18n import current_language  # as in engine_call: web.i18n registers its route here
-        response = jsonify(error=error_text(exc, current_language()))
+        response = jsonify(error=error_text(exc, lang))
         response.status_code = 503
         response.headers["Retry-After"] = "5"
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
     gone = request.environ.get("waitress.client_disconnected")   # waitress: the phone closed the connection
-    response = Response(stream_with_context(session.broker.stream(session.catch_up, heartbeat, q=q, gone=gone)),
+    response = Response(stream_with_context(session.broker.stream(lambda: session.catch_up(lang), heartbeat, q=q,
+                                                                  gone=gone)),
                         mimetype="text/event-stream")
     response.call_on_close(lambda: session.broker.discard(q))   # also when the stream never started
     response.headers["Cache-Control"] = "no-cache"

@@ -4,14 +4,20 @@ then the table's own language (``[table] language``, ``app.config["TABLE_LANGUAG
 A ``?lang=`` choice is remembered on that phone in the ``lang`` cookie (a year).  The browser's
 scripts read the same catalog as JSON: ``/api/i18n/<lang>.json``, also embedded in every page so
 the first drawing is already in the right words.
+
+Every JSON answer is said in the request's language here, at the edge: the session's payloads keep
+their sentences as wording data (engine.wording) and ``WordingJSON`` renders them as it writes the
+JSON (``companion_app.i18n.text.localize``); the live stream does the same per phone (table/events.py).
 """
 from __future__ import annotations
 
-from flask import Flask, abort, current_app, g, jsonify, request
+from flask import Flask, abort, current_app, g, has_request_context, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from flask_babel import Babel
 from flask_babel import gettext as _
 
 from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled
+from ..i18n.text import localize
 from .api import route
 
 COOKIE = "lang"
@@ -40,6 +46,13 @@ def catalog_json(lang: str):
     return jsonify(catalog(lang))
 
 
+class WordingJSON(DefaultJSONProvider):
+    """Flask's JSON with every sentence of wording data said in the request's language."""
+
+    def dumps(self, obj, **kwargs) -> str:
+        return super().dumps(localize(obj, current_language() if has_request_context() else DEFAULT), **kwargs)
+
+
 def _remember(response):
     asked = request.args.get("lang")
     if asked and asked in LANGUAGES:
@@ -49,6 +62,9 @@ def _remember(response):
 
 def init_app(app: Flask) -> None:
     ensure_compiled()
+    sort_keys = app.json.sort_keys
+    app.json = WordingJSON(app)
+    app.json.sort_keys = sort_keys
     Babel(app, locale_selector=current_language, default_translation_directories=str(TRANSLATIONS))
     app.after_request(_remember)
 

@@ -5,7 +5,9 @@ import re
 
 STATE = {
     "type": "object",
-    "description": "the public game state every phone receives (also the answer to each referee action)",
+    "description": "the public game state every phone receives (also the answer to each referee action); "
+                   "every sentence in it is in the request's language (?lang=, the lang cookie, Accept-Language; "
+                   "the live stream's: negotiated when it opens)",
     "properties": {
         "version": {"type": "integer", "description": "grows with every change; SSE message id"},
         "seq": {"type": "integer", "description": "actions applied in this game (undo lowers it)"},
@@ -34,18 +36,12 @@ STATE = {
                                                      "(the camera's `camera` messages list what differs)"},
         "camera_mode": {"type": "string", "enum": ["auto", "confirm"],
                         "description": "auto: camera moves applied at once; confirm: by the referee or CONFIRM"},
-        "tile_names_i18n": {"type": "object", "description": "tile_names in each language (en, fr, de, es)"},
-        "summary_i18n": {"type": "object", "description": "summary in each language (en, fr, de, es)"},
-        "note_i18n": {"type": "object", "description": "note (what the last action did) in each language (en, fr, de, es)"},
-        "plan_lines_i18n": {"type": "object",
-                            "description": "plan_lines in each language (en, fr, de, es): each phone shows its own"},
         "plan_lines": {"type": "array", "items": {"type": "string"},
-                       "description": "the last move in the engine's words (Plan.lines): one line per step, "
+                       "description": "the last move in the engine's words (Plan.sentences): one line per step, "
                                       "the final look, how the move ended"},
         "tile_names": {"type": "object", "description": "tile → its name in this game (the 5 under G11 is three prey)"},
         "log": {"type": "array", "items": {"type": "object"},
-                "description": "{seq, text, text_i18n} (text_i18n: text in each language); the monster's lines "
-                               "(the same as plan_lines) carry \"plan\": true"},
+                "description": "{seq, text}; the monster's lines (the same as plan_lines) carry \"plan\": true"},
     },
 }
 STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}

@@ -441,11 +441,13 @@ function connectLive(onState, onLink, handlers) {
     clearTimeout(retryTimer);
     if (source) source.close();
     lastHeard = Date.now();
-    source = new EventSource("/api/stream");
+    // the server says the stream's sentences in the language it is opened in: the page's (a page that
+    // switches language is a new page, with a new stream)
+    source = new EventSource(`/api/stream?lang=${encodeURIComponent(window.FLURE_LANG)}`);
     source.addEventListener("state", (e) => {
       lastHeard = Date.now(); onLink("live");
       const state = JSON.parse(e.data);
-      if (state.tile_names) tileNames = (state.tile_names_i18n || {})[window.FLURE_LANG] || state.tile_names;
+      if (state.tile_names) tileNames = state.tile_names;
       onState(state);
     });
     source.addEventListener("ping", () => { lastHeard = Date.now(); });
@@ -493,10 +495,9 @@ function tileName(tile) {
   return tile.startsWith("prey-") ? t("%(n)s prey", { n: tile.slice(5) }) : t("%(n)s steps", { n: tile });
 }
 
-/* A server-made sentence in this page's language: ``obj[field + "_i18n"][lang]`` when the server sent
- * it in every language, else the field as it is. */
+/* A server-made sentence (the server says it in this page's language), or "" when there is none. */
 function said(obj, field) {
-  return obj ? inLang(obj[`${field}_i18n`], obj[field]) : "";
+  return obj && obj[field] != null ? obj[field] : "";
 }
 
 /* A translated sentence with elements in it: withNodes(t("%(views)s views"), { views: span }) gives the
@@ -510,7 +511,7 @@ function withNodes(text, nodes) {
 
 function pieceName(kind) { return t(PIECE_NAMES[kind] || kind); }
 
-/* A pawn's name as the engine gives it ("red 3/4") in this page's language, as i18n.plan_text.pawn_name
+/* A pawn's name as the engine gives it ("red 3/4") in this page's language, as i18n.text.pawn_name
  * words it ("Rot 3/4", "le pion rouge 3/4", "la ficha roja 3/4": the colour of a pawn is msgctxt "pawn"). */
 function pawnText(name) {
   const [colour, ...rest] = String(name).split(" ");
@@ -637,11 +638,6 @@ class LedPanel {
   }
 }
 
-/* A text in this page's language from its ``<field>_i18n`` object, else the English one. */
-function inLang(texts, english) {
-  return (texts || {})[window.FLURE_LANG] || english;
-}
-
 /* The follow-up the table card and the board show: the session's, or during the advanced setup what to
  * put right when the table shows no legal placement (view.placement.follow). */
 function activeFollow(view) {
@@ -683,9 +679,9 @@ function renderTable(view, player = false) {
 
 /* The monster move's log (#steps in #move): steps before ``upTo`` done, ``upTo`` current, later ones hidden.
  * The current step's line is also shown right under the board (#now), so a phone need not scroll. */
-/* The move's lines in this page's language (state.plan_lines_i18n, rendered by the server from the plan). */
+/* The move's lines (the server says them in this page's language). */
 function planLines(state) {
-  return (state.plan_lines_i18n || {})[window.FLURE_LANG] || state.plan_lines;
+  return state.plan_lines || [];
 }
 
 function renderSteps(state, upTo) {

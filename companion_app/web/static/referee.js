@@ -341,7 +341,7 @@
     if (st.error) list.append(h("li", { class: "error" }, said(st, "error")));
     const running = latest && latest.phase && latest.phase !== "none";
     if (view.reading && running) {
-      const problems = (view.problems_i18n || {})[window.FLURE_LANG] || view.problems || [];
+      const problems = view.problems || [];
       for (const message of problems) list.append(h("li", { class: "warn" }, message));
       const unseen = view.unseen || [];
       if (handsOver(view)) { /* the problem line above says it once: something covers the board */ }
@@ -417,7 +417,7 @@
     $("sim-state").textContent = over ? t("game over") : paused ? t("paused") : t("playing");
     $("sim-state").className = `pill ${over ? "muted" : paused ? "warn" : "ok"}`;
     $("sim-pause").textContent = paused ? t("Resume the players") : t("Pause the players");
-    // what the players are at, said by the server in every language (players.now_i18n)
+    // what the players are at, said by the server in this page's language
     $("sim-now").textContent = st.players.now ? t("Players: %(now)s", { now: said(st.players, "now") }) : "";
   }
   async function readSimulated() {
@@ -595,7 +595,7 @@
     else if (st.error) { text = said(st, "error"); cls = "error"; }
     else {
       const d = st.detail || {};
-      if (d.last_problem && !d.error) { d.error = d.last_problem; d.error_i18n = d.last_problem_i18n; }
+      if (d.last_problem && !d.error) d.error = d.last_problem;
       cls = d.connected === false || d.error || d.last_error ? "warn" : "ok";
       // last_error counts even while the port is open: a device can open and take nothing
       const where = d.port ? t("on %(port)s", { port: d.port }) : t("ready");

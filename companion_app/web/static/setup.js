@@ -79,10 +79,10 @@
     }
     $("stickers-summary").textContent = t("%(seen)s of %(pieces)s pieces seen", { seen: st.seen.length, pieces: st.pieces });
     const item = (cls, text) => list.append(el("li", cls, text));
-    const names = (key) => (st[`${key}_i18n`] || {})[window.FLURE_LANG] || st[key];   // in the page's language
+    const names = (key) => st[key].map((p) => (st.names || {})[p] || p);   // said by the server in the page's language
     if (st.missing.length) item("fix", t("missing (no sticker seen): %(pieces)s", { pieces: names("missing").join(", ") }));
     if (st.unknown.length) item("fix", t("unknown ids (not a sticker of this game): %(ids)s", { ids: st.unknown.join(", ") }));
-    if (st.twice.length) item("fix", t("seen twice: %(what)s", { what: names("twice").join("; ") }));
+    if (st.twice.length) item("fix", t("seen twice: %(what)s", { what: st.twice.join("; ") }));
     if (!st.missing.length && !st.unknown.length && !st.twice.length) item("ok", t("every piece seen once"));
     if (st.seen.length) item("ok", t("seen: %(pieces)s", { pieces: names("seen").join(", ") }));
     if (st.left_out) item("muted", t("not asked for (pawns this game does not play): %(n)s", { n: st.left_out }));
@@ -104,7 +104,7 @@
     $("tilts").textContent = c.tilts.length
       ? t("%(tilts)s — %(n)s of 4 directions", { tilts: c.tilts.map((x) => `${Math.round(x.tilt_deg)}°`).join(", "), n: c.tilt_directions })
       : t("none yet");
-    const advice = (c.advice_i18n || {})[window.FLURE_LANG] || c.advice;
+    const advice = c.advice || [];
     $("lens-advice").replaceChildren(...advice.map((a) => el("li", "", a)));
     if (c.pending) {
       const p = c.pending;
