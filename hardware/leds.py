@@ -62,6 +62,9 @@ class LedGrid:
         self._show: Show | None = None
         self._next: tuple[Show, str] | None = None   # shown once the playing plan has finished
         self._sent = None                            # the last canvas sent, after the power cap
+        self._sent_show: tuple | None = None         # (generation, name, show, t) of the frame last sent
+        self._capped = -1                            # the last show generation a frame of which the cap dimmed
+        self.last_capped = False                     # the power budget dimmed the last frame rendered
         self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
@@ -134,11 +137,18 @@ class LedGrid:
         """The last frame sent to the grid (after the power cap): square name → "rrggbb", and what it shows."""
         from engine.geometry import SQUARES, square_name
 
-        canvas = self._sent
+        canvas, sent = self._sent, self._sent_show
         if canvas is None:
             return None
-        return {"count": self.sent_count, "showing": self._show_name,
-                "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
+        out = {"count": self.sent_count, "showing": self._show_name if sent is None else sent[1],
+               "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
+        if sent is not None:
+            gen, _, show, t = sent
+            out["show"] = gen    # which show the frame is of: a new one is a new number
+            parts = show.wire()
+            if parts and self._capped != gen:   # dimmed by the power cap, a frame is no longer the rule's
+                out["anim"] = {"t": round(t, 3), "brightness": self.config.power.brightness, "parts": parts}
+        return out
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
         """Light each square in turn (``flure leds test``).  A square is lit for at least twice the
@@ -194,7 +204,11 @@ class LedGrid:
 
     def render(self, canvas: np.ndarray) -> bytes:
         """Canvas → capped strip bytes (what goes into the encoder)."""
-        strip = cap_current(self.layout.to_strip(canvas), self.config.power)
+        raw = self.layout.to_strip(canvas)
+        strip = cap_current(raw, self.config.power)
+        brightness = self.config.power.brightness
+        self.last_capped = not np.array_equal(strip, raw if brightness >= 1.0 else
+                                              np.rint(raw.astype(np.float32) * brightness).astype(np.uint8))
         self.last_ma = estimate_ma(strip, self.config.power)
         self.peak_ma = max(self.peak_ma, self.last_ma)
         self._sent = self.layout.to_canvas(strip)
@@ -208,13 +222,17 @@ class LedGrid:
                     self._cond.wait()
                 if self._closed:
                     return
-                show, gen = self._show, self._generation
+                show, gen, name = self._show, self._generation, self._show_name
             count = show.frame_count()
             start = time.monotonic()
             i = 0
             while count is None or i < count:
                 try:
-                    self.link.submit(self.render(show.frame(i)))
+                    data = self.render(show.frame(i))
+                    self._sent_show = (gen, name, show, show.frame_time(i))
+                    if self.last_capped:
+                        self._capped = gen
+                    self.link.submit(data)
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
                     self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the "

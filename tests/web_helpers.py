@@ -95,6 +95,8 @@ class SseClient:
     def _read(self) -> None:
         import time
 
+        from companion_app.table.events import apply_state
+
         data, event = [], None
         try:
             while True:
@@ -111,6 +113,10 @@ class SseClient:
                     data, kind, event = [], event, None
                     if kind != "state":
                         continue   # pings keep the connection alive; only states count
+                    if message.get("delta"):   # what changed: the whole state, as the pages build it
+                        if message["version"] <= self.messages[-1][1]["version"]:
+                            continue
+                        message = apply_state(self.messages[-1][1], message)
                     with self.arrived:
                         self.messages.append((time.perf_counter(), message))
                         self.arrived.notify_all()

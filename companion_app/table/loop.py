@@ -501,11 +501,9 @@ class TableLoop:
     def _publish(self) -> None:
         """Send the current view to every screen.  Under the session's lock: a view judged by a request
         thread must never reach the screens after a newer one judged by the camera thread."""
-        from .events import sse_message
-
         with self.session._lock:
             view = self.view
             if view is self._published:
                 return
             self._published = view
-            self.session.broker.publish(sse_message("camera", view))
+            self.session.publish_camera(view)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field, replace
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
@@ -26,7 +27,7 @@ from ..i18n.plan_text import all_plan_lines
 from ..i18n.text import in_all
 from .actors import By, Trigger
 from .devices import Device
-from .events import Broker, sse_message
+from .events import LEDS, PHONE, REFEREE, SCREENS, Broker, leds_delta, phone_camera, sse_message, state_delta
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds, Speaker
 from .journal import JournalMixin
@@ -79,6 +80,11 @@ class TableSession(JournalMixin):
         self._led_plan = None                           # the plan the LEDs were last given to animate
         self._led_following = False                     # the LEDs show a follow-up
         self._led_mark = None                           # the pawn move to mark on the LEDs (auto mode)
+        self._published: dict | None = None             # the state last sent to the screens (the next sends its delta)
+        self._phone_camera: dict | None = None          # the camera's view last sent to the phones (in their form)
+        self._leds_lock = threading.Lock()
+        self._leds_shown: dict | None = None            # the LED frame last sent to the screens
+        self._leds_at = 0.0                             # when (time.monotonic)
         self.loop = TableLoop(self)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
@@ -240,7 +246,7 @@ class TableSession(JournalMixin):
         """Tell the phones about a change that is not a game action (a follow-up done)."""
         with self._lock:
             self.version += 1
-            self.broker.publish(self.message())
+            self._publish_state()
             self._show_on_leds()
 
     def show_on_leds(self) -> None:
@@ -258,11 +264,31 @@ class TableSession(JournalMixin):
     def message(self) -> str:
         return sse_message("state", self.state(), self.version)
 
-    def catch_up(self) -> list[str]:
-        """What a screen that just connected receives: the state, the camera's view, the LED frame."""
-        out = [self.message(), sse_message("camera", self.loop.view or self.loop.refresh())]
-        frame = self.led_frame()
+    def catch_up(self, kind: str = REFEREE) -> list[str]:
+        """What a screen that just connected receives, whole, for its stream's ``kind`` (events.STREAM_KINDS):
+        the state last sent to the screens (the deltas after it build on it), the camera's view (in
+        the phones' form for a phone) and the LED frame last sent."""
+        out = []
+        if kind in SCREENS:
+            with self._lock:
+                state = self._published or self.state()
+            view = self.loop.view or self.loop.refresh()
+            out += [sse_message("state", state, state["version"]),
+                    sse_message("camera", phone_camera(view) if kind == PHONE else view)]
+        with self._leds_lock:
+            frame = self._leds_shown or self.led_frame()
+            if frame is not None and "anim" in frame and frame is self._leds_shown:   # its animation's time now
+                frame = {**frame, "anim": {**frame["anim"], "t": frame["anim"]["t"] + time.monotonic() - self._leds_at}}
         return out + ([sse_message("leds", frame)] if frame is not None else [])
+
+    def publish_camera(self, view: dict) -> None:
+        """A new camera view to the screens: the referee's each time, the phones' when what a phone
+        shows of it changed (the camera loop calls this in the order it judged the views)."""
+        self.broker.publish(sse_message("camera", view), (REFEREE,))
+        phone = phone_camera(view)
+        if phone != self._phone_camera:
+            self._phone_camera = phone
+            self.broker.publish(sse_message("camera", phone), (PHONE,))
 
     def led_frame(self) -> dict | None:
         """The LED grid's last frame as sent (square name → hex colour), or None without LEDs."""
@@ -274,13 +300,15 @@ class TableSession(JournalMixin):
                 "journal": self.journal_status(), "phones": self.broker.clients}
 
     def _publish_leds(self, every_s: float = 0.1) -> None:
-        """Push the LED grid's frame to every screen when it changed (at most ten times a second)."""
-        shown = None
+        """Push the LED grid's frame to every screen when it changed (at most ten times a second): the
+        squares that changed since the frame last sent (a screen that connects gets that frame whole)."""
         while not self._stopping.wait(every_s):
-            frame = self.led_frame()
-            if frame is not None and frame["squares"] != shown:
-                shown = frame["squares"]
-                self.broker.publish(sse_message("leds", frame))
+            with self._leds_lock:
+                frame = self.led_frame()
+                news = None if frame is None else leds_delta(self._leds_shown, frame)
+                if news is not None:
+                    self.broker.publish(sse_message("leds", news), (PHONE, REFEREE, LEDS))
+                    self._leds_shown, self._leds_at = frame, time.monotonic()
 
     def close(self) -> None:
         self._stopping.set()
@@ -297,9 +325,15 @@ class TableSession(JournalMixin):
     def _changed(self) -> None:
         """Bump the version, tell the phones, show the new state on the LED grid, judge the camera again."""
         self.version += 1
-        self.broker.publish(self.message())
+        self._publish_state()
         self.loop.game_changed()
         self._show_on_leds()
+
+    def _publish_state(self) -> None:
+        """The new state to the screens, as its delta from the one sent before (under the session's lock)."""
+        state = self.state()
+        self.broker.publish(sse_message("state", state_delta(self._published, state), state["version"]), SCREENS)
+        self._published = state
 
     def _show_on_leds(self) -> None:
         """The monster's move (once), then the follow-up's squares while the table is behind, else idle."""

@@ -16,7 +16,7 @@ from engine import jsontext
 from engine.errors import FlureError, InvalidSetupError
 
 from ..i18n.text import error_text, render
-from ..table.events import StreamRefused
+from ..table.events import PHONE, STREAM_KINDS, StreamRefused
 from ..table.journal import StaleRequestError, request_key
 from ..table.session import TableSession
 from . import schemas
@@ -131,14 +131,20 @@ def state():
     return jsonify(table().state())
 
 
-@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change",
+@route("/stream", "GET", "Server-Sent Events: the whole `state`, `camera` view and `leds` frame, then what changed "
+       "(a state `delta`, LED squares that changed); `?view=phone` (the default: the camera as a phone shows it, "
+       "when that changes), `referee` (every camera view) or `leds` (LED frames only)",
        produces="text/event-stream")
 def stream():
     session = table()
+    kind = request.args.get("view", PHONE)
+    if kind not in STREAM_KINDS:
+        abort(400, _("The view parameter must be one of %(kinds)s, not %(given)s", kinds=", ".join(STREAM_KINDS),
+                     given=repr(kind)))
     try:   # each stream holds a server thread: the limits keep threads for the referee's requests
         q = session.broker.open(request.remote_addr or "", referee=bool(browser_session.get("referee")),
                                 max_streams=current_app.config["SSE_MAX_CLIENTS"],
-                                per_address=current_app.config["SSE_PER_ADDRESS"])
+                                per_address=current_app.config["SSE_PER_ADDRESS"], kind=kind)
     except StreamRefused as exc:
         from .i18n import current_language  # as in engine_call: web.i18n registers its route here
         response = jsonify(error=error_text(exc, current_language()))
@@ -147,7 +153,7 @@ def stream():
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
     gone = request.environ.get("waitress.client_disconnected")   # waitress: the phone closed the connection
-    response = Response(stream_with_context(session.broker.stream(session.catch_up, heartbeat, q=q, gone=gone)),
+    response = Response(stream_with_context(session.broker.stream(lambda: session.catch_up(kind), heartbeat, q=q, gone=gone)),
                         mimetype="text/event-stream")
     response.call_on_close(lambda: session.broker.discard(q))   # also when the stream never started
     response.headers["Cache-Control"] = "no-cache"

@@ -435,16 +435,29 @@ class FlureBoard {
  * The browser retries a closed stream on its own; a stream that died silently (no
  * "ping" for 45 s, the server sends one every 15 s) is reopened by the watchdog. */
 const SILENCE_MS = window.FLURE_SILENCE_MS || 45000;   // tests shorten it
-function connectLive(onState, onLink, handlers) {
-  let source = null, retryTimer = null, lastHeard = Date.now();
+/* The whole state from a delta (events.state_delta) and the state of the version before it: the
+ * fields it names replaced, the log's kept run and its new lines. */
+function applyState(kept, delta) {
+  const state = Object.assign({}, kept, delta);
+  for (const k of ["delta", "log_from", "log_kept", "log_new"]) delete state[k];
+  if (delta.log_new) state.log = kept.log.slice(delta.log_from, delta.log_from + delta.log_kept).concat(delta.log_new);
+  return state;
+}
+
+/* The live stream of ``view`` ("phone", "referee" or "leds": what the server sends this page). */
+function connectLive(onState, onLink, handlers, view = "phone") {
+  let source = null, retryTimer = null, lastHeard = Date.now(), kept = null;
   function open() {
     clearTimeout(retryTimer);
     if (source) source.close();
     lastHeard = Date.now();
-    source = new EventSource("/api/stream");
+    kept = null;   // a new stream starts with the whole state
+    source = new EventSource(`/api/stream?view=${view}`);
     source.addEventListener("state", (e) => {
       lastHeard = Date.now(); onLink("live");
-      const state = JSON.parse(e.data);
+      const message = JSON.parse(e.data);
+      if (message.delta && (!kept || message.version <= kept.version)) return;   // already in the state held
+      const state = kept = message.delta ? applyState(kept, message) : message;
       if (state.tile_names) tileNames = (state.tile_names_i18n || {})[window.FLURE_LANG] || state.tile_names;
       onState(state);
     });
@@ -622,18 +635,51 @@ class LedPanel {
     }
   }
 
+  /* A frame as sent (every square, or those that changed), with its animation: the squares a show
+   * changes by a rule of time (frame.anim, hardware/animation.py Show.wire) are animated here. */
   show(frame) {
     if (!frame || !frame.squares) return;
     const box = this.svg.closest(".leds-box");   // the table card's panel: hidden until a frame comes
     if (box) box.classList.remove("hidden");
-    for (const [name, hex] of Object.entries(frame.squares)) {
-      const cell = this.cells[name];
-      if (!cell) continue;
-      const rgb = [0, 2, 4].map((i) => Math.round(255 * Math.sqrt(parseInt(hex.slice(i, i + 2), 16) / 255)));
-      cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
-      cell.dataset.sent = hex;
-    }
+    for (const [name, hex] of Object.entries(frame.squares)) this.set(name, hex);
     this.svg.dataset.showing = frame.showing || "";
+    this.animate(frame.anim);
+  }
+
+  set(name, hex) {
+    const cell = this.cells[name];
+    if (!cell || cell.dataset.sent === hex) return;
+    const rgb = [0, 2, 4].map((i) => Math.round(255 * Math.sqrt(parseInt(hex.slice(i, i + 2), 16) / 255)));
+    cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
+    cell.dataset.sent = hex;
+  }
+
+  /* Ten times a second, as the LED grid's player: each part's squares at the show's time (``anim.t``
+   * when the frame was sent), through the grid's brightness, as hardware/leds.py sends them. */
+  animate(anim) {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (!anim) return;
+    const t0 = performance.now() / 1000 - anim.t;
+    const b = anim.brightness;
+    const byte = (v) => Math.min(255, Math.max(0, Math.round(v)));
+    const hex = (rgb) => rgb.map((v) => (b < 1 ? byte(byte(v) * b) : byte(v)).toString(16).padStart(2, "0")).join("");
+    const tick = () => {
+      const t = performance.now() / 1000 - t0;
+      for (const part of anim.parts) {
+        if (part.kind === "pulse") {
+          if (part.until !== undefined && t >= part.until) continue;
+          const level = part.low + part.depth * (0.5 - 0.5 * Math.cos(2 * Math.PI * t / part.period_s + part.phase));
+          const colour = hex(part.rgb.map((v) => v * level));
+          for (const sq of part.squares) this.set(sq, colour);
+        } else if (part.kind === "blink") {
+          const on = Math.floor(t * part.hz * 2) % 2 === 0;
+          part.squares.forEach((sq, i) => this.set(sq, hex(on ? part.on : part.off[i])));
+        }
+      }
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
   }
 }
 
