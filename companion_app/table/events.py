@@ -130,6 +130,9 @@ def leds_delta(before: dict | None, after: dict) -> dict | None:
     return {**after, "squares": squares, "delta": True}
 
 
+TOO_MANY_SCREENS = N_("Too many screens are following the game right now; this one retries shortly")
+
+
 class StreamRefused(Worded, Exception):
     """No stream for this client now; the message says why (HTTP 503 with Retry-After), as wording data
     (engine.wording.Worded): the answer is in the request's language."""
