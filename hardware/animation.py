@@ -274,7 +274,12 @@ class IdleShow(Show):
     def wire(self) -> list[dict]:
         if self.colour is None:
             return []
-        return [{"kind": "pulse", "squares": [square_name(sq) for sq in BORDER], "rgb": list(self.colour),
+        still = set()       # the monster and its heading, drawn over the border
+        if self.monster is not None:
+            sq, facing = self.monster
+            still = {sq, neighbour(sq, facing) if facing is not None else None}
+        return [{"kind": "pulse", "squares": [square_name(sq) for sq in BORDER if sq not in still],
+                 "rgb": list(self.colour),
                  "low": self.LOW, "depth": self.DEPTH, "period_s": self.period_s, "phase": 0.0}]
 
     def frame_at(self, t: float) -> np.ndarray:

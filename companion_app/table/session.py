@@ -275,9 +275,9 @@ class TableSession(JournalMixin):
             view = self.loop.view or self.loop.refresh()
             out += [sse_message("state", state, state["version"]),
                     sse_message("camera", phone_camera(view) if kind == PHONE else view)]
-        with self._leds_lock:
-            frame = self._leds_shown or self.led_frame()
-            if frame is not None and "anim" in frame and frame is self._leds_shown:   # its animation's time now
+        with self._leds_lock:   # none sent yet: the first comes to every screen within _publish_leds's 0.1 s
+            frame = self._leds_shown
+            if frame is not None and "anim" in frame:   # its animation's time now
                 frame = {**frame, "anim": {**frame["anim"], "t": frame["anim"]["t"] + time.monotonic() - self._leds_at}}
         return out + ([sse_message("leds", frame)] if frame is not None else [])
 

@@ -1,0 +1,139 @@
+"""The pages' side of the lighter streams (issue 22), in headless Chromium against the real server:
+a phone that lost the Wi-Fi mid-game and came back shows what a phone that never dropped shows,
+and the LED mirror animates the grid's idle breathing itself, in step with the frames the grid is sent.
+
+Real waitress server, real session and SQLite, the real LED grid on its built-in emulator.
+Screenshots go to tests/output/.
+"""
+from __future__ import annotations
+
+import time
+
+from browser_helpers import needs_chromium, referee_login
+from companion_app.table.devices import open_leds
+from companion_app.web.server import Server
+from web_helpers import OUTPUT, WifiProxy, longest, make_app, play_pawn_phase, session_with
+
+pytestmark = needs_chromium
+
+# What a phone shows: the status lines, the cards' text, the pieces on the board and the LED mirror.
+SHOWN = """() => ({
+  summary: document.querySelector('#summary').innerText,
+  turnline: document.querySelector('#turnline').innerText,
+  tiles: document.querySelector('#tiles').innerText,
+  players: document.querySelector('#players').innerText,
+  log: document.querySelector('#log').innerText,
+  steps: document.querySelector('#steps').innerText,
+  table: document.querySelector('#table-card').innerText,
+  pieces: [...document.querySelectorAll('svg.board [data-square]:not(.sq)')]
+    .map((p) => `${p.getAttribute('class')} ${p.dataset.pawn || ''} ${p.dataset.square}`).sort(),
+  leds: Object.fromEntries([...document.querySelectorAll('#leds-panel rect')].map((r) => [r.dataset.square, r.dataset.sent])),
+})"""
+
+
+def animated(frame: dict) -> set[str]:
+    """The squares the frame's animation moves (the pages draw them by the clock, a frame apart)."""
+    return {sq for part in frame.get("anim", {}).get("parts", ()) for sq in part["squares"]}
+
+
+def settle(page) -> None:
+    page.wait_for_function("() => !document.querySelector('svg.board').dataset.anim || "
+                           "document.querySelector('svg.board').dataset.anim === 'done'", timeout=60000)
+
+
+def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dropped_shows(browser, tmp_path):
+    session = session_with(tmp_path)
+    session.leds = open_leds(None)
+    assert session.leds.obj is not None, session.leds.why
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue", "green"], "red", seed=6)
+    errors: list[str] = []
+    with Server(app) as server:
+        server.app.config["SSE_HEARTBEAT"] = 0.3
+        proxy = WifiProxy(server.port)
+        phones = []
+        try:
+            for url in (server.url, proxy.url):
+                context = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True)
+                context.add_init_script("window.FLURE_SILENCE_MS = 2000;")
+                page = context.new_page()
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(url)
+                page.wait_for_selector(".link.live")
+                phones.append(page)
+            steady, dropped = phones
+            play_pawn_phase(session, longest)
+            session.act({"type": "draw"})                 # a monster move both phones see
+            for page in phones:
+                page.wait_for_selector("svg.board[data-anim='done']", timeout=60000)
+            proxy.drop()                                  # the second phone's Wi-Fi goes silent
+            play_pawn_phase(session, longest)
+            session.act({"type": "draw"})
+            session.undo()                                # the log is rebuilt, not only added to
+            session.act({"type": "draw"})
+            game = session.game
+            label = next(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
+            session.act({"type": "move", "pawn": label, "moves": game.targets(label)[0]["moves"]})
+            dropped.wait_for_selector(".link.reconnecting", timeout=15000)
+            dropped.wait_for_selector(".link.live", timeout=15000)
+            for page in phones:
+                page.wait_for_function("(seq) => [...document.querySelectorAll('#log li')]"
+                                       ".some((li) => li.dataset.seq === String(seq))", arg=session.seq, timeout=30000)
+                settle(page)
+            time.sleep(0.5)
+            frame = session.led_frame()
+            seen = [page.evaluate(SHOWN) for page in phones]
+            for shown in seen:
+                shown["leds"] = {sq: hex for sq, hex in shown["leds"].items() if sq not in animated(frame)}
+            assert seen[0] == seen[1]
+            assert seen[0]["summary"] == session.state()["summary"]
+            assert seen[0]["leds"] == {sq: hex for sq, hex in frame["squares"].items() if sq not in animated(frame)}
+            OUTPUT.mkdir(exist_ok=True)
+            steady.screenshot(path=str(OUTPUT / "wire-phone-never-dropped.png"), full_page=True)
+            dropped.screenshot(path=str(OUTPUT / "wire-phone-reconnected.png"), full_page=True)
+            assert not errors, errors
+        finally:
+            for page in phones:
+                page.context.close()
+            proxy.close()
+    session.close()
+
+
+def test_the_led_mirror_breathes_in_step_with_the_grid_without_a_frame_a_tick(browser, tmp_path):
+    session = session_with(tmp_path)
+    session.leds = open_leds(None)
+    assert session.leds.obj is not None, session.leds.why
+    app, _ = make_app(tmp_path, session)
+    session.new_game(["red", "blue"], "red", seed=11)
+    with Server(app) as server:
+        pages = {}
+        for name, path, size in (("leds", "leds", (1024, 700)), ("phone", "", (360, 780)),
+                                 ("referee", "referee", (1280, 900))):
+            page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+            if name == "referee":
+                referee_login(page, server.url)
+            else:
+                page.goto(server.url + path)
+            pages[name] = page
+        for page in pages.values():
+            page.wait_for_selector("#leds-panel svg.leds[data-showing='idle']", timeout=15000)
+        frame = session.led_frame()
+        border = sorted(animated(frame))
+        assert len(border) >= 30 and frame["anim"]["parts"][0]["kind"] == "pulse"
+        levels = set()
+        for _ in range(12):                               # three seconds of the four-second breath
+            time.sleep(0.25)
+            sent = session.led_frame()["squares"]
+            for page in pages.values():
+                shown = page.evaluate("(sqs) => sqs.map((sq) => document.querySelector("
+                                      "`#leds-panel rect[data-square='${sq}']`).dataset.sent)", border)
+                for sq, hex in zip(border, shown):
+                    grid = [int(sent[sq][i:i + 2], 16) for i in (0, 2, 4)]
+                    mirror = [int(hex[i:i + 2], 16) for i in (0, 2, 4)]
+                    assert max(abs(a - b) for a, b in zip(grid, mirror)) <= 6, (sq, sent[sq], hex)
+                levels.add(shown[0])
+        assert len(levels) >= 4                           # it did breathe on the pages
+        OUTPUT.mkdir(exist_ok=True)
+        for name, page in pages.items():
+            page.screenshot(path=str(OUTPUT / f"wire-leds-{name}.png"), full_page=True)
+    session.close()
