@@ -99,7 +99,8 @@ def main(argv=None) -> int:
     if states:
         size = statistics.median(s for s, _ in states) / 1000
         size_bare = statistics.median(b for _, b in states) / 1000
-        print(f"  mid-game /api/state: median {size:.1f} KB over {len(states)} (largest {max(s for s, _ in states) / 1000:.1f}) "
+        largest = max(s for s, _ in states) / 1000
+        print(f"  mid-game /api/state: median {size:.1f} KB over {len(states)} (largest {largest:.1f}) "
               f"(target ≤ {STATE_KB:.0f} KB: {size / STATE_KB:.2f} of it) {verdict(size <= STATE_KB)}; "
               f"without *_i18n {size_bare:.1f} KB ({size_bare / STATE_KB:.2f})")
         results.append(size <= STATE_KB)

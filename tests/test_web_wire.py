@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import time
 
-from companion_app.table.devices import open_leds
 from companion_app.table.events import PHONE_CAMERA, apply_state, leds_delta, phone_camera, state_delta
 from companion_app.table.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
 from live_load import StreamTally
-from web_helpers import make_app, play_pawn_phase, session_with, show_table
+from web_helpers import make_app, play_pawn_phase, session_with, show_table, with_led_grid
 
 PHONE_FIELDS = {"status", "change", "needs", "needs_i18n", *PHONE_CAMERA}
 
@@ -123,11 +122,7 @@ def test_a_delta_of_a_log_that_slid_or_was_rebuilt_builds_the_same_log():
 
 def test_unchanged_led_frames_are_not_sent_again_and_animations_travel_once(tmp_path):
     """The idle picture breathes ten frames a second on the grid; the screens get it once, as its rule."""
-    session = session_with(tmp_path)
-    session.leds = open_leds(None)
-    assert session.leds.obj is not None, session.leds.why
-    app, _ = make_app(tmp_path, session)
-    session.new_game(["red", "blue"], "red", seed=11)
+    app, session = with_led_grid(tmp_path)
     with Server(app) as server:
         until(lambda: (session.led_frame() or {}).get("showing") == "idle")
         phone = StreamTally(server.port, keep=True)
@@ -162,3 +157,13 @@ def test_leds_delta_sends_nothing_when_nothing_changed():
     assert leds_delta(blinking, {**blinking, "count": 9, "squares": {"a1": "005aff", "b1": "ff1e00"}}) is None
     after = leds_delta(blinking, {**frame, "show": 6})   # the blinking square goes back to what is sent
     assert after["squares"] == {"a1": "030202"} and "anim" not in after
+
+
+def test_a_stream_of_a_view_that_does_not_exist_is_refused_with_a_sentence(tmp_path):
+    app, _ = make_app(tmp_path)
+    client = app.test_client()
+    r = client.get("/api/stream?view=tv")
+    assert r.status_code == 400
+    assert "phone, referee, leds" in r.json["error"] and "'tv'" in r.json["error"]
+    r = client.get("/api/stream?view=tv", headers={"Accept-Language": "fr"})
+    assert r.status_code == 400 and r.json["error"].startswith("Le paramètre view doit être")

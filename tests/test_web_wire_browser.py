@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 
 from browser_helpers import needs_chromium, referee_login
-from companion_app.table.devices import open_leds
 from companion_app.web.server import Server
-from web_helpers import OUTPUT, WifiProxy, longest, make_app, play_pawn_phase, session_with
+from web_helpers import OUTPUT, WifiProxy, longest, play_pawn_phase, with_led_grid
 
 pytestmark = needs_chromium
 
@@ -27,7 +26,8 @@ SHOWN = """() => ({
   table: document.querySelector('#table-card').innerText,
   pieces: [...document.querySelectorAll('svg.board [data-square]:not(.sq)')]
     .map((p) => `${p.getAttribute('class')} ${p.dataset.pawn || ''} ${p.dataset.square}`).sort(),
-  leds: Object.fromEntries([...document.querySelectorAll('#leds-panel rect')].map((r) => [r.dataset.square, r.dataset.sent])),
+  leds: Object.fromEntries([...document.querySelectorAll('#leds-panel rect')]
+    .map((r) => [r.dataset.square, r.dataset.sent])),
 })"""
 
 
@@ -42,11 +42,7 @@ def settle(page) -> None:
 
 
 def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dropped_shows(browser, tmp_path):
-    session = session_with(tmp_path)
-    session.leds = open_leds(None)
-    assert session.leds.obj is not None, session.leds.why
-    app, _ = make_app(tmp_path, session)
-    session.new_game(["red", "blue", "green"], "red", seed=6)
+    app, session = with_led_grid(tmp_path, ("red", "blue", "green"), seed=6)
     errors: list[str] = []
     with Server(app) as server:
         server.app.config["SSE_HEARTBEAT"] = 0.3
@@ -100,11 +96,7 @@ def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dr
 
 
 def test_the_led_mirror_breathes_in_step_with_the_grid_without_a_frame_a_tick(browser, tmp_path):
-    session = session_with(tmp_path)
-    session.leds = open_leds(None)
-    assert session.leds.obj is not None, session.leds.why
-    app, _ = make_app(tmp_path, session)
-    session.new_game(["red", "blue"], "red", seed=11)
+    app, session = with_led_grid(tmp_path)
     with Server(app) as server:
         pages = {}
         for name, path, size in (("leds", "leds", (1024, 700)), ("phone", "", (360, 780)),

@@ -66,6 +66,18 @@ def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | No
     return session
 
 
+def with_led_grid(tmp_path, players=("red", "blue"), seed: int = 11):
+    """A served app whose session has the real LED grid on its built-in emulator, a game started: (app, session)."""
+    from companion_app.table.devices import open_leds
+
+    session = session_with(tmp_path)
+    session.leds = open_leds(None)
+    assert session.leds.obj is not None, session.leds.why
+    app, _ = make_app(tmp_path, session)
+    session.new_game(list(players), players[0], seed=seed)
+    return app, session
+
+
 def show_table(camera: FakeCamera, session: TableSession) -> None:
     """The camera sees the table exactly as the game has it (the follow-up done)."""
     from companion_app.table.fakes import FakeReading

@@ -7,6 +7,7 @@ schema, so ``openapi.py`` documents exactly what is served.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 from flask import session as browser_session
@@ -153,7 +154,8 @@ def stream():
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
     gone = request.environ.get("waitress.client_disconnected")   # waitress: the phone closed the connection
-    response = Response(stream_with_context(session.broker.stream(lambda: session.catch_up(kind), heartbeat, q=q, gone=gone)),
+    first = partial(session.catch_up, kind)   # the whole picture, for this stream's kind
+    response = Response(stream_with_context(session.broker.stream(first, heartbeat, q=q, gone=gone)),
                         mimetype="text/event-stream")
     response.call_on_close(lambda: session.broker.discard(q))   # also when the stream never started
     response.headers["Cache-Control"] = "no-cache"
