@@ -167,3 +167,17 @@ def test_a_stream_of_a_view_that_does_not_exist_is_refused_with_a_sentence(tmp_p
     assert "phone, referee, leds" in r.json["error"] and "'tv'" in r.json["error"]
     r = client.get("/api/stream?view=tv", headers={"Accept-Language": "fr"})
     assert r.status_code == 400 and r.json["error"].startswith("Le paramètre view doit être")
+
+
+def test_the_state_carries_the_lines_of_the_monster_move_shown_not_those_of_earlier_ones(tmp_path):
+    _, session = make_app(tmp_path)
+    session.new_game(["red", "blue"], "red", seed=3)
+    for _ in range(2):
+        play_pawn_phase(session)
+        session.act({"type": "draw"})
+    state = session.state()
+    earlier = [line for line in session.log_lines if line.get("plan") and line["seq"] != session.plan_seq]
+    assert earlier                                         # the session keeps them (the journal's record) …
+    assert [e["text"] for e in state["log"] if e.get("plan")] == session.game.last_plan.lines()   # … the state not
+    notes = [e for e in session.log_lines[-40:] if not e.get("plan")]
+    assert [e for e in state["log"] if not e.get("plan")] == notes    # the game log the pages show: the same
