@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 import urllib.request
+import zlib
 
 
 def loopback(i: int) -> str:
@@ -209,6 +210,8 @@ class StreamTally:
         self.events: list[tuple[str, dict]] = []
         self.status: int | None = None
         self.total = 0
+        self.deflated = 0         # the messages' bytes had the stream been gzip-encoded (flushed after each)
+        self._z = zlib.compressobj(6, zlib.DEFLATED, 31)
         self.closed = False
         self._lock = threading.Condition()
         self._sock = socket.socket()
@@ -258,7 +261,9 @@ class StreamTally:
         bare = len(block)
         if data is not None:
             bare -= len(json.dumps(data, separators=(",", ":"))) - len(json.dumps(without_i18n(data), separators=(",", ":")))
+        deflated = len(self._z.compress(block) + self._z.flush(zlib.Z_SYNC_FLUSH))
         with self._lock:
+            self.deflated += deflated
             self.count[event] = self.count.get(event, 0) + 1
             self.bytes[event] = self.bytes.get(event, 0) + len(block)
             self.bare[event] = self.bare.get(event, 0) + bare

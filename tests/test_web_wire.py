@@ -157,6 +157,11 @@ def test_leds_delta_sends_nothing_when_nothing_changed():
     assert leds_delta(blinking, {**blinking, "count": 9, "squares": {"a1": "005aff", "b1": "ff1e00"}}) is None
     after = leds_delta(blinking, {**frame, "show": 6})   # the blinking square goes back to what is sent
     assert after["squares"] == {"a1": "030202"} and "anim" not in after
+    again = leds_delta(blinking, {**blinking, "show": 7, "squares": {"a1": "030202", "b1": "5a0a00"}})
+    assert again["squares"] == {"b1": "5a0a00"} and again["anim"] == anim    # a1: drawn by the new rule
+    ended = {**anim, "parts": [{**anim["parts"][0], "until": 0.2}]}            # a rule over by the time sent
+    assert leds_delta(frame, {**blinking, "anim": ended, "squares": {"a1": "005aff", "b1": "ff1e00"}})["squares"] == {
+        "a1": "005aff"}
 
 
 def test_a_stream_of_a_view_that_does_not_exist_is_refused_with_a_sentence(tmp_path):

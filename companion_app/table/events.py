@@ -123,11 +123,19 @@ def leds_delta(before: dict | None, after: dict) -> dict | None:
         return after
     if "anim" in before and "anim" in after and before.get("show") == after.get("show"):
         return None
-    moved = {sq for part in before.get("anim", {}).get("parts", ()) for sq in part["squares"]}
-    squares = {k: v for k, v in after["squares"].items() if before["squares"].get(k) != v or k in moved}
+    moved, drawn = _animated(before), _animated(after)   # the screen draws ``drawn`` itself, from the new rule
+    squares = {k: v for k, v in after["squares"].items()
+               if k not in drawn and (before["squares"].get(k) != v or k in moved)}
     if not squares and "anim" not in after:
         return None
     return {**after, "squares": squares, "delta": True}
+
+
+def _animated(frame: dict) -> set[str]:
+    """The squares a frame's animation draws from the time the frame was sent on."""
+    anim = frame.get("anim") or {}
+    return {sq for part in anim.get("parts", ()) if anim["t"] < part.get("until", float("inf"))
+            for sq in part["squares"]}
 
 
 TOO_MANY_SCREENS = N_("Too many screens are following the game right now; this one retries shortly")
