@@ -7,6 +7,7 @@ checked in tests/test_web_wire_browser.py.
 """
 from __future__ import annotations
 
+import json
 import time
 
 from companion_app.table.events import PHONE_CAMERA, apply_state, leds_delta, phone_camera, state_delta
@@ -101,6 +102,8 @@ def test_the_state_goes_out_as_what_changed_and_builds_back_to_the_whole(tmp_pat
             assert state == session.state()
             pawn_moves = [m for m in messages[1:] if "plan" not in m and "log_new" in m]
             assert pawn_moves and all(len(m["log_new"]) == 1 for m in pawn_moves)  # one move, one line
+            whole = len(json.dumps(state))
+            assert all(len(json.dumps(m)) < whole / 4 for m in pawn_moves), (whole, [len(json.dumps(m)) for m in pawn_moves])
         finally:
             phone.close()
 

@@ -308,7 +308,10 @@ class TableSession(JournalMixin):
         while not self._stopping.wait(every_s):
             with self._leds_lock:
                 frame = self.led_frame()
-                news = None if frame is None else leds_delta(self._leds_shown, frame)
+                if frame is None:          # no LED grid (any more): a screen that connects gets no frame
+                    self._leds_shown = None
+                    continue
+                news = leds_delta(self._leds_shown, frame)
                 if news is not None:
                     self.broker.publish(sse_message("leds", news), (PHONE, REFEREE, LEDS))
                     self._leds_shown, self._leds_at = frame, time.monotonic()
