@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.geometry import SQUARES, square_name
 from engine.wording import N_, Said, Text
 from hardware.animation import ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show, SquaresShow
 from hardware.config import HardwareConfig, load_config
@@ -27,6 +28,11 @@ from hardware.power import cap_current, estimate_ma
 from hardware.protocol import make_encoder, wled_misreads_tpm2
 
 log = logging.getLogger(__name__)
+
+
+def _hex_squares(canvas) -> dict[str, str]:
+    """Each board square's colour in ``canvas`` as "rrggbb"."""
+    return {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}
 
 
 class LedGrid:
@@ -62,9 +68,7 @@ class LedGrid:
         self._show: Show | None = None
         self._next: tuple[Show, str] | None = None   # shown once the playing plan has finished
         self._sent = None                            # the last canvas sent, after the power cap
-        self._sent_show: tuple | None = None         # (generation, name, show, t) of the frame last sent
-        self._capped = -1                            # the last show generation a frame of which the cap dimmed
-        self.last_capped = False                     # the power budget dimmed the last frame rendered
+        self._sent_show: tuple | None = None         # (generation, name, show, t, canvas before the cap) last sent
         self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
@@ -135,19 +139,29 @@ class LedGrid:
 
     def sent_frame(self) -> dict | None:
         """The last frame sent to the grid (after the power cap): square name → "rrggbb", and what it shows."""
-        from engine.geometry import SQUARES, square_name
-
-        canvas, sent = self._sent, self._sent_show
+        canvas = self._sent
         if canvas is None:
             return None
-        out = {"count": self.sent_count, "showing": self._show_name if sent is None else sent[1],
-               "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
-        if sent is not None:
-            gen, _, show, t = sent
-            out["show"] = gen    # which show the frame is of: a new one is a new number
-            parts = show.wire()
-            if parts and self._capped != gen:   # dimmed by the power cap, a frame is no longer the rule's
-                out["anim"] = {"t": round(t, 3), "brightness": self.config.power.brightness, "parts": parts}
+        return {"count": self.sent_count, "showing": self._show_name, "squares": _hex_squares(canvas)}
+
+    def wire_frame(self) -> dict | None:
+        """The last frame as the web pages draw it (static/board.js ``LedPanel``): each square's colour
+        before the power cap and the cap's figures (the page caps the frame as ``render`` does), which
+        show it is of (a new show, a new number) and the squares that show changes by a rule of time
+        (``Show.wire``, from ``t`` seconds into it), so a page is sent a frame only when the show changes."""
+        sent = self._sent_show
+        if sent is None:
+            return None
+        gen, name, show, t, raw = sent
+        power = self.config.power
+        counts = {sq: len(self.layout.leds.get(sq, ())) for sq in SQUARES}
+        out = {"count": self.sent_count, "showing": name, "show": gen, "squares": _hex_squares(raw),
+               "power": {"brightness": power.brightness, "ma_per_channel": power.ma_per_channel,
+                         "allowed_ma": power.budget_ma - self.layout.led_count * power.idle_ma_per_led,
+                         "leds": {square_name(sq): n for sq, n in counts.items() if n != 1}}}
+        parts = show.wire()
+        if parts:
+            out["anim"] = {"t": round(t, 3), "parts": parts}
         return out
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
@@ -204,11 +218,7 @@ class LedGrid:
 
     def render(self, canvas: np.ndarray) -> bytes:
         """Canvas → capped strip bytes (what goes into the encoder)."""
-        raw = self.layout.to_strip(canvas)
-        strip = cap_current(raw, self.config.power)
-        brightness = self.config.power.brightness
-        self.last_capped = not np.array_equal(strip, raw if brightness >= 1.0 else
-                                              np.rint(raw.astype(np.float32) * brightness).astype(np.uint8))
+        strip = cap_current(self.layout.to_strip(canvas), self.config.power)
         self.last_ma = estimate_ma(strip, self.config.power)
         self.peak_ma = max(self.peak_ma, self.last_ma)
         self._sent = self.layout.to_canvas(strip)
@@ -228,10 +238,9 @@ class LedGrid:
             i = 0
             while count is None or i < count:
                 try:
-                    data = self.render(show.frame(i))
-                    self._sent_show = (gen, name, show, show.frame_time(i))
-                    if self.last_capped:
-                        self._capped = gen
+                    canvas = show.frame(i)
+                    data = self.render(canvas)
+                    self._sent_show = (gen, name, show, show.frame_time(i), canvas)
                     self.link.submit(data)
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)

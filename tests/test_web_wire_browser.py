@@ -32,7 +32,8 @@ SHOWN = """() => ({
 
 
 def animated(frame: dict) -> set[str]:
-    """The squares the frame's animation moves (the pages draw them by the clock, a frame apart)."""
+    """The squares the animation of a frame as the pages get it (``LedGrid.wire_frame``) moves (the pages
+    draw them by the clock, a frame apart)."""
     return {sq for part in frame.get("anim", {}).get("parts", ()) for sq in part["squares"]}
 
 
@@ -77,13 +78,14 @@ def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dr
                                        ".some((li) => li.dataset.seq === String(seq))", arg=session.seq, timeout=30000)
                 settle(page)
             time.sleep(0.5)
-            frame = session.led_frame()
+            moving = animated(session.leds.obj.wire_frame())
             seen = [page.evaluate(SHOWN) for page in phones]
             for shown in seen:
-                shown["leds"] = {sq: hex for sq, hex in shown["leds"].items() if sq not in animated(frame)}
+                shown["leds"] = {sq: hex for sq, hex in shown["leds"].items() if sq not in moving}
             assert seen[0] == seen[1]
             assert seen[0]["summary"] == session.state()["summary"]
-            assert seen[0]["leds"] == {sq: hex for sq, hex in frame["squares"].items() if sq not in animated(frame)}
+            sent = session.led_frame()["squares"]
+            assert seen[0]["leds"] == {sq: hex for sq, hex in sent.items() if sq not in moving}
             OUTPUT.mkdir(exist_ok=True)
             steady.screenshot(path=str(OUTPUT / "wire-phone-never-dropped.png"), full_page=True)
             dropped.screenshot(path=str(OUTPUT / "wire-phone-reconnected.png"), full_page=True)
@@ -96,7 +98,9 @@ def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dr
 
 
 def test_the_led_mirror_breathes_in_step_with_the_grid_without_a_frame_a_tick(browser, tmp_path):
-    app, session = with_led_grid(tmp_path)
+    """Yellow plays first: at the top of its breath the board draws more than the power budget, and the grid
+    is sent every square dimmed (hardware/power.py); the pages dim it the same, by themselves."""
+    app, session = with_led_grid(tmp_path, ("yellow", "red"))
     with Server(app) as server:
         pages = {}
         for name, path, size in (("leds", "leds", (1024, 700)), ("phone", "", (360, 780)),
@@ -109,13 +113,15 @@ def test_the_led_mirror_breathes_in_step_with_the_grid_without_a_frame_a_tick(br
             pages[name] = page
         for page in pages.values():
             page.wait_for_selector("#leds-panel svg.leds[data-showing='idle']", timeout=15000)
-        frame = session.led_frame()
+        frame = session.leds.obj.wire_frame()
         border = sorted(animated(frame))
         assert len(border) >= 30 and frame["anim"]["parts"][0]["kind"] == "pulse"
-        levels = set()
-        for _ in range(12):                               # three seconds of the four-second breath
+        levels, capped = set(), 0
+        for _ in range(16):                               # four seconds: one whole breath
             time.sleep(0.25)
             sent = session.led_frame()["squares"]
+            raw = session.leds.obj.wire_frame()["squares"]
+            capped += any(sent[sq] != raw[sq] for sq in raw if sq not in border)   # every square dimmed
             for page in pages.values():
                 shown = page.evaluate("(sqs) => sqs.map((sq) => document.querySelector("
                                       "`#leds-panel rect[data-square='${sq}']`).dataset.sent)", border)
@@ -125,6 +131,7 @@ def test_the_led_mirror_breathes_in_step_with_the_grid_without_a_frame_a_tick(br
                     assert max(abs(a - b) for a, b in zip(grid, mirror)) <= 6, (sq, sent[sq], hex)
                 levels.add(shown[0])
         assert len(levels) >= 4                           # it did breathe on the pages
+        assert capped                                     # and the cap dimmed the grid meanwhile
         OUTPUT.mkdir(exist_ok=True)
         for name, page in pages.items():
             page.screenshot(path=str(OUTPUT / f"wire-leds-{name}.png"), full_page=True)

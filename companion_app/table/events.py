@@ -128,7 +128,10 @@ def leds_delta(before: dict | None, after: dict) -> dict | None:
                if k not in drawn and (before["squares"].get(k) != v or k in moved)}
     if not squares and "anim" not in after:
         return None
-    return {**after, "squares": squares, "delta": True}
+    out = {**after, "squares": squares, "delta": True}
+    if out.get("power") == before.get("power"):   # the cap's figures: sent again only when they change
+        out.pop("power", None)
+    return out
 
 
 def _animated(frame: dict) -> set[str]:

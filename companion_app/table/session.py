@@ -303,11 +303,12 @@ class TableSession(JournalMixin):
                 "journal": self.journal_status(), "phones": self.broker.clients}
 
     def _publish_leds(self, every_s: float = 0.1) -> None:
-        """Push the LED grid's frame to every screen when it changed (at most ten times a second): the
-        squares that changed since the frame last sent (a screen that connects gets that frame whole)."""
+        """Push the LED grid's frame to every screen when it changed (at most ten times a second), as the
+        pages draw it (``wire_frame``): the squares that changed since the frame last sent (a screen that
+        connects gets that frame whole), nothing while a show the pages animate themselves goes on."""
         while not self._stopping.wait(every_s):
             with self._leds_lock:
-                frame = self.led_frame()
+                frame = self.leds.call(lambda leds: leds.wire_frame())
                 if frame is None:          # no LED grid (any more): a screen that connects gets no frame
                     self._leds_shown = None
                     continue

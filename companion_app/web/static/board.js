@@ -635,15 +635,67 @@ class LedPanel {
     }
   }
 
-  /* A frame as sent (every square, or those that changed), with its animation: the squares a show
-   * changes by a rule of time (frame.anim, hardware/animation.py Show.wire) are animated here. */
+  /* A frame as the server sends it (table.events.leds_delta: every square, or those that changed): each
+   * square's colour before the power cap, the cap's figures, and the squares its show changes by a rule
+   * of time (frame.anim: hardware/animation.py Show.wire), which this panel animates itself. */
   show(frame) {
     if (!frame || !frame.squares) return;
     const box = this.svg.closest(".leds-box");   // the table card's panel: hidden until a frame comes
     if (box) box.classList.remove("hidden");
-    for (const [name, hex] of Object.entries(frame.squares)) this.set(name, hex);
+    this.raw = this.raw || {};
+    for (const [name, hex] of Object.entries(frame.squares)) {
+      this.raw[name] = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    }
+    if (frame.power) this.power = frame.power;
     this.svg.dataset.showing = frame.showing || "";
     this.animate(frame.anim);
+  }
+
+  /* Ten times a second, as the LED grid's player: each part's squares at the show's time (``anim.t``
+   * when the frame was sent), then the whole frame through the power cap. */
+  animate(anim) {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (!anim) { this.paint(); return; }
+    const t0 = performance.now() / 1000 - anim.t;
+    const tick = () => {
+      const t = performance.now() / 1000 - t0;
+      for (const part of anim.parts) {
+        if (part.kind === "pulse") {
+          if (part.until !== undefined && t >= part.until) continue;
+          const level = part.low + part.depth * (0.5 - 0.5 * Math.cos(2 * Math.PI * t / part.period_s + part.phase));
+          const rgb = part.rgb.map((v) => byte(Math.fround(v * level)));
+          for (const sq of part.squares) this.raw[sq] = rgb;
+        } else if (part.kind === "blink") {
+          const on = Math.floor(t * part.hz * 2) % 2 === 0;
+          part.squares.forEach((sq, i) => { this.raw[sq] = on ? part.on : part.off[i]; });
+        }
+      }
+      this.paint();
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
+  }
+
+  /* The frame as the grid is sent it: the brightness, then scaled down to the current budget when over
+   * it (hardware/power.py cap_current, in the same single-precision arithmetic). */
+  paint() {
+    const p = this.power || { brightness: 1, ma_per_channel: 0, allowed_ma: 1, leds: {} };
+    const f = Math.fround, b = f(p.brightness);
+    const leds = (name) => (name in p.leds ? p.leds[name] : 1);
+    const out = {};
+    let sum = 0;
+    for (const [name, rgb] of Object.entries(this.raw)) {
+      out[name] = b < 1 ? rgb.map((v) => f(v * b)) : rgb;
+      sum += leds(name) * (out[name][0] + out[name][1] + out[name][2]);
+    }
+    const ma = sum * p.ma_per_channel / 255;
+    const scale = p.allowed_ma <= 0 ? 0 : ma > p.allowed_ma ? f(p.allowed_ma / ma) : null;
+    for (const [name, rgb] of Object.entries(out)) {
+      const sent = leds(name) === 0 || scale === 0 ? [0, 0, 0]
+        : scale !== null ? rgb.map((v) => Math.floor(f(v * scale))) : b < 1 ? rgb.map(byte) : rgb;
+      this.set(name, sent.map((v) => v.toString(16).padStart(2, "0")).join(""));
+    }
   }
 
   set(name, hex) {
@@ -653,34 +705,12 @@ class LedPanel {
     cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
     cell.dataset.sent = hex;
   }
+}
 
-  /* Ten times a second, as the LED grid's player: each part's squares at the show's time (``anim.t``
-   * when the frame was sent), through the grid's brightness, as hardware/leds.py sends them. */
-  animate(anim) {
-    clearInterval(this.timer);
-    this.timer = null;
-    if (!anim) return;
-    const t0 = performance.now() / 1000 - anim.t;
-    const b = anim.brightness;
-    const byte = (v) => Math.min(255, Math.max(0, Math.round(v)));
-    const hex = (rgb) => rgb.map((v) => (b < 1 ? byte(byte(v) * b) : byte(v)).toString(16).padStart(2, "0")).join("");
-    const tick = () => {
-      const t = performance.now() / 1000 - t0;
-      for (const part of anim.parts) {
-        if (part.kind === "pulse") {
-          if (part.until !== undefined && t >= part.until) continue;
-          const level = part.low + part.depth * (0.5 - 0.5 * Math.cos(2 * Math.PI * t / part.period_s + part.phase));
-          const colour = hex(part.rgb.map((v) => v * level));
-          for (const sq of part.squares) this.set(sq, colour);
-        } else if (part.kind === "blink") {
-          const on = Math.floor(t * part.hz * 2) % 2 === 0;
-          part.squares.forEach((sq, i) => this.set(sq, hex(on ? part.on : part.off[i])));
-        }
-      }
-    };
-    tick();
-    this.timer = setInterval(tick, 100);
-  }
+/* A colour channel as numpy's rint and a uint8 clip make it: to the nearest, halves to even, 0 … 255. */
+function byte(v) {
+  const r = Math.round(v);
+  return Math.min(255, Math.max(0, r - (r - v === 0.5 && r % 2 !== 0 ? 1 : 0)));
 }
 
 /* A text in this page's language from its ``<field>_i18n`` object, else the English one. */
