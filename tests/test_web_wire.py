@@ -189,3 +189,44 @@ def test_the_state_carries_the_lines_of_the_monster_move_shown_not_those_of_earl
     assert [e["text"] for e in state["log"] if e.get("plan")] == session.game.last_plan.lines()   # … the state not
     notes = [e for e in session.log_lines[-40:] if not e.get("plan")]
     assert [e for e in state["log"] if not e.get("plan")] == notes    # the game log the pages show: the same
+
+
+def by_rule(parts: list[dict], t: float) -> dict[str, list[int]]:
+    """What the pages draw of a show's animated squares at ``t`` (static/board.js LedPanel.animate)."""
+    import math
+
+    import numpy as np
+
+    out = {}
+    for part in parts:
+        if part["kind"] == "pulse" and t < part.get("until", math.inf):
+            level = part["low"] + part["depth"] * (0.5 - 0.5 * math.cos(2 * math.pi * t / part["period_s"] + part["phase"]))
+            rgb = [int(np.clip(np.rint(np.float32(v * level)), 0, 255)) for v in part["rgb"]]
+            out.update((sq, rgb) for sq in part["squares"])
+        elif part["kind"] == "blink":
+            on = int(t * part["hz"] * 2) % 2 == 0
+            out.update((sq, part["on"] if on else part["off"][i]) for i, sq in enumerate(part["squares"]))
+    return out
+
+
+def test_each_shows_rule_draws_what_the_show_draws():
+    """The animation a show hands the pages (hardware.animation Show.wire) gives, at every moment, the
+    colours the show itself gives those squares; every other square keeps one colour for the whole show."""
+    from engine.geometry import SQUARES, parse_square, square_name
+    from engine.position import basic_position
+    from hardware.animation import ErrorShow, FollowShow, IdleShow, MarkShow
+
+    position = basic_position().to_setup()
+    shows = [IdleShow("yellow", position), MarkShow("blue", position, "f5", "white"), MarkShow("red", position, "a2", "red"),
+             FollowShow(position, ("c3", "f5"), ("f5", "g7")), ErrorShow()]
+    for show in shows:
+        parts = show.wire()
+        assert parts, type(show).__name__
+        moving = {sq for part in parts for sq in part["squares"]}
+        first = show.frame_at(0.0)
+        for t in [i * 0.1 for i in range(int((show.duration or 4.0) * 10))]:
+            frame = show.frame_at(t)
+            for sq, rgb in by_rule(parts, t).items():
+                assert [int(v) for v in frame[parse_square(sq)]] == rgb, (type(show).__name__, t, sq)
+            still = [square_name(sq) for sq in SQUARES if square_name(sq) not in moving]
+            assert all((frame[parse_square(sq)] == first[parse_square(sq)]).all() for sq in still), type(show).__name__
