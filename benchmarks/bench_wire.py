@@ -70,7 +70,7 @@ def main(argv=None) -> int:
                                 "127.0.0.1", "--port", "0", "--pin", "424242", "--db", str(Path(tmp) / "wire.sqlite3"))
         port = int(re.search(r"open http://127\.0\.0\.1:(\d+)/ on your phones", text).group(1))
         threading.Thread(target=lambda: proc.stdout.read(), daemon=True).start()   # its pipe kept drained
-        states: list[tuple[int, int]] = []    # (bytes, bytes without *_i18n) of each mid-game /api/state
+        states: list[tuple[int, int, int]] = []    # (bytes, without *_i18n, gzip-encoded) of each mid-game /api/state
         try:
             print(f"flure play --demo --seed {args.seed} --speed {args.speed:g}: one phone, one referee and one "
                   f"LED page for {args.minutes:g} minutes (pid {proc.pid})", flush=True)

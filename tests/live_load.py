@@ -200,8 +200,7 @@ class StreamTally:
     messages of each kind (``state``, ``camera``, ``leds``, ``ping``, comments), and each message's size
     counted again without its ``*_i18n`` fields.  ``keep=True`` also keeps every (event, data) received."""
 
-    def __init__(self, port: int, query: str = "", address: str = "127.0.0.1", keep: bool = False,
-                 headers: dict | None = None):
+    def __init__(self, port: int, query: str = "", address: str = "127.0.0.1", keep: bool = False):
         self.port, self.keep = int(port), keep
         self.count: dict[str, int] = {}
         self.bytes: dict[str, int] = {}
@@ -217,9 +216,8 @@ class StreamTally:
         self._sock = socket.socket()
         self._sock.bind((address, 0))
         self._sock.connect(("127.0.0.1", self.port))
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         path = "/api/stream" + (f"?{query}" if query else "")
-        self._sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n"
+        self._sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
                            .encode())
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
