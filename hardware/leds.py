@@ -68,7 +68,7 @@ class LedGrid:
         self._show: Show | None = None
         self._next: tuple[Show, str] | None = None   # shown once the playing plan has finished
         self._sent = None                            # the last canvas sent, after the power cap
-        self._sent_show: tuple | None = None         # (generation, name, show, t, canvas before the cap) last sent
+        self._sent_show: tuple | None = None         # (generation, name, show, its start, canvas before the cap)
         self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
@@ -148,11 +148,11 @@ class LedGrid:
         """The last frame as the web pages draw it (static/board.js ``LedPanel``): each square's colour
         before the power cap and the cap's figures (the page caps the frame as ``render`` does), which
         show it is of (a new show, a new number) and the squares that show changes by a rule of time
-        (``Show.wire``, from ``t`` seconds into it), so a page is sent a frame only when the show changes."""
+        (``Show.wire``; ``t``: seconds into the show now), so a page is sent a frame only when the show changes."""
         sent = self._sent_show
         if sent is None:
             return None
-        gen, name, show, t, raw = sent
+        gen, name, show, start, raw = sent
         power = self.config.power
         counts = {sq: len(self.layout.leds.get(sq, ())) for sq in SQUARES}
         out = {"count": self.sent_count, "showing": name, "show": gen, "squares": _hex_squares(raw),
@@ -161,7 +161,7 @@ class LedGrid:
                          "leds": {square_name(sq): n for sq, n in counts.items() if n != 1}}}
         parts = show.wire()
         if parts:
-            out["anim"] = {"t": round(t, 3), "parts": parts}
+            out["anim"] = {"t": round(time.monotonic() - start, 3), "parts": parts}   # the show's time now
         return out
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
@@ -240,7 +240,7 @@ class LedGrid:
                 try:
                     canvas = show.frame(i)
                     data = self.render(canvas)
-                    self._sent_show = (gen, name, show, show.frame_time(i), canvas)
+                    self._sent_show = (gen, name, show, start, canvas)
                     self.link.submit(data)
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
