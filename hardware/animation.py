@@ -6,6 +6,11 @@ one *beat* (the monster enters a square, pushes, eats, wraps, teleports, is turn
 pivot stone), so the LEDs show exactly what the phone log says.  A show is a pure function
 of time — ``frame_at(t)`` returns a canvas, one RGB row per board cell — which keeps it
 testable without a clock and lets the player drop or repeat frames freely.
+
+A show whose squares change by a rule of time (the idle border breathing, a pawn's square
+pulsing, the follow-up's and the error's blinking) also says so as data (``Show.wire``): the
+web pages animate those squares themselves (static/board.js ``LedPanel``) instead of being
+sent every frame.
 """
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from engine.errors import InvalidSetupError
-from engine.geometry import SQUARES, neighbour, parse_direction, parse_square, square_col, square_row
+from engine.geometry import SQUARES, neighbour, parse_direction, parse_square, square_col, square_name, square_row
 from engine.plan import Eat, Enter, Pivot, Plan, Push, Slide, Teleport, Wrap
 from engine.wording import N_, Text, Worded
 from hardware.config import AnimationConfig
@@ -188,6 +193,14 @@ class Show:
         """Frame ``i`` of ``frame_count()``, what the player sends at ``i / fps``."""
         return self.frame_at(self.frame_time(i))
 
+    def wire(self) -> list[dict]:
+        """The squares this show changes by a rule of time, as data a screen animates by itself: each part
+        a ``pulse`` (colour × (low + depth·(½ − ½·cos(2π·t/period_s + phase))), until ``until`` seconds
+        when given) or a ``blink`` (``on`` while ⌊t·hz·2⌋ is even, else each square's ``off``), colours as
+        RGB lists before the power cap; later parts win.  Every other square keeps its colour for the
+        whole show.  [] for a show a screen is sent frame by frame."""
+        return []
+
 
 @dataclass
 class PlanShow(Show):
@@ -256,10 +269,23 @@ class IdleShow(Show):
             except ValueError:
                 self.monster = (sq, None)
 
+    LOW, DEPTH = 0.04, 0.10     # the border's level: from LOW to LOW + DEPTH and back, every period_s
+
+    def wire(self) -> list[dict]:
+        if self.colour is None:
+            return []
+        still = set()       # the monster and its heading, drawn over the border
+        if self.monster is not None:
+            sq, facing = self.monster
+            still = {sq, neighbour(sq, facing) if facing is not None else None}
+        return [{"kind": "pulse", "squares": [square_name(sq) for sq in BORDER if sq not in still],
+                 "rgb": list(self.colour),
+                 "low": self.LOW, "depth": self.DEPTH, "period_s": self.period_s, "phase": 0.0}]
+
     def frame_at(self, t: float) -> np.ndarray:
         canvas = self.base.copy()
         if self.colour is not None:
-            level = 0.04 + 0.10 * (0.5 - 0.5 * math.cos(2 * math.pi * t / self.period_s))
+            level = self.LOW + self.DEPTH * (0.5 - 0.5 * math.cos(2 * math.pi * t / self.period_s))
             canvas[list(BORDER)] = np.multiply(self.colour, level)
         if self.monster is not None:
             sq, facing = self.monster
@@ -286,6 +312,12 @@ class FollowShow(Show):
         self.idle = IdleShow(None, self.position)
         self.empty_sq = [sq for sq in map(_square_or_none, self.empty) if sq is not None]
         self.fill_sq = [sq for sq in map(_square_or_none, self.fill) if sq is not None]
+
+    def wire(self) -> list[dict]:
+        squares = [sq for sq in self.empty_sq if sq not in self.fill_sq]
+        off = self.idle.frame_at(0.0)
+        return [{"kind": "blink", "squares": [square_name(sq) for sq in squares], "on": list(TO_EMPTY),
+                 "off": [[int(v) for v in off[sq]] for sq in squares], "hz": self.hz}] if squares else []
 
     def frame_at(self, t: float) -> np.ndarray:
         canvas = self.idle.frame_at(0.0).astype(np.float32)
@@ -314,6 +346,13 @@ class MarkShow(Show):
         self.sq = _square_or_none(self.square)
         self.rgb = PLAYER_COLOURS.get((self.colour or "").lower(), (255, 255, 255))
 
+    def wire(self) -> list[dict]:
+        if self.sq is None:
+            return self.idle.wire()
+        return self.idle.wire() + [{"kind": "pulse", "squares": [square_name(self.sq)], "rgb": list(self.rgb),
+                                    "low": 0.35, "depth": 0.65, "period_s": 1.0 / self.hz, "phase": math.pi,
+                                    "until": self.duration}]
+
     def frame_at(self, t: float) -> np.ndarray:
         canvas = self.idle.frame_at(t).astype(np.float32)
         if self.sq is not None and t < self.duration:
@@ -331,6 +370,10 @@ class ErrorShow(Show):
     def __post_init__(self) -> None:
         self.fps = 10.0
         self.duration = None
+
+    def wire(self) -> list[dict]:
+        return [{"kind": "blink", "squares": [square_name(sq) for sq in SQUARES], "on": list(ERROR),
+                 "off": [[0, 0, 0]] * len(SQUARES), "hz": self.hz}]
 
     def frame_at(self, t: float) -> np.ndarray:
         canvas = blank()

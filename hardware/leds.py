@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.geometry import SQUARES, square_name
 from engine.wording import N_, Said, Text
 from hardware.animation import ErrorShow, FollowShow, IdleShow, MarkShow, PlanError, PlanShow, Show, SquaresShow
 from hardware.config import HardwareConfig, load_config
@@ -27,6 +28,11 @@ from hardware.power import cap_current, estimate_ma
 from hardware.protocol import make_encoder, wled_misreads_tpm2
 
 log = logging.getLogger(__name__)
+
+
+def _hex_squares(canvas) -> dict[str, str]:
+    """Each board square's colour in ``canvas`` as "rrggbb"."""
+    return {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}
 
 
 class LedGrid:
@@ -62,6 +68,7 @@ class LedGrid:
         self._show: Show | None = None
         self._next: tuple[Show, str] | None = None   # shown once the playing plan has finished
         self._sent = None                            # the last canvas sent, after the power cap
+        self._sent_show: tuple | None = None         # (generation, name, show, its start, canvas before the cap)
         self.sent_count = 0
         self._show_name = "none"
         self._plan_json: Any = None   # the plan being shown, to recognise it when it comes again
@@ -132,13 +139,30 @@ class LedGrid:
 
     def sent_frame(self) -> dict | None:
         """The last frame sent to the grid (after the power cap): square name → "rrggbb", and what it shows."""
-        from engine.geometry import SQUARES, square_name
-
         canvas = self._sent
         if canvas is None:
             return None
-        return {"count": self.sent_count, "showing": self._show_name,
-                "squares": {square_name(sq): "%02x%02x%02x" % tuple(int(v) for v in canvas[sq]) for sq in SQUARES}}
+        return {"count": self.sent_count, "showing": self._show_name, "squares": _hex_squares(canvas)}
+
+    def wire_frame(self) -> dict | None:
+        """The last frame as the web pages draw it (static/board.js ``LedPanel``): each square's colour
+        before the power cap and the cap's figures (the page caps the frame as ``render`` does), which
+        show it is of (a new show, a new number) and the squares that show changes by a rule of time
+        (``Show.wire``; ``t``: seconds into the show now), so a page is sent a frame only when the show changes."""
+        sent = self._sent_show
+        if sent is None:
+            return None
+        gen, name, show, start, raw = sent
+        power = self.config.power
+        counts = {sq: len(self.layout.leds.get(sq, ())) for sq in SQUARES}
+        out = {"count": self.sent_count, "showing": name, "show": gen, "squares": _hex_squares(raw),
+               "power": {"brightness": power.brightness, "ma_per_channel": power.ma_per_channel,
+                         "allowed_ma": power.budget_ma - self.layout.led_count * power.idle_ma_per_led,
+                         "leds": {square_name(sq): n for sq, n in counts.items() if n != 1}}}
+        parts = show.wire()
+        if parts:
+            out["anim"] = {"t": round(time.monotonic() - start, 3), "parts": parts}   # the show's time now
+        return out
 
     def show_squares(self, seconds_each: float = 0.15) -> None:
         """Light each square in turn (``flure leds test``).  A square is lit for at least twice the
@@ -208,13 +232,16 @@ class LedGrid:
                     self._cond.wait()
                 if self._closed:
                     return
-                show, gen = self._show, self._generation
+                show, gen, name = self._show, self._generation, self._show_name
             count = show.frame_count()
             start = time.monotonic()
             i = 0
             while count is None or i < count:
                 try:
-                    self.link.submit(self.render(show.frame(i)))
+                    canvas = show.frame(i)
+                    data = self.render(canvas)
+                    self._sent_show = (gen, name, show, start, canvas)
+                    self.link.submit(data)
                 except Exception as exc:  # noqa: BLE001 - a drawing bug must not stop the LEDs for good
                     log.exception("LED show %s failed", self._show_name)
                     self.last_error = Said(Text(N_("the LED picture could not be drawn (%(error)s); showing the "

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 import urllib.request
+import zlib
 
 
 def loopback(i: int) -> str:
@@ -183,3 +184,101 @@ class Table:
         self.proc.kill()
         self.proc.wait(timeout=10)
 
+
+
+def without_i18n(data):
+    """``data`` without its ``*_i18n`` fields (the four-language copies), at any depth."""
+    if isinstance(data, dict):
+        return {k: without_i18n(v) for k, v in data.items() if not k.endswith("_i18n")}
+    if isinstance(data, list):
+        return [without_i18n(v) for v in data]
+    return data
+
+
+class StreamTally:
+    """One screen's ``/api/stream`` (``query``: e.g. "view=referee"), read by a thread: the bytes and
+    messages of each kind (``state``, ``camera``, ``leds``, ``ping``, comments), and each message's size
+    counted again without its ``*_i18n`` fields.  ``keep=True`` also keeps every (event, data) received."""
+
+    def __init__(self, port: int, query: str = "", address: str = "127.0.0.1", keep: bool = False):
+        self.port, self.keep = int(port), keep
+        self.count: dict[str, int] = {}
+        self.bytes: dict[str, int] = {}
+        self.bare: dict[str, int] = {}          # the same messages' bytes without their *_i18n fields
+        self.sizes: dict[str, list[int]] = {}
+        self.events: list[tuple[str, dict]] = []
+        self.status: int | None = None
+        self.total = 0
+        self.deflated = 0         # the messages' bytes had the stream been gzip-encoded (flushed after each)
+        self._z = zlib.compressobj(6, zlib.DEFLATED, 31)
+        self.closed = False
+        self._lock = threading.Condition()
+        self._sock = socket.socket()
+        self._sock.bind((address, 0))
+        self._sock.connect(("127.0.0.1", self.port))
+        path = "/api/stream" + (f"?{query}" if query else "")
+        self._sock.sendall(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+                           .encode())
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        buf = b""
+        headers_done = False
+        while True:
+            try:
+                data = self._sock.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                with self._lock:
+                    self.closed = True
+                    self._lock.notify_all()
+                return
+            self.total += len(data)
+            buf += data
+            if not headers_done:
+                if b"\r\n\r\n" not in buf:
+                    continue
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                self.status = int(head.split()[1])
+                headers_done = True
+            while b"\n\n" in buf:
+                block, buf = buf.split(b"\n\n", 1)
+                self._message(block + b"\n\n")
+
+    def _message(self, block: bytes) -> None:
+        event, data = "comment", None
+        for line in block.decode().split("\n"):
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line.startswith("retry: "):
+                event = "retry"
+        bare = len(block)
+        if data is not None:
+            bare -= len(json.dumps(data, separators=(",", ":"))) - len(json.dumps(without_i18n(data), separators=(",", ":")))
+        deflated = len(self._z.compress(block) + self._z.flush(zlib.Z_SYNC_FLUSH))
+        with self._lock:
+            self.deflated += deflated
+            self.count[event] = self.count.get(event, 0) + 1
+            self.bytes[event] = self.bytes.get(event, 0) + len(block)
+            self.bare[event] = self.bare.get(event, 0) + bare
+            self.sizes.setdefault(event, []).append(len(block))
+            if self.keep and data is not None:
+                self.events.append((event, data))
+            self._lock.notify_all()
+
+    def wait_for(self, predicate, timeout: float = 10.0) -> bool:
+        """Wait until ``predicate(self.events)`` holds (``keep=True``); whether it did."""
+        with self._lock:
+            return self._lock.wait_for(lambda: predicate(self.events), timeout=timeout)
+
+    def close(self) -> None:
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._sock.close()
+        self._thread.join(timeout=2)

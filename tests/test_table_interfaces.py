@@ -95,6 +95,7 @@ def test_the_check_catches_a_renamed_method_and_a_renamed_parameter():
         "Renamed has no method show_mark",
         "Renamed has no method show_follow",
         "Renamed has no method sent_frame",
+        "Renamed has no method wire_frame",
     ]
 
 

@@ -80,6 +80,18 @@ def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | No
     return session
 
 
+def with_led_grid(tmp_path, players=("red", "blue"), seed: int = 11):
+    """A served app whose session has the real LED grid on its built-in emulator, a game started: (app, session)."""
+    from companion_app.table.devices import open_leds
+
+    session = session_with(tmp_path)
+    session.leds = open_leds(None)
+    assert session.leds.obj is not None, session.leds.why
+    app, _ = make_app(tmp_path, session)
+    session.new_game(list(players), players[0], seed=seed)
+    return app, session
+
+
 def show_table(camera: FakeCamera, session: TableSession) -> None:
     """The camera sees the table exactly as the game has it (the follow-up done)."""
     from companion_app.table.fakes import FakeReading
@@ -113,6 +125,8 @@ class SseClient:
     def _read(self) -> None:
         import time
 
+        from companion_app.table.events import apply_state
+
         data, event = [], None
         try:
             while True:
@@ -131,6 +145,10 @@ class SseClient:
                         self.every.append((kind, message))
                     if kind != "state":
                         continue   # pings keep the connection alive; only states count
+                    if message.get("delta"):   # what changed: the whole state, as the pages build it
+                        if message["version"] <= self.messages[-1][1]["version"]:
+                            continue
+                        message = apply_state(self.messages[-1][1], message)
                     with self.arrived:
                         self.messages.append((time.perf_counter(), message))
                         self.arrived.notify_all()

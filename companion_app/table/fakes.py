@@ -126,6 +126,9 @@ class FakeLeds:
     def sent_frame(self) -> dict | None:
         return None
 
+    def wire_frame(self) -> dict | None:
+        return None
+
     def status(self) -> dict:
         return {"connected": self.fail is None, "frames_sent": len(self.calls)}
 

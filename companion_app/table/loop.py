@@ -472,11 +472,9 @@ class TableLoop:
     def _publish(self) -> None:
         """Send the current view to every screen.  Under the session's lock: a view judged by a request
         thread must never reach the screens after a newer one judged by the camera thread."""
-        from .events import Outgoing
-
         with self.session._lock:
             view = self.view
             if view is self._published:
                 return
             self._published = view
-            self.session.broker.publish(Outgoing("camera", view))
+            self.session.publish_camera(view)

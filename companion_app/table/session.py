@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field, replace
 
 from engine.errors import FlureError, GameActionError, InvalidSetupError
@@ -27,7 +28,7 @@ from ..i18n import DEFAULT
 from ..i18n.text import render
 from .actors import By, Trigger
 from .devices import Device
-from .events import Broker, Outgoing, sse_message
+from .events import LEDS, PHONE, REFEREE, SCREENS, Broker, Outgoing, leds_delta, phone_camera, sse_message, state_delta
 from .frames import jpeg, last_frame
 from .interfaces import Buttons, Camera, Leds, Speaker
 from .journal import JournalMixin
@@ -80,6 +81,11 @@ class TableSession(JournalMixin):
         self._led_plan = None                           # the plan the LEDs were last given to animate
         self._led_following = False                     # the LEDs show a follow-up
         self._led_mark = None                           # the pawn move to mark on the LEDs (auto mode)
+        self._published: dict | None = None             # the state last sent to the screens (the next sends its delta)
+        self._phone_camera: dict | None = None          # the camera's view last sent to the phones (in their form)
+        self._leds_lock = threading.Lock()
+        self._leds_shown: dict | None = None            # the LED frame last sent to the screens
+        self._leds_at = 0.0                             # when (time.monotonic)
         self.loop = TableLoop(self)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
@@ -241,7 +247,7 @@ class TableSession(JournalMixin):
         """Tell the phones about a change that is not a game action (a follow-up done)."""
         with self._lock:
             self.version += 1
-            self.broker.publish(Outgoing("state", self.state(), self.version))
+            self._publish_state()
             self._show_on_leds()
 
     def show_on_leds(self) -> None:
@@ -252,18 +258,41 @@ class TableSession(JournalMixin):
     def state(self) -> dict:
         """Everything the phones and the referee draw, as JSON (no secrets)."""
         with self._lock:
+            # the last LOG_LENGTH lines, less the lines of monster moves before the one shown (the pages
+            # show a move's lines from plan_lines, and the log without them: static/board.js renderLog)
+            log = [line for line in self.log_lines[-LOG_LENGTH:] if not line.get("plan") or line["seq"] == self.plan_seq]
             return public_state(self.game, version=self.version, seq=self.seq, game_id=self.game_id,
-                                log=self.log_lines[-LOG_LENGTH:], plan_seq=self.plan_seq, plan_turn=self.plan_turn,
+                                log=log, plan_seq=self.plan_seq, plan_turn=self.plan_turn,
                                 follow=self.loop.follow is not None, camera_mode=self.loop.mode)
 
-    def catch_up(self, lang: str = DEFAULT) -> list[str]:
-        """What a screen that just connected receives, in its language: the state, the camera's view,
-        the LED frame."""
-        with self._lock:
-            state = sse_message("state", self.state(), self.version, lang)
-        out = [state, sse_message("camera", self.loop.view or self.loop.refresh(), lang=lang)]
-        frame = self.led_frame()
+    def message(self, lang: str = DEFAULT) -> str:
+        return sse_message("state", self.state(), self.version, lang)
+
+    def catch_up(self, kind: str = REFEREE, lang: str = DEFAULT) -> list[str]:
+        """What a screen that just connected receives, whole, in its language, for its stream's ``kind``
+        (events.STREAM_KINDS): the state last sent to the screens (the deltas after it build on it), the camera's view (in
+        the phones' form for a phone) and the LED frame last sent."""
+        out = []
+        if kind in SCREENS:
+            with self._lock:
+                state = self._published or self.state()
+            view = self.loop.view or self.loop.refresh()
+            out += [sse_message("state", state, state["version"], lang),
+                    sse_message("camera", phone_camera(view) if kind == PHONE else view, lang=lang)]
+        with self._leds_lock:   # none sent yet: the first comes to every screen within _publish_leds's 0.1 s
+            frame = self._leds_shown
+            if frame is not None and "anim" in frame:   # its animation's time now
+                frame = {**frame, "anim": {**frame["anim"], "t": frame["anim"]["t"] + time.monotonic() - self._leds_at}}
         return out + ([sse_message("leds", frame)] if frame is not None else [])
+
+    def publish_camera(self, view: dict) -> None:
+        """A new camera view to the screens: the referee's each time, the phones' when what a phone
+        shows of it changed (the camera loop calls this in the order it judged the views)."""
+        self.broker.publish(Outgoing("camera", view), (REFEREE,))
+        phone = phone_camera(view)
+        if phone != self._phone_camera:
+            self._phone_camera = phone
+            self.broker.publish(Outgoing("camera", phone), (PHONE,))
 
     def led_frame(self) -> dict | None:
         """The LED grid's last frame as sent (square name → hex colour), or None without LEDs."""
@@ -275,13 +304,19 @@ class TableSession(JournalMixin):
                 "journal": self.journal_status(), "phones": self.broker.clients}
 
     def _publish_leds(self, every_s: float = 0.1) -> None:
-        """Push the LED grid's frame to every screen when it changed (at most ten times a second)."""
-        shown = None
+        """Push the LED grid's frame to every screen when it changed (at most ten times a second), as the
+        pages draw it (``wire_frame``): the squares that changed since the frame last sent (a screen that
+        connects gets that frame whole), nothing while a show the pages animate themselves goes on."""
         while not self._stopping.wait(every_s):
-            frame = self.led_frame()
-            if frame is not None and frame["squares"] != shown:
-                shown = frame["squares"]
-                self.broker.publish(sse_message("leds", frame))
+            with self._leds_lock:
+                frame = self.leds.call(lambda leds: leds.wire_frame())
+                if frame is None:          # no LED grid (any more): a screen that connects gets no frame
+                    self._leds_shown = None
+                    continue
+                news = leds_delta(self._leds_shown, frame)
+                if news is not None:
+                    self.broker.publish(sse_message("leds", news), (PHONE, REFEREE, LEDS))
+                    self._leds_shown, self._leds_at = frame, time.monotonic()
 
     def close(self) -> None:
         self._stopping.set()
@@ -298,9 +333,15 @@ class TableSession(JournalMixin):
     def _changed(self) -> None:
         """Bump the version, tell the phones, show the new state on the LED grid, judge the camera again."""
         self.version += 1
-        self.broker.publish(Outgoing("state", self.state(), self.version))
+        self._publish_state()
         self.loop.game_changed()
         self._show_on_leds()
+
+    def _publish_state(self) -> None:
+        """The new state to the screens, as its delta from the one sent before (under the session's lock)."""
+        state = self.state()
+        self.broker.publish(Outgoing("state", state_delta(self._published, state), state["version"]), SCREENS)
+        self._published = state
 
     def _show_on_leds(self) -> None:
         """The monster's move (once), then the follow-up's squares while the table is behind, else idle."""

@@ -7,6 +7,7 @@ schema, so ``openapi.py`` documents exactly what is served.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 from flask import session as browser_session
@@ -16,7 +17,7 @@ from engine import jsontext
 from engine.errors import FlureError, InvalidSetupError
 
 from ..i18n.text import error_text, render
-from ..table.events import StreamRefused
+from ..table.events import PHONE, STREAM_KINDS, StreamRefused
 from ..table.journal import StaleRequestError, request_key
 from ..table.session import TableSession
 from . import schemas
@@ -132,17 +133,23 @@ def state():
     return jsonify(table().state())
 
 
-@route("/stream", "GET", "Server-Sent Events: `state`, `camera` and `leds` messages now and after every change, "
-       "their sentences in the language the stream opens in (?lang=, the lang cookie, Accept-Language)",
+@route("/stream", "GET", "Server-Sent Events: the whole `state`, `camera` view and `leds` frame, then what changed "
+       "(a state `delta`, LED squares that changed); `?view=phone` (the default: the camera as a phone shows it, "
+       "when that changes), `referee` (every camera view) or `leds` (LED frames only); their sentences in the "
+       "language the stream opens in (?lang=, the lang cookie, Accept-Language)",
        produces="text/event-stream")
 def stream():
     from .i18n import current_language  # as in engine_call: web.i18n registers its route here
     session = table()
+    kind = request.args.get("view", PHONE)
+    if kind not in STREAM_KINDS:
+        abort(400, _("The view parameter must be one of %(kinds)s, not %(given)s", kinds=", ".join(STREAM_KINDS),
+                     given=repr(kind)))
     lang = current_language()   # the stream's sentences are said in this phone's language (a page that
     try:   # switches language opens a new stream); each stream holds a server thread: the limits keep threads
         q = session.broker.open(request.remote_addr or "", referee=bool(browser_session.get("referee")),   # for the referee
                                 max_streams=current_app.config["SSE_MAX_CLIENTS"],
-                                per_address=current_app.config["SSE_PER_ADDRESS"], lang=lang)
+                                per_address=current_app.config["SSE_PER_ADDRESS"], kind=kind, lang=lang)
     except StreamRefused as exc:
         response = jsonify(error=error_text(exc, lang))
         response.status_code = 503
@@ -150,8 +157,8 @@ def stream():
         return response
     heartbeat = current_app.config["SSE_HEARTBEAT"]
     gone = request.environ.get("waitress.client_disconnected")   # waitress: the phone closed the connection
-    response = Response(stream_with_context(session.broker.stream(lambda: session.catch_up(lang), heartbeat, q=q,
-                                                                  gone=gone)),
+    first = partial(session.catch_up, kind, lang)   # the whole picture, for this stream's kind, in its language
+    response = Response(stream_with_context(session.broker.stream(first, heartbeat, q=q, gone=gone)),
                         mimetype="text/event-stream")
     response.call_on_close(lambda: session.broker.discard(q))   # also when the stream never started
     response.headers["Cache-Control"] = "no-cache"

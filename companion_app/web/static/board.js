@@ -435,18 +435,31 @@ class FlureBoard {
  * The browser retries a closed stream on its own; a stream that died silently (no
  * "ping" for 45 s, the server sends one every 15 s) is reopened by the watchdog. */
 const SILENCE_MS = window.FLURE_SILENCE_MS || 45000;   // tests shorten it
-function connectLive(onState, onLink, handlers) {
-  let source = null, retryTimer = null, lastHeard = Date.now();
+/* The whole state from a delta (events.state_delta) and the state of the version before it: the
+ * fields it names replaced, the log's kept run and its new lines. */
+function applyState(kept, delta) {
+  const state = Object.assign({}, kept, delta);
+  for (const k of ["delta", "log_from", "log_kept", "log_new"]) delete state[k];
+  if (delta.log_new) state.log = kept.log.slice(delta.log_from, delta.log_from + delta.log_kept).concat(delta.log_new);
+  return state;
+}
+
+/* The live stream of ``view`` ("phone", "referee" or "leds": what the server sends this page). */
+function connectLive(onState, onLink, handlers, view = "phone") {
+  let source = null, retryTimer = null, lastHeard = Date.now(), kept = null;
   function open() {
     clearTimeout(retryTimer);
     if (source) source.close();
     lastHeard = Date.now();
     // the server says the stream's sentences in the language it is opened in: the page's (a page that
     // switches language is a new page, with a new stream)
-    source = new EventSource(`/api/stream?lang=${encodeURIComponent(window.FLURE_LANG)}`);
+    kept = null;   // a new stream starts with the whole state
+    source = new EventSource(`/api/stream?view=${view}&lang=${encodeURIComponent(window.FLURE_LANG)}`);
     source.addEventListener("state", (e) => {
       lastHeard = Date.now(); onLink("live");
-      const state = JSON.parse(e.data);
+      const message = JSON.parse(e.data);
+      if (message.delta && (!kept || message.version <= kept.version)) return;   // already in the state held
+      const state = kept = message.delta ? applyState(kept, message) : message;
       if (state.tile_names) tileNames = state.tile_names;
       onState(state);
     });
@@ -623,19 +636,82 @@ class LedPanel {
     }
   }
 
+  /* A frame as the server sends it (table.events.leds_delta: every square, or those that changed): each
+   * square's colour before the power cap, the cap's figures, and the squares its show changes by a rule
+   * of time (frame.anim: hardware/animation.py Show.wire), which this panel animates itself. */
   show(frame) {
     if (!frame || !frame.squares) return;
     const box = this.svg.closest(".leds-box");   // the table card's panel: hidden until a frame comes
     if (box) box.classList.remove("hidden");
+    this.raw = this.raw || {};
     for (const [name, hex] of Object.entries(frame.squares)) {
-      const cell = this.cells[name];
-      if (!cell) continue;
-      const rgb = [0, 2, 4].map((i) => Math.round(255 * Math.sqrt(parseInt(hex.slice(i, i + 2), 16) / 255)));
-      cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
-      cell.dataset.sent = hex;
+      this.raw[name] = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
     }
+    if (frame.power) this.power = frame.power;
     this.svg.dataset.showing = frame.showing || "";
+    this.animate(frame.anim);
   }
+
+  /* Ten times a second, as the LED grid's player: each part's squares at the show's time (``anim.t``
+   * when the frame was sent), then the whole frame through the power cap. */
+  animate(anim) {
+    clearInterval(this.timer);
+    this.timer = null;
+    if (!anim) { this.paint(); return; }
+    const t0 = performance.now() / 1000 - anim.t;
+    const tick = () => {
+      const t = performance.now() / 1000 - t0;
+      for (const part of anim.parts) {
+        if (part.kind === "pulse") {
+          if (part.until !== undefined && t >= part.until) continue;
+          const level = part.low + part.depth * (0.5 - 0.5 * Math.cos(2 * Math.PI * t / part.period_s + part.phase));
+          const rgb = part.rgb.map((v) => byte(Math.fround(v * level)));
+          for (const sq of part.squares) this.raw[sq] = rgb;
+        } else if (part.kind === "blink") {
+          const on = Math.floor(t * part.hz * 2) % 2 === 0;
+          part.squares.forEach((sq, i) => { this.raw[sq] = on ? part.on : part.off[i]; });
+        }
+      }
+      this.paint();
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
+  }
+
+  /* The frame as the grid is sent it: the brightness, then scaled down to the current budget when over
+   * it (hardware/power.py cap_current, in the same single-precision arithmetic). */
+  paint() {
+    const p = this.power || { brightness: 1, ma_per_channel: 0, allowed_ma: 1, leds: {} };
+    const f = Math.fround, b = f(p.brightness);
+    const leds = (name) => (name in p.leds ? p.leds[name] : 1);
+    const out = {};
+    let sum = 0;
+    for (const [name, rgb] of Object.entries(this.raw)) {
+      out[name] = b < 1 ? rgb.map((v) => f(v * b)) : rgb;
+      sum += leds(name) * (out[name][0] + out[name][1] + out[name][2]);
+    }
+    const ma = sum * p.ma_per_channel / 255;
+    const scale = p.allowed_ma <= 0 ? 0 : ma > p.allowed_ma ? f(p.allowed_ma / ma) : null;
+    for (const [name, rgb] of Object.entries(out)) {
+      const sent = leds(name) === 0 || scale === 0 ? [0, 0, 0]
+        : scale !== null ? rgb.map((v) => Math.floor(f(v * scale))) : b < 1 ? rgb.map(byte) : rgb;
+      this.set(name, sent.map((v) => v.toString(16).padStart(2, "0")).join(""));
+    }
+  }
+
+  set(name, hex) {
+    const cell = this.cells[name];
+    if (!cell || cell.dataset.sent === hex) return;
+    const rgb = [0, 2, 4].map((i) => Math.round(255 * Math.sqrt(parseInt(hex.slice(i, i + 2), 16) / 255)));
+    cell.setAttribute("fill", `rgb(${rgb.join(",")})`);
+    cell.dataset.sent = hex;
+  }
+}
+
+/* A colour channel as numpy's rint and a uint8 clip make it: to the nearest, halves to even, 0 … 255. */
+function byte(v) {
+  const r = Math.round(v);
+  return Math.min(255, Math.max(0, r - (r - v === 0.5 && r % 2 !== 0 ? 1 : 0)));
 }
 
 /* The follow-up the table card and the board show: the session's, or during the advanced setup what to

@@ -11,7 +11,7 @@
     connectLive(() => {}, showLink, { leds: (frame) => {
       panel.show(frame);
       document.getElementById("leds-showing").textContent = frame.showing ? t(SHOWS[frame.showing] || frame.showing) : "–";
-    } });
+    } }, "leds");
   }
   start();
 })();

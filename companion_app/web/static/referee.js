@@ -646,7 +646,7 @@
     renderSeating();
     $("banner-close").addEventListener("click", () => $("banner").classList.add("hidden"));
     const leds = new LedPanel($("leds-panel"), geometry);
-    connectLive(onState, showLink, { camera: onCameraPush, leds: (frame) => leds.show(frame) });
+    connectLive(onState, showLink, { camera: onCameraPush, leds: (frame) => leds.show(frame) }, "referee");
     login.start(afterLogin);
     setInterval(() => { readDevices(); readSimulated(); }, 5000);
   }
