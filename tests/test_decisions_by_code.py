@@ -16,7 +16,7 @@ from companion_app.table.actors import CAMERA_READ, By, Trigger, read_by
 from companion_app.table.demo import journal_counts
 from companion_app.table.devices import open_camera
 from companion_app.table.fakes import FakeCamera, FakeReading
-from companion_app.table.loop import explain_reading
+from companion_app.table.judge import explain_observation
 from companion_app.table.store import SQLITE_FULL, Store, is_damaged
 from engine import jsontext
 from engine.position import basic_position
@@ -126,14 +126,15 @@ def test_the_pi_camera_flags_whether_every_exposure_control_was_taken():
 
 @pytest.mark.parametrize("code,kind", [("unexplained", "refused"), ("ambiguous", "ask")])
 def test_a_reading_is_refused_or_asked_by_the_problems_code_and_said_once(tmp_path, monkeypatch, code, kind):
-    from companion_app.table import loop
+    from companion_app.table import judge
+    from engine.observation import Observation
 
     s = session_with(tmp_path)
     s.new_game(["red", "blue"], "red", seed=8)
     words = Text(N_("a reworded reason"))     # no "explains" in it: said as it is, never wrapped again
-    monkeypatch.setattr(loop, "reconcile_reading",
-                        lambda game, reading, fixes, frames=None: refused(game.position, Problem.said(code, words)))
-    change = explain_reading(s.game, {"setup": s.game.position.to_setup(), "problems": []}, {})
+    monkeypatch.setattr(judge, "reconcile_observation",
+                        lambda game, seen, frames=None: refused(game.position, Problem.said(code, words)))
+    change = explain_observation(s.game, Observation.of(s.game.position))
     assert change.kind == kind and change.blink is (kind == "refused") and change.message is words
 
 

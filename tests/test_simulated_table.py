@@ -297,6 +297,7 @@ def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_readin
     """G4: after two pawns entered, a player's other pawns are only flipped beside the board,
     which no camera can see; the session takes that flip when the table agrees with the game."""
     from companion_app.table.readings import unseen_flip
+    from engine.actions import PawnAt
     game = Game.new(["red", "blue"], seed=1)
     assert unseen_flip(game) == (None, "")
     while unseen_flip(game)[0] is None:
@@ -304,9 +305,9 @@ def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_readin
                              for t in game.targets(x) if t["square"] not in (None, "out"))
         game = game.apply({"type": "move", "pawn": label, "moves": target["moves"]})
     action, message = unseen_flip(game)
-    assert action["type"] == "pawn-at" and action["square"] is None and "(G4)" in str(message)
+    assert isinstance(action, PawnAt) and action.square is None and "(G4)" in str(message)
     assert len([p for p in game.position.pawns if p.colour == game.to_move and p.on_board]) == 2
-    assert game.apply(action).position.pawn(action["pawn"]).face == "black"
+    assert game.apply(action).position.pawn(action.pawn).face == "black"
 
 
 # -- the advanced setup (A1, A2) -------------------------------------------------------------

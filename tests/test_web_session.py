@@ -325,7 +325,7 @@ def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
 
     def confirm_action(game, reading, fixes=()):
         action, words = action_for(game, reconcile_reading(game, reading, fixes))
-        return action, str(words)
+        return (action.to_json() if action is not None else None), str(words)
 
     game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
     seen = game.position.to_setup()

@@ -7,7 +7,9 @@ then a tombstone tile laid in the card zone, and one time in five an *illegal* c
 pawn not flipped, two pawns moved, a stone moved with nobody to push it, a pawn beyond its
 points, a pawn of another colour).  The table after the change is filmed by the synthetic
 camera for ``--stable-frames`` frames under the level's conditions (those of the reading
-eval, plus a 20–25° tilt), read, and explained exactly as ``flure vision explain`` does.
+eval, plus a 20–25° tilt), read, and explained through the table's stable-frame gate
+(``vision.stable.explain_stable``: the frames fed one by one as the camera worker feeds them,
+then ``engine.reconcile`` and the prior-guided look, as the table's loop does).
 
 A legal change is *read* when the accepted answer is that change (same position after, or
 the same tile); *refused* when no answer is accepted; *wrong* when another change is
@@ -203,8 +205,8 @@ def evaluate_scene(level: Level, index: int, base_seed: int, image: int, frames:
     level each frame has the hand over another square (a hand moving over a still table)."""
     import numpy as np
 
-    from vision.change import explain_readings
     from vision.reader import read_image
+    from vision.stable import explain_stable
     from vision.twin.pieces import LayoutError
     from vision.twin.scene import render_burst
 
@@ -227,7 +229,7 @@ def evaluate_scene(level: Level, index: int, base_seed: int, image: int, frames:
         return None
     readings = [read_image(img, scheme, calibration) for img, _truth in shots]
     t0 = time.perf_counter()
-    result = explain_readings(scene.before, readings, scene.mover, [img for img, _truth in shots], scheme)
+    result = explain_stable(scene.before, readings, scene.mover, [img for img, _truth in shots], scheme, frames)
     ms = (time.perf_counter() - t0) * 1000.0
     if scene.kind == "tile":
         right = result.change == "tile" and result.tile == scene.tile

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from engine.actions import Draw
 from engine.wording import N_, Join, Said, Term, Text
 from vision.problems import problem_words
 
@@ -182,7 +183,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
             parts.append(Text(N_("lens calibration %(path)s"), path=str(camera_config.calibration)))
         note = Join(", ", parts) if len(parts) > 1 else note
         reader = TableCamera(None, stable_frames=stable_frames, **extra)
-        worker = CameraWorker(source, reader.feed, on_update or (lambda update: None), fps=fps or rate,
+        worker = CameraWorker(source, reader.read, on_update or (lambda update: None), fps=fps or rate,
                               stable_frames=stable_frames, read_timeout=read_timeout,
                               what=what)
         worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
@@ -259,7 +260,7 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
             warnings.simplefilter("ignore")
             buttons = TableButtons(config, pin_factory,
-                                   on_monster=session.from_table(lambda: session.act({"type": "draw"}, by=By.BUTTON)),
+                                   on_monster=session.from_table(lambda: session.act(Draw(), by=By.BUTTON)),
                                    on_confirm=session.from_table(lambda: session.confirm_reading(by=Trigger.BUTTON)),
                                    on_undo=session.from_table(session.undo))
         return Device("buttons", buttons, why="")

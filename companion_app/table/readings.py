@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from engine.actions import Action, Move, PawnAt, Tile
 from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
@@ -156,17 +157,17 @@ def reconcile_reading(game, reading, fixes=(), frames=None) -> Reconciliation:
     return result
 
 
-def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
-    """The game action an answer of ``engine.reconcile`` stands for, or None and why (wording data,
-    engine.wording, or plain English text)."""
+def action_for(game, result: Reconciliation) -> tuple[Action | None, object]:
+    """The game action (``engine.actions``) an answer of ``engine.reconcile`` stands for, or None and
+    why (wording data, engine.wording, or plain English text)."""
     if result.accepted and result.change == "tile":
-        return {"type": "tile", "tile": result.tile}, Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
+        return Tile(result.tile), Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
     if result.accepted and result.change == "place":
-        return result.place.to_json(), placed_text(game.placer, describe_place(result.place, game.position))
+        return result.place, placed_text(game.placer, describe_place(result.place, game.position))
     if result.accepted and result.change == "move":
         change = result.candidates[0]
         how = f" ({result.moves})" if result.moves else ""
-        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},
+        return (Move(result.pawn, result.moves),
                 Join("", [change.describe_words(game.position), how]))
     problem = result.problems[0] if result.problems else None
     why = (problem.words if problem.words is not None else problem.message) if problem else \
@@ -188,7 +189,7 @@ def placed_text(placer: str, what: str) -> str:
     return f"{placer} placed {what} (A2)"
 
 
-def unseen_flip(game) -> tuple[dict | None, object]:
+def unseen_flip(game) -> tuple[PawnAt | None, object]:
     """The game action for the one move no camera can see (``engine.reconcile.unseen_move``: a
     flip beside the board, G4/G5) — a still table showing the game's position is all there is
     to see — and its sentence; (None, "") when the table must show the move."""
@@ -196,6 +197,6 @@ def unseen_flip(game) -> tuple[dict | None, object]:
     if unseen is None:
         return None, ""
     pawn, rule = game.position.pawn(unseen[0]), unseen[1]
-    return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
+    return (PawnAt(pawn.label, None),
             Text(N_("%(pawn)s can only be flipped beside the board (%(rule)s), where the camera cannot see it; "
                     "the table agrees with the game"), pawn=Pawn(pawn.name), rule=rule))

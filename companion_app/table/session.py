@@ -16,6 +16,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field, replace
 
+from engine.actions import Action
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.geometry import square_name
@@ -79,7 +80,7 @@ class TableSession(JournalMixin):
         self._led_plan = None                           # the plan the LEDs were last given to animate
         self._led_following = False                     # the LEDs show a follow-up
         self._led_mark = None                           # the pawn move to mark on the LEDs (auto mode)
-        self.loop = TableLoop(self)
+        self.loop = TableLoop(self, lock=self._lock)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
 
@@ -119,7 +120,7 @@ class TableSession(JournalMixin):
             return self.state()
 
     # -- actions -----------------------------------------------------------
-    def act(self, action: dict, by: By | str = By.REFEREE) -> dict:
+    def act(self, action: Action | dict, by: By | str = By.REFEREE) -> dict:
         """Apply one engine action; engine errors propagate (the view turns them into 4xx).
 
         ``by`` is who gave it (``actors.By``, or its string value) and is saved with it.
@@ -130,6 +131,7 @@ class TableSession(JournalMixin):
         with self._lock:
             game = self._need_game()
             after = game.apply(action)
+            action = action if isinstance(action, dict) else action.to_json()   # the journal's form
             self.seq = self.store.push(self.game_id, {**action, "by": by.value}, after.to_json(), seq=self.seq + 1,
                                        **self._journal())
             self.game = after
@@ -211,7 +213,7 @@ class TableSession(JournalMixin):
                 raise
         return run
 
-    def confirm_reading(self, expect: dict | None = None, by: Trigger = Trigger.SCREEN) -> dict:
+    def confirm_reading(self, expect: Action | None = None, by: Trigger = Trigger.SCREEN) -> dict:
         """Accept the camera's proposal (the referee's tap, or ``Trigger.BUTTON``): through the loop's one gate.
 
         ``expect`` is the action the referee's screen proposed: when the reading now stands for

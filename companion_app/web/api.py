@@ -13,6 +13,7 @@ from flask import session as browser_session
 from flask_babel import gettext as _
 
 from engine import jsontext
+from engine.actions import parse_action
 from engine.errors import FlureError, InvalidSetupError
 
 from ..i18n.text import error_text, render
@@ -311,8 +312,8 @@ def camera_clear():
 @route("/camera/confirm", "POST", "Accept the camera reading: it becomes the pawn move or tile it shows",
        body=schemas.CONFIRM, referee=True)
 def camera_confirm():
-    data = body(schemas.CONFIRM)
-    return once(table().confirm_reading, (data or {}).get("expect"))
+    expect = (body(schemas.CONFIRM) or {}).get("expect")   # the action the screen showed: typed from here on
+    return once(table().confirm_reading, None if expect is None else engine_call(parse_action, expect))
 
 
 @route("/game/export", "GET", "The running game as a record (JSON, format flure-game/1): setup, seed, every "
