@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.geometry import COLS, CORNERS, SQUARES, around, square_name
-from engine.observation import EMPTY, Look, looks
+from engine.observation import EMPTY, SquareLook, looks
 from engine.position import BOARD, WAITING, Position
 from engine.reconcile import legal_changes
 
@@ -61,7 +61,7 @@ MOVE_LEVELS: tuple[Level, ...] = (
           ranges={"height_mm": (700, 1100), "tilt_deg": (0, 25), "blur": (0.0, 1.8), "jpeg_quality": (60, 95),
                   "colour_temp": (2800, 6000), "light": (0.2, 0.9)}),
 )
-POOL = Look(pool=True)
+POOL = SquareLook(pool=True)
 DEFAULT_PER_LEVEL = 12
 DEFAULT_FRAMES = 3
 ON_POOLS = 0.3       # the share of pawns random positions put on a pool (half of them on its sticker)
