@@ -197,7 +197,7 @@ def test_an_unreadable_journal_step_in_each_language(tmp_path):
         raw.execute("UPDATE steps SET state = '{not json' WHERE seq = 1")
     again = TableSession(Store(db))
     again.resume()
-    note = again.journal_notes[-1]
+    note = again.journal.notes[-1]
     texts = {lang: render(note.text, lang) for lang in LANGS}
     assert texts["en"].startswith("Resumed game 1 at step 0; skipped what could not be read: step 1 cannot be read (")
     assert "l'étape 1 ne peut pas être lue (" in texts["fr"]

@@ -279,7 +279,7 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
     print("  " + _("Game:    %(game)s", game=game_line))
     print("  " + _("Saved in %(path)s", path=db))
     from ..i18n.text import render
-    for note in session.journal_notes:   # a note keeps its wording data (engine.wording.Said)
+    for note in session.journal.notes:   # a note keeps its wording data (engine.wording.Said)
         print("  " + _("Journal: %(note)s", note=render(getattr(note, "text", note), language())))
     for device in _devices(session):
         what = render(device.startup or device.note or (_("ready") if device.obj is not None else device.why),
