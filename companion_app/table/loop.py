@@ -136,7 +136,9 @@ class TableLoop:
         """The referee accepts the table as it is: the game's position follows it (a logged correction)."""
         session = self.session
         with self.lock:
-            game = session._need_game()
+            game = session.game
+            if game is None:
+                raise GameActionError(Text(N_("No game is running yet: start a new game from the referee view")))
             view = self._view()
             update = self.update
             if update is None or not update.stable or view.seen is None:
