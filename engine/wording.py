@@ -163,7 +163,7 @@ class Worded:
 class Said(str):
     """A device's live status sentence: the English ``str`` (what logs, tests and JSON see, as
     before) that also keeps its wording data as ``text``, so the session can give it in every
-    language (companion_app/table/devices.py adds ``<field>_i18n`` beside it)."""
+    language (companion_app/table/devices/devices.py adds ``<field>_i18n`` beside it)."""
 
     __slots__ = ("text",)
 

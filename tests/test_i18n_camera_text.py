@@ -17,7 +17,7 @@ from companion_app.i18n import gettext, translations
 from companion_app.i18n.plan_text import pawn_name
 from companion_app.i18n.text import in_all
 from companion_app.i18n.text import render as say_in
-from companion_app.table.fakes import FakeCamera, FakeLeds
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds
 from companion_app.web.server import Server
 from engine.position import BOARD, STATUS_CODES
 from engine.position import Pawn as PlacedPawn

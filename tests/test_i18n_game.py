@@ -68,7 +68,7 @@ ENGLISH = re.compile(r"\b(the|pawn|pawns|moves|turn|round|tile|tiles|left|deck|w
 
 
 def test_the_line_before_any_game_in_each_language():
-    from companion_app.table.state import public_state
+    from companion_app.table.session.state import public_state
     state = public_state(None, version=0, seq=0, game_id=None, log=[], plan_seq=None)
     assert state["summary_i18n"]["en"] == state["summary"]
     assert state["summary_i18n"]["de"] == "Warten, bis der Spielleiter ein Spiel beginnt."
@@ -87,7 +87,7 @@ def test_tile_names_in_each_language_english_the_engines():
 
 def test_the_advanced_setup_line_and_the_placed_line_in_each_language_english_the_engines():
     from companion_app.i18n.game_text import all_placed_lines
-    from companion_app.table.readings import placed_text
+    from companion_app.table.camera.readings import placed_text
     from engine.reconcile_place import describe_place, legal_placements
 
     rng = random.Random(5)

@@ -9,7 +9,7 @@ import re
 import time
 
 from companion_app.i18n.text import in_all, render
-from companion_app.table.fakes import FakeReading
+from companion_app.table.devices.fakes import FakeReading
 from engine.deck import tile_words
 from engine.game import Game
 from engine.position import Position
@@ -164,7 +164,7 @@ def test_the_session_log_and_camera_view_carry_every_language(tmp_path):
 
 def test_the_camera_workers_status_in_each_language():
     """The camera worker's status line (cannot open, steady …) carries every language (message_i18n)."""
-    from companion_app.table.watcher import CameraWorker
+    from companion_app.table.camera.watcher import CameraWorker
     from engine.position import basic_position
     from table_helpers import TableSource, wait_for
     from vision.pipeline import TableCamera
@@ -201,8 +201,8 @@ def test_a_board_not_located_is_said_once_in_each_language():
     once (vision's problem already opens with "board not located: …"), in every language."""
     import numpy as np
 
-    from companion_app.table.readings import action_for, reconcile_reading
-    from companion_app.table.watcher import CameraWorker
+    from companion_app.table.camera.readings import action_for, reconcile_reading
+    from companion_app.table.camera.watcher import CameraWorker
     from table_helpers import wait_for
     from vision.pipeline import TableCamera
     from vision.reader import read_image
@@ -241,7 +241,7 @@ def test_the_camera_cards_last_problem_in_each_language():
     """The referee's device card shows the camera's last problem (vision's words) in the page's language."""
     import numpy as np
 
-    from companion_app.table.devices import Device
+    from companion_app.table.devices.devices import Device
     from vision.pipeline import TableCamera
 
     camera = TableCamera(None)

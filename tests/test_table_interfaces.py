@@ -10,11 +10,11 @@ import inspect
 import numpy as np
 import pytest
 
-from companion_app.table import interfaces
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
-from companion_app.table.frames import jpeg, last_frame
-from companion_app.table.watcher import CameraWorker
+from companion_app.table.camera.frames import jpeg, last_frame
+from companion_app.table.camera.watcher import CameraWorker
+from companion_app.table.devices import interfaces
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
 from hardware.buttons import TableButtons
 from hardware.leds import LedGrid
 from hardware.speaker import Speaker

@@ -14,8 +14,8 @@ import sqlite3
 import time
 
 from companion_app.cli import main as flure
-from companion_app.table.session import TableSession
-from companion_app.table.store import SNAPSHOT_EVERY, Store
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import SNAPSHOT_EVERY, Store
 from engine.game import Game
 from game_helpers import play_out
 

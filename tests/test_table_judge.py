@@ -1,5 +1,5 @@
 """The typed camera path (TABLE.md): the worker's update carries the reading as an ``Observation``,
-the pure judge (``companion_app.table.judge.judge``) turns it into a frozen view, and the table
+the pure judge (``companion_app.table.camera.judge.judge``) turns it into a frozen view, and the table
 loop only applies, lights and publishes — once per new update."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
-from companion_app.table.judge import CameraView, judge
-from companion_app.table.watcher import CameraUpdate
+from companion_app.table.camera.judge import CameraView, judge
+from companion_app.table.camera.watcher import CameraUpdate
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading
 from engine.actions import Move, Tile
 from engine.game import Game
 from engine.observation import Observation
@@ -89,7 +89,7 @@ def test_one_move_in_auto_mode_judges_once_per_update_and_never_reads_the_json_a
     """Each camera update is judged once (and once more when the move changed the game), however many
     times the loop, the gate and the screens look at it; the reading becomes an Observation in the
     worker (``gated_reading``), never in the loop."""
-    from companion_app.table import readings, watcher
+    from companion_app.table.camera import readings, watcher
     from vision import stable
 
     camera = FakeCamera()

@@ -9,7 +9,7 @@ import copy
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading
 from engine.actions import parse_action
 from engine.deck import tile_name
 from engine.errors import GameActionError

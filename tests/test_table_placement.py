@@ -12,7 +12,7 @@ import copy
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading
 from engine.actions import parse_action
 from engine.errors import GameActionError
 from engine.reconcile_place import legal_placements

@@ -16,8 +16,8 @@ import urllib.request
 import pytest
 
 from companion_app.cli import main as flure
-from companion_app.table.session import TableSession
-from companion_app.table.store import DiskFullError, Store
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import DiskFullError, Store
 from engine.record import GameRecord
 from test_web_play import REPO, start
 from web_helpers import AUTH, make_app, play_pawn_phase

@@ -1,16 +1,16 @@
 """Helpers for the web app tests: a fresh app per test, a session with scripted devices, live clients.
 
-The device fakes ship beside their interfaces: ``companion_app.table.fakes``."""
+The device fakes ship beside their interfaces: ``companion_app.table.devices.fakes``."""
 from __future__ import annotations
 
 import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeCamera, FakeLeds
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from companion_app.web.app import create_app
 
 TOKEN = "test-token-7731"
@@ -68,7 +68,7 @@ def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | No
 
 def show_table(camera: FakeCamera, session: TableSession) -> None:
     """The camera sees the table exactly as the game has it (the follow-up done)."""
-    from companion_app.table.fakes import FakeReading
+    from companion_app.table.devices.fakes import FakeReading
 
     camera.show(FakeReading(True, session.game.position.to_setup()))
 
@@ -196,7 +196,7 @@ def confirm_button(session):
 
     from gpiozero.pins.mock import MockFactory
 
-    from companion_app.table.devices import open_buttons
+    from companion_app.table.devices.devices import open_buttons
 
     factory = MockFactory()
     session.buttons = open_buttons(session, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}},

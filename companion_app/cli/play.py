@@ -15,7 +15,7 @@ from .config import add_table_options, load_from_args
 from .lang import N_, _, language, why
 from .render import number_in
 
-DEMO_SEED = 28   # as companion_app.table.demo.DEMO_SEED (not imported here: --help stays cheap)
+DEMO_SEED = 28   # as companion_app.table.simulated.demo.DEMO_SEED (not imported here: --help stays cheap)
 
 
 def register(subparsers) -> None:
@@ -70,10 +70,10 @@ def play(args) -> int:
     from engine.position import basic_position
     from engine.wording import NP_, Text
 
-    from ..table.config import TableConfigError
-    from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
-    from ..table.session import TableSession
-    from ..table.store import Store
+    from ..config import TableConfigError
+    from ..table.devices.devices import Device, open_buttons, open_camera, open_leds, open_speaker
+    from ..table.session.session import TableSession
+    from ..table.session.store import Store
     from ..web import systemd
     from ..web.app import create_app
     from ..web.qr import qr_terminal
@@ -119,8 +119,8 @@ def play(args) -> int:
     if args.demo or camera.source == "simulated":
         from vision.twin.table import DEMO_SIZE
 
-        from ..table.demo import DEMO_PLAYERS, SimulatedRig
         from ..table.memory import keep_heap_small
+        from ..table.simulated.demo import DEMO_PLAYERS, SimulatedRig
 
         keep_heap_small()
         if args.demo or session.game is None or session.game.phase == "over":
@@ -190,7 +190,7 @@ def play(args) -> int:
             return _demo_until_end(session, server, rig, args, camera=camera.enabled)
         cycle = None
         if args.demo:    # game after game, each with the next seed, for as long as the table runs
-            from ..table.demo import DemoCycle
+            from ..table.simulated.demo import DemoCycle
 
             cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
         watchdog = None
@@ -305,7 +305,7 @@ def _demo_until_end(session, server, rig, args, camera: bool) -> int:
     """Serve in the background while the demo game plays itself; the last line says how it went."""
     import time
 
-    from ..table.demo import END_GRACE_S, run_until_end
+    from ..table.simulated.demo import END_GRACE_S, run_until_end
 
     server.start()
     try:

@@ -17,9 +17,9 @@ from engine.actions import parse_action
 from engine.errors import FlureError, InvalidSetupError
 
 from ..i18n.text import error_text, render
-from ..table.events import StreamRefused
-from ..table.journal import StaleRequestError, request_key
-from ..table.session import TableSession
+from ..table.session.events import StreamRefused
+from ..table.session.journal import StaleRequestError, request_key
+from ..table.session.session import TableSession
 from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
 from .security import guarded_match, is_referee, log_in, referee_required
@@ -262,7 +262,7 @@ def status():
     out = table().device_status()
     phone = current_app.extensions.get("flure_phone")     # [camera] source = "phone" (camera_page.attach)
     if phone is not None:
-        from ..table.phone_camera import device_status
+        from ..table.camera.phone_camera import device_status
         out["phone_camera"] = device_status(phone)
     return jsonify(out)
 

@@ -19,8 +19,8 @@ from engine.game import Game
 from engine.record import GameRecord
 from engine.wording import N_, Join, Said, Text
 
-from ..i18n import LANGUAGES
-from ..i18n.text import in_all, render
+from ...i18n import LANGUAGES
+from ...i18n.text import in_all, render
 from .store import JournalError, Step, Store, unreadable
 
 log = logging.getLogger(__name__)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from engine.deck import TILES, tile_name
 from engine.game import Game
 
-from ..i18n.game_text import WAITING, all_summaries, all_tile_names, waiting_summaries
-from ..i18n.plan_text import all_plan_lines
-from ..i18n.text import in_all
+from ...i18n.game_text import WAITING, all_summaries, all_tile_names, waiting_summaries
+from ...i18n.plan_text import all_plan_lines
+from ...i18n.text import in_all
 
 WAITING_SUMMARY = WAITING
 

@@ -23,16 +23,16 @@ from engine.geometry import square_name
 from engine.position import BOARD
 from engine.wording import N_, Text
 
-from ..i18n.plan_text import all_plan_lines
-from ..i18n.text import in_all
-from .actors import By, Trigger
-from .devices import Device
+from ...i18n.plan_text import all_plan_lines
+from ...i18n.text import in_all
+from ..actors import By, Trigger
+from ..camera.frames import jpeg, last_frame
+from ..camera.loop import TableLoop
+from ..camera.readings import check_fix
+from ..devices.devices import Device
+from ..devices.interfaces import Buttons, Camera, Leds, Speaker
 from .events import Broker, sse_message
-from .frames import jpeg, last_frame
-from .interfaces import Buttons, Camera, Leds, Speaker
 from .journal import Journal, StaleRequestError
-from .loop import TableLoop
-from .readings import check_fix
 from .state import preview_json, public_state
 from .store import JournalError, Store
 
@@ -390,7 +390,7 @@ class TableSession:
             return
         from hardware.animation import step_times
 
-        from ..i18n.plan_text import step_texts
+        from ...i18n.plan_text import step_texts
 
         lines = list(zip(step_times(plan, self.beat_ms), step_texts(plan, self.language)))
         self.speaker.call(lambda speaker: speaker.announce(lines))

@@ -20,8 +20,8 @@ from engine.position import Position
 from engine.tablediff import table_fixes
 from engine.wording import N_, Join, Text
 
-from ..i18n.text import Rendered
-from .actors import By, Trigger
+from ...i18n.text import Rendered
+from ..actors import By, Trigger
 from .judge import CameraView, is_unseen_flip, judge, table_position
 
 log = logging.getLogger(__name__)
@@ -234,7 +234,7 @@ class TableLoop:
     def _publish(self) -> None:
         """Send the current view to every screen.  Under the lock: a view judged by a request thread
         must never reach the screens after a newer one judged by the camera thread."""
-        from .events import sse_message
+        from ..session.events import sse_message
 
         with self.lock:
             view = self.view

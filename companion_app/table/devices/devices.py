@@ -19,16 +19,16 @@ from engine.actions import Draw
 from engine.wording import N_, Join, Said, Term, Text
 from vision.problems import problem_words
 
-from ..i18n.text import in_all
-from .actors import By, Trigger
-from .frames import MAX_READ_SIDE, KeepLastFrame
+from ...i18n.text import in_all
+from ..actors import By, Trigger
+from ..camera.frames import MAX_READ_SIDE, KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
 
 # The devices' names, said in a device's failure ("%(device)s failed: …", Device.call).
 DEVICE_NAMES = (N_("camera"), N_("LED grid"), N_("speaker"), N_("buttons"))
 
 if TYPE_CHECKING:
-    from .session import TableSession
+    from ..session.session import TableSession
 
 log = logging.getLogger(__name__)
 D = TypeVar("D")   # the device's interface: Camera, Leds, Buttons or Speaker
@@ -121,7 +121,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         from vision.pipeline import TableCamera
         from vision.sources import SourceError, UnknownSourceError, open_source
 
-        from .watcher import CameraWorker
+        from ..camera.watcher import CameraWorker
 
         spec = spec or "synthetic"
         options = {"get_state": get_state} if spec == "synthetic" else {}
@@ -135,7 +135,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                 calibration = load_calibration(camera_config.calibration)
                 if tuple(calibration.image_size) != tuple(camera_config.resolution):
                     (w, h), (cw, ch) = camera_config.resolution, calibration.image_size
-                    from .config import TableConfigError
+                    from ...config import TableConfigError
                     raise TableConfigError(Text(N_("the calibration %(path)s was made at %(made)s but [camera] "
                                                    "resolution is %(size)s; calibrate again at that size (flure "
                                                    "calibrate camera) or set the resolution back"),

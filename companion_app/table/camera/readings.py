@@ -19,7 +19,7 @@ from engine.wording import N_, Direction, Join, Pawn, Term, Text
 from vision.change import observe, settle
 from vision.problems import not_located_why
 
-from ..i18n.text import in_all
+from ...i18n.text import in_all
 
 FIX_PIECES = ("empty", "monster", *STONE_KINDS, "pawn")
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.position import Position
 
-from .watcher import CameraUpdate, StableGate, gated_reading
+from ..camera.watcher import CameraUpdate, StableGate, gated_reading
 
 
 @dataclass

@@ -36,7 +36,7 @@ from engine.position import BOARD, STONE_KINDS
 from engine.reconcile_place import legal_placements
 from engine.wording import N_, Colour, Pawn, Said, Term, Text, listing
 
-from ..i18n.text import in_all
+from ...i18n.text import in_all
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit

@@ -24,8 +24,8 @@ from engine.position import basic_position
 from engine.wording import N_, Pawn, Term, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
-from ..i18n.text import Rendered, in_all
-from .actors import By, read_by
+from ...i18n.text import Rendered, in_all
+from ..actors import By, read_by
 from .simulated import SimulatedPlayers, Watch
 
 DEMO_PLAYERS = ("red", "blue")

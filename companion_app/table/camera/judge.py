@@ -29,9 +29,9 @@ from engine.wording import N_, Cap, Colour, Join, Pawn, Text, join_or
 from vision.change import observation_json, settle, setup_looks
 from vision.problems import problem_words
 
-from ..i18n import LANGUAGES
-from ..i18n.game_text import all_placed_lines, all_summaries
-from ..i18n.text import in_all
+from ...i18n import LANGUAGES
+from ...i18n.game_text import all_placed_lines, all_summaries
+from ...i18n.text import in_all
 from .readings import action_for, compare, fix_setup, unseen_flip
 
 FOLLOW_WHY = {

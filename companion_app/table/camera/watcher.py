@@ -33,7 +33,7 @@ from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
 from vision.stable import StableGate, split_problems  # noqa: F401 - split_problems: the gate's, named here too
 
-from ..i18n.text import in_all
+from ...i18n.text import in_all
 
 log = logging.getLogger(__name__)
 
