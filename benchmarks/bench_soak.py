@@ -55,7 +55,7 @@ def proc_status(pid: int) -> tuple[float, int, int]:
 
 def empty_journal_bytes(tmp: str) -> int:
     """The bytes of a journal with no game in it (its tables and indexes): not a game's."""
-    from companion_app.table.store import Store
+    from companion_app.table.session.store import Store
 
     path = Path(tmp) / "empty.sqlite3"
     Store(path)

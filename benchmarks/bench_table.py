@@ -36,10 +36,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion_app.table.devices import open_leds  # noqa: E402
-from companion_app.table.session import TableSession  # noqa: E402
-from companion_app.table.store import Store  # noqa: E402
-from companion_app.table.watcher import CameraWorker  # noqa: E402
+from companion_app.table.camera.watcher import CameraWorker  # noqa: E402
+from companion_app.table.devices.devices import open_leds  # noqa: E402
+from companion_app.table.session.session import TableSession  # noqa: E402
+from companion_app.table.session.store import Store  # noqa: E402
 from companion_app.web.app import create_app  # noqa: E402
 from companion_app.web.server import Server  # noqa: E402
 from live_load import LiveClients  # noqa: E402
@@ -276,7 +276,7 @@ def bench_big_picture(tmp: str, repeat: int) -> bool:
     import cv2
     import numpy as np
 
-    from companion_app.table.frames import MAX_READ_SIDE, KeepLastFrame
+    from companion_app.table.camera.frames import MAX_READ_SIDE, KeepLastFrame
     from vision.sources import FolderSource
 
     folder = Path(tmp) / "big"

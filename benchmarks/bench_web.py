@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion_app.table.events import PER_ADDRESS  # noqa: E402
+from companion_app.table.session.events import PER_ADDRESS  # noqa: E402
 from live_load import LiveClients, Table, loopback  # noqa: E402
 
 LATENCY_MS = 200.0

@@ -272,7 +272,7 @@ mdns_name() {
 default_config() {
   # the documented defaults (what `flure config default` prints) with the service's PIN file and
   # .local name; read from the source with the system's Python, so --dry-run can compare it too
-  PYTHONPATH="$SRC" "$PYTHON" -m companion_app.table.config \
+  PYTHONPATH="$SRC" "$PYTHON" -m companion_app.config \
     "web.pin_file=/etc/flure/pin" "web.public_host=$(mdns_name).local" "web.port=$PORT" \
     "web.database=/var/lib/flure/session.sqlite3"
 }

@@ -64,7 +64,7 @@ def tiles_words(tiles, *, prey3_variant: bool = False) -> Join | Text:
 
 
 @dataclass(frozen=True)
-class Draw:
+class TileDrawn:
     """One tile taken from the deck: the tile to play and the deck left afterwards."""
 
     tile: str
@@ -76,22 +76,22 @@ class Draw:
         return bool(self.set_aside)
 
 
-def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_variant: bool) -> Draw:
+def draw_top(deck: tuple[str, ...], *, first_of_game: bool, seed: int, prey3_variant: bool) -> TileDrawn:
     """Reveal the top tile (G7); the game's first tile follows G8."""
     if not deck:
         raise GameActionError(N_("The deck is empty"), rule="G9")
     if not first_of_game:
-        return Draw(deck[0], deck[1:])
+        return TileDrawn(deck[0], deck[1:])
     for i, tile in enumerate(deck):
         if not is_prey(tile, prey3_variant=prey3_variant):
             if i == 0:
-                return Draw(tile, deck[1:])
+                return TileDrawn(tile, deck[1:])
             rest = deck[:i] + deck[i + 1:]
-            return Draw(tile, shuffled(rest, seed, "first-tile"), deck[:i])
+            return TileDrawn(tile, shuffled(rest, seed, "first-tile"), deck[:i])
     raise GameActionError(N_("The deck holds no step tile"), rule="G8")
 
 
-def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> Draw:
+def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: bool) -> TileDrawn:
     """A tile revealed at the table: it must still be in the deck (G7, G8)."""
     if isinstance(tile, int) and not isinstance(tile, bool):
         tile = str(tile)   # a step tile given as a number: 8 is the "8" tile
@@ -109,4 +109,4 @@ def take(deck: tuple[str, ...], tile, *, first_of_game: bool, prey3_variant: boo
                                       "are shuffled into a new deck"), tile=name), rule="G8")
     # The table's own stack is what counts; our copy just loses that tile.
     i = deck.index(tile)
-    return Draw(tile, deck[:i] + deck[i + 1:])
+    return TileDrawn(tile, deck[:i] + deck[i + 1:])

@@ -60,8 +60,8 @@ class PawnLook:
 
 
 @dataclass(frozen=True, slots=True)
-class Look:
-    """Everything one seen square shows; ``EMPTY`` (``Look()``) is a bare square.
+class SquareLook:
+    """Everything one seen square shows; ``EMPTY`` (``SquareLook()``) is a bare square.
 
     ``monster`` is its heading (0–3) when the monster stands there.  Pools and
     teleporters are part of the look: they never move (B1, T1), so a reading that
@@ -93,11 +93,11 @@ class Look:
         return Join(" ", parts) if parts else Text(N_("empty"))
 
 
-EMPTY = Look()
+EMPTY = SquareLook()
 
 
-def looks(position: Position) -> dict[int, Look]:
-    """Square → Look for every square that is not bare in ``position``."""
+def looks(position: Position) -> dict[int, SquareLook]:
+    """Square → SquareLook for every square that is not bare in ``position``."""
     parts: dict[int, dict] = {}
     parts.setdefault(position.monster, {})["monster"] = position.facing
     for sq, kind in position.stones.items():
@@ -109,7 +109,7 @@ def looks(position: Position) -> dict[int, Look]:
     for p in position.pawns:
         if p.place == BOARD and p.square is not None:   # a pawn on the board always has its square
             parts.setdefault(p.square, {})["pawn"] = PawnLook.of(p)
-    return {sq: Look(**kw) for sq, kw in parts.items()}
+    return {sq: SquareLook(**kw) for sq, kw in parts.items()}
 
 
 # -- the observation ----------------------------------------------------------------------------
@@ -123,7 +123,7 @@ class Observation:
     zone, None when it is seen empty, or ``UNKNOWN``.
     """
 
-    seen: Mapping[int, Look]
+    seen: Mapping[int, SquareLook]
     tile: str | None | _Unknown = None
     why: Mapping[int, str] = field(default_factory=dict)
 

@@ -23,13 +23,13 @@ from typing import Iterable
 
 from .actions import Place
 from .geometry import square_name
-from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Look, Observation, PawnLook, looks
+from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Observation, PawnLook, SquareLook, looks
 from .pawns import outcomes
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
 from .wording import N_, Join, Moves, PawnName, Term, Text, join_or
 
-__all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "Look", "PawnLook", "Observation", "looks",
+__all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "SquareLook", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
 
 # -- the answer ---------------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def legal_changes(before: Position, mover: str = ANY_PAWN, only: Iterable[str] |
     return changes
 
 
-def _fits(change: Change, obs: Observation, before_looks: dict[int, Look], differs: set[int]) -> bool:
+def _fits(change: Change, obs: Observation, before_looks: dict[int, SquareLook], differs: set[int]) -> bool:
     if change.kind == "tile":
         if obs.tile is None:
             return False
@@ -279,9 +279,9 @@ def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Pro
     return Problem.said("ambiguous", words, best)
 
 
-def _largest_group(shown: list[dict[int, Look]], sq: int) -> int:
+def _largest_group(shown: list[dict[int, SquareLook]], sq: int) -> int:
     """How many candidates can still be left once square ``sq`` is seen: the largest number that show it alike."""
-    counts: dict[Look, int] = {}
+    counts: dict[SquareLook, int] = {}
     for s in shown:
         look = s.get(sq, EMPTY)
         counts[look] = counts.get(look, 0) + 1

@@ -14,7 +14,7 @@ placed yet", keeps those that agree with every *seen* square, and answers as
   the camera cannot tell apart, say a teleporter whose square is covered, is never guessed);
 - none ⇒ ``unexplained``, naming the squares and the rule (A1, A2) no placement satisfies.
 
-A piece is told apart by what the camera reads of it (engine.observation.Look): a
+A piece is told apart by what the camera reads of it (engine.observation.SquareLook): a
 stone tile's marked face (plain, crystal, pivot right, pivot about), a teleporter's
 pair and arrow, and a pool by the squares it covers (a 2×2 block, a 1×4 row or
 column).  Pure: no I/O, no clock.
@@ -27,7 +27,7 @@ from typing import Iterator, Mapping
 from .actions import Place
 from .errors import FlureError
 from .geometry import DIRECTION_NAMES, SQUARES, parse_square, square_name
-from .observation import EMPTY, Look, Observation, looks
+from .observation import EMPTY, Observation, SquareLook, looks
 from .placement import PIECES, TELEPORTER_PAIRS, apply_placement, check_placement, parse_placement
 from .pools import ORIENTATIONS, pool_squares
 from .position import Position
@@ -157,13 +157,13 @@ def reconcile_placement(before: Position, observation: Observation, placer: str 
 
 # -- why nothing fits ----------------------------------------------------------------------------
 
-def _new_parts(was: Look, now: Look) -> tuple[list[str], Look]:
+def _new_parts(was: SquareLook, now: SquareLook) -> tuple[list[str], SquareLook]:
     """(what ``was`` showed that ``now`` does not, what ``now`` adds): a placed piece never goes away."""
     gone = [f for f in ("monster", "stone", "pawn", "teleporter") if getattr(was, f) is not None
             and getattr(now, f) != getattr(was, f)]
     if was.pool and not now.pool:
         gone.append("pool")
-    added = Look(stone=now.stone if now.stone != was.stone else None,
+    added = SquareLook(stone=now.stone if now.stone != was.stone else None,
                  pawn=now.pawn if now.pawn != was.pawn else None,
                  teleporter=now.teleporter if now.teleporter != was.teleporter else None,
                  pool=now.pool and not was.pool,
@@ -222,7 +222,7 @@ def _why_not_placed(before, obs, differs, left, placer):
             return sq, Text(N_("%(pawn)s is seen on %(square)s; pawns come onto the board only once every piece is "
                                "placed (A2)"), pawn=added.pawn.name_words, square=square_name(sq))
         if added.stone is not None or added.teleporter is not None:
-            pieces.append((sq, Look(stone=added.stone, teleporter=added.teleporter).describe_words()))
+            pieces.append((sq, SquareLook(stone=added.stone, teleporter=added.teleporter).describe_words()))
         if added.pool:
             pool_new.add(sq)
     actions: list[Place] = []

@@ -42,9 +42,9 @@ def jpeg_of(image: np.ndarray) -> bytes:
 def phone_table(tmp_path, *, https: bool = True, fps: float = 4.0, **phone_options):
     """A game in confirm mode whose camera worker reads a PhoneFrames, served by the real servers;
     yields (session, phone, http server, https server or None)."""
-    from companion_app.table.devices import open_camera
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.devices.devices import open_camera
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
     from companion_app.tls import ensure_certificate
     from companion_app.web.camera_page import attach
     from companion_app.web.https import HttpsServer

@@ -72,10 +72,10 @@ def simulated_table(tmp_path, *, seed: int, speed: float, fps: float, setup: str
     """A session in auto mode whose real camera worker films the simulated table (``SimulatedRig``),
     as ``flure play --demo`` wires it; yields (session, rig) and closes both.  The players are not
     started: a test starts them (``rig.start()``) once it watches."""
-    from companion_app.table.demo import SimulatedRig
-    from companion_app.table.devices import open_camera
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.devices.devices import open_camera
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
+    from companion_app.table.simulated.demo import SimulatedRig
 
     session = TableSession(Store(tmp_path / "s.sqlite3"))
     session.new_game(["red", "blue"], seed=seed, setup=setup)

@@ -183,8 +183,8 @@ def test_save_is_atomic_and_keeps_the_previous_file(tmp_path, monkeypatch):
     (None, "no such file"),                                                                    # missing
 ])
 def test_an_unusable_calibration_leaves_the_session_running_and_says_what_to_run(tmp_path, content, words):
-    from companion_app.table.config import CameraConfig
-    from companion_app.table.devices import open_camera
+    from companion_app.config import CameraConfig
+    from companion_app.table.devices.devices import open_camera
 
     path = tmp_path / "lens.json"
     if content is not None:
@@ -200,8 +200,8 @@ def test_an_unusable_calibration_leaves_the_session_running_and_says_what_to_run
 
 
 def test_a_calibration_of_another_resolution_leaves_the_camera_off_with_the_reason(tmp_path):
-    from companion_app.table.config import CameraConfig
-    from companion_app.table.devices import open_camera
+    from companion_app.config import CameraConfig
+    from companion_app.table.devices.devices import open_camera
 
     save_calibration(_cal(), tmp_path / "lens.json")          # 1280x720
     device = open_camera("synthetic", lambda: (basic_position(), None),

@@ -13,11 +13,11 @@ import pytest
 
 from calibration.store import CalibrationError, load_calibration
 from companion_app.table.actors import CAMERA_READ, By, Trigger, read_by
-from companion_app.table.demo import journal_counts
-from companion_app.table.devices import open_camera
-from companion_app.table.fakes import FakeCamera, FakeReading
-from companion_app.table.loop import explain_reading
-from companion_app.table.store import SQLITE_FULL, Store, is_damaged
+from companion_app.table.camera.judge import explain_observation
+from companion_app.table.devices.devices import open_camera
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
+from companion_app.table.session.store import SQLITE_FULL, Store, is_damaged
+from companion_app.table.simulated.demo import journal_counts
 from engine import jsontext
 from engine.position import basic_position
 from engine.reconcile import Problem, refused
@@ -98,7 +98,7 @@ class _LockedSource:
                                            (False, N_("exposure locked: but the gain was not"))])
 def test_the_doctor_trusts_the_sources_flag_not_its_note(tmp_path, monkeypatch, honoured, note):
     from companion_app.cli import checks as doctor
-    from companion_app.table.config import load_table_config
+    from companion_app.config import load_table_config
 
     (tmp_path / "table.toml").write_text('[camera]\nsource = "0"\n[camera.exposure]\nexposure_us = 8000\n')
     monkeypatch.setattr(sources, "open_source", lambda *args, **kwargs: _LockedSource(honoured, note))
@@ -126,14 +126,15 @@ def test_the_pi_camera_flags_whether_every_exposure_control_was_taken():
 
 @pytest.mark.parametrize("code,kind", [("unexplained", "refused"), ("ambiguous", "ask")])
 def test_a_reading_is_refused_or_asked_by_the_problems_code_and_said_once(tmp_path, monkeypatch, code, kind):
-    from companion_app.table import loop
+    from companion_app.table.camera import judge
+    from engine.observation import Observation
 
     s = session_with(tmp_path)
     s.new_game(["red", "blue"], "red", seed=8)
     words = Text(N_("a reworded reason"))     # no "explains" in it: said as it is, never wrapped again
-    monkeypatch.setattr(loop, "reconcile_reading",
-                        lambda game, reading, fixes, frames=None: refused(game.position, Problem.said(code, words)))
-    change = explain_reading(s.game, {"setup": s.game.position.to_setup(), "problems": []}, {})
+    monkeypatch.setattr(judge, "reconcile_observation",
+                        lambda game, seen, frames=None: refused(game.position, Problem.said(code, words)))
+    change = explain_observation(s.game, Observation.of(s.game.position))
     assert change.kind == kind and change.blink is (kind == "refused") and change.message is words
 
 
@@ -224,8 +225,8 @@ def test_a_port_that_is_no_terminal_is_known_by_termios_errno():
 # -- the table configuration: a bad value blamed on the file or the command line by parsing each ----
 
 def test_a_bad_value_is_blamed_on_where_it_came_from_whatever_the_message_says(tmp_path, monkeypatch):
-    from companion_app.table import config as table_config
-    from companion_app.table.config import TableConfigError, load_table_config
+    from companion_app import config as table_config
+    from companion_app.config import TableConfigError, load_table_config
     from hardware.config import HardwareConfigError
 
     real_web = table_config._web

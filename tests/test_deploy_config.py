@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion_app.cli import main as flure
-from companion_app.table.config import (
+from companion_app.config import (
     DEFAULT_PATH,
     READER_RANGES,
     TableConfigError,
@@ -198,7 +198,7 @@ def test_flure_config_default_prints_a_file_that_loads_to_the_defaults(tmp_path,
     assert load_table_config(path).values == load_table_config().values
     assert flure(["config", "check", "--config", str(path)]) == 0
     # the installer's way (before the app is installed): the same text from the source tree
-    proc = subprocess.run([sys.executable, "-m", "companion_app.table.config", "web.port=8080"], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "companion_app.config", "web.port=8080"], cwd=REPO,
                           capture_output=True, text=True, check=True)
     assert tomllib.loads(proc.stdout)["web"]["port"] == 8080
 
@@ -207,7 +207,7 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
     import numpy as np
 
     from calibration.store import Calibration, save_calibration
-    from companion_app.table.devices import open_camera
+    from companion_app.table.devices.devices import open_camera
     from engine.position import basic_position
 
     k = np.array([[1500.0, 0, 960], [0, 1500.0, 540], [0, 0, 1]])

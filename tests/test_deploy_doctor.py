@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion_app.cli import checks as doctor
 from companion_app.cli import main as flure
-from companion_app.table.config import load_table_config
+from companion_app.config import load_table_config
 from engine.position import basic_position
 from hardware.emulator import LedEmulator
 from vision.twin.scene import render

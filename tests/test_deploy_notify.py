@@ -87,8 +87,8 @@ def test_the_watchdog_is_fed_only_while_the_check_passes(notify_socket):
 
 
 def test_the_health_check_asks_the_real_server(tmp_path):
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
     from companion_app.web.app import create_app
     from companion_app.web.server import Server
 

@@ -136,7 +136,7 @@ def test_an_8000_by_6000_camera_is_scaled_down_for_the_reader_and_says_so(tmp_pa
     import cv2
     import numpy as np
 
-    from companion_app.table.devices import open_camera
+    from companion_app.table.devices.devices import open_camera
     from engine.position import basic_position
 
     folder = tmp_path / "frames"
@@ -170,7 +170,7 @@ def test_a_big_photo_in_a_camera_folder_is_decoded_no_larger_than_the_reader_can
     import cv2
     import numpy as np
 
-    from companion_app.table.frames import KeepLastFrame, shrink
+    from companion_app.table.camera.frames import KeepLastFrame, shrink
     from vision.sources import FolderSource
 
     rng = np.random.default_rng(5)
@@ -194,8 +194,8 @@ def test_a_big_photo_in_a_camera_folder_is_decoded_no_larger_than_the_reader_can
 def test_with_a_lens_calibration_frames_of_another_size_are_refused_not_scaled():
     import numpy as np
 
-    from companion_app.table.fakes import StillFrames
-    from companion_app.table.frames import KeepLastFrame
+    from companion_app.table.camera.frames import KeepLastFrame
+    from companion_app.table.devices.fakes import StillFrames
 
     frames = KeepLastFrame(StillFrames(np.zeros((6000, 8000, 3), np.uint8)), calibrated_size=(1920, 1080))
     assert frames.read() is None and frames.last_frame is None

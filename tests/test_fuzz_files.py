@@ -42,7 +42,7 @@ def seeds(folder: Path) -> dict:
         "marker scheme": ((ROOT / "vision" / "marker_scheme.json").read_text(),
                           ["vision", "read", str(tiny), "--scheme", "{file}"], (0, 1)),
         "before": (json.dumps(SCENARIO["setup"]), ["vision", "explain", "{file}", str(tiny)], (0, 1, 2)),
-        "table config": ((ROOT / "companion_app" / "table" / "default_table.toml").read_text(),
+        "table config": ((ROOT / "companion_app" / "default_table.toml").read_text(),
                          ["config", "show", "--config", "{file}"], (0,)),
         "hardware config": ((ROOT / "hardware" / "default.toml").read_text(),
                             ["leds", "layout", "--config", "{file}"], (0,)),

@@ -292,7 +292,7 @@ def test_controller_answers_like_wled_and_takes_a_plan(target):
 
 def test_a_missing_device_is_said_in_each_language_on_the_referee_view():
     """The link's real error (a device path that is not there) in every language, via the session's Device."""
-    from companion_app.table.devices import Device
+    from companion_app.table.devices.devices import Device
 
     url = "/dev/serial/by-id/usb-no-such-device"
     link = SerialLink(url, make_encoder("adalight", 4), reconnect_s=0.05).start()
@@ -309,7 +309,7 @@ def test_a_missing_device_is_said_in_each_language_on_the_referee_view():
 
 
 def test_a_device_failure_names_the_device_in_each_language():
-    from companion_app.table.devices import Device
+    from companion_app.table.devices.devices import Device
 
     class Broken:
         def status(self):

@@ -7,7 +7,7 @@ import pytest
 from browser_helpers import fits_360_px, needs_chromium, open_phone, phone
 from companion_app.i18n import catalog
 from companion_app.i18n.text import localize, render
-from companion_app.table.state import public_state
+from companion_app.table.session.state import public_state
 from web_helpers import served_game
 
 pytestmark = needs_chromium

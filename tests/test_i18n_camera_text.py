@@ -16,7 +16,7 @@ from browser_helpers import needs_chromium, referee_login
 from companion_app.i18n import gettext, translations
 from companion_app.i18n.text import localize, pawn_name
 from companion_app.i18n.text import render as say_in
-from companion_app.table.fakes import FakeCamera, FakeLeds
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds
 from companion_app.web.server import Server
 from engine.position import BOARD, STATUS_CODES
 from engine.position import Pawn as PlacedPawn

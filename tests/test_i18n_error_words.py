@@ -160,7 +160,7 @@ def test_an_implausible_lens_and_too_few_views_in_each_language():
 
 def test_the_exposure_note_of_a_camera_that_ignores_it_in_each_language(tmp_path):
     from companion_app.cli import checks as doctor
-    from companion_app.table.config import load_table_config
+    from companion_app.config import load_table_config
     from engine.position import basic_position
     from vision.twin.scene import render as picture
 
@@ -185,8 +185,8 @@ def test_the_exposure_note_of_a_camera_that_ignores_it_in_each_language(tmp_path
 
 
 def test_an_unreadable_journal_step_in_each_language(tmp_path):
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
 
     db = tmp_path / "s.sqlite3"
     session = TableSession(Store(db))
@@ -197,7 +197,7 @@ def test_an_unreadable_journal_step_in_each_language(tmp_path):
         raw.execute("UPDATE steps SET state = '{not json' WHERE seq = 1")
     again = TableSession(Store(db))
     again.resume()
-    note = again.journal_notes[-1]
+    note = again.journal.notes[-1]
     texts = {lang: render(note.text, lang) for lang in LANGS}
     assert texts["en"].startswith("Resumed game 1 at step 0; skipped what could not be read: step 1 cannot be read (")
     assert "l'étape 1 ne peut pas être lue (" in texts["fr"]
@@ -207,8 +207,8 @@ def test_an_unreadable_journal_step_in_each_language(tmp_path):
 def test_flure_play_words_each_device_line_with_french_spacing(tmp_path, capsys):
     from companion_app.cli.lang import set_language
     from companion_app.cli.play import _print_startup
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
 
     session = TableSession(Store(tmp_path / "s.sqlite3"))
     set_language("fr")
@@ -236,7 +236,7 @@ def test_no_msgid_spells_a_plural_with_brackets():
 
 
 def test_a_stream_refused_in_each_language(tmp_path):
-    from companion_app.table.events import Broker, StreamRefused
+    from companion_app.table.session.events import Broker, StreamRefused
 
     app, _session = make_app(tmp_path, test_config={"SSE_MAX_CLIENTS": 0})
     texts = errors(app.test_client(), "GET", "/api/stream", 503)
@@ -275,7 +275,7 @@ def test_the_referees_hand_on_the_simulated_table_refused_in_each_language():
 
 def test_the_referees_hand_refused_by_the_api_in_the_requests_language(tmp_path):
     """Move a piece by hand (referee view, simulated table): the 409's sentence in fr/de/es, nothing English."""
-    from companion_app.table.demo import SimulatedRig
+    from companion_app.table.simulated.demo import SimulatedRig
 
     app, session = make_app(tmp_path)
     client = app.test_client()
@@ -309,7 +309,7 @@ def test_a_picture_of_another_size_than_the_lens_calibration_in_each_language():
 
 def test_a_camera_that_cannot_be_opened_in_each_language(tmp_path):
     from companion_app.cli import checks as doctor
-    from companion_app.table.config import load_table_config
+    from companion_app.config import load_table_config
     from vision.sources import SourceError, open_source
 
     (tmp_path / "table.toml").write_text('[camera]\nsource = "97"\n')

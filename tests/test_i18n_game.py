@@ -80,14 +80,14 @@ ENGLISH = re.compile(r"\b(the|pawn|pawns|moves|turn|round|tile|tiles|left|deck|w
 
 
 def test_the_line_before_any_game_in_each_language():
-    from companion_app.table.state import public_state
+    from companion_app.table.session.state import public_state
     state = public_state(None, version=0, seq=0, game_id=None, log=[], plan_seq=None)
     assert localize(state, "en")["summary"] == "Waiting for the referee to start a game."
     assert localize(state, "de")["summary"] == "Warten, bis der Spielleiter ein Spiel beginnt."
 
 
 def test_tile_names_in_each_language_english_the_engines():
-    from companion_app.table.state import public_state
+    from companion_app.table.session.state import public_state
     from engine.deck import TILES
     for variant in (False, True):
         game = Game.new(["red", "blue", "green", "yellow", "purple", "black"], first_player="red", seed=2,

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from companion_app.i18n.text import error_text
-from companion_app.table.readings import check_fix
+from companion_app.table.camera.readings import check_fix
 from engine.actions import parse_action
 from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from companion_app.i18n.text import error_text
-from companion_app.table.fakes import FakeCamera
+from companion_app.table.devices.fakes import FakeCamera
 from engine.errors import GameActionError
 from engine.game import Game
 from engine.observation import Observation

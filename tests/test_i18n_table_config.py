@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from companion_app.config import TableConfigError, load_table_config, set_in_text
 from companion_app.i18n.text import error_text
-from companion_app.table.config import TableConfigError, load_table_config, set_in_text
 from tests.test_i18n_api_schema import answers
 
 NBSP = "\u00a0"

@@ -7,9 +7,9 @@ import numpy as np
 
 from calibration.intrinsics import Calibration
 from calibration.store import save_calibration
+from companion_app.config import load_table_config
 from companion_app.i18n.text import render
-from companion_app.table.config import load_table_config
-from companion_app.table.devices import open_camera, open_leds
+from companion_app.table.devices.devices import open_camera, open_leds
 from engine.position import basic_position
 from tests.web_helpers import each_language
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from companion_app.config import TableConfigError, load_table_config, parse_setting
 from companion_app.i18n.text import error_text
-from companion_app.table.config import TableConfigError, load_table_config, parse_setting
 
 REPO = Path(__file__).resolve().parent.parent
 

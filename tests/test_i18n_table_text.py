@@ -9,7 +9,7 @@ import re
 import time
 
 from companion_app.i18n.text import render
-from companion_app.table.fakes import FakeReading
+from companion_app.table.devices.fakes import FakeReading
 from engine.deck import tile_words
 from engine.game import Game
 from engine.position import Position
@@ -166,7 +166,7 @@ def test_the_session_log_and_camera_view_are_said_in_every_language(tmp_path):
 
 def test_the_camera_workers_status_in_each_language():
     """The camera worker's status line (cannot open, steady …) is said in every language."""
-    from companion_app.table.watcher import CameraWorker
+    from companion_app.table.camera.watcher import CameraWorker
     from engine.position import basic_position
     from table_helpers import TableSource, wait_for
     from vision.pipeline import TableCamera
@@ -203,8 +203,8 @@ def test_a_board_not_located_is_said_once_in_each_language():
     once (vision's problem already opens with "board not located: …"), in every language."""
     import numpy as np
 
-    from companion_app.table.readings import action_for, reconcile_reading
-    from companion_app.table.watcher import CameraWorker
+    from companion_app.table.camera.readings import action_for, reconcile_reading
+    from companion_app.table.camera.watcher import CameraWorker
     from table_helpers import wait_for
     from vision.pipeline import TableCamera
     from vision.reader import read_image
@@ -243,7 +243,7 @@ def test_the_camera_cards_last_problem_in_each_language():
     """The referee's device card shows the camera's last problem (vision's words) in the page's language."""
     import numpy as np
 
-    from companion_app.table.devices import Device
+    from companion_app.table.devices.devices import Device
     from vision.pipeline import TableCamera
 
     camera = TableCamera(None)
@@ -277,7 +277,7 @@ def test_a_refused_camera_confirm_in_the_requests_language(tmp_path):
 def test_the_camera_says_a_moves_compass_letters_in_each_language():
     """A move the camera read is said with its unit moves (``(NNW)``) in the reader's compass letters:
     W is O in French and Spanish, E is O in German; I (enter) and X (exit) stay."""
-    from companion_app.table.readings import action_for
+    from companion_app.table.camera.readings import action_for
     from engine.observation import Observation
     from engine.reconcile import reconcile_game
 
@@ -293,7 +293,7 @@ def test_the_camera_says_a_moves_compass_letters_in_each_language():
             game = game.apply({"type": "draw"})
     after = game.apply({"type": "move", "pawn": label, "moves": west[0]["moves"]})
     action, words = action_for(game, reconcile_game(game, Observation.of(after.position)))
-    moves = action["moves"]
+    moves = action.moves
     assert "W" in moves and f"({moves})" in str(words)
     every = check(words, str(words))
     assert f"({moves.replace('W', 'O')})" in every["fr"] and f"({moves.replace('W', 'O')})" in every["es"]

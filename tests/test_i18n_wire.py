@@ -13,8 +13,8 @@ from contextlib import closing
 
 from companion_app.i18n import LANGUAGES
 from companion_app.i18n.text import localize, render
-from companion_app.table.devices import open_leds
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.devices import open_leds
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.web.api import ROUTES
 from companion_app.web.server import Server
 from web_helpers import AUTH, SseClient, make_app, play_pawn_phase, session_with, show_table

@@ -27,8 +27,8 @@ def fake_camera_browser(tmp_path_factory):
     """Chromium whose camera plays a video of the basic setup as the game of ``phone_table`` has it."""
     from playwright import sync_api
 
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
 
     folder = tmp_path_factory.mktemp("video")
     game = TableSession(Store(folder / "g.sqlite3"))

@@ -1,5 +1,5 @@
 """Where the board is in the phone's picture, with advice for the person holding the phone:
-companion_app/table/phone_camera.look on the synthetic camera's renders of known placements."""
+companion_app/table/camera/phone_camera.look on the synthetic camera's renders of known placements."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,7 @@ SCHEME = load_scheme(None)
 
 
 def look_at(**camera):
-    from companion_app.table.phone_camera import look
+    from companion_app.table.camera.phone_camera import look
 
     image, _ = render(basic_position(), None, seed=2, width=1280, height=720, **camera)
     return look(image, SCHEME)
@@ -41,7 +41,7 @@ def test_a_poor_placement_gets_the_advice_that_fixes_it(camera, verdict, advice)
 
 
 def test_a_dark_picture_says_too_dark():
-    from companion_app.table.phone_camera import look
+    from companion_app.table.camera.phone_camera import look
 
     image, _ = render(basic_position(), None, seed=2, width=1280, height=720)
     seen = look((image * 0.03).astype(np.uint8), SCHEME)   # a room with the light off

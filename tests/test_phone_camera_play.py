@@ -41,7 +41,7 @@ def test_flure_play_with_a_phone_camera_says_how_to_connect_the_phone(tmp_path):
 
 def test_flure_doctor_with_a_phone_camera_checks_the_https_certificate(tmp_path):
     from companion_app.cli.checks import run_checks
-    from companion_app.table.config import load_table_config
+    from companion_app.config import load_table_config
 
     config = load_table_config(None, {"camera.source": "phone", "web.database": str(tmp_path / "s.sqlite3"),
                                       "web.https_port": 9443})

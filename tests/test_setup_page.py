@@ -16,12 +16,12 @@ import pytest
 from browser_helpers import needs_chromium
 from calibration.intrinsics import CharucoSpec
 from calibration.store import load_calibration
+from companion_app.config import load_table_config
 from companion_app.i18n.text import localize
-from companion_app.table.config import load_table_config
-from companion_app.table.devices import Device, open_leds
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
-from companion_app.table.watcher import CameraWorker
+from companion_app.table.camera.watcher import CameraWorker
+from companion_app.table.devices.devices import Device, open_leds
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from companion_app.web.server import Server
 from vision.pipeline import TableCamera
 from vision.twin.plane import calibration_poses, render_sheet
@@ -180,7 +180,7 @@ def test_setup_routes_are_referee_only(table):
 
 
 def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_for_the_games_pawns():
-    from companion_app.table.setup import sticker_check
+    from companion_app.table.setup.setup import sticker_check
     from engine.game import Game, pawn_set
     from vision.scheme import load_scheme
 
@@ -205,7 +205,7 @@ def test_the_sticker_check_names_pieces_in_the_readers_language_and_asks_only_fo
 
 
 def test_the_setup_doctor_says_devices_in_the_pages_language_and_a_device_off_on_purpose_is_fine(table):
-    from companion_app.table.setup import SetupTool
+    from companion_app.table.setup.setup import SetupTool
     from engine.wording import N_, Text
 
     server, session, _frames, config_path = table

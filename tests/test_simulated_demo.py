@@ -16,7 +16,7 @@ import threading
 import time
 import urllib.request
 
-from companion_app.table.store import Store
+from companion_app.table.session.store import Store
 from engine.game import Game
 from engine.geometry import SQUARES, square_name
 from tests.hardware_helpers import running_emulator
@@ -176,7 +176,7 @@ def test_without_a_camera_the_demo_says_so_in_the_lang_option(tmp_path):
     last = out.strip().splitlines()[-1]
     assert last.startswith("la démo ne peut pas avancer\u00a0: il n'y a pas de caméra (--no-camera)"), out
     assert "La partie en est toujours à l'étape 0 (" in last, out
-    # what the players are at is wording data too (companion_app/table/simulated.py)
+    # what the players are at is wording data too (companion_app/table/simulated/simulated.py)
     assert last.endswith("les joueurs\u00a0: on attend que la session vérifie la mise à jour de la table"), out
 
 
@@ -248,9 +248,9 @@ def test_a_follow_up_checked_before_anyone_looked_still_counts_in_the_demo_line(
     the ``demo finished`` line must come from the session's own checks, not from sampling whether it
     waits.  Here the camera checks the new game's setup (the table starts in the game's position)
     before the players or the demo ever look, as when start-up is slow; it still counts."""
-    from companion_app.table.demo import SimulatedRig
-    from companion_app.table.devices import open_camera
-    from companion_app.table.session import TableSession
+    from companion_app.table.devices.devices import open_camera
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.simulated.demo import SimulatedRig
 
     session = TableSession(Store(tmp_path / "s.sqlite3"))
     session.new_game(["red", "blue"], seed=SEED)

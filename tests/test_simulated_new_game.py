@@ -96,8 +96,8 @@ def test_a_table_the_game_cannot_hold_is_a_reading_problem_with_squares_to_clear
     copied sticker or a stone of another set would be at a real table): the camera films it, the
     reading says what is wrong and which squares to clear, the LEDs show them, the camera stays up;
     once it is taken away the game goes on."""
-    from companion_app.table.devices import Device
-    from companion_app.table.fakes import FakeLeds
+    from companion_app.table.devices.devices import Device
+    from companion_app.table.devices.fakes import FakeLeds
     from vision.twin.table import Lying
 
     leds = FakeLeds()
@@ -139,9 +139,9 @@ def test_a_table_the_game_cannot_hold_is_a_reading_problem_with_squares_to_clear
 def test_the_demo_starts_the_next_game_with_the_next_seed_once_the_winner_was_shown(tmp_path):
     """``flure play --demo`` without ``--until-end`` (``DemoCycle``): a finished game stays on show
     for ``show_s``, then the next demo game starts with the next seed — game after game."""
-    from companion_app.table.demo import DemoCycle
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
+    from companion_app.table.simulated.demo import DemoCycle
     from game_helpers import play_out
 
     session = TableSession(Store(tmp_path / "s.sqlite3"))
@@ -175,7 +175,7 @@ def test_flure_play_demo_goes_on_to_the_next_game_after_one_ends(tmp_path):
     import signal
     import urllib.request
 
-    from companion_app.table.store import Store
+    from companion_app.table.session.store import Store
     from engine.game import Game
     from engine.record import GameRecord
     from game_helpers import play_out

@@ -63,9 +63,9 @@ def test_the_rig_teaches_from_its_own_camera_then_reads_the_game(tmp_path, monke
     accepts this box is its own business: taught, the still table reads as "nothing changed"; refused,
     the refusal names the step."""
     import vision.nostickers as nostickers
-    from companion_app.table.demo import SimulatedRig
-    from companion_app.table.session import TableSession
-    from companion_app.table.store import Store
+    from companion_app.table.session.session import TableSession
+    from companion_app.table.session.store import Store
+    from companion_app.table.simulated.demo import SimulatedRig
     from vision.nostickers import TeachError
 
     given = []

@@ -1,4 +1,4 @@
-"""The simulated table (vision/twin/table.py) and its simulated players (companion_app/table/simulated.py).
+"""The simulated table (vision/twin/table.py) and its simulated players (companion_app/table/simulated/simulated.py).
 
 The physical model is checked through the real reader (rendered frames with known ground
 truth); the players are checked against the engine: with ``err_rate`` 0 every change they
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-import companion_app.table.simulated as simulated
+import companion_app.table.simulated.simulated as simulated
 from companion_app.i18n.text import render
-from companion_app.table.simulated import SimulatedPlayers, Watch
+from companion_app.table.simulated.simulated import SimulatedPlayers, Watch
 from engine.errors import FlureError
 from engine.game import Game
 from engine.geometry import parse_square
@@ -272,7 +272,7 @@ def test_paused_players_take_their_hands_off_and_do_nothing():
 
 def test_the_camera_path_takes_a_simulated_move():
     """Two moves through the real reader: frame → stable reading → the session's confirmation rule."""
-    from companion_app.table.readings import action_for, reconcile_reading
+    from companion_app.table.camera.readings import action_for, reconcile_reading
     game = Game.new(["red", "blue"], seed=4)
     table = PhysicalTable(game.position, seed=4)
     source = SimulatedCamera(table, seed=4)
@@ -296,7 +296,8 @@ def test_the_camera_path_takes_a_simulated_move():
 def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_reading():
     """G4: after two pawns entered, a player's other pawns are only flipped beside the board,
     which no camera can see; the session takes that flip when the table agrees with the game."""
-    from companion_app.table.readings import unseen_flip
+    from companion_app.table.camera.readings import unseen_flip
+    from engine.actions import PawnAt
     game = Game.new(["red", "blue"], seed=1)
     assert unseen_flip(game) == (None, "")
     while unseen_flip(game)[0] is None:
@@ -304,9 +305,9 @@ def test_a_flip_beside_the_board_that_is_the_only_move_is_taken_without_a_readin
                              for t in game.targets(x) if t["square"] not in (None, "out"))
         game = game.apply({"type": "move", "pawn": label, "moves": target["moves"]})
     action, message = unseen_flip(game)
-    assert action["type"] == "pawn-at" and action["square"] is None and "(G4)" in str(message)
+    assert isinstance(action, PawnAt) and action.square is None and "(G4)" in str(message)
     assert len([p for p in game.position.pawns if p.colour == game.to_move and p.on_board]) == 2
-    assert game.apply(action).position.pawn(action["pawn"]).face == "black"
+    assert game.apply(action).position.pawn(action.pawn).face == "black"
 
 
 # -- the advanced setup (A1, A2) -------------------------------------------------------------

@@ -17,12 +17,12 @@ import time
 import pytest
 
 from companion_app.cli.engine import DEMO_SETUP
+from companion_app.config import TableConfigError, load_table_config
 from companion_app.i18n import LANGUAGES
 from companion_app.i18n.text import render
-from companion_app.table.config import TableConfigError, load_table_config
-from companion_app.table.devices import Device, open_speaker
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
+from companion_app.table.devices.devices import Device, open_speaker
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from engine.monster import resolve
 from engine.position import Position
 from hardware.animation import plan_beats, step_times
@@ -277,7 +277,7 @@ def test_the_real_espeak_takes_the_command_line_and_has_each_languages_voice(tmp
 
 def test_the_speakers_live_error_is_said_in_each_language(espeak, speakers):
     """The referee view's device status carries the real failure as wording data, said in each language."""
-    from companion_app.table.devices import Device
+    from companion_app.table.devices.devices import Device
 
     speaker = Speaker("en", 150)
     speakers.append(speaker)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 
 from browser_helpers import needs_chromium, referee_login
-from companion_app.table.devices import open_leds
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.devices import open_leds
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
 from web_helpers import OUTPUT, make_app, session_with, show_table
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from companion_app.table.devices import Device
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
-from companion_app.table.watcher import CameraWorker
+from companion_app.table.camera.watcher import CameraWorker
+from companion_app.table.devices.devices import Device
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from table_helpers import TableSource, frame_of, wait_for
 from vision.pipeline import TableCamera
 

@@ -10,11 +10,11 @@ import inspect
 import numpy as np
 import pytest
 
-from companion_app.table import interfaces
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
-from companion_app.table.frames import jpeg, last_frame
-from companion_app.table.watcher import CameraWorker
+from companion_app.table.camera.frames import jpeg, last_frame
+from companion_app.table.camera.watcher import CameraWorker
+from companion_app.table.devices import interfaces
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
 from hardware.buttons import TableButtons
 from hardware.leds import LedGrid
 from hardware.speaker import Speaker
@@ -27,7 +27,7 @@ IMPLEMENTATIONS = {
     interfaces.Leds: [LedGrid, FakeLeds],
     interfaces.Buttons: [TableButtons],
     interfaces.Speaker: [Speaker],
-    interfaces.Reading: [Reading, FakeReading],
+    interfaces.CameraReading: [Reading, FakeReading],
 }
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
@@ -115,11 +115,11 @@ def real_devices():
 def test_real_devices_and_fakes_are_instances_of_the_protocols(real_devices):
     camera, leds, buttons = real_devices
     reading = TableCamera(None).feed(np.zeros((120, 160, 3), np.uint8))
-    assert isinstance(reading, Reading) and isinstance(reading, interfaces.Reading)
-    assert isinstance(not_located("no board"), interfaces.Reading)
+    assert isinstance(reading, Reading) and isinstance(reading, interfaces.CameraReading)
+    assert isinstance(not_located("no board"), interfaces.CameraReading)
     for obj, proto in [(camera, interfaces.Camera), (FakeCamera(), interfaces.Camera),
                        (leds, interfaces.Leds), (FakeLeds(), interfaces.Leds),
-                       (buttons, interfaces.Buttons), (FakeReading(True), interfaces.Reading)]:
+                       (buttons, interfaces.Buttons), (FakeReading(True), interfaces.CameraReading)]:
         assert isinstance(obj, proto), f"{type(obj).__name__} is not a {proto.__name__}"
     assert not isinstance(FakeLeds(), interfaces.Camera)          # the check is not vacuous
 

@@ -14,8 +14,8 @@ import sqlite3
 import time
 
 from companion_app.cli import main as flure
-from companion_app.table.session import TableSession
-from companion_app.table.store import SNAPSHOT_EVERY, Store
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import SNAPSHOT_EVERY, Store
 from engine.game import Game
 from game_helpers import play_out
 
@@ -75,7 +75,7 @@ def test_an_old_journal_with_the_whole_state_in_every_step_resumes_and_goes_on(t
         db.executemany("UPDATE steps SET state = ? WHERE game_id = ? AND seq = ?",
                        [(json.dumps(state), game_id, seq) for seq, state in enumerate(states)])
     old = TableSession(Store(path))
-    assert old.resume() and old.game.to_json() == states[-1] and old.journal_notes == []
+    assert old.resume() and old.game.to_json() == states[-1] and old.journal.notes == []
     assert [s.state for s in old.store.history(game_id)] == states
     game = Game.from_json(states[-1])
     _, actions = play_out(game, random.Random(1), max_actions=3)

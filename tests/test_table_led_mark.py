@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from companion_app.table.devices import open_leds
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.devices import open_leds
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from hardware.animation import PLAYER_COLOURS
 from web_helpers import session_with, show_table
 

@@ -13,9 +13,9 @@ import signal
 import time
 
 from companion_app.cli.logs import configure
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeLeds
-from companion_app.table.watcher import CameraWorker
+from companion_app.table.camera.watcher import CameraWorker
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeLeds
 from engine.position import basic_position
 from play_process import start_play, stop_play
 from table_helpers import TableSource, wait_for
@@ -38,7 +38,7 @@ def test_a_camera_that_cannot_open_is_logged_once_however_often_it_is_retried(ca
         wait_for(lambda: worker.status()["state"] == "watching", what="the camera working")
     finally:
         worker.close()
-    records = [r for r in caplog.records if r.name == "companion_app.table.watcher"]
+    records = [r for r in caplog.records if r.name == "companion_app.table.camera.watcher"]
     assert len(tries) == 8
     assert [r.levelno for r in records] == [logging.WARNING, logging.WARNING], [r.getMessage() for r in records]
     assert "cannot open it (no such device)" in records[0].getMessage()
@@ -64,7 +64,7 @@ def test_a_frame_source_that_fails_at_every_reopening_is_logged_once(caplog):
         wait_for(lambda: worker.reopened >= 5, what="five reopenings")
     finally:
         worker.close()
-    records = [r for r in caplog.records if r.name == "companion_app.table.watcher"]
+    records = [r for r in caplog.records if r.name == "companion_app.table.camera.watcher"]
     assert len(records) == 1 and records[0].levelno == logging.WARNING
     assert "a stone on i10" in records[0].getMessage()
 
@@ -79,7 +79,7 @@ def test_a_failing_device_is_logged_once_per_cause(caplog):
     device.call(lambda grid: grid.show_error())
     leds.fail = None
     device.call(lambda grid: grid.show_error())
-    messages = [r.getMessage() for r in caplog.records if r.name == "companion_app.table.devices"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "companion_app.table.devices.devices"]
     assert len(messages) == 3, messages
     assert "serial port gone" in messages[0] and "permission denied" in messages[1]
     assert "works again" in messages[2]
@@ -111,6 +111,6 @@ def test_flure_play_logs_a_camera_it_cannot_open_once_with_its_level(tmp_path):
                          "127.0.0.1", "--pin", "735291", "--db", str(tmp_path / "s.sqlite3"), "--new")
     time.sleep(6)            # the worker retries with back-off: 0.5, 1, 2, 4 s
     out = start + stop_play(proc, signal.SIGINT)
-    lines = [line for line in out.splitlines() if "companion_app.table.watcher" in line]
+    lines = [line for line in out.splitlines() if "companion_app.table.camera.watcher" in line]
     assert len(lines) == 1, out
-    assert " WARNING companion_app.table.watcher: camera " in lines[0] and "cannot open it" in lines[0], out
+    assert " WARNING companion_app.table.camera.watcher: camera " in lines[0] and "cannot open it" in lines[0], out

@@ -9,7 +9,8 @@ import copy
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading
+from engine.actions import parse_action
 from engine.deck import tile_words
 from engine.errors import GameActionError
 from web_helpers import session_with, show_table
@@ -71,7 +72,7 @@ def test_confirm_mode_proposes_and_the_screen_applies(tmp_path):
     view = s.camera_view()
     assert view["can_confirm"] and view["proposal"]["action"] == {"type": "move", "pawn": "red-2/5", "moves": "I"}
     assert s.game.position.pawn("red-2/5").place == "waiting"        # proposed, not applied
-    state = s.confirm_reading(expect=view["proposal"]["action"])
+    state = s.confirm_reading(expect=parse_action(view["proposal"]["action"]))   # typed at the web edge
     assert state["position"]["pawns"]["red-2/5"]["at"] == "p11" and state["to_move"] == "blue"
 
 

@@ -12,7 +12,8 @@ import copy
 
 import pytest
 
-from companion_app.table.fakes import FakeCamera, FakeLeds, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading
+from engine.actions import parse_action
 from engine.errors import GameActionError
 from engine.reconcile_place import legal_placements
 from web_helpers import each_language, session_with, show_table
@@ -74,7 +75,7 @@ def test_confirm_mode_proposes_and_the_screen_applies(tmp_path):
     assert view["can_confirm"] and view["proposal"]["action"] == action
     assert view["proposal"]["message"] == "red placed a teleporter on h5 (pair 2, arrow W) (A2)"
     assert s.game.position.teleporters == {}                                 # proposed, not applied
-    state = s.confirm_reading(expect=action)
+    state = s.confirm_reading(expect=parse_action(action))
     assert state["position"]["teleporters"] == {"h5": {"pair": 2, "arrow": "W"}} and state["placer"] == "blue"
     assert s.store.history(s.game_id)[-1].action["by"] == "camera+screen"
 

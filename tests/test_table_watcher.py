@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from companion_app.table.watcher import CameraWorker, StableGate, split_problems
+from companion_app.table.camera.watcher import CameraWorker, StableGate, split_problems
 from engine.position import basic_position
 from table_helpers import TableSource, frame_of, wait_for
 from vision.pipeline import TableCamera
@@ -178,7 +178,7 @@ def test_the_worker_publishes_the_frames_combined_as_flure_vision_explain_does()
 def test_a_square_read_in_enough_frames_is_seen_though_other_frames_could_not_read_it():
     """A sticker that does not decode in every other frame: the square is seen once stable_frames
     frames read it the same way (before, the gate waited for identical frames: never)."""
-    from companion_app.table.fakes import FakeReading
+    from companion_app.table.devices.fakes import FakeReading
 
     gate = StableGate(3)
     stone = next(sq for sq in BASIC["stones"])
@@ -198,7 +198,7 @@ def test_the_table_gives_a_refused_reading_the_guided_look_of_flure_vision_expla
 
     import cv2
 
-    from companion_app.table.readings import reconcile_reading
+    from companion_app.table.camera.readings import reconcile_reading
     from vision.reader import read_image
     from vision.scheme import load_scheme
     from vision.twin.positions import random_position

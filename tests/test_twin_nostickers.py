@@ -14,7 +14,7 @@ from engine.geometry import parse_square
 from engine.position import Position, basic_position
 from vision.scheme import load_scheme
 from vision.teaching_layout import load_layout
-from vision.twin.look import Look
+from vision.twin.look import Edition
 from vision.twin.scene import render
 
 SMALL = dict(width=800, height=450)
@@ -41,7 +41,7 @@ def test_same_arguments_same_bytes_and_each_look_its_own():
     # another look: another board picture (an empty square's floor) and other pieces
     assert np.abs(_patch(a, ta, "h8") - _patch(c, ta, "h8")).mean() > 8
     assert np.abs(a.astype(np.float32) - c).mean() > 8
-    looks = [Look.from_seed(s) for s in range(12)]
+    looks = [Edition.from_seed(s) for s in range(12)]
     assert len({lk.pawn_colour("red") for lk in looks}) == 12
     assert len({(lk.motif, lk.dark_style, lk.monster_shape) for lk in looks}) > 4
     assert len({round(lk.monster_height_mm) for lk in looks}) > 6
@@ -73,7 +73,7 @@ def test_every_piece_face_is_drawn_and_both_faces_differ(look_seed):
             assert np.abs(on - _patch(empty, te, sq)).mean() > 12, (sq, face)      # the piece is seen
             assert np.abs(on - _patch(b, tb, sq, 6)[2:-2, 2:-2]).mean() > 6, (sq, face)   # its other face differs
     # the pawns' coloured faces: the colour of the look
-    look = Look.from_seed(look_seed)
+    look = Edition.from_seed(look_seed)
     for colour in ("red", "blue", "yellow", "green"):
         sq = fronts.setup["pawns"][f"{colour}-6/1"]["at"]
         u, v = ta.camera.project([load_scheme().square_center_mm(parse_square(sq))], 8.0)[0]

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.web import api
 from companion_app.web.app import MAX_BODY
 from web_helpers import AUTH, TOKEN, make_app, play_pawn_phase, session_with, show_table
@@ -632,7 +632,7 @@ def test_the_referees_correction_is_an_action_logged_and_undone_like_any(started
 
 
 def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_path):
-    from companion_app.table.demo import SimulatedRig
+    from companion_app.table.simulated.demo import SimulatedRig
     from engine.geometry import parse_square
 
     app, session = make_app(tmp_path)
@@ -660,7 +660,7 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_through_the_api(tmp_pa
 def test_setup_routes_answer_in_sentences_never_500(tmp_path):
     """The Setup page's API (issue 14; the browser flow is tests/test_setup_page.py): every route,
     wrong bodies refused by name, steps that cannot be done now a 409 with what to do."""
-    from companion_app.table.config import load_table_config
+    from companion_app.config import load_table_config
 
     (tmp_path / "table.toml").write_text(f'[camera]\nresolution = [1280, 720]\n[web]\ndatabase = "{tmp_path / "s.db"}"\n')
     app, session = make_app(tmp_path, table_config=load_table_config(tmp_path / "table.toml"))

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from browser_helpers import needs_chromium
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
 from web_helpers import OUTPUT, TOKEN, WifiProxy, longest, make_app, play_pawn_phase, session_with
 

@@ -6,8 +6,8 @@ import os
 import tty
 
 from browser_helpers import needs_chromium
-from companion_app.table.devices import Device, open_leds
-from companion_app.table.fakes import FakeLeds
+from companion_app.table.devices.devices import Device, open_leds
+from companion_app.table.devices.fakes import FakeLeds
 from companion_app.web.server import Server
 from web_helpers import TOKEN, make_app, session_with
 

@@ -16,8 +16,8 @@ import urllib.request
 import pytest
 
 from companion_app.cli import main as flure
-from companion_app.table.session import TableSession
-from companion_app.table.store import DiskFullError, Store
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import DiskFullError, Store
 from engine.record import GameRecord
 from test_web_play import REPO, start
 from web_helpers import AUTH, make_app, play_pawn_phase
@@ -202,7 +202,7 @@ def test_one_unreadable_action_row_in_the_middle_does_not_lose_the_game(tmp_path
     spoil(path, "UPDATE steps SET action = '{\"type\": \"mo' WHERE seq = 2")
     s = TableSession(Store(path))
     assert s.resume() is True and s.game == before.game and s.seq == before.seq
-    status = s.journal_status()
+    status = s.journal.status()
     assert "skipped" in status["detail"]["error"] and "step 2 cannot be read" in status["detail"]["error"]
     assert any(line["text"] == "Step 2 could not be read from the journal and was skipped." for line in s.log_lines)
     with pytest.raises(Exception, match="Step 2 of this game could not be read"):
@@ -217,11 +217,11 @@ def test_an_unreadable_last_step_resumes_from_the_one_before_and_play_replaces_i
     spoil(path, "UPDATE steps SET state = 'garbage' WHERE seq = ?", before.seq)
     s = TableSession(Store(path))
     assert s.resume() is True and s.seq == before.seq - 1
-    assert f"Resumed game {before.game_id} at step {before.seq - 1}" in s.journal_status()["detail"]["error"]
+    assert f"Resumed game {before.game_id} at step {before.seq - 1}" in s.journal.status()["detail"]["error"]
     label = next(x for x in s.game.unmoved if s.game.position.pawn(x).colour == s.game.to_move)
     s.act({"type": "move", "pawn": label, "moves": ""})
     again = TableSession(Store(path))
-    assert again.resume() and again.seq == before.seq and again.journal_notes == []
+    assert again.resume() and again.seq == before.seq and again.journal.notes == []
     assert again.game == s.game
 
 
@@ -230,7 +230,7 @@ def test_a_state_that_is_json_but_not_a_game_counts_as_unreadable(tmp_path):
     before = played_game(path)
     spoil(path, "UPDATE steps SET state = '{\"format\": \"nonsense\"}' WHERE seq = ?", before.seq)
     s = TableSession(Store(path))
-    assert s.resume() and s.seq == before.seq - 1 and "format" in s.journal_status()["detail"]["error"]
+    assert s.resume() and s.seq == before.seq - 1 and "format" in s.journal.status()["detail"]["error"]
 
 
 def test_a_game_row_without_live_steps_starts_without_a_game_instead_of_crashing(tmp_path):
@@ -239,7 +239,7 @@ def test_a_game_row_without_live_steps_starts_without_a_game_instead_of_crashing
     spoil(path, "INSERT INTO games (created, settings) VALUES (0, '{}')")
     s = TableSession(Store(path))
     assert s.resume() is False and s.game is None
-    assert "has no readable step" in s.journal_status()["detail"]["error"]
+    assert "has no readable step" in s.journal.status()["detail"]["error"]
     assert s.new_game(["red", "blue"])["phase"] == "pawns"
 
 

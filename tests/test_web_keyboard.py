@@ -11,7 +11,7 @@ import pytest
 
 from browser_helpers import SPEECH_STUB, needs_chromium
 from companion_app.palette import PLAYERS
-from companion_app.table.fakes import FakeCamera
+from companion_app.table.devices.fakes import FakeCamera
 from companion_app.web.server import Server
 from test_palette import contrast
 from web_helpers import OUTPUT, TOKEN, longest, make_app, play_pawn_phase, session_with, show_table

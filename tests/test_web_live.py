@@ -58,7 +58,7 @@ def test_a_phone_that_reconnects_catches_up_with_what_it_missed(tmp_path):
 
 
 def test_a_phone_that_stops_reading_is_dropped_not_buffered_forever(tmp_path):
-    from companion_app.table.events import QUEUE_LIMIT
+    from companion_app.table.session.events import QUEUE_LIMIT
 
     app, session = make_app(tmp_path)
     stream = session.broker.stream(lambda: "first\n\n", heartbeat=0.01)
@@ -79,7 +79,7 @@ def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(t
 
 
 def test_a_quiet_stream_still_sends_a_comment_so_a_vanished_phone_is_found(tmp_path, monkeypatch):
-    from companion_app.table import events
+    from companion_app.table.session.session import events
 
     monkeypatch.setattr(events, "NUDGE_SECONDS", 0.02)
     app, session = make_app(tmp_path)

@@ -113,7 +113,7 @@ def test_a_phone_that_stops_reading_without_closing_frees_its_slot_within_second
     so this one has a tiny receive buffer and never reads after its request."""
     import socket
 
-    from companion_app.table.events import sse_message
+    from companion_app.table.session.events import sse_message
 
     server, session = small_server
     phone = socket.socket()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from browser_helpers import needs_chromium, phone, referee_login
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.web.server import Server
 from web_helpers import make_app, session_with, show_table
 

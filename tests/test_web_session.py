@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from companion_app.table.devices import Device, open_buttons, open_camera, open_leds
-from companion_app.table.fakes import FakeLeds
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
+from companion_app.table.devices.devices import Device, open_buttons, open_camera, open_leds
+from companion_app.table.devices.fakes import FakeLeds
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from engine.errors import GameActionError
 from web_helpers import play_pawn_phase, session_with, show_table
 
@@ -38,7 +38,7 @@ def test_a_restart_resumes_the_game_from_sqlite(tmp_path):
 def test_the_app_and_flure_play_share_one_default_database(tmp_path, monkeypatch):
     """No --db and no session given: both use the store's one default (the XDG data folder)."""
     from companion_app.cli import build_parser
-    from companion_app.table.store import default_path
+    from companion_app.table.session.store import default_path
     from companion_app.web.app import create_app
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -237,7 +237,7 @@ def test_the_phones_and_the_log_show_the_plans_own_lines(tmp_path):
 
 
 def test_confirming_a_reading_with_the_drawn_tile_resolves_it(tmp_path):
-    from companion_app.table.fakes import FakeCamera, FakeReading
+    from companion_app.table.devices.fakes import FakeCamera, FakeReading
 
     camera = FakeCamera()
     s = session_with(tmp_path, camera=camera)
@@ -296,7 +296,7 @@ def test_a_seeded_game_played_through_the_api_with_undos_matches_the_engine(tmp_
 
 
 def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_state(tmp_path):
-    from companion_app.table.fakes import FakeCamera, FakeReading
+    from companion_app.table.devices.fakes import FakeCamera, FakeReading
 
     camera, leds = FakeCamera(), FakeLeds()
     s = session_with(tmp_path, camera=camera, leds=leds)
@@ -320,12 +320,12 @@ def test_a_refused_reading_or_button_blinks_the_led_grid_until_the_next_good_sta
 def test_unseen_squares_are_unknown_and_filled_only_from_the_one_legal_change():
     """A square the camera cannot see is unknown, never empty (engine.reconcile): the hidden pawn
     is taken from the game only because one legal move explains everything seen."""
-    from companion_app.table.readings import action_for, compare, reconcile_reading, unseen_squares
+    from companion_app.table.camera.readings import action_for, compare, reconcile_reading, unseen_squares
     from engine.game import Game
 
     def confirm_action(game, reading, fixes=()):
         action, words = action_for(game, reconcile_reading(game, reading, fixes))
-        return action, str(words)
+        return (action.to_json() if action is not None else None), str(words)
 
     game = Game.new(["red", "blue"], "red", seed=8).apply({"type": "move", "pawn": "red-6/1", "moves": "I"})
     seen = game.position.to_setup()

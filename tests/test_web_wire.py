@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import time
 
-from companion_app.table.events import PHONE_CAMERA, apply_state, leds_delta, phone_camera, state_delta
-from companion_app.table.fakes import FakeCamera, FakeReading
+from companion_app.table.devices.fakes import FakeCamera, FakeReading
+from companion_app.table.session.events import PHONE_CAMERA, apply_state, leds_delta, phone_camera, state_delta
 from companion_app.web.server import Server
 from live_load import StreamTally
 from web_helpers import make_app, play_pawn_phase, session_with, show_table, with_led_grid

@@ -1,6 +1,6 @@
 """Helpers for the web app tests: a fresh app per test, a session with scripted devices, live clients.
 
-The device fakes ship beside their interfaces: ``companion_app.table.fakes``."""
+The device fakes ship beside their interfaces: ``companion_app.table.devices.fakes``."""
 from __future__ import annotations
 
 import json
@@ -9,10 +9,10 @@ from pathlib import Path
 
 from companion_app.i18n import LANGUAGES
 from companion_app.i18n.text import localize
-from companion_app.table.devices import Device
-from companion_app.table.fakes import FakeCamera, FakeLeds
-from companion_app.table.session import TableSession
-from companion_app.table.store import Store
+from companion_app.table.devices.devices import Device
+from companion_app.table.devices.fakes import FakeCamera, FakeLeds
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
 from companion_app.web.app import create_app
 
 TOKEN = "test-token-7731"
@@ -82,7 +82,7 @@ def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | No
 
 def with_led_grid(tmp_path, players=("red", "blue"), seed: int = 11):
     """A served app whose session has the real LED grid on its built-in emulator, a game started: (app, session)."""
-    from companion_app.table.devices import open_leds
+    from companion_app.table.devices.devices import open_leds
 
     session = session_with(tmp_path)
     session.leds = open_leds(None)
@@ -94,7 +94,7 @@ def with_led_grid(tmp_path, players=("red", "blue"), seed: int = 11):
 
 def show_table(camera: FakeCamera, session: TableSession) -> None:
     """The camera sees the table exactly as the game has it (the follow-up done)."""
-    from companion_app.table.fakes import FakeReading
+    from companion_app.table.devices.fakes import FakeReading
 
     camera.show(FakeReading(True, session.game.position.to_setup()))
 
@@ -125,7 +125,7 @@ class SseClient:
     def _read(self) -> None:
         import time
 
-        from companion_app.table.events import apply_state
+        from companion_app.table.session.events import apply_state
 
         data, event = [], None
         try:
@@ -234,7 +234,7 @@ def confirm_button(session):
 
     from gpiozero.pins.mock import MockFactory
 
-    from companion_app.table.devices import open_buttons
+    from companion_app.table.devices.devices import open_buttons
 
     factory = MockFactory()
     session.buttons = open_buttons(session, {"buttons": {"debounce_ms": 10, "long_press_ms": 100}},

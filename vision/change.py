@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from engine.geometry import SQUARES, parse_direction, parse_square, square_name
-from engine.observation import ANY_PAWN, EMPTY, UNKNOWN, Look, Observation, PawnLook
+from engine.observation import ANY_PAWN, EMPTY, UNKNOWN, Observation, PawnLook, SquareLook
 from engine.position import Position, Teleporter, pawn_label
 from engine.reconcile import Problem, Reconciliation, reconcile, refused
 
@@ -67,8 +67,8 @@ def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, lis
     return Observation(seen, tile, why), blocking
 
 
-def setup_looks(setup: dict) -> dict[int, Look]:
-    """Square → Look of a reading's ``setup`` (SCENARIOS.md format; pawns by colour and kind)."""
+def setup_looks(setup: dict) -> dict[int, SquareLook]:
+    """Square → SquareLook of a reading's ``setup`` (SCENARIOS.md format; pawns by colour and kind)."""
     parts: dict[int, dict] = {}
     monster = setup.get("monster")
     if monster and monster.get("at"):
@@ -83,7 +83,7 @@ def setup_looks(setup: dict) -> dict[int, Look]:
         if p.get("at"):
             parts.setdefault(parse_square(p["at"]), {})["pawn"] = PawnLook(p.get("color"), p.get("pawn"),
                                                                              p.get("face", "white"))
-    return {sq: Look(**kw) for sq, kw in parts.items()}
+    return {sq: SquareLook(**kw) for sq, kw in parts.items()}
 
 
 def agree(observations: list[Observation], min_seen: int = 1, after_cover: bool = False) -> Observation:
@@ -224,7 +224,7 @@ def _telling(result: Reconciliation, obs: Observation) -> list[int]:
     return named + [sq for sq in apart if sq not in named]
 
 
-def guided_square(square: int, candidates, readings: list, images: list, scheme=None) -> Look | None:
+def guided_square(square: int, candidates, readings: list, images: list, scheme=None) -> SquareLook | None:
     """What the candidates' stickers read on ``square`` say stands there (``vision.guided``), or None.
 
     Each candidate change puts one look on the square; a sticker id that two different looks share
@@ -237,7 +237,7 @@ def guided_square(square: int, candidates, readings: list, images: list, scheme=
     from .scheme import load_scheme
 
     scheme = scheme if scheme is not None and not isinstance(scheme, str) else load_scheme(scheme)
-    by_id: dict[int, Look | None] = {}
+    by_id: dict[int, SquareLook | None] = {}
     for change in candidates:
         look = looks(change.after).get(square, EMPTY)
         for sid in sticker_ids(scheme, look):

@@ -7,7 +7,9 @@ then a tombstone tile laid in the card zone, and one time in five an *illegal* c
 pawn not flipped, two pawns moved, a stone moved with nobody to push it, a pawn beyond its
 points, a pawn of another colour).  The table after the change is filmed by the synthetic
 camera for ``--stable-frames`` frames under the level's conditions (those of the reading
-eval, plus a 20–25° tilt), read, and explained exactly as ``flure vision explain`` does.
+eval, plus a 20–25° tilt), read, and explained through the table's stable-frame gate
+(``vision.stable.explain_stable``: the frames fed one by one as the camera worker feeds them,
+then ``engine.reconcile`` and the prior-guided look, as the table's loop does).
 
 A legal change is *read* when the accepted answer is that change (same position after, or
 the same tile); *refused* when no answer is accepted; *wrong* when another change is
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.geometry import COLS, CORNERS, SQUARES, around, square_name
-from engine.observation import EMPTY, Look, looks
+from engine.observation import EMPTY, SquareLook, looks
 from engine.position import BOARD, WAITING, Position
 from engine.reconcile import legal_changes
 
@@ -59,7 +61,7 @@ MOVE_LEVELS: tuple[Level, ...] = (
           ranges={"height_mm": (700, 1100), "tilt_deg": (0, 25), "blur": (0.0, 1.8), "jpeg_quality": (60, 95),
                   "colour_temp": (2800, 6000), "light": (0.2, 0.9)}),
 )
-POOL = Look(pool=True)
+POOL = SquareLook(pool=True)
 DEFAULT_PER_LEVEL = 12
 DEFAULT_FRAMES = 3
 ON_POOLS = 0.3       # the share of pawns random positions put on a pool (half of them on its sticker)
@@ -203,8 +205,8 @@ def evaluate_scene(level: Level, index: int, base_seed: int, image: int, frames:
     level each frame has the hand over another square (a hand moving over a still table)."""
     import numpy as np
 
-    from vision.change import explain_readings
     from vision.reader import read_image
+    from vision.stable import explain_stable
 
     rng = np.random.default_rng([base_seed, index, image, 11])
     scene = make_scene(rng)
@@ -217,7 +219,7 @@ def evaluate_scene(level: Level, index: int, base_seed: int, image: int, frames:
         return None
     readings = [read_image(img, scheme, calibration) for img, _truth in shots]
     t0 = time.perf_counter()
-    result = explain_readings(scene.before, readings, scene.mover, [img for img, _truth in shots], scheme)
+    result = explain_stable(scene.before, readings, scene.mover, [img for img, _truth in shots], scheme, frames)
     return judge(scene, params, result, (time.perf_counter() - t0) * 1000.0, seed)
 
 

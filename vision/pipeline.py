@@ -1,15 +1,20 @@
 """Stage 4: from a stream of frames to an accepted position.
 
 A single frame may be wrong (a hand moving in, a sticker caught mid-flip), so a
-reading is *accepted* only when it is problem-free and identical over
-``stable_frames`` consecutive frames.  The last good board location is kept while
-corner markers are hidden, and a bumped camera resets the count.  The web app shows
-``status()`` and uses ``accepted``.
+reading is *accepted* only when the one stable-frame gate (``vision.stable.StableGate``,
+the table's own) says so: ``stable_frames`` recent frames agree, combined square by square,
+and nothing blocks.  The last good board location is kept while corner markers are hidden,
+and a bumped camera resets the count.  ``flure vision watch`` and ``flure vision eval`` use
+``accepted``; the table's camera worker calls ``read`` and keeps the gate itself.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
+from engine.errors import FlureError
+from engine.geometry import parse_square
+from engine.position import Position
 
 from .config import DEFAULT_CONFIG, ReaderConfig
 from .locate import BoardLocation, LensCalibration, lens_calibration
@@ -17,13 +22,12 @@ from .problems import CAMERA_FAILED, NO_FRAME, board_not_located
 from .reader import read_frame
 from .reading import Reading, not_located
 from .scheme import Scheme, load_scheme
+from .stable import StableGate
 
 
 @dataclass
 class _State:
     frames: int = 0
-    streak: int = 0
-    streak_key: tuple | None = None
     bumped: bool = False
     occluded: bool = False
     last_problem: str | None = None
@@ -31,7 +35,7 @@ class _State:
 
 
 class TableCamera:
-    """Polls a FrameSource, reads each frame, accepts stable readings.
+    """Polls a FrameSource, reads each frame, accepts stable readings (``StableGate``).
 
     ``source`` is anything with ``read() -> image | None`` (vision.sources).  ``calibration``
     is a loaded one (or None): whoever builds the camera reads the file.
@@ -45,8 +49,9 @@ class TableCamera:
         self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
         self.calibration = lens_calibration(calibration)
         self.stable_frames = stable_frames
+        self.gate = StableGate(stable_frames)
         self.config = config or DEFAULT_CONFIG
-        self.accepted: Reading | None = None
+        self.accepted: Reading | None = None     # the gate's last stable combination, as a Reading
         self.last: Reading | None = None
         self.location: BoardLocation | None = None
         self._s = _State()
@@ -64,7 +69,11 @@ class TableCamera:
         return self.feed(frame)
 
     def feed(self, frame) -> Reading:
-        """Process a frame obtained elsewhere (tests, eval, the web app's upload)."""
+        """Process a frame obtained elsewhere (tests, eval, the web app's upload): read it, then the gate."""
+        return self._update(self.read(frame))
+
+    def read(self, frame) -> Reading:
+        """Read one frame, keeping the board's location from frame to frame; no gate (the caller has it)."""
         t0 = time.perf_counter()
         reading, loc = read_frame(frame, self.scheme, self.calibration, config=self.config,
                                   previous=self.location)
@@ -75,7 +84,7 @@ class TableCamera:
             self._s.bumped = True
             if loc.location is None:
                 self.location = None   # the old mapping is wrong now; wait for a fresh fit
-        return self._update(reading)
+        return reading
 
     def _update(self, reading: Reading) -> Reading:
         s = self._s
@@ -83,18 +92,10 @@ class TableCamera:
         s.occluded = reading.occluded
         if reading.located and not reading.bumped and reading.location is not None:
             s.bumped = False
-        key = reading.key() if reading.ok else None
-        if key is None or reading.bumped:
-            s.streak, s.streak_key = 0, None
-            s.last_problem = reading.reason
-        elif key == s.streak_key:
-            s.streak += 1
-        else:
-            s.streak, s.streak_key = 1, key
-        if reading.ok:
-            s.last_problem = None
-        if s.streak >= self.stable_frames:
-            self.accepted = reading
+        stable, _unknown, _blocking = self.gate.feed(reading)
+        s.last_problem = None if reading.ok else reading.reason
+        if stable:
+            self.accepted = combined_reading(self.gate.combined)
         self.last = reading
         return reading
 
@@ -107,7 +108,7 @@ class TableCamera:
             "bumped": s.bumped,
             "occluded": s.occluded,
             "frames": s.frames,
-            "stable": s.streak,
+            "stable": self.gate.count,
             "stable_needed": self.stable_frames,
             "accepted": self.accepted is not None,
             "last_problem": s.last_problem,
@@ -122,3 +123,15 @@ class TableCamera:
         close = getattr(self.source, "close", None)
         if close:
             close()
+
+
+def combined_reading(data: dict) -> Reading:
+    """The gate's combination (reading JSON) as a ``Reading``: its position when it makes one, its
+    unseen squares (the game decides what stands there) under ``unseen``."""
+    setup = data.get("setup")
+    try:
+        position = Position.from_setup(setup, strict=False) if setup and setup.get("monster") else None
+    except FlureError:
+        position = None
+    return Reading(True, position, data.get("tile"), list(data.get("problems") or []), setup=setup,
+                   unseen={parse_square(name): why for name, why in (data.get("unseen") or {}).items()})

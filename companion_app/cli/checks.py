@@ -22,7 +22,7 @@ from engine.wording import os_reason
 from ..i18n import DEFAULT
 from ..i18n import gettext as _g
 from ..i18n.text import render
-from ..table.checks import MIN_FREE_MB, Finding, calibration_problems, check_board, check_calibration, check_database  # noqa: F401 - re-exported
+from ..table.setup.checks import MIN_FREE_MB, Finding, calibration_problems, check_board, check_calibration, check_database  # noqa: F401 - re-exported
 
 N_ = lambda s: s   # noqa: E731 - marks a topic for extraction; Finding.line words it
 

@@ -50,7 +50,7 @@ def overrides_from(args) -> dict:
 
 def load_from_args(args):
     """(TableConfig, None) or (None, the one-line error) for a command's ``--config`` and overrides."""
-    from ..table.config import TableConfigError, load_table_config
+    from ..config import TableConfigError, load_table_config
 
     try:
         return load_table_config(args.config, overrides_from(args)), None
@@ -79,7 +79,7 @@ def register(subparsers) -> None:
 
 
 def cmd_show(args) -> int:
-    from ..table.config import describe
+    from ..config import describe
 
     config, error = load_from_args(args)
     if config is None:
@@ -109,7 +109,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_default(args) -> int:
-    from ..table.config import main
+    from ..config import main
 
     return main(args.set)
 
@@ -122,7 +122,7 @@ def _origin(origin: str) -> str:
 
 
 def _show(value) -> str:
-    from ..table.config import toml_value
+    from ..config import toml_value
 
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + " }"

@@ -3,7 +3,7 @@
 Under systemd (``$JOURNAL_STREAM`` set: stderr is the journal) each line starts with its syslog
 priority, ``<4>`` for a warning, which journald takes as the entry's priority (``SyslogLevelPrefix=``,
 on by default), so ``journalctl -u flure -p warning`` lists them.  Elsewhere a line reads
-``2026-11-27 09:00:00 WARNING companion_app.table.watcher: …``.  Each part of the table logs a
+``2026-11-27 09:00:00 WARNING companion_app.table.camera.watcher: …``.  Each part of the table logs a
 problem once per cause, not at every retry (the camera worker, a device, the journal).
 """
 from __future__ import annotations

@@ -15,7 +15,7 @@ from .config import add_table_options, load_from_args
 from .lang import N_, _, language, why
 from .render import number_in
 
-DEMO_SEED = 28   # as companion_app.table.demo.DEMO_SEED (not imported here: --help stays cheap)
+DEMO_SEED = 28   # as companion_app.table.simulated.demo.DEMO_SEED (not imported here: --help stays cheap)
 
 
 def register(subparsers) -> None:
@@ -66,10 +66,10 @@ def _stop(signum, frame):
 def play(args) -> int:
     import sqlite3
 
+    from ..config import TableConfigError
     from ..i18n.text import error_text
-    from ..table.config import TableConfigError
-    from ..table.session import TableSession
-    from ..table.store import Store
+    from ..table.session.session import TableSession
+    from ..table.session.store import Store
     from ..web.security import new_pin
     from ..web.server import Server
     from . import fail
@@ -121,7 +121,7 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
     from engine.position import basic_position
     from engine.wording import NP_, Text
 
-    from ..table.devices import Device, open_buttons, open_camera, open_leds, open_speaker
+    from ..table.devices.devices import Device, open_buttons, open_camera, open_leds, open_speaker
     from ..web import systemd
     from ..web.app import create_app
     from ..web.qr import qr_terminal
@@ -141,8 +141,8 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
     if args.demo or camera.source == "simulated":
         from vision.twin.table import DEMO_SIZE
 
-        from ..table.demo import DEMO_PLAYERS, SimulatedRig
         from ..table.memory import keep_heap_small
+        from ..table.simulated.demo import DEMO_PLAYERS, SimulatedRig
 
         keep_heap_small()
         if args.demo or session.game is None or session.game.phase == "over":
@@ -204,7 +204,7 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
             return _demo_until_end(session, server, rig, args, camera=camera.enabled, arm=arm)
         cycle = None
         if args.demo:    # game after game, each with the next seed, for as long as the table runs
-            from ..table.demo import DemoCycle
+            from ..table.simulated.demo import DemoCycle
 
             cycle = DemoCycle(session, seed=session.game.seed, setup=session.game.setup, speed=args.speed).start()
         watchdog = None
@@ -336,7 +336,7 @@ def _print_startup(session, phone_url: str, pin: str, resumed: bool, db) -> None
     print("  " + _("Game:    %(game)s", game=game_line))
     print("  " + _("Saved in %(path)s", path=db))
     from ..i18n.text import render
-    for note in session.journal_notes:   # a note keeps its wording data (engine.wording.Said)
+    for note in session.journal.notes:   # a note keeps its wording data (engine.wording.Said)
         print("  " + _("Journal: %(note)s", note=render(getattr(note, "text", note), language())))
     for device in _devices(session):
         what = render(device.startup or device.note or (_("ready") if device.obj is not None else device.why),
@@ -362,7 +362,7 @@ def _demo_until_end(session, server, rig, args, camera: bool, arm) -> int:
     """Serve in the background while the demo game plays itself; the last line says how it went."""
     import time
 
-    from ..table.demo import END_GRACE_S, run_until_end
+    from ..table.simulated.demo import END_GRACE_S, run_until_end
 
     try:
         arm()

@@ -14,12 +14,13 @@ from flask import session as browser_session
 from flask_babel import gettext as _
 
 from engine import jsontext
+from engine.actions import parse_action
 from engine.errors import FlureError, InvalidSetupError
 
 from ..i18n.text import error_text, render
-from ..table.events import PHONE, STREAM_KINDS, StreamRefused
-from ..table.journal import StaleRequestError, request_key
-from ..table.session import TableSession
+from ..table.session.events import PHONE, STREAM_KINDS, StreamRefused
+from ..table.session.journal import StaleRequestError, request_key
+from ..table.session.session import TableSession
 from . import schemas
 from .rules import NO_SUCH_RULE, page_text, rules_in
 from .security import guarded_match, is_referee, log_in, referee_required
@@ -272,7 +273,7 @@ def status():
     out = table().device_status()
     phone = current_app.extensions.get("flure_phone")     # [camera] source = "phone" (camera_page.attach)
     if phone is not None:
-        from ..table.phone_camera import device_status
+        from ..table.camera.phone_camera import device_status
         out["phone_camera"] = device_status(phone)
     return jsonify(out)
 
@@ -322,8 +323,8 @@ def camera_clear():
 @route("/camera/confirm", "POST", "Accept the camera reading: it becomes the pawn move or tile it shows",
        body=schemas.CONFIRM, referee=True)
 def camera_confirm():
-    data = body(schemas.CONFIRM)
-    return once(table().confirm_reading, (data or {}).get("expect"))
+    expect = (body(schemas.CONFIRM) or {}).get("expect")   # the action the screen showed: typed from here on
+    return once(table().confirm_reading, None if expect is None else engine_call(parse_action, expect))
 
 
 @route("/game/export", "GET", "The running game as a record (JSON, format flure-game/1): setup, seed, every "

@@ -14,9 +14,9 @@ from flask import Flask, jsonify, request
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
-from ..table.events import PER_ADDRESS
-from ..table.session import TableSession
-from ..table.store import DiskFullError, JournalError, Store, default_path
+from ..table.session.events import PER_ADDRESS
+from ..table.session.session import TableSession
+from ..table.session.store import DiskFullError, JournalError, Store, default_path
 from .errors import error_page, sentence
 from .security import LoginGuard, check_request, new_pin, secure_headers, table_names
 from .server import STREAM_LIMIT
@@ -56,7 +56,7 @@ def create_app(session: TableSession | None = None, *, token: str | None = None,
     app.extensions["flure_session"] = session
     app.extensions["flure_guard"] = LoginGuard()
 
-    from ..table.setup import SetupTool
+    from ..table.setup.setup import SetupTool
     from . import api, camera_page, i18n, move_picture, pages, setup  # noqa: F401 - they add their routes
     app.extensions["flure_setup"] = SetupTool(session, table_config)
     i18n.init_app(app)

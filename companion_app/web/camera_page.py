@@ -33,7 +33,7 @@ LOCAL = ("localhost", "127.0.0.1", "[::1]")
 def attach(app, phone, https_url: str | None = None, ca_cert=None) -> None:
     """Give the app the session's phone source (``[camera] source = "phone"``, or None), the HTTPS address
     and the table's certificate authority (tls.py)."""
-    from ..table.phone_camera import PhoneLook
+    from ..table.camera.phone_camera import PhoneLook
 
     if phone is not None:
         app.extensions["flure_phone"] = phone
@@ -152,7 +152,7 @@ def _look() -> dict | None:
 
 
 def _state() -> dict:
-    from ..table.phone_camera import device_status
+    from ..table.camera.phone_camera import device_status
 
     phone = _phone()
     return {"phone": device_status(phone)["detail"] if phone is not None else None, "look": _look()}

@@ -17,7 +17,7 @@ from engine.pools import ORIENTATIONS
 from engine.position import COLOURS, FACES, PAWN_KINDS
 from engine.wording import N_, Term, Text, join_and, join_or, listing
 
-from ..table.readings import FIX_PIECES
+from ..table.camera.readings import FIX_PIECES
 
 SQUARE = {"type": "string", "pattern": "^[a-p](1[01]|[1-9])$", "maxLength": 3,
           "description": N_("a square name such as g7 (BOARD.md)")}

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 from flask_babel import gettext as _
 
 from ..i18n.text import render
-from ..table.setup import SetupError, SetupTool
+from ..table.setup.setup import SetupError, SetupTool
 from . import api, schemas
 from .i18n import current_language
 from .security import referee_required

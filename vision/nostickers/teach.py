@@ -32,7 +32,7 @@ import numpy as np
 
 from engine.errors import FlureError
 from engine.geometry import SQUARES, around, square_name
-from engine.observation import EMPTY, Look, PawnLook
+from engine.observation import EMPTY, PawnLook, SquareLook
 from engine.wording import Join, Text
 
 from ..change import setup_looks
@@ -65,7 +65,7 @@ class PiecesError(FlureError, ValueError):
 FIXED = ("pool", "teleporter")      # faces of the pieces that never move: a square's bare look in play
 
 
-def face_key(look: Look) -> str | None:
+def face_key(look: SquareLook) -> str | None:
     """The taught face a square's look shows (a pawn's or a stone's face; else a pool or a teleporter
     tile's), None for a bare square or the monster."""
     if look.pawn is not None:
@@ -77,16 +77,16 @@ def face_key(look: Look) -> str | None:
     return "teleporter" if look.teleporter is not None else None
 
 
-def key_look(key: str) -> Look:
+def key_look(key: str) -> SquareLook:
     """The look of a piece face (``face_key``); a fixed piece's face (pool, teleporter) is the bare look,
     the game's pool or teleporter being added by the reconciliation (B1, T1)."""
     if key in FIXED:
         return EMPTY
     parts = key.split(":")
     if parts[0] == "pawn" and len(parts) == 4:
-        return Look(pawn=PawnLook(parts[1], parts[2], parts[3]))
+        return SquareLook(pawn=PawnLook(parts[1], parts[2], parts[3]))
     if parts[0] == "stone" and len(parts) == 2:
-        return Look(stone=parts[1])
+        return SquareLook(stone=parts[1])
     raise ValueError(f"unknown face {key!r}")
 
 

@@ -1,6 +1,6 @@
 """The box without stickers: what one copy of the game looks like, varied per look seed (NOSTICKERS.md).
 
-``Look.from_seed(S)`` draws one edition's looks: the seven pawn colours (each hue, saturation and
+``Edition.from_seed(S)`` draws one edition's looks: the seven pawn colours (each hue, saturation and
 brightness varied), the pawns' picture and face style (a coloured face, a partly black face, the
 numbers in a badge), the stone tiles (a plain back; fronts with a boulder, a crystal, a right-turn or
 an about-turn arrow), the teleporters (a portal ring per pair and the arrow), the pools, the tombstone
@@ -47,8 +47,9 @@ def _mix(a, b, t: float) -> tuple[int, int, int]:
 
 
 @dataclass(frozen=True)
-class Look:
-    """One copy of the game as it looks (hashable: the drawings are cached per look)."""
+class Edition:
+    """One edition of the box as it looks (its colours, pictures and art; hashable: the drawings are cached per
+    edition)."""
 
     seed: int
     pawn_colours: tuple[tuple[str, tuple[int, int, int]], ...]
@@ -87,12 +88,12 @@ class Look:
         return dict(self.pawn_colours)[name]
 
     @classmethod
-    def from_seed(cls, seed: int) -> "Look":
+    def from_seed(cls, seed: int) -> "Edition":
         return _look(int(seed))
 
 
 @lru_cache(maxsize=64)
-def _look(seed: int) -> Look:
+def _look(seed: int) -> Edition:
     rng = np.random.default_rng([int(seed), 27])
     u = rng.uniform
     colours = []
@@ -105,7 +106,7 @@ def _look(seed: int) -> Look:
     floor = _bgr(floor_h, u(0.12, 0.4), floor_v)
     wall = _bgr(floor_h + u(-20, 20), u(0.1, 0.35), u(0.16, 0.3))
     monster_foot = u(18.0, 25.0)
-    return Look(
+    return Edition(
         seed=int(seed), pawn_colours=tuple(colours),
         pawn_edge=None if rng.random() < 0.5 else _bgr(u(25, 40), u(0.35, 0.55), u(0.6, 0.8)),
         motif=MOTIFS[int(rng.integers(len(MOTIFS)))], dark_style=DARK_STYLES[int(rng.integers(len(DARK_STYLES)))],
@@ -130,7 +131,7 @@ def _look(seed: int) -> Look:
 
 # -- pieces --------------------------------------------------------------------------
 
-def plain_face(kind_look: tuple, look: Look, s: float, off=(0.0, 0.0), angle: float = 0.0,
+def plain_face(kind_look: tuple, look: Edition, s: float, off=(0.0, 0.0), angle: float = 0.0,
                disc_mm: float = 27.0, tile_mm: float = 28.0) -> Canvas:
     """A piece's printed top face without a sticker, BGRA, in the sticker frame (``pieces.piece_face``):
     the piece's heading (monster, teleporter arrow) is the frame's +x."""
@@ -138,7 +139,7 @@ def plain_face(kind_look: tuple, look: Look, s: float, off=(0.0, 0.0), angle: fl
 
 
 @lru_cache(maxsize=512)
-def _face(kl: tuple, look: Look, s: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
+def _face(kl: tuple, look: Edition, s: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
     kind = kl[0]
     if kind == "pawn":
         return _pawn_face(look, kl[1], kl[2], kl[3], s, disc_mm)
@@ -153,7 +154,7 @@ def _face(kl: tuple, look: Look, s: float, off, angle, disc_mm: float, tile_mm: 
     return _tomb_face(look, kl[1], s, off, angle)
 
 
-def _pawn_face(look: Look, colour: str, pair: str, face: str, s: float, d: float) -> Canvas:
+def _pawn_face(look: Edition, colour: str, pair: str, face: str, s: float, d: float) -> Canvas:
     base = look.pawn_colour(colour)
     cv = Canvas.blank(d + 2, d + 2, s, (0, 0, 0, 0), origin_mm=(-(d + 2) / 2, -(d + 2) / 2))
     r = d / 2
@@ -230,7 +231,7 @@ def _speckle(cv: Canvas, rng, box, colour, n: int, size: tuple[float, float]) ->
         cv.circle((rng.uniform(x0, x1), rng.uniform(y0, y1)), rng.uniform(*size), colour)
 
 
-def _stone_face(look: Look, kind: str, s: float, t: float) -> Canvas:
+def _stone_face(look: Edition, kind: str, s: float, t: float) -> Canvas:
     cv = _tile(s, t)
     h = t / 2
     rng = np.random.default_rng([look.seed, 3, len(kind)])
@@ -274,7 +275,7 @@ def _arrow_arc(cv: Canvas, r: float, a0: float, a1: float, w: float, colour) -> 
             colour)
 
 
-def _teleporter_face(look: Look, pair: int, s: float, t: float) -> Canvas:
+def _teleporter_face(look: Edition, pair: int, s: float, t: float) -> Canvas:
     cv = _tile(s, t)
     h = t / 2
     portal = look.portals[(int(pair) - 1) % 2]
@@ -288,7 +289,7 @@ def _teleporter_face(look: Look, pair: int, s: float, t: float) -> Canvas:
     return cv
 
 
-def monster_outline(look: Look, side_mm: float) -> np.ndarray:
+def monster_outline(look: Edition, side_mm: float) -> np.ndarray:
     """The figure's outline (piece frame, mm) of width ``side_mm``: its own shape per look."""
     r = side_mm / 2
     if look.monster_shape == "round":
@@ -304,7 +305,7 @@ def monster_outline(look: Look, side_mm: float) -> np.ndarray:
     return np.column_stack([rad * np.cos(a), rad * np.sin(a)])
 
 
-def _monster_face(look: Look, s: float) -> Canvas:
+def _monster_face(look: Edition, s: float) -> Canvas:
     top = look.monster_top_mm
     cv = Canvas.blank(top + 2, top + 2, s, (0, 0, 0, 0), origin_mm=(-(top + 2) / 2, -(top + 2) / 2))
     cv.poly(monster_outline(look, top), look.monster + (255,))
@@ -334,7 +335,7 @@ def _framed(w: float, h: float, s: float, off, angle):
     return Canvas.blank(ew + 4, eh + 4, s, (0, 0, 0, 0), origin_mm=(ox - ew / 2 - 2, oy - eh / 2 - 2))
 
 
-def _pool_face(look: Look, w: float, h: float, s: float, off, angle) -> Canvas:
+def _pool_face(look: Edition, w: float, h: float, s: float, off, angle) -> Canvas:
     cv = _framed(w, h, s, off, angle)
     to = _place(off, angle)
     cv.poly([to(-w / 2, -h / 2), to(w / 2, -h / 2), to(w / 2, h / 2), to(-w / 2, h / 2)],
@@ -352,7 +353,7 @@ def _pool_face(look: Look, w: float, h: float, s: float, off, angle) -> Canvas:
     return cv
 
 
-def _tomb_face(look: Look, tile: str, s: float, off, angle, size=(46.0, 62.0)) -> Canvas:
+def _tomb_face(look: Edition, tile: str, s: float, off, angle, size=(46.0, 62.0)) -> Canvas:
     tw, th = size
     cv = _framed(tw, th, s, off, angle)
     to = _place(off, angle)
@@ -377,7 +378,7 @@ def _tomb_face(look: Look, tile: str, s: float, off, angle, size=(46.0, 62.0)) -
 _board_cache: dict[tuple, np.ndarray] = {}
 
 
-def art_board_texture(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndarray:
+def art_board_texture(scheme, s: float, look: Edition, origin_mm, size_mm) -> np.ndarray:
     """BGR texture of the table and the printed board (no corner markers), ``s`` px/mm, top-left at
     ``origin_mm``; cached per look and scale."""
     key = (look, s, scheme.square_mm, tuple(sorted(scheme.sheet_mm.items())))
@@ -388,7 +389,7 @@ def art_board_texture(scheme, s: float, look: Look, origin_mm, size_mm) -> np.nd
     return _board_cache[key]
 
 
-def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndarray:
+def _draw_art_board(scheme, s: float, look: Edition, origin_mm, size_mm) -> np.ndarray:
     import cv2
 
     from .board import _add_field, _grain, _wall_letters, pillar_points

@@ -25,7 +25,7 @@ from ..scheme import Scheme, Sticker, marker_corners_mm
 from ..stickers import PAWN_DISC_MM
 from ..teaching_layout import fronts_up
 from .draw import Canvas, marker_bits, marker_image
-from .look import Look, monster_outline, plain_face
+from .look import Edition, monster_outline, plain_face
 
 PAWN_COLOURS = {"blue": (200, 96, 30), "yellow": (40, 205, 235), "red": (40, 40, 200),
                 "green": (60, 150, 50), "purple": (140, 50, 120), "black": (35, 35, 35),
@@ -75,7 +75,7 @@ class LayoutError(ValueError):
 
 
 def layout(position: Position, tile: str | None, scheme: Scheme, rng: np.random.Generator, *,
-           copies: bool = False, look: Look | None = None) -> list[Placed]:
+           copies: bool = False, look: Edition | None = None) -> list[Placed]:
     """Every sticker the camera should see for ``position`` and the tombstone ``tile``.
     The pieces are placed in a fixed order so the same ``rng`` gives the same table.
     ``copies``: a stone the game's tiles cannot make (a 12th) is drawn as a copy of a tile already
@@ -282,7 +282,7 @@ class Body:
     colour: tuple[int, int, int]
 
 
-def body_of(p: Placed, look: Look | None = None) -> Body | None:
+def body_of(p: Placed, look: Edition | None = None) -> Body | None:
     kind = p.look[0]
     h = p.height_mm
     if look is not None:
@@ -300,7 +300,7 @@ def body_of(p: Placed, look: Look | None = None) -> Body | None:
     return None
 
 
-def _plain_body(p: Placed, look: Look) -> Body | None:
+def _plain_body(p: Placed, look: Edition) -> Body | None:
     """The side walls of the box without stickers: the disc's edge, the tiles', the figure's own shape."""
     kind, h = p.look[0], p.height_mm
     if kind == "pawn":
@@ -322,7 +322,7 @@ def face_offset(p: Placed) -> tuple[float, float]:
     return (math.cos(a) * dx + math.sin(a) * dy, -math.sin(a) * dx + math.cos(a) * dy)
 
 
-def piece_face(p: Placed, dictionary: str, px_per_mm: float, look: Look | None = None) -> Canvas:
+def piece_face(p: Placed, dictionary: str, px_per_mm: float, look: Edition | None = None) -> Canvas:
     """The piece's top face as a BGRA canvas in the sticker's frame (marker upright, centred
     on the sticker), so ``mm_to_texture(origin, scale, p.centre_mm, p.angle_deg)`` places it.
     Faces are cached: only pools and the tombstone tile depend on the offset and turn.

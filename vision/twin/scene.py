@@ -27,7 +27,7 @@ from ..scheme import Scheme, load_scheme
 from . import effects as fx
 from .board import TABLE, TEXTURE_ORIGIN_MM, TEXTURE_SIZE_MM, board_texture
 from .camera import DEFAULT_HFOV_DEG, Camera, mm_to_texture, pose_camera, sample, texture_map
-from .look import Look, art_board_texture
+from .look import Edition, art_board_texture
 from .pieces import LayoutError, Placed, body_of, layout, piece_face
 from .positions import random_position
 
@@ -124,7 +124,7 @@ def render(position: Position, tile: str | None = None, *, seed: int = 0, width:
     pixels, ``noise`` sigma in 8-bit levels, ``jpeg_quality`` 1..100 or None.
     ``frame`` numbers consecutive frames of one still scene: same layout and light, new noise.
     ``stickers=False`` draws the box without stickers (NOSTICKERS.md): the pieces' own pictures and the
-    board's printed art of the look ``look_seed`` (``look.Look``), no corner markers; ``position.monster``
+    board's printed art of the look ``look_seed`` (``look.Edition``), no corner markers; ``position.monster``
     None leaves the monster off the table (a teaching step without it).
     Raises LayoutError (a ValueError) when the position needs pieces the game does not have.
     """
@@ -161,7 +161,7 @@ def render_burst(position: Position, tile: str | None = None, *, frames: int = 3
                       distortion=distortion if isinstance(distortion, (int, float)) else tuple(distortion),
                       light=light, colour_temp=colour_temp, glare=glare, blur=blur, occluder=occluder,
                       supersample=max(1, int(supersample)), hand_over=hand_over,
-                      look=None if stickers else Look.from_seed(look_seed))
+                      look=None if stickers else Edition.from_seed(look_seed))
     key = (position, tile, tuple(sorted(scene_args.items())))
     kept = _last_scene.get("entry")   # one read: another thread may replace it meanwhile
     if kept is not None and kept[0] == key and kept[1] is scheme:
@@ -279,7 +279,7 @@ def _cast_shadows(canvas: np.ndarray, cam: Camera, placed: list[Placed], lamp: L
 
 
 def _draw_scene(cam: Camera, scheme: Scheme, placed: list[Placed], ss: int, lamp: Lamp | None = None,
-                look: Look | None = None):
+                look: Edition | None = None):
     """Board and pieces, supersampled ``ss`` times and averaged down; returns the float32
     image and every sticker's truth (with its visibility among the pieces; without stickers, the
     truth of where each piece's sticker would be, and no board markers)."""
@@ -330,7 +330,7 @@ def _to_board(p: Placed, local: np.ndarray) -> np.ndarray:
 
 
 def _draw_piece(canvas, owner, cam: Camera, p: Placed, index: int, dictionary: str, px_per_mm: float,
-                look: Look | None = None) -> None:
+                look: Edition | None = None) -> None:
     h, w = canvas.shape[:2]
     body = body_of(p, look)
     if body is not None:

@@ -29,7 +29,7 @@ from engine.wording import N_, Term, Text, Worded
 from ..scheme import Scheme, load_scheme
 from . import effects as fx
 from .camera import pose_camera
-from .look import Look
+from .look import Edition
 from .pieces import Placed, layout
 from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board, room_rng
 
@@ -334,7 +334,7 @@ class SimulatedCamera:
                  seed: int = 0, noise: float = 1.5, light: float = 0.2, supersample: int = 1,
                  scheme: Scheme | str | None = None, stickers: bool = True, look_seed: int = 0):
         self.table = table
-        self.look = None if stickers else Look.from_seed(look_seed)   # the box without stickers (NOSTICKERS.md)
+        self.look = None if stickers else Edition.from_seed(look_seed)   # the box without stickers (NOSTICKERS.md)
         self.width, self.height = width, height
         self.seed, self.noise, self.light, self.supersample = seed, noise, light, supersample
         self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
@@ -370,7 +370,7 @@ class SimulatedCamera:
 
 
 def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: float = 0.2,
-               supersample: int = 2, look: Look | None = None) -> np.ndarray:
+               supersample: int = 2, look: Edition | None = None) -> np.ndarray:
     """The still scene of a table snapshot (float32 BGR, before sensor noise): the pieces where
     they lie, the tile in the card zone, and the hand over its square; with a ``look``, the box
     without stickers (a table without the monster — a teaching step's — draws none)."""

@@ -18,22 +18,23 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 
+from engine.actions import Action
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.geometry import square_name
 from engine.position import BOARD
-from engine.wording import N_, Text
+from engine.wording import N_, Text, payload_from_json
 
-from ..i18n import DEFAULT
-from ..i18n.text import render
-from .actors import By, Trigger
-from .devices import Device
+from ...i18n import DEFAULT
+from ...i18n.text import render
+from ..actors import By, Trigger
+from ..camera.frames import jpeg, last_frame
+from ..camera.loop import TableLoop
+from ..camera.readings import check_fix
+from ..devices.devices import Device
+from ..devices.interfaces import Buttons, Camera, Leds, Speaker
 from .events import LEDS, PHONE, REFEREE, SCREENS, Broker, Outgoing, leds_delta, phone_camera, sse_message, state_delta
-from .frames import jpeg, last_frame
-from .interfaces import Buttons, Camera, Leds, Speaker
-from .journal import JournalMixin
-from .loop import TableLoop
-from .readings import check_fix
+from .journal import Journal, StaleRequestError
 from .state import preview_json, public_state
 from .store import JournalError, Store
 
@@ -49,7 +50,7 @@ class NoGameError(GameActionError):
 
 
 @dataclass
-class TableSession(JournalMixin):
+class TableSession:
     """The composition root's live object, shared by every request thread."""
 
     store: Store
@@ -74,9 +75,7 @@ class TableSession(JournalMixin):
         self.plan_seq: int | None = None
         self.log_lines: list[dict] = []
         self.fixes: dict[str, dict] = {}
-        self._request: str | None = None           # the key of the state-changing request being served
-        self.journal_problem: str | None = None    # a write that failed (disk full …), until one succeeds
-        self.journal_notes: list[str] = [self.store.notice] if self.store.notice else []
+        self.journal = Journal(self.store, self.keep_games, self.keep_days)   # retried requests, notes, records
         self.plan_turn: tuple[int, int] | None = None   # (round, turn) the shown monster move was played in
         self._led_plan = None                           # the plan the LEDs were last given to animate
         self._led_following = False                     # the LEDs show a follow-up
@@ -86,7 +85,7 @@ class TableSession(JournalMixin):
         self._leds_lock = threading.Lock()
         self._leds_shown: dict | None = None            # the LED frame last sent to the screens
         self._leds_at = 0.0                             # when (time.monotonic)
-        self.loop = TableLoop(self)
+        self.loop = TableLoop(self, lock=self._lock)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
 
@@ -97,7 +96,7 @@ class TableSession(JournalMixin):
             game_id = self.store.last_game()
             if game_id is None:
                 return False
-            steps, last = self._readable(game_id, self.store.history(game_id))
+            steps, last = self.journal.readable(game_id, self.store.history(game_id))
             if last is None:
                 return False
             self.game_id = game_id
@@ -116,17 +115,17 @@ class TableSession(JournalMixin):
         settings = {"players": list(game.players), "first_player": game.first_player, "setup": setup,
                     "prey3_variant": prey3_variant, "seed": seed}
         with self._lock:
-            self.game_id = self.store.new_game(settings, game.to_json(), **self._journal())
+            self.game_id = self.store.new_game(settings, game.to_json(), **self.journal.marks(self.version))
             self.game, self.seq, self.plan_seq = game, 0, None
             self.log_lines = [_log_line(0, game)]
             self.fixes = {}
             self.loop.start_follow("setup")
             self._changed()
-            self._prune()
+            self.journal.prune()
             return self.state()
 
     # -- actions -----------------------------------------------------------
-    def act(self, action: dict, by: By | str = By.REFEREE) -> dict:
+    def act(self, action: Action | dict, by: By | str = By.REFEREE) -> dict:
         """Apply one engine action; engine errors propagate (the view turns them into 4xx).
 
         ``by`` is who gave it (``actors.By``, or its string value) and is saved with it.
@@ -137,8 +136,9 @@ class TableSession(JournalMixin):
         with self._lock:
             game = self._need_game()
             after = game.apply(action)
+            action = action if isinstance(action, dict) else action.to_json()   # the journal's form
             self.seq = self.store.push(self.game_id, {**action, "by": by.value}, after.to_json(), seq=self.seq + 1,
-                                       **self._journal())
+                                       **self.journal.marks(self.version))
             self.game = after
             if action.get("type") in MONSTER_ACTIONS:
                 self.plan_seq = self.seq
@@ -156,7 +156,8 @@ class TableSession(JournalMixin):
     def undo(self) -> dict:
         with self._lock:
             self._need_game()
-            step = self.store.undo(self.game_id, to_seq=self._undo_target(), **self._journal())
+            step = self.store.undo(self.game_id, to_seq=self.journal.undo_target(self.game_id, self.seq),
+                                   **self.journal.marks(self.version))
             if step is None:
                 raise GameActionError(N_("Nothing to undo: this is the start of the game"))
             self.game = Game.from_json(step.state)
@@ -218,7 +219,7 @@ class TableSession(JournalMixin):
                 raise
         return run
 
-    def confirm_reading(self, expect: dict | None = None, by: Trigger = Trigger.SCREEN) -> dict:
+    def confirm_reading(self, expect: Action | None = None, by: Trigger = Trigger.SCREEN) -> dict:
         """Accept the camera's proposal (the referee's tap, or ``Trigger.BUTTON``): through the loop's one gate.
 
         ``expect`` is the action the referee's screen proposed: when the reading now stands for
@@ -253,6 +254,60 @@ class TableSession(JournalMixin):
     def show_on_leds(self) -> None:
         with self._lock:
             self._show_on_leds()
+
+    # -- the journal: retried requests and game records ---------------------------------
+    def once(self, key: str | None, version: int | None, fn, *args, **kwargs) -> tuple[dict, bool]:
+        """Run the state-changing call ``fn`` unless the request ``key`` was already played (``journal``).
+
+        Returns (answer, repeated).  ``version`` is the state version the request was made against:
+        one older than the journal's last write raises StaleRequestError (unless the request is a
+        repeat, which is answered).  A newer display-only version (a follow-up the camera saw, which
+        the phones were told about) is no reason to refuse: the game itself did not change."""
+        with self._lock:
+            done = self.journal.answer(key)
+            if done is not None:
+                answer = payload_from_json(done.answer)   # its sentences said in the retry's language
+                if answer is None:   # an answer that could not be kept (not JSON): the state now
+                    answer = {**self.state(), "repeated": True}
+                return answer, True
+            if version is not None and not self.store.version() <= version <= self.version:
+                raise StaleRequestError(version, self.version)
+            if key is None:
+                return fn(*args, **kwargs), False
+            before = self._snapshot()
+            try:
+                return self.journal.keep(key, fn, *args, **kwargs), False
+            except (JournalError, sqlite3.Error):
+                if self._snapshot() != before:   # saved nothing after the game moved on in memory: put it back
+                    self._restore(before)
+                raise
+
+    _KEPT = ("game", "game_id", "seq", "plan_seq", "plan_turn", "log_lines", "fixes")
+
+    def _snapshot(self) -> tuple:
+        return tuple(list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
+                     for v in (getattr(self, name) for name in self._KEPT))
+
+    def _restore(self, snapshot: tuple) -> None:
+        for name, value in zip(self._KEPT, snapshot):
+            setattr(self, name, value)
+        self._changed()   # the phones, the LEDs and the camera loop go back with it
+
+    def export_record(self) -> dict:
+        """The running game as a ``flure-game/1`` record: its setup, seed and every action."""
+        with self._lock:
+            self._need_game()
+            game_id = self.game_id
+        return self.journal.export_record(game_id)
+
+    def import_record(self, data) -> dict:
+        """Start the game a record describes, played up to its last action (each step saved)."""
+        with self._lock:
+            self.game_id, self.game, self.seq = self.journal.import_record(data, self.version)
+            self._rebuild_log(self.store.history(self.game_id))
+            self.fixes = {}
+            self._changed()
+            return self.state()
 
     # -- public state ------------------------------------------------------
     def state(self) -> dict:
@@ -301,7 +356,7 @@ class TableSession(JournalMixin):
     def device_status(self) -> dict:
         return {"camera": self.camera.status(), "leds": self.leds.status(), "buttons": self.buttons.status(),
                 "speaker": self.speaker.status(),
-                "journal": self.journal_status(), "phones": self.broker.clients}
+                "journal": self.journal.status(), "phones": self.broker.clients}
 
     def _publish_leds(self, every_s: float = 0.1) -> None:
         """Push the LED grid's frame to every screen when it changed (at most ten times a second), as the

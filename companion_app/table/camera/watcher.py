@@ -19,131 +19,58 @@ published ``CameraUpdate``.
 """
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.geometry import square_name
-from engine.observation import UNKNOWN
+from engine.observation import Observation
 from engine.wording import N_, Said, Text
-from vision import problems as say
-from vision.change import GAME_DECIDES_CODES, combine, observe, reading_json
+from vision.change import observe, reading_json
 from vision.detect import check_frame
 from vision.problems import not_located_why, problem_words
-from vision.reading import problem
+from vision.stable import StableGate, split_problems  # noqa: F401 - split_problems: the gate's, named here too
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
-# In one frame of the gate's window a hand over some squares only hides them from that frame.
-FRAME_UNKNOWN_CODES = (*UNKNOWN_CODES, "occluded")
-WINDOW_FACTOR = 3            # the gate keeps up to this many times stable_frames recent frames
 END_AFTER_EMPTY = 3          # consecutive "no frame" answers before the source counts as ended
 
 
-def split_problems(problems, unknown_codes=UNKNOWN_CODES) -> tuple[list[str], list[dict]]:
-    """(unknown squares, blocking problems) of a reading's problem list; a problem of one of
-    ``unknown_codes`` naming a square only makes that square unknown."""
-    unknown, blocking = [], []
-    for p in problems or []:
-        if p.get("code") in unknown_codes and isinstance(p.get("square"), str):
-            if p["square"] not in unknown:
-                unknown.append(p["square"])
-        elif p.get("code") not in GAME_DECIDES_CODES:
-            blocking.append(p)
-    return unknown, blocking
-
-
-@dataclass
+@dataclass(frozen=True)
 class CameraUpdate:
-    """What the worker knows after one frame; ``stable`` readings may be acted on, ``serial`` numbers them."""
+    """What the worker knows after one frame; ``stable`` readings may be acted on, ``serial`` numbers them.
+
+    ``reading`` is the VISION.md JSON (``flure vision read``'s form: what ``GET /api/camera``
+    shows) and ``observation`` the same reading as the engine's ``Observation``, made once here
+    (``camera_update``): the table judges that value, never the JSON again."""
 
     status: dict
-    reading: dict | None = None       # the VISION.md JSON of the last frame's reading
+    reading: dict | None = None       # the VISION.md JSON of the reading (the stable combination once stable)
     unknown: list[str] = field(default_factory=list)
     blocking: list[dict] = field(default_factory=list)
-    stable: bool = False              # identical and usable for stable_frames frames
+    stable: bool = False              # the stable-frame gate (vision.stable) lets it through
     serial: int = 0                   # grows each time a new reading becomes stable
-    count: int = 0                    # consecutive identical usable frames so far
+    count: int = 0                    # agreeing usable frames so far
     needed: int = 3
     frames: tuple | None = None       # (readings, grey frames, scheme) of a stable reading, for a guided look
+    observation: Observation | None = None   # ``reading`` as the engine's Observation (None: board not located)
+
+    @property
+    def tile(self) -> str | None:
+        """The tombstone tile read in the card zone, or None."""
+        return (self.reading or {}).get("tile")
 
 
-class StableGate:
-    """The stable-frame gate over the recent frames of a still table (VISION.md "Reading a change").
-
-    It keeps the last usable frames that agree with one another where they both see a square
-    (a frame that sees a square differently means the table changed: the older frames go) and
-    combines them square by square with ``vision.change.combine`` — the path of ``flure vision
-    explain`` — so a square is seen when ``needed`` frames see it the same way, though a hand
-    covered it in another.  The table may change under a hand, so only the frames after the
-    last one that covered a square count for it.  The combination is stable once ``needed``
-    frames agree and no covered square is still waiting for them; each new stable combination
-    gets a new serial.
-    """
-
-    def __init__(self, needed: int, window: int | None = None):
-        if needed < 1:
-            raise ValueError("stable_frames must be at least 1")
-        self.needed = needed
-        self.window = max(needed, window or WINDOW_FACTOR * needed)
-        self.frames: deque = deque()      # (reading, Observation, gray image or None) of the agreeing recent frames
-        self.combined: dict | None = None  # the reading JSON of those frames combined
-        self.key = None
-        self.count = 0
-        self.serial = 0
-
-    def feed(self, reading, gray=None) -> tuple[bool, list[str], list[dict]]:
-        """(stable, unknown squares, blocking problems) after one more reading (vision Reading);
-        ``gray``: its frame in grey, kept for a prior-guided look (``looks``)."""
-        unknown, blocking = split_problems(reading.problems, FRAME_UNKNOWN_CODES)
-        obs = observe(reading)[0] if reading.located and reading.setup is not None and not blocking else None
-        if obs is None:
-            self.reset()
-            return (False, *split_problems(reading.problems))
-        while self.frames and any(not _agree(obs, other) for _r, other, _g in self.frames):
-            self.frames.popleft()          # the table changed since: only the frames after it count
-        self.frames.append((reading, obs, gray))
-        while len(self.frames) > self.window:
-            self.frames.popleft()
-        self.combined = combine([r for r, _o, _g in self.frames], min_seen=self.needed, after_cover=True)
-        seen, blocking = observe(self.combined)
-        covered = sorted(sq for sq, why in seen.why.items() if why == "occluded")
-        if covered:
-            names = " ".join(square_name(sq) for sq in covered[:8]) + (" …" if len(covered) > 8 else "")
-            blocking = [*blocking, problem(say.OCCLUDED, covered[0], count=len(covered), squares=names)]
-        unknown = [square_name(sq) for sq in sorted(seen.unknown)]
-        self.count = len(self.frames)
-        stable = self.count >= self.needed and not blocking and bool(self.combined["setup"].get("monster"))
-        key = json.dumps([self.combined["setup"], self.combined.get("tile"), unknown], sort_keys=True)
-        if stable and key != self.key:
-            self.serial += 1
-            self.key = key
-        return stable, unknown, [p if isinstance(p, dict) else p.to_json() for p in blocking]
-
-    def looks(self) -> tuple[list, list] | None:
-        """(readings, grey frames) of the kept frames for ``vision.change.settle``, or None when a
-        frame came without its picture."""
-        if not self.frames or any(g is None for _r, _o, g in self.frames):
-            return None
-        return [r for r, _o, _g in self.frames], [g for _r, _o, g in self.frames]
-
-    def reset(self) -> None:
-        self.frames.clear()
-        self.combined = None
-        self.key, self.count = None, 0
-
-
-def _agree(a, b) -> bool:
-    """Two frames' observations see every square both see, and the card zone, the same way."""
-    if any(b.seen[sq] != look for sq, look in a.seen.items() if sq in b.seen):
-        return False
-    return a.tile is UNKNOWN or b.tile is UNKNOWN or a.tile == b.tile
+def gated_reading(gate: StableGate, reading, stable: bool) -> tuple[dict, Observation | None]:
+    """(reading JSON, Observation) an update carries after ``gate`` answered ``stable`` for ``reading``
+    (a vision Reading): once stable the gate's combination and the Observation it made, until then
+    this frame's own reading, observed here once."""
+    if stable:
+        return gate.combined, gate.observation
+    data = reading_json(reading)
+    return data, observe(data)[0] if data.get("setup") is not None else None
 
 
 class _Grabber:
@@ -357,7 +284,7 @@ class CameraWorker:
         stable, unknown, blocking = self.gate.feed(reading, check_frame(frame)[0] if scheme is not None else None)
         # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);
         # until then this frame's own reading; "unseen" lists what they could not establish
-        data = self.gate.combined if stable else reading_json(reading)
+        data, observation = gated_reading(self.gate, reading, stable)
         if not reading.located:
             why = not_located_why(problem_words(reading.problems[0])) if reading.problems else None
             message = Text(N_("the board is not located: %(why)s"),   # the problem says "board not located" too:
@@ -371,4 +298,4 @@ class CameraWorker:
                            needed=self.gate.needed)
         kept = self.gate.looks() if stable and scheme is not None else None
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
-                  count=self.gate.count, frames=(*kept, scheme) if kept else None)
+                  count=self.gate.count, frames=(*kept, scheme) if kept else None, observation=observation)

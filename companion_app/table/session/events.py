@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator
 
 from engine.wording import N_, Text, Worded
 
-from ..i18n import DEFAULT
-from ..i18n.text import localize
+from ...i18n import DEFAULT
+from ...i18n.text import localize
 
 HEARTBEAT_SECONDS = 15.0   # a "ping" event this often: keeps proxies from closing the stream, and lets a
                            # phone notice a connection that died silently (it reconnects after 3 missed)

@@ -19,7 +19,7 @@ import numpy as np
 
 
 @runtime_checkable
-class Reading(Protocol):
+class CameraReading(Protocol):
     """One camera reading (``vision.reading.Reading``): the session only needs its JSON (VISION.md)."""
 
     def to_json(self) -> dict: ...

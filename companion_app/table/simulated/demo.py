@@ -24,7 +24,7 @@ from engine.position import basic_position
 from engine.wording import N_, PawnName, Term, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
-from .actors import By, read_by
+from ..actors import By, read_by
 from .simulated import SimulatedPlayers, Watch
 
 DEMO_PLAYERS = ("red", "blue")

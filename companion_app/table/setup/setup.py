@@ -21,9 +21,9 @@ import numpy as np
 from engine.geometry import COLS, ROWS, SQUARES, square_name
 from engine.wording import N_, Text
 
-from ..i18n import DEFAULT
-from ..i18n import gettext as _g
-from ..i18n.text import render
+from ...i18n import DEFAULT
+from ...i18n import gettext as _g
+from ...i18n.text import render
 
 log = logging.getLogger(__name__)
 MIN_VIEWS = 10               # the page asks for 15; fewer than 10 is refused outright
@@ -55,7 +55,7 @@ class SetupTool:
     def __init__(self, session, config=None):
         from calibration.intrinsics import CharucoSpec, Views
 
-        from .config import load_table_config
+        from ...config import load_table_config
 
         self.session = session
         self.config = config if config is not None else load_table_config(None)
@@ -82,7 +82,7 @@ class SetupTool:
     # -- the live picture ------------------------------------------------------------------
     def frame(self):
         """The camera worker's last frame (None before one)."""
-        from .frames import last_frame
+        from ..camera.frames import last_frame
 
         obj = self.session.camera.obj
         frame = getattr(obj, "last_frame", None)
@@ -118,7 +118,7 @@ class SetupTool:
         from vision.draw import draw_reading
         from vision.reader import read_frame
 
-        from .frames import jpeg
+        from ..camera.frames import jpeg
 
         frame = self.frame()
         status = self.session.camera.status()
@@ -244,7 +244,7 @@ class SetupTool:
     # -- camera settings -------------------------------------------------------------------------
     def save_exposure(self, exposure_us: int, analogue_gain: float, colour_gains) -> dict:
         """Lock (or free: zeros) exposure, gain and white balance; stored in [camera.exposure]."""
-        from .config import ExposureConfig
+        from ...config import ExposureConfig
 
         if not (isinstance(exposure_us, int) and 0 <= exposure_us <= 1_000_000):
             raise SetupError(Text(N_("exposure_us must be a whole number of microseconds from 0 (automatic) to 1000000")))
@@ -269,7 +269,7 @@ class SetupTool:
     # -- applying and writing ------------------------------------------------------------------
     def _apply(self, camera) -> None:
         """Reopen the session's camera with ``camera`` (a CameraConfig); the old one goes only if the new opens."""
-        from .devices import open_camera
+        from ..devices.devices import open_camera
 
         if not camera.enabled:
             self.config = dataclasses.replace(self.config, camera=camera)
@@ -290,7 +290,7 @@ class SetupTool:
         """Set ``section.key`` values in the table configuration file, atomically; says what was done."""
         from calibration.store import atomic_write
 
-        from .config import TableConfigError, set_in_text
+        from ...config import TableConfigError, set_in_text
 
         path = self.config.path
         if path is None:

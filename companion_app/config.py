@@ -140,7 +140,7 @@ class WebConfig:
         the user's data folder)."""
         if self.database is not None:
             return self.database
-        from .store import default_path
+        from .table.session.store import default_path
         return default_path()
 
     def read_pin(self) -> str:
@@ -374,7 +374,7 @@ def _reader(d: Mapping) -> dict[str, Any]:
 
 
 def _session(d: Mapping) -> SessionConfig:
-    from ..i18n import LANGUAGES
+    from .i18n import LANGUAGES
 
     only_keys("table", d, {"mode", "stable_frames", "language"})
     mode = d.get("mode", "confirm")
@@ -520,7 +520,7 @@ def default_with(settings: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m companion_app.table.config [section.key=value ...]``: what ``flure config default
+    """``python -m companion_app.config [section.key=value ...]``: what ``flure config default
     --set …`` prints, for deploy/install.sh (which runs before the app is installed)."""
     import sys
 

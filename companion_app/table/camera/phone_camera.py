@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.wording import N_, Text
 
-from .setup import LOOK_MAX_AGE_S
+from ..setup.setup import LOOK_MAX_AGE_S
 
 DARK_MEAN = 45            # a picture whose mean grey level is under this is too dark to read stickers
 

@@ -10,7 +10,7 @@ import numpy as np
 from engine.wording import N_, Text
 from vision.sources import FrameSource
 
-from .interfaces import Camera
+from ..devices.interfaces import Camera
 
 JPEG_QUALITY = 80
 MAX_WIDTH = 960       # the referee's tablet; a 1920 px frame would only cost Wi-Fi time

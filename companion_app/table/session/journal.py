@@ -1,4 +1,4 @@
-"""The session's side of the journal: retried requests, unreadable steps, a full disk, game records.
+"""The session's journal, a collaborator: retried requests, unreadable steps, a full disk, game records.
 
 Why here and not in the views: the answer to "was this request already played?"
 must be decided under the session's lock, together with the write it guards, and
@@ -17,9 +17,9 @@ import sqlite3
 from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.record import GameRecord
-from engine.wording import N_, Join, Said, Text, payload_from_json, payload_json
+from engine.wording import N_, Join, Said, Text, payload_json
 
-from .store import JournalError, Step, unreadable
+from .store import JournalError, Step, Store, unreadable
 
 log = logging.getLogger(__name__)
 
@@ -43,61 +43,40 @@ def request_key(idempotency_key: str | None, version: int | None, what: str, bod
     return f"v{version} {what} {hashlib.sha256(body).hexdigest()}"
 
 
-class JournalMixin:
-    """Methods of ``TableSession`` that deal with the journal's failures and records (see the module)."""
+class Journal:
+    """The session's journal (a collaborator of ``TableSession``): the SQLite store, the request being
+    served, the notes for the referee's Devices card, unreadable steps and game records.
+
+    It holds no game: the session asks it and gives it what it needs (the game's id, the step)."""
+
+    def __init__(self, store: Store, keep_games: int = 100, keep_days: float = 30):
+        self.store = store
+        self.keep_games, self.keep_days = keep_games, keep_days
+        self.request: str | None = None     # the key of the state-changing request being served
+        self.notes: list = [store.notice] if store.notice else []
+
+    def marks(self, version: int) -> dict:
+        """What each write records beside its step: the version it produces and the request that asked."""
+        return {"version": version + 1, "request": self.request}
 
     # -- retried requests ------------------------------------------------------------
-    def once(self, key: str | None, version: int | None, fn, *args, **kwargs) -> tuple[dict, bool]:
-        """Run the state-changing call ``fn`` unless the request ``key`` was already played.
+    def answer(self, key: str | None):
+        """The answer a request ``key`` already got (``store.Answer``), or None."""
+        return self.store.answer(key) if key is not None else None
 
-        Returns (answer, repeated).  ``version`` is the state version the request was made against:
-        one older than the journal's last write raises StaleRequestError (unless the request is a
-        repeat, which is answered).  A newer display-only version (a follow-up the camera saw, which
-        the phones were told about) is no reason to refuse: the game itself did not change."""
-        with self._lock:
-            if key is not None:
-                done = self.store.answer(key)
-                if done is not None:
-                    answer = payload_from_json(done.answer)   # its sentences said in the retry's language
-                    if answer is None:   # an answer that could not be kept (not JSON): the state now
-                        answer = {**self.state(), "repeated": True}
-                    return answer, True
-            if version is not None and not self.store.version() <= version <= self.version:
-                raise StaleRequestError(version, self.version)
-            if key is None:
-                return fn(*args, **kwargs), False
-            self._request = key
-            before = self._snapshot()
-            try:
-                with self.store.held():   # the step and this answer: one commit
-                    answer = fn(*args, **kwargs)
-                    self.store.keep_answer(key, payload_json(answer))
-            except (JournalError, sqlite3.Error):
-                if self._snapshot() != before:   # saved nothing after the game moved on in memory: put it back
-                    self._restore(before)
-                raise
-            finally:
-                self._request = None
-            return answer, False
-
-    _KEPT = ("game", "game_id", "seq", "plan_seq", "plan_turn", "log_lines", "fixes")
-
-    def _snapshot(self) -> tuple:
-        return tuple(list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
-                     for v in (getattr(self, name, None) for name in self._KEPT))
-
-    def _restore(self, snapshot: tuple) -> None:
-        for name, value in zip(self._KEPT, snapshot):
-            if hasattr(self, name):
-                setattr(self, name, value)
-        self._changed()   # the phones, the LEDs and the camera loop go back with it
-
-    def _journal(self) -> dict:
-        """What each write records beside its step: the version it produces and the request that asked."""
-        return {"version": self.version + 1, "request": self._request}
+    def keep(self, key: str, fn, *args, **kwargs):
+        """Run ``fn`` as the request ``key``: its step and its answer saved in one commit."""
+        self.request = key
+        try:
+            with self.store.held():
+                answer = fn(*args, **kwargs)
+                self.store.keep_answer(key, payload_json(answer))
+            return answer
+        finally:
+            self.request = None
 
     # -- unreadable steps --------------------------------------------------------------
-    def _readable(self, game_id: int, steps: list[Step]) -> tuple[list[Step], Step | None]:
+    def readable(self, game_id: int, steps: list[Step]) -> tuple[list[Step], Step | None]:
         """The steps with every unreadable one marked, and the last good one (None: nothing to resume).
 
         One bad row does not lose the game: each step holds the whole state after it, so the game goes
@@ -121,46 +100,44 @@ class JournalMixin:
             else:
                 note = Text(N_("Game %(game)s in the journal has no readable step; starting without a game."),
                             game=game_id)
-            self._note(Said(note))
+            self.note(Said(note))
         elif skipped:
-            self._note(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
-                                                   "be read: %(skipped)s."), game=game_id, step=last.seq,
-                                                skipped=Join("; ", skipped))))
+            self.note(Said(Text(N_("Resumed game %(game)s at step %(step)s; skipped what could not "
+                                                  "be read: %(skipped)s."), game=game_id, step=last.seq,
+                                               skipped=Join("; ", skipped))))
         return out, last
 
-    def _prune(self) -> None:
+    def prune(self) -> None:
         """Older games leave the journal ([web] keep_games, keep_days); a failure here is only logged."""
         try:
             self.store.prune(keep_games=self.keep_games, keep_days=self.keep_days)
         except (JournalError, sqlite3.Error) as exc:
             log.warning("journal %s: old games could not be removed (%s)", self.store.path, exc)
 
-    def _note(self, note: Said) -> None:
+    def note(self, note: Said) -> None:
         """A journal note for the referee's Devices card, and for the log (a warning)."""
-        self.journal_notes.append(note)
+        self.notes.append(note)
         log.warning("journal %s: %s", self.store.path, note)
 
-    def _undo_target(self) -> int:
-        """The last readable step before the current one (-1: none, nothing to undo)."""
-        good = [s.seq for s in self.store.history(self.game_id) if s.problem is None and s.seq < self.seq]
+    def undo_target(self, game_id: int | None, seq: int) -> int:
+        """The last readable step of the game before step ``seq`` (-1: none, nothing to undo)."""
+        good = [s.seq for s in self.store.history(game_id) if s.problem is None and s.seq < seq]
         return good[-1] if good else -1
 
-    def journal_status(self) -> dict:
+    def status(self) -> dict:
         """The journal as a device line for the referee: where it is, and what went wrong."""
         saved = Text(N_("saved in %(path)s"), path=str(self.store.path))
         out: dict = {"present": True, "detail": {"message": saved}}
-        if self.journal_notes:
-            out["detail"]["error"] = Join(" ", self.journal_notes)
+        if self.notes:
+            out["detail"]["error"] = Join(" ", self.notes)
         if self.store.problem:
             out["error"] = self.store.problem
         return out
 
     # -- game records ----------------------------------------------------------------
-    def export_record(self) -> dict:
-        """The running game as a ``flure-game/1`` record: its setup, seed and every action."""
-        with self._lock:
-            self._need_game()
-            steps = self.store.history(self.game_id)
+    def export_record(self, game_id: int) -> dict:
+        """Game ``game_id`` as a ``flure-game/1`` record: its setup, seed and every action."""
+        steps = self.store.history(game_id)
         bad = [s.seq for s in steps if s.problem]
         if bad:
             raise GameActionError(Text(N_("Step %(step)s of this game could not be read from the journal, so the "
@@ -169,17 +146,13 @@ class JournalMixin:
         actions = [{k: v for k, v in s.action.items() if k != "by"} for s in steps[1:]]
         return GameRecord.of(first, actions).to_json()
 
-    def import_record(self, data) -> dict:
-        """Start the game a record describes, played up to its last action (each step saved)."""
+    def import_record(self, data, version: int) -> tuple[int, Game, int]:
+        """Save the game a record describes, played up to its last action (each step saved):
+        (its game id, the game now, its last step)."""
         record = GameRecord.from_json(data)
         played = list(record.replay())
         settings = {"players": list(record.players), "first_player": record.first_player, "setup": record.setup,
                     "prey3_variant": record.prey3_variant, "seed": record.seed}
-        with self._lock:
-            steps = [(action.to_json(), game.to_json()) for action, game in played[1:]]
-            game_id = self.store.new_game(settings, played[0][1].to_json(), steps=steps, **self._journal())
-            self.game_id, self.game, self.seq = game_id, played[-1][1], len(played) - 1
-            self._rebuild_log(self.store.history(game_id))
-            self.fixes = {}
-            self._changed()
-            return self.state()
+        steps = [(action.to_json(), game.to_json()) for action, game in played[1:]]
+        game_id = self.store.new_game(settings, played[0][1].to_json(), steps=steps, **self.marks(version))
+        return game_id, played[-1][1], len(played) - 1

@@ -15,18 +15,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from engine.actions import Draw
 from engine.wording import N_, Join, Said, Term, Text
 from vision.problems import problem_words
 
-from .actors import By, Trigger
-from .frames import MAX_READ_SIDE, KeepLastFrame
+from ..actors import By, Trigger
+from ..camera.frames import MAX_READ_SIDE, KeepLastFrame
 from .interfaces import Buttons, Camera, Leds, Speaker
 
 # The devices' names, said in a device's failure ("%(device)s failed: …", Device.call).
 DEVICE_NAMES = (N_("camera"), N_("LED grid"), N_("speaker"), N_("buttons"))
 
 if TYPE_CHECKING:
-    from .session import TableSession
+    from ..session.session import TableSession
 
 log = logging.getLogger(__name__)
 D = TypeVar("D")   # the device's interface: Camera, Leds, Buttons or Speaker
@@ -111,7 +112,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         from vision.pipeline import TableCamera
         from vision.sources import SourceError, UnknownSourceError, open_source
 
-        from .watcher import CameraWorker
+        from ..camera.watcher import CameraWorker
 
         spec = spec or "synthetic"
         options = {"get_state": get_state} if spec == "synthetic" else {}
@@ -125,7 +126,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
                 calibration = load_calibration(camera_config.calibration)
                 if tuple(calibration.image_size) != tuple(camera_config.resolution):
                     (w, h), (cw, ch) = camera_config.resolution, calibration.image_size
-                    from .config import TableConfigError
+                    from ...config import TableConfigError
                     raise TableConfigError(Text(N_("the calibration %(path)s was made at %(made)s but [camera] "
                                                    "resolution is %(size)s; calibrate again at that size (flure "
                                                    "calibrate camera) or set the resolution back"),
@@ -173,7 +174,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
             parts.append(Text(N_("lens calibration %(path)s"), path=str(camera_config.calibration)))
         note = Join(", ", parts) if len(parts) > 1 else note
         reader = TableCamera(None, stable_frames=stable_frames, **extra)
-        worker = CameraWorker(source, reader.feed, on_update or (lambda update: None), fps=fps or rate,
+        worker = CameraWorker(source, reader.read, on_update or (lambda update: None), fps=fps or rate,
                               stable_frames=stable_frames, read_timeout=read_timeout,
                               what=what)
         worker.reader = reader      # the vision side (calibration, scheme, thresholds), for flure doctor and tests
@@ -250,7 +251,7 @@ def open_buttons(session: TableSession, config: str | None = None, pin_factory=N
         with warnings.catch_warnings():   # gpiozero warns once per backend it cannot load
             warnings.simplefilter("ignore")
             buttons = TableButtons(config, pin_factory,
-                                   on_monster=session.from_table(lambda: session.act({"type": "draw"}, by=By.BUTTON)),
+                                   on_monster=session.from_table(lambda: session.act(Draw(), by=By.BUTTON)),
                                    on_confirm=session.from_table(lambda: session.confirm_reading(by=Trigger.BUTTON)),
                                    on_undo=session.from_table(session.undo))
         return Device("buttons", buttons, why="")

@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.position import Position
 
-from .watcher import CameraUpdate, StableGate
+from ..camera.watcher import CameraUpdate, StableGate, gated_reading
 
 
 @dataclass
@@ -64,7 +64,8 @@ class StillFrames:
 class FakeCamera:
     """A camera (``interfaces.Camera``) in place of the worker: each reading shown is fed ``frames``
     times through the worker's real stable-frame gate and handed to ``on_update`` (the session's
-    ``loop.on_camera``), as a still table filmed at the frame rate would be."""
+    ``loop.on_camera``) as the worker's update (``watcher.gated_reading``), as a still table filmed
+    at the frame rate would be."""
 
     def __init__(self, stable_frames: int = 3):
         self.gate = StableGate(stable_frames)
@@ -83,12 +84,15 @@ class FakeCamera:
         self.show(reading)
 
     def show(self, reading: FakeReading, frames: int | None = None) -> None:
+        if reading != self._reading:    # a hand changed the table in between: the frames before do not count
+            self.gate.reset()
         self._reading = reading
         for _ in range(self.gate.needed if frames is None else frames):
             self.frames += 1
             stable, unknown, blocking = self.gate.feed(reading)
-            update = CameraUpdate(self.status(), reading.to_json(), unknown, blocking, stable, self.gate.serial,
-                                  self.gate.count, self.gate.needed)
+            data, observation = gated_reading(self.gate, reading, stable)
+            update = CameraUpdate(self.status(), data, unknown, blocking, stable, self.gate.serial,
+                                  self.gate.count, self.gate.needed, observation=observation)
             if self.on_update is not None:
                 self.on_update(update)
 

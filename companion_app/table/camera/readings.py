@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from engine.actions import Action, Move, PawnAt, Tile
 from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square, square_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
@@ -152,17 +153,17 @@ def reconcile_reading(game, reading, fixes=(), frames=None) -> Reconciliation:
     return result
 
 
-def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
-    """The game action an answer of ``engine.reconcile`` stands for, or None and why (wording data,
-    engine.wording, or plain English text)."""
+def action_for(game, result: Reconciliation) -> tuple[Action | None, object]:
+    """The game action (``engine.actions``) an answer of ``engine.reconcile`` stands for, or None and
+    why (wording data, engine.wording, or plain English text)."""
     if result.accepted and result.change == "tile":
-        return {"type": "tile", "tile": result.tile}, Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
+        return Tile(result.tile), Text(N_("the camera read the tile %(tile)s"), tile=result.tile)
     if result.accepted and result.change == "place":
-        return result.place.to_json(), placed_words(result.place, game.position, game.placer)
+        return result.place, placed_words(result.place, game.position, game.placer)
     if result.accepted and result.change == "move":
         change = result.candidates[0]
         how = [" (", Moves(result.moves), ")"] if result.moves else []   # the compass letters in the reader's
-        return ({"type": "move", "pawn": result.pawn, "moves": result.moves},              # language
+        return (Move(result.pawn, result.moves),                                           # language
                 Join("", [change.describe_words(game.position), *how]))
     problem = result.problems[0] if result.problems else None
     why = (problem.words if problem.words is not None else problem.message) if problem else \
@@ -179,7 +180,7 @@ def action_for(game, result: Reconciliation) -> tuple[dict | None, object]:
     return None, Text(N_("The reading is not one legal pawn move: %(why)s"), why=why)
 
 
-def unseen_flip(game) -> tuple[dict | None, object]:
+def unseen_flip(game) -> tuple[PawnAt | None, object]:
     """The game action for the one move no camera can see (``engine.reconcile.unseen_move``: a
     flip beside the board, G4/G5) — a still table showing the game's position is all there is
     to see — and its sentence; (None, "") when the table must show the move."""
@@ -187,6 +188,6 @@ def unseen_flip(game) -> tuple[dict | None, object]:
     if unseen is None:
         return None, ""
     pawn, rule = game.position.pawn(unseen[0]), unseen[1]
-    return ({"type": "pawn-at", "pawn": pawn.label, "square": None},
+    return (PawnAt(pawn.label, None),
             Text(N_("%(pawn)s can only be flipped beside the board (%(rule)s), where the camera cannot see it; "
                     "the table agrees with the game"), pawn=PawnName(pawn.name), rule=rule))

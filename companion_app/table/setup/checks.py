@@ -12,9 +12,9 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from ..i18n import DEFAULT, ngettext_in
-from ..i18n import gettext as _g
-from ..i18n.text import error_text, render
+from ...i18n import DEFAULT, ngettext_in
+from ...i18n import gettext as _g
+from ...i18n.text import error_text, render
 
 N_ = lambda s: s   # noqa: E731 - marks a msgid (a finding's topic) for extraction; Finding.line words it
 MIN_FREE_MB = 50            # the journal grows by a few kB a game; less than this is a full card

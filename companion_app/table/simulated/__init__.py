@@ -1,0 +1,3 @@
+"""The simulated table: simulated players acting on the twin (``simulated.py``) and ``flure play
+--demo`` (``demo.py``).
+"""
