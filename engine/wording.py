@@ -5,8 +5,9 @@ instruction, the monster's step lines (engine/plan.py) or the status line (Game.
 ``Text`` whose ``str()`` is the English sentence the engine always gave, and whose ``template``
 and ``params`` let a renderer (companion_app/i18n/text.py) say the same in another language.
 Each sentence has this one home: the English is rendered from it, never written again, and the
-app keeps the data until its edge says it in the reader's language.  Fields keep what they are: a ``PawnName`` or ``Colour`` is translated, a square
-(``g7``), a rule id (``M4``) or a number stays exactly as it is in every language.
+app keeps the data until its edge says it in the reader's language.  Fields keep what they are:
+a ``PawnName`` or ``Colour`` is translated, a square (``g7``), a rule id (``M4``) or a number stays
+exactly as it is in every language.
 
 ``N_`` marks a template for ``pybabel extract`` (the ``N_`` keyword) and returns it unchanged.
 """
