@@ -252,3 +252,21 @@ def test_several_frames_are_combined_as_with_stickers(taught):
         assert outcome(explain_change(before, [hand], pieces), change) in ("right", "refused")
         return
     pytest.fail("no move of the batch was read right from one clear frame")
+
+
+def test_a_lens_calibration_is_used_as_with_stickers():
+    """A barrel lens: taught and read with its calibration (the frames undistorted first), moves are
+    read right or refused, never wrong."""
+    from types import SimpleNamespace
+
+    camera = dict(distortion=-0.12, tilt_deg=8)
+    photos = teaching_photos(5, **camera)
+    _img, truth = render(LAYOUT.steps[0].pieces(), None, stickers=False, look_seed=5, **camera)
+    calibration = SimpleNamespace(camera_matrix=truth.camera.K, dist_coeffs=truth.camera.dist,
+                                  image_size=(truth.camera.width, truth.camera.height))
+    pieces = teach(LAYOUT, photos, calibration)
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for n, (before, change) in enumerate(moves(5, 3)):
+        img, _ = render(change.after, None, stickers=False, look_seed=5, seed=n, noise=2.0, **camera)
+        seen[outcome(explain_change(before, [img], pieces, calibration=calibration), change)] += 1
+    assert seen["wrong"] == 0 and seen["right"] >= 1, seen
