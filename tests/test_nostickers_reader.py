@@ -270,3 +270,25 @@ def test_a_lens_calibration_is_used_as_with_stickers():
         img, _ = render(change.after, None, stickers=False, look_seed=5, seed=n, noise=2.0, **camera)
         seen[outcome(explain_change(before, [img], pieces, calibration=calibration), change)] += 1
     assert seen["wrong"] == 0 and seen["right"] >= 1, seen
+
+
+def test_the_tombstone_tile_is_read_from_the_card_zone_when_taught(taught, tmp_path):
+    look, _photos, pieces = taught
+    assert sorted({f.key for f in pieces.tiles}) == ["tile:10", "tile:5", "tile:7", "tile:8", "tile:prey-1",
+                                                     "tile:prey-2"]
+    pieces.save(tmp_path / "p.json")
+    again = Pieces.load(tmp_path / "p.json")
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for n, tile in enumerate(["5", "8", "prey-2", "10"]):
+        before = random_position(20 + n)[0]
+        img, _ = render(before, tile, stickers=False, look_seed=look, seed=n, noise=2.0)
+        data = explain_change(before, [img], again).to_json()
+        if data["change"] == "unexplained":
+            seen["refused"] += 1
+        else:
+            seen["right" if (data["change"], data["tile"]) == ("tile", tile) else "wrong"] += 1
+    assert seen["wrong"] == 0 and seen["right"] >= 2, seen
+    # taught without tiles: the tile is never read (null), the board still is
+    bare = Pieces(pieces.board, pieces.faces, pieces.warnings, pieces.faint)
+    img, _ = render(before, "8", stickers=False, look_seed=look, noise=2.0)
+    assert explain_change(before, [img], bare).to_json()["tile"] is None

@@ -60,6 +60,12 @@ class Canvas:
         return cls(x0, y0, int(round((s["right"] + MARGIN_MM - x0) * SCALE)),
                    int(round((s["bottom"] + MARGIN_MM - y0) * SCALE)))
 
+    @classmethod
+    def zone(cls, scheme: Scheme) -> "Canvas":
+        """The card zone's frame (the tombstone tile beside the board, ``card_zone_mm``)."""
+        x, y, w, h = scheme.card_zone_mm
+        return cls(x, y, int(round(w * SCALE)), int(round(h * SCALE)))
+
     @property
     def from_mm(self) -> np.ndarray:
         """3×3: board mm → canonical pixels."""
@@ -209,6 +215,7 @@ class BoardReference:
     picture: np.ndarray
     points_mm: np.ndarray
     descriptors: np.ndarray
+    zone: np.ndarray | None = None      # the empty card zone (BGR, ``zone_canvas``), where the tile is read
 
     @classmethod
     def from_empty_photo(cls, image: np.ndarray, lens: Lens, scheme: Scheme | None = None, *,
@@ -246,7 +253,13 @@ class BoardReference:
         if desc is None or len(keys) < MIN_INLIERS:
             return None, board_not_located(WEAK_MATCH(inliers=len(keys), least=MIN_INLIERS))
         pts = canvas.mm([k.pt for k in keys])
-        return cls(canvas, picture, pts, desc), None
+        zone_canvas = Canvas.zone(scheme)
+        zone = cv2.warpPerspective(image, zone_canvas.from_mm @ np.linalg.inv(hmat), (zone_canvas.width,
+                                                                                     zone_canvas.height),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), zone_canvas.from_mm @ np.linalg.inv(hmat),
+                                   (zone_canvas.width, zone_canvas.height), flags=cv2.INTER_NEAREST)
+        return cls(canvas, picture, pts, desc, zone if np.all(seen > 0) else None), None
 
     def locate(self, image: np.ndarray, lens: Lens) -> tuple[BoardLocation | None, Text | None]:
         """This (undistorted) frame's BoardLocation, or (None, why the match is refused)."""
@@ -285,6 +298,16 @@ class BoardReference:
             self._matcher.train()
         return self._matcher
 
+    def zone_of(self, image: np.ndarray, location: BoardLocation) -> np.ndarray | None:
+        """The (undistorted) frame's card zone on the zone's canvas, None when part of it is out of view."""
+        zc = Canvas.zone(load_scheme())
+        hmat = zc.from_mm @ location.inv_homography
+        seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), hmat, (zc.width, zc.height),
+                                   flags=cv2.INTER_NEAREST)
+        if not np.all(seen > 0):
+            return None
+        return cv2.warpPerspective(image, hmat, (zc.width, zc.height), flags=cv2.INTER_LINEAR)
+
     def canonical(self, image: np.ndarray, location: BoardLocation) -> np.ndarray:
         """The (undistorted) frame drawn on the canonical plane."""
         return cv2.warpPerspective(image, self.canvas.from_mm @ location.inv_homography,
@@ -298,7 +321,9 @@ class BoardReference:
                            "height": self.canvas.height, "scale": self.canvas.scale},
                 "picture_png": base64.b64encode(png.tobytes()).decode("ascii"),
                 "points_mm": np.round(self.points_mm, 2).tolist(),
-                "descriptors": base64.b64encode(self.descriptors.tobytes()).decode("ascii")}
+                "descriptors": base64.b64encode(self.descriptors.tobytes()).decode("ascii"),
+                "zone_png": None if self.zone is None else
+                base64.b64encode(cv2.imencode(".png", self.zone)[1].tobytes()).decode("ascii")}
 
     @classmethod
     def from_json(cls, data: dict) -> "BoardReference":
@@ -313,7 +338,14 @@ class BoardReference:
         desc = np.frombuffer(base64.b64decode(data["descriptors"], validate=True), np.uint8)
         if len(desc) != 32 * len(pts) or len(pts) < MIN_INLIERS:
             raise ValueError("the board features do not match their points")
-        return cls(canvas, picture, pts, desc.reshape(-1, 32).copy())
+        zone = None
+        if data.get("zone_png"):
+            zone = cv2.imdecode(np.frombuffer(base64.b64decode(data["zone_png"], validate=True), np.uint8),
+                                cv2.IMREAD_COLOR)
+            zc = Canvas.zone(load_scheme())
+            if zone is None or zone.shape[:2] != (zc.height, zc.width):
+                raise ValueError("the card zone picture does not decode to its size")
+        return cls(canvas, picture, pts, desc.reshape(-1, 32).copy(), zone)
 
 
 PIECE_DIFF = 24.0           # Lab distance between the two photos that makes a pixel part of a piece

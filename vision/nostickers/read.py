@@ -13,7 +13,8 @@ a face no legal change allows) — is unknown, never empty, as a square whose st
 decode.  On a square the game gives a pool or a teleporter, that tile's taught look is the bare
 one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
 read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
-the game's.  The card zone is not taught: ``tile`` is null.
+the game's.  The tombstone tile in the card zone is read when the teaching showed the tiles
+(``Pieces.read_tile``), else ``tile`` is null.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ class Reader:
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
                 else:
                     seen[sq] = key_look(key)
-        return observation_json(Observation(seen, None, unseen))
+        return observation_json(Observation(seen, self.pieces.read_tile(frame.zone), unseen))
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):
