@@ -251,7 +251,7 @@ class BoardReference:
                                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         keys, desc = _orb().detectAndCompute(gray(picture), _sheet_mask(canvas, scheme))
         if desc is None or len(keys) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=len(keys), least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=len(keys), least=MIN_INLIERS))
         pts = canvas.mm([k.pt for k in keys])
         zone_canvas = Canvas.zone(scheme)
         zone = cv2.warpPerspective(image, zone_canvas.from_mm @ np.linalg.inv(hmat), (zone_canvas.width,
@@ -270,17 +270,17 @@ class BoardReference:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         keys, desc = _orb(FRAME_FEATURES).detectAndCompute(g, None)
         if desc is None or len(keys) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=0, least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=0, least=MIN_INLIERS))
         pairs = self.matcher().knnMatch(desc, k=2)
         good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO * p[1].distance]
         if len(good) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=len(good), least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=len(good), least=MIN_INLIERS))
         src = self.points_mm[[m.trainIdx for m in good]]
         dst = np.array([keys[m.queryIdx].pt for m in good], dtype=np.float64) / f
         hmat, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX / f, maxIters=4000, confidence=0.999)
         inliers = int(mask.sum()) if mask is not None else 0
         if hmat is None or inliers < MIN_INLIERS or inliers < MIN_INLIER_SHARE * len(good):
-            return None, board_not_located(WEAK_MATCH(inliers=inliers, least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=inliers, least=MIN_INLIERS))
         keep = mask.ravel().astype(bool)
         hmat, _ = cv2.findHomography(src[keep], dst[keep], 0)
         err = float(np.mean(np.linalg.norm(transform_points(src[keep], hmat) - dst[keep], axis=1))) \
@@ -370,7 +370,7 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
     areas = stats[1:, cv2.CC_STAT_AREA]
     big = areas > 60
     if big.sum() < 8:
-        return None, board_not_located(PIECES_NOT_FOUND(found=int(big.sum()), total=len(pieces_mm)))
+        return None, board_not_located(PIECES_NOT_FOUND(count=int(big.sum()), total=len(pieces_mm)))
     typical = np.median(areas[big])
     # one piece each: not the pools, the tombstone tile in the card zone or a hand
     blobs = cents[1:][big & (areas > 0.3 * typical) & (areas < 3.0 * typical)]
@@ -390,7 +390,7 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
         if hmat is not None and (found > best_found or (found == best_found and err < best_err)):
             best, best_found, best_err = hmat, found, err
     if best is None or best_found < MIN_PIECES * len(pieces_mm):
-        return None, board_not_located(PIECES_NOT_FOUND(found=best_found, total=len(pieces_mm)))
+        return None, board_not_located(PIECES_NOT_FOUND(count=best_found, total=len(pieces_mm)))
     return best, None
 
 
