@@ -11,8 +11,7 @@ import pytest
 from engine.geometry import neighbour, parse_square, square_name
 from engine.placement import PIECES
 from engine.position import COLOURS, FOUR_PAWN_COLOURS, PAWN_KINDS, Position
-from vision.teaching_layout import (DEFAULT_PATH, FORMAT, TILES, TeachingLayoutError, load_layout,
-                                    parse_layout)
+from vision.teaching_layout import DEFAULT_PATH, FORMAT, TILES, TeachingLayoutError, load_layout, parse_layout
 
 RAW = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
 
@@ -73,14 +72,19 @@ def _bad(mutate):
 @pytest.mark.parametrize("mutate, words", [
     (lambda d: d.update(format="flure-teach/9"), "format: unknown format"),
     (lambda d: d.update(steps=[]), "steps: must be a list of steps"),
-    (lambda d: d["steps"][0]["setup"].update(stones={"c3": "stone"}), "step 1: setup: the first step must be the empty board"),
+    (lambda d: d["steps"][0]["setup"].update(stones={"c3": "stone"}),
+     "step 1: setup: the first step must be the empty board"),
     (lambda d: d["steps"][1]["setup"]["stones"].update(a3="lava"), "step 2: setup.stones.a3: unknown stone kind"),
     (lambda d: d["steps"][1]["setup"]["stones"].update(m1="stone"), "step 2: setup.stones.m1:"),
     (lambda d: d["steps"][1]["setup"]["stones"].update(d1="stone"), "step 2: setup.pawns.blue-6/1.at:"),
-    (lambda d: d["steps"][2]["setup"]["stones"].update(k2="stone"), "step 3: setup.stones.k2: a stone stands on the teleporter"),
-    (lambda d: d["steps"][1]["setup"]["stones"].update(a3="crystal"), "step 2: setup.stones: 3 crystal faces up, but the box has 2"),
-    (lambda d: d["steps"][2]["setup"]["stones"].update(a3="stone"), "step 3: setup.stones: 12 stone tiles, but the box has 11"),
-    (lambda d: d["steps"][1]["setup"].update(pools=["a3", "a4", "b3"]), "step 2: setup.pools: the pool squares a3 b3 a4 are not"),
+    (lambda d: d["steps"][2]["setup"]["stones"].update(k2="stone"),
+     "step 3: setup.stones.k2: a stone stands on the teleporter"),
+    (lambda d: d["steps"][1]["setup"]["stones"].update(a3="crystal"),
+     "step 2: setup.stones: 3 crystal faces up, but the box has 2"),
+    (lambda d: d["steps"][2]["setup"]["stones"].update(a3="stone"),
+     "step 3: setup.stones: 12 stone tiles, but the box has 11"),
+    (lambda d: d["steps"][1]["setup"].update(pools=["a3", "a4", "b3"]),
+     "step 2: setup.pools: the pool squares a3 b3 a4 are not"),
     (lambda d: d["steps"][1]["setup"]["pawns"].update({"purple-4/3": {"at": "a3", "color": "purple", "pawn": "4/3"}}),
      "step 2: setup.pawns.purple-4/3: the box has no purple 4/3 pawn"),
     (lambda d: d["steps"][1]["setup"]["pawns"].update({"X": {"at": "a3", "color": "red", "pawn": "6/1"}}),
@@ -91,7 +95,8 @@ def _bad(mutate):
     (lambda d: d["steps"][3].update(tile="prey-3"), "step 4: tile: 'prey-3' is not a tombstone tile of the box"),
     (lambda d: d["steps"][3].update(say=""), "step 4: say: required"),
     (lambda d: d["steps"][3].update(heading="N"), "step 4: unknown key 'heading'"),
-    (lambda d: d["steps"][1]["setup"].update(monster={"at": "i3", "facing": "E"}), "step 2: setup.monster: the monster stands on the pool"),
+    (lambda d: d["steps"][1]["setup"].update(monster={"at": "i3", "facing": "E"}),
+     "step 2: setup.monster: the monster stands on the pool"),
     (lambda d: d["steps"][1]["setup"]["teleporters"].pop("k2"), "step 2: setup.teleporters: pair 1 has 1 tile"),
 ])
 def test_a_bad_layout_names_the_step_and_the_field(mutate, words):

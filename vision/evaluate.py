@@ -327,6 +327,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--moves", action="store_true",
                         help="evaluate reading changes with the game as prior (flure vision explain) instead "
                              "of single readings: legal moves read, refused, wrong; illegal changes refused")
+    parser.add_argument("--no-stickers", action="store_true",
+                        help="with --moves: the box without stickers, each case a look of its own, taught from "
+                             "the teaching layout's photos then read (vision/evaluate_nostickers.py)")
     parser.add_argument("--per-level", type=int, default=None, metavar="N",
                         help="images per perturbation level (default 30: 17 levels, 510 images; "
                              "with --moves 12 scenes: 9 levels, 108 scenes)")
@@ -349,6 +352,9 @@ def run(args, calibration=None) -> int:
     ``calibration`` is a loaded one (or None): the command line reads the file."""
     from vision import evaluate_moves  # imports this module: imported here, not at the top
     moves = getattr(args, "moves", False)
+    plain = getattr(args, "no_stickers", False)
+    if plain and not moves:
+        raise UsageError("--no-stickers evaluates reading changes: use it with --moves")
     grid = evaluate_moves.MOVE_LEVELS if moves else LEVELS
     if getattr(args, "list_levels", False):
         for lv in grid:
@@ -358,6 +364,10 @@ def run(args, calibration=None) -> int:
     # a SchemeError or UsageError is flure's one plain sentence with status 2 (companion_app.cli.main)
     scheme = load_scheme(getattr(args, "scheme", None))
     levels = chosen_levels(getattr(args, "levels", None), grid)
+    if plain:
+        from vision import evaluate_nostickers
+        path = report_path(getattr(args, "report", None), evaluate_nostickers.default_report())
+        return evaluate_nostickers.run(args, levels, path, calibration)
     path = report_path(getattr(args, "report", None), evaluate_moves.default_report() if moves else default_report())
     if moves:
         return evaluate_moves.run(args, levels, path, scheme, calibration)

@@ -24,7 +24,7 @@ from engine.errors import FlureError, InvalidSetupError
 from engine.geometry import SQUARE_NAMES, parse_square, square_name
 from engine.placement import PIECES
 from engine.pools import pool_squares, split_pools
-from engine.position import FOUR_PAWN_COLOURS, COLOURS, PAWN_KINDS, STONE_KINDS, Position, pawn_label
+from engine.position import COLOURS, FOUR_PAWN_COLOURS, PAWN_KINDS, STONE_KINDS, Position, pawn_label
 from engine.wording import Join, Text, os_reason
 
 from .scheme import CANNOT_READ

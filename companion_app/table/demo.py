@@ -42,8 +42,9 @@ class SimulatedRig:
     """The physical table, its camera and the players, for one session."""
 
     def __init__(self, session, *, seed: int = DEMO_SEED, speed: float = 1.0, err_rate: float = 0.0,
-                 size: tuple[int, int] = DEMO_SIZE):
+                 size: tuple[int, int] = DEMO_SIZE, stickers: bool = True, look_seed: int = 0):
         self.session = session
+        self.stickers, self.look_seed = stickers, look_seed     # without stickers: the box's own looks (NOSTICKERS.md)
         game = session.game
         self.table = PhysicalTable(game.position if game is not None else basic_position(), seed=seed)
         self.seed, self.size = seed, size
@@ -57,8 +58,27 @@ class SimulatedRig:
         """A camera on the table; reopening after a fault films the same table."""
         if self.source is not None:
             self._frames_before += self.source.frames
-        self.source = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1])
+        self.source = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1],
+                                      stickers=self.stickers, look_seed=self.look_seed)
         return self.source
+
+    def teach(self, layout=None):
+        """Teach the box without stickers from the table's own camera (``vision.nostickers.teach`` over the
+        teaching layout's steps laid out on the table), then set the game's position back; returns the
+        ``Pieces``.  Raises ``TeachError`` as a family's teaching would."""
+        from vision.nostickers import teach
+        from vision.teaching_layout import load_layout
+        from vision.twin.table import teaching_photos
+
+        layout = layout if layout is not None else load_layout()
+        camera = self.source or self.open_source()
+        try:
+            photos = teaching_photos(self.table, camera, layout)
+        finally:
+            game = self.session.game
+            self.table.arrange(game.position if game is not None else basic_position(), sloppy=False)
+            self.table.lay_tile(None)
+        return teach(layout, photos)
 
     def frames(self) -> int:
         """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""

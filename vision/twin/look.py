@@ -31,7 +31,6 @@ _NOMINAL = {"blue": (220, 0.75, 0.70), "yellow": (52, 0.80, 0.92), "red": (2, 0.
 MOTIFS = ("bust", "ghost", "lantern", "face")
 DARK_STYLES = ("half", "band", "ring", "crescent")
 MONSTER_SHAPES = ("round", "square", "octagon", "star")
-TOMB_TILES = ("5", "7", "8", "10", "prey-1", "prey-2", "prey-3")
 
 
 def _bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -73,6 +72,7 @@ class Look:
     monster_top_mm: float
     monster_height_mm: float
     table: tuple[int, int, int]
+    table_grain: float
     floor: tuple[int, int, int]
     mortar: tuple[int, int, int]
     wall: tuple[int, int, int]
@@ -101,7 +101,8 @@ def _look(seed: int) -> Look:
     colours.append(("black", _bgr(u(0, 360), u(0, 0.25), u(0.10, 0.22))))
     colours.append(("white", _bgr(u(30, 60), u(0.02, 0.15), u(0.86, 0.97))))
     floor_h = u(15, 60) if rng.random() < 0.7 else u(80, 220)
-    floor = _bgr(floor_h, u(0.12, 0.4), u(0.35, 0.6))
+    floor_v = u(0.35, 0.6)
+    floor = _bgr(floor_h, u(0.12, 0.4), floor_v)
     wall = _bgr(floor_h + u(-20, 20), u(0.1, 0.35), u(0.16, 0.3))
     monster_foot = u(18.0, 25.0)
     return Look(
@@ -109,7 +110,9 @@ def _look(seed: int) -> Look:
         pawn_edge=None if rng.random() < 0.5 else _bgr(u(25, 40), u(0.35, 0.55), u(0.6, 0.8)),
         motif=MOTIFS[int(rng.integers(len(MOTIFS)))], dark_style=DARK_STYLES[int(rng.integers(len(DARK_STYLES)))],
         badge_angle=u(0, 360), badge_mm=u(9.0, 11.5),
-        stone=_bgr(u(20, 60), u(0.05, 0.25), u(0.5, 0.7)), stone_back=_bgr(u(20, 60), u(0.05, 0.25), u(0.45, 0.65)),
+        # the stone tiles' printed rock is lighter than the board's floor (a tile stands out from the board)
+        stone=_bgr(u(20, 60) if rng.random() < 0.6 else u(190, 230), u(0.05, 0.25), min(0.95, floor_v + u(0.18, 0.32))),
+        stone_back=_bgr(u(20, 60), u(0.05, 0.25), min(0.92, floor_v + u(0.15, 0.3))),
         crystal=_bgr(u(160, 200), u(0.35, 0.7), u(0.8, 1.0)), pivot=_bgr(u(0, 360), u(0.5, 0.85), u(0.6, 0.9)),
         teleporter_base=_bgr(u(200, 280), u(0.2, 0.5), u(0.18, 0.32)),
         portals=(_bgr(u(20, 60), u(0.7, 0.95), u(0.8, 1.0)), _bgr(u(160, 200), u(0.6, 0.9), u(0.75, 1.0))),
@@ -118,7 +121,8 @@ def _look(seed: int) -> Look:
         monster=_bgr(u(0, 360), u(0.35, 0.75), u(0.3, 0.6)),
         monster_shape=MONSTER_SHAPES[int(rng.integers(len(MONSTER_SHAPES)))],
         monster_foot_mm=monster_foot, monster_top_mm=monster_foot * u(0.75, 1.1), monster_height_mm=u(45.0, 75.0),
-        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.35, 0.65)), floor=floor,
+        # a light table, as the reader asks (the board against a table of another colour: its dark edge shows)
+        table=_bgr(u(20, 40), u(0.3, 0.6), u(0.55, 0.8)), table_grain=u(2.0, 5.0), floor=floor,
         mortar=_shade(floor, u(0.45, 0.7)), wall=wall, pillar=_bgr(floor_h, u(0.05, 0.2), u(0.55, 0.75)),
         pillar_round=bool(rng.random() < 0.5), letter=_bgr(u(30, 60), u(0.05, 0.3), u(0.7, 0.9)),
         flag_mm=(u(22, 48), u(16, 30)), grid_alpha=u(0.0, 0.5), stains=int(rng.integers(6, 18)))
@@ -126,15 +130,15 @@ def _look(seed: int) -> Look:
 
 # -- pieces --------------------------------------------------------------------------
 
-def plain_face(kind_look: tuple, look: Look, s: float, size_mm: float, off=(0.0, 0.0), angle: float = 0.0,
+def plain_face(kind_look: tuple, look: Look, s: float, off=(0.0, 0.0), angle: float = 0.0,
                disc_mm: float = 27.0, tile_mm: float = 28.0) -> Canvas:
     """A piece's printed top face without a sticker, BGRA, in the sticker frame (``pieces.piece_face``):
     the piece's heading (monster, teleporter arrow) is the frame's +x."""
-    return _face(kind_look, look, s, size_mm, off, angle, disc_mm, tile_mm)
+    return _face(kind_look, look, s, off, angle, disc_mm, tile_mm)
 
 
 @lru_cache(maxsize=512)
-def _face(kl: tuple, look: Look, s: float, size_mm: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
+def _face(kl: tuple, look: Look, s: float, off, angle, disc_mm: float, tile_mm: float) -> Canvas:
     kind = kl[0]
     if kind == "pawn":
         return _pawn_face(look, kl[1], kl[2], kl[3], s, disc_mm)
@@ -230,6 +234,9 @@ def _stone_face(look: Look, kind: str, s: float, t: float) -> Canvas:
     cv = _tile(s, t)
     h = t / 2
     rng = np.random.default_rng([look.seed, 3, len(kind)])
+    rim = (30, 30, 32, 255)   # the die-cut cardboard's dark edge
+    cv.rect(-h, -h, h, h, rim)
+    h -= 0.7
     if kind == "plain":   # the plain back: cracked flagstone
         cv.rect(-h, -h, h, h, look.stone_back + (255,))
         _speckle(cv, rng, (-h, -h, h, h), _shade(look.stone_back, 0.85) + (255,), 30, (0.4, 1.4))
@@ -387,7 +394,7 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
     from .board import _add_field, _grain, _wall_letters, pillar_points
     rng = np.random.default_rng([look.seed, 9])
     cv = Canvas.blank(*size_mm, s, look.table, origin_mm=origin_mm)
-    _grain(cv, rng, (40, 3), 14)
+    _grain(cv, rng, (40, 3), look.table_grain)   # the texture ends before the picture does: a faint grain
     sh = scheme.sheet_mm
     q = scheme.square_mm
     cv.rect(sh["left"], sh["top"], sh["right"], sh["bottom"], look.wall)
@@ -397,7 +404,7 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
     while y < sh["bottom"]:
         x = sh["left"] - (bw / 2 if row % 2 else 0)
         while x < sh["right"]:
-            cv.rect(x + 0.5, y + 0.5, min(x + bw, sh["right"]) - 0.5, min(y + bh, sh["bottom"]) - 0.5,
+            cv.rect(max(x, sh["left"]) + 0.5, y + 0.5, min(x + bw, sh["right"]) - 0.5, min(y + bh, sh["bottom"]) - 0.5,
                     _shade(look.wall, rng.uniform(0.85, 1.25)))
             x += bw
         y += bh
@@ -418,8 +425,24 @@ def _draw_art_board(scheme, s: float, look: Look, origin_mm, size_mm) -> np.ndar
             x += w
         y += h
         row += 1
-    noise = rng.normal(0, 9, (max(2, int(11 * q / 5)), max(2, int(COLS * q / 5)))).astype(np.float32)
-    _add_field(floor.image, cv2.resize(noise, floor.image.shape[1::-1], interpolation=cv2.INTER_CUBIC))
+    # The printed picture's own details, different all over (so no two places of the board look alike):
+    # pebbles and rubble, bones, fine grain at two scales.
+    for _ in range(int(rng.integers(250, 450))):
+        c = (rng.uniform(0, COLS * q), rng.uniform(0, 11 * q))
+        floor.ellipse(c, (rng.uniform(0.6, 2.6), rng.uniform(0.5, 1.8)), rng.uniform(0, 180),
+                      _shade(look.floor, rng.uniform(0.45, 1.45)))
+    bone = _mix(look.floor, (225, 235, 240), 0.7)
+    for _ in range(int(rng.integers(8, 20))):
+        c = np.array([rng.uniform(0, COLS * q), rng.uniform(0, 11 * q)])
+        a = rng.uniform(0, np.pi)
+        d = np.array([np.cos(a), np.sin(a)]) * rng.uniform(4, 9)
+        floor.line(tuple(c - d), tuple(c + d), 1.3, bone)
+        for end in (c - d, c + d):
+            floor.circle(tuple(end + (0.0, 0.9)), 1.1, bone)
+            floor.circle(tuple(end - (0.0, 0.9)), 1.1, bone)
+    for cell, amp in ((5.0, 9.0), (1.2, 7.0)):
+        noise = rng.normal(0, amp, (max(2, int(11 * q / cell)), max(2, int(COLS * q / cell)))).astype(np.float32)
+        _add_field(floor.image, cv2.resize(noise, floor.image.shape[1::-1], interpolation=cv2.INTER_CUBIC))
     # Damp stains and dirt, drawn at 1 px/mm and blurred once.
     stain = np.zeros((int(11 * q), int(COLS * q)), np.float32)
     for _ in range(look.stains):

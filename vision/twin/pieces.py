@@ -22,8 +22,8 @@ from engine.pools import split_pools
 from engine.position import BOARD, Position
 
 from ..scheme import Scheme, Sticker, marker_corners_mm
-from ..teaching_layout import fronts_up
 from ..stickers import PAWN_DISC_MM
+from ..teaching_layout import fronts_up
 from .draw import Canvas, marker_bits, marker_image
 from .look import Look, monster_outline, plain_face
 
@@ -333,7 +333,7 @@ def piece_face(p: Placed, dictionary: str, px_per_mm: float, look: Look | None =
         off, angle = (round(o[0], 1), round(o[1], 1)), round(p.angle_deg, 0)
     st = p.sticker
     if look is not None:
-        return plain_face(p.look, look, px_per_mm, st.size_mm, off, angle, PAWN_DISC_MM, TILE_MM)
+        return plain_face(p.look, look, px_per_mm, off, angle, PAWN_DISC_MM, TILE_MM)
     return _draw_face(p.look, st.id, st.size_mm, dictionary, px_per_mm, off, angle, p.cut)
 
 

@@ -205,16 +205,25 @@ def _draw_still(position: Position, tile: str | None, scheme: Scheme, *, seed, w
                       offset_mm=offset_mm, hfov_deg=hfov_deg, distortion=distortion)
     rng = np.random.default_rng([seed, 0])
     placed = layout(position, tile, scheme, rng, look=look)
-    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
+    room = room_rng(seed, look, rng)
+    lamp = Lamp(room.uniform(0, 360), room.uniform(45, 75), 0.15 + 0.2 * min(1.0, max(0.0, light)))
     img, stickers = _draw_scene(cam, scheme, placed, supersample, lamp, look)
     occluded: list[str] = []
     if occluder == "hand":
         stickers, occluded = _add_hand(img, cam, scheme, stickers, rng, height_mm, hand_over)
-    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    img = fx.uneven_light(img, light, room, away=_image_direction(cam, lamp))
     img = fx.colour_temperature(img, colour_temp)
-    img = fx.glare(img, glare, rng)
+    img = fx.glare(img, glare, room)
     img = fx.defocus(img, blur)
     return img, cam, stickers, occluded
+
+
+def room_rng(seed: int, look, rng):
+    """Where the room's lamp, uneven light and glare are drawn from.  Without stickers, from the seed alone:
+    one room whatever lies on the table (the teaching photos and the game's frames of one seed share
+    their light, as a family teaches and plays in one room); with stickers, as it always was (after the
+    layout, so the light changes with the pieces)."""
+    return rng if look is None else np.random.default_rng([seed, 3])
 
 
 # -- drawing -----------------------------------------------------------------------

@@ -29,8 +29,9 @@ from engine.wording import N_, Term, Text, Worded
 from ..scheme import Scheme, load_scheme
 from . import effects as fx
 from .camera import pose_camera
+from .look import Look
 from .pieces import Placed, layout
-from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board
+from .scene import Lamp, _draw_scene, _image_direction, _scale_at_board, room_rng
 
 # How far from its square's centre a player puts a piece down (mm).  The pawn disc is 27 mm on
 # a 30 mm square.  Measured with the reader at 1280x720: 4 mm off made it flag the neighbouring
@@ -331,8 +332,9 @@ class SimulatedCamera:
 
     def __init__(self, table: PhysicalTable, *, width: int = DEMO_SIZE[0], height: int = DEMO_SIZE[1],
                  seed: int = 0, noise: float = 1.5, light: float = 0.2, supersample: int = 1,
-                 scheme: Scheme | str | None = None):
+                 scheme: Scheme | str | None = None, stickers: bool = True, look_seed: int = 0):
         self.table = table
+        self.look = None if stickers else Look.from_seed(look_seed)   # the box without stickers (NOSTICKERS.md)
         self.width, self.height = width, height
         self.seed, self.noise, self.light, self.supersample = seed, noise, light, supersample
         self.scheme = scheme if isinstance(scheme, Scheme) else load_scheme(scheme)
@@ -349,7 +351,7 @@ class SimulatedCamera:
             if self._still is None or self._still[0] != view:
                 self._still = None                      # free the old drawing before making the new one
                 img = draw_table(view, self.camera, self.scheme, seed=self.seed, light=self.light,
-                                 supersample=self.supersample)
+                                 supersample=self.supersample, look=self.look)
                 # Kept as 8-bit with one 16-bit noise buffer reused frame after frame: 8 MB at
                 # 1280x720 instead of a float still and half a dozen full-size float temporaries.
                 self._still = (view, cv2.convertScaleAbs(img))   # rounded and clipped, no float copies
@@ -368,22 +370,24 @@ class SimulatedCamera:
 
 
 def draw_table(view: TableView, cam, scheme: Scheme, *, seed: int = 0, light: float = 0.2,
-               supersample: int = 2) -> np.ndarray:
+               supersample: int = 2, look: Look | None = None) -> np.ndarray:
     """The still scene of a table snapshot (float32 BGR, before sensor noise): the pieces where
-    they lie, the tile in the card zone, and the hand over its square."""
+    they lie, the tile in the card zone, and the hand over its square; with a ``look``, the box
+    without stickers (a table without the monster — a teaching step's — draws none)."""
     rng = np.random.default_rng([seed, 0])
     position = view.position()
     # copies: a table the game's pieces cannot make is filmed as it lies (the reader says what is wrong),
     # never a camera failure
-    placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng, copies=True)]
-    lamp = Lamp(rng.uniform(0, 360), rng.uniform(45, 75), 0.15 + 0.2 * light)
-    img, _ = _draw_scene(cam, scheme, placed, max(1, supersample), lamp)
+    placed = [_as_lying(p, view, scheme) for p in layout(position, view.tile, scheme, rng, copies=True, look=look)]
+    room = room_rng(seed, look, rng)
+    lamp = Lamp(room.uniform(0, 360), room.uniform(45, 75), 0.15 + 0.2 * light)
+    img, _ = _draw_scene(cam, scheme, placed, max(1, supersample), lamp, look)
     if view.hand is not None:
         # The same hand while it stays over the same square; a new reach looks different.
         hand_rng = np.random.default_rng([seed, 2, view.hand])
         target = cam.project([scheme.square_center_mm(view.hand)], 0.0)[0]
         fx.hand(img, target, _scale_at_board(cam) * 900.0 / 750.0, hand_rng)
-    img = fx.uneven_light(img, light, rng, away=_image_direction(cam, lamp))
+    img = fx.uneven_light(img, light, room, away=_image_direction(cam, lamp))
     return img
 
 
@@ -404,3 +408,19 @@ def _as_lying(p: Placed, view: TableView, scheme: Scheme) -> Placed:
     cx, cy = scheme.square_center_mm(p.square)
     centre = (cx + lying.offset[0], cy + lying.offset[1])
     return replace(p, centre_mm=centre, piece_centre_mm=centre, rotation=rotation)
+
+
+def teaching_photos(table: PhysicalTable, camera, layout, *, frames: int = 1) -> list:
+    """The teaching layout's photos taken by the table's own camera (NOSTICKERS.md): for each step the
+    pieces are laid out as it lists them (a little off centre, as a hand puts them; no hand over the
+    board), its tombstone tile in the card zone, and ``frames`` frames read (the last one kept).
+    The table is left as the last step has it: arrange the game's position afterwards."""
+    photos = []
+    for step in layout.steps:
+        table.hand_over(None)
+        table.arrange(step.pieces())
+        table.lay_tile(step.tile)
+        for _ in range(max(1, frames)):
+            frame = camera.read()
+        photos.append(frame)
+    return photos
