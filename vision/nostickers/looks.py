@@ -116,13 +116,14 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
 
 
 BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
-HAND_SQUARES = 3.0          # a difference this many squares large in one piece is a hand or an arm
+HAND_SQUARES = 4.0          # a difference this many squares large in one piece is a hand or an arm
 
 
 def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
     """The squares a hand or an arm covers: those whose middle lies under one connected difference
     from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
-    pieces — pools — are left out of it, and thin bridges between neighbouring pieces are opened)."""
+    — the pools, the monster and its shadow — are left out of it, and thin bridges between
+    neighbouring pieces are opened)."""
     mask = (diff > DIFF).astype(np.uint8)
     for sq in fixed:
         x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)

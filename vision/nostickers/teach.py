@@ -51,7 +51,7 @@ from .words import (
 )
 
 FORMAT = "flure-pieces/1"
-MAX_DISTANCE = 12.0         # RMS Lab units: a face is never read farther than this from its samples
+MAX_DISTANCE = 15.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
 STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
@@ -142,7 +142,8 @@ class Pieces:
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
         return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
 
-    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
+    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset(),
+              nearest: dict[str, float] | None = None) -> str | None:
         """The taught face a square shows, or None when it cannot be told.
 
         ``sample(dx, dy)``: the square's polar sample (``looks.polar_at``) about its silhouette's
@@ -155,10 +156,12 @@ class Pieces:
         ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
         faces that could both lie there leave the square unknown).  When a face no legal change
         allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
-        sticker that does not decode, a square is never read as what it does not show."""
+        sticker that does not decode, a square is never read as what it does not show.  ``nearest``,
+        when given, is filled with each face's distance."""
         if not self.faces:
             return None
-        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
+        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)),
+                                {} if nearest is None else nearest)
         close = sorted(nearest, key=nearest.get)[:NEAREST]
         keep = set(close) | (set(allowed) & set(nearest))
         only = [i for i, k in enumerate(self._keys) if k in keep]
