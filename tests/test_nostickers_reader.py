@@ -252,3 +252,43 @@ def test_several_frames_are_combined_as_with_stickers(taught):
         assert outcome(explain_change(before, [hand], pieces), change) in ("right", "refused")
         return
     pytest.fail("no move of the batch was read right from one clear frame")
+
+
+def test_a_lens_calibration_is_used_as_with_stickers():
+    """A barrel lens: taught and read with its calibration (the frames undistorted first), moves are
+    read right or refused, never wrong."""
+    from types import SimpleNamespace
+
+    camera = dict(distortion=-0.12, tilt_deg=8)
+    photos = teaching_photos(5, **camera)
+    _img, truth = render(LAYOUT.steps[0].pieces(), None, stickers=False, look_seed=5, **camera)
+    calibration = SimpleNamespace(camera_matrix=truth.camera.K, dist_coeffs=truth.camera.dist,
+                                  image_size=(truth.camera.width, truth.camera.height))
+    pieces = teach(LAYOUT, photos, calibration)
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for n, (before, change) in enumerate(moves(5, 3)):
+        img, _ = render(change.after, None, stickers=False, look_seed=5, seed=n, noise=2.0, **camera)
+        seen[outcome(explain_change(before, [img], pieces, calibration=calibration), change)] += 1
+    assert seen["wrong"] == 0 and seen["right"] >= 1, seen
+
+
+def test_the_tombstone_tile_is_read_from_the_card_zone_when_taught(taught, tmp_path):
+    look, _photos, pieces = taught
+    assert sorted({f.key for f in pieces.tiles}) == ["tile:10", "tile:5", "tile:7", "tile:8", "tile:prey-1",
+                                                     "tile:prey-2"]
+    pieces.save(tmp_path / "p.json")
+    again = Pieces.load(tmp_path / "p.json")
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    for n, tile in enumerate(["5", "8", "prey-2", "10"]):
+        before = random_position(20 + n)[0]
+        img, _ = render(before, tile, stickers=False, look_seed=look, seed=n, noise=2.0)
+        data = explain_change(before, [img], again).to_json()
+        if data["change"] == "unexplained":
+            seen["refused"] += 1
+        else:
+            seen["right" if (data["change"], data["tile"]) == ("tile", tile) else "wrong"] += 1
+    assert seen["wrong"] == 0 and seen["right"] >= 2, seen
+    # taught without tiles: the tile is never read (null), the board still is
+    bare = Pieces(pieces.board, pieces.faces, pieces.warnings, pieces.faint)
+    img, _ = render(before, "8", stickers=False, look_seed=look, noise=2.0)
+    assert explain_change(before, [img], bare).to_json()["tile"] is None

@@ -68,10 +68,10 @@ BAD_FIT = _say("not-located", N_("the corner markers fit the scheme badly (%(err
 # (without stickers, NOSTICKERS.md: the board located by its own printed picture, vision.nostickers)
 NO_OUTLINE = _say("not-located", N_("the board's outline was not found in the empty board's photo (is the whole "
                                     "board in view, against a table of another colour?)"))
-WEAK_MATCH = _say("not-located", N_("the picture matches the taught board too weakly (%(inliers)s matching points, "
+WEAK_MATCH = _say("not-located", N_("the picture matches the taught board too weakly (%(count)s matching points, "
                                     "at least %(least)s needed): is it this board, in view and lit?"))
 BAD_MATCH = _say("not-located", N_("the picture matches the taught board badly (%(error)s px off on average)"))
-PIECES_NOT_FOUND = _say("not-located", N_("only %(found)s of the %(total)s pieces of the teaching step were found where "
+PIECES_NOT_FOUND = _say("not-located", N_("only %(count)s of the %(total)s pieces of the teaching step were found where "
                                           "they should lie: are they on their lit squares, the camera still?"))
 
 # -- something hides part of the board or of the card zone -----------------------------------------

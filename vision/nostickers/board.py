@@ -36,7 +36,7 @@ MARGIN_MM = 12.0            # table drawn around the sheet in the canonical pict
 FEATURES = 4000             # ORB features of the reference
 FRAME_FEATURES = 2000       # … and of each frame
 RATIO = 0.8                 # Lowe's ratio test on the two nearest reference descriptors
-MIN_INLIERS = 30            # fewer RANSAC inliers: the match is too weak to trust
+MIN_INLIERS = 20            # fewer RANSAC inliers: the match is too weak to trust
 MIN_INLIER_SHARE = 0.25     # of the ratio-test matches
 RANSAC_PX = 4.0
 MAX_ERROR_PX = 2.5          # mean reprojection error of the inliers
@@ -59,6 +59,12 @@ class Canvas:
         x0, y0 = s["left"] - MARGIN_MM, s["top"] - MARGIN_MM
         return cls(x0, y0, int(round((s["right"] + MARGIN_MM - x0) * SCALE)),
                    int(round((s["bottom"] + MARGIN_MM - y0) * SCALE)))
+
+    @classmethod
+    def zone(cls, scheme: Scheme) -> "Canvas":
+        """The card zone's frame (the tombstone tile beside the board, ``card_zone_mm``)."""
+        x, y, w, h = scheme.card_zone_mm
+        return cls(x, y, int(round(w * SCALE)), int(round(h * SCALE)))
 
     @property
     def from_mm(self) -> np.ndarray:
@@ -209,6 +215,7 @@ class BoardReference:
     picture: np.ndarray
     points_mm: np.ndarray
     descriptors: np.ndarray
+    zone: np.ndarray | None = None      # the empty card zone (BGR, ``zone_canvas``), where the tile is read
 
     @classmethod
     def from_empty_photo(cls, image: np.ndarray, lens: Lens, scheme: Scheme | None = None, *,
@@ -244,9 +251,15 @@ class BoardReference:
                                       flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         keys, desc = _orb().detectAndCompute(gray(picture), _sheet_mask(canvas, scheme))
         if desc is None or len(keys) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=len(keys), least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=len(keys), least=MIN_INLIERS))
         pts = canvas.mm([k.pt for k in keys])
-        return cls(canvas, picture, pts, desc), None
+        zone_canvas = Canvas.zone(scheme)
+        zone = cv2.warpPerspective(image, zone_canvas.from_mm @ np.linalg.inv(hmat), (zone_canvas.width,
+                                                                                     zone_canvas.height),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), zone_canvas.from_mm @ np.linalg.inv(hmat),
+                                   (zone_canvas.width, zone_canvas.height), flags=cv2.INTER_NEAREST)
+        return cls(canvas, picture, pts, desc, zone if np.all(seen > 0) else None), None
 
     def locate(self, image: np.ndarray, lens: Lens) -> tuple[BoardLocation | None, Text | None]:
         """This (undistorted) frame's BoardLocation, or (None, why the match is refused)."""
@@ -257,17 +270,17 @@ class BoardReference:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         keys, desc = _orb(FRAME_FEATURES).detectAndCompute(g, None)
         if desc is None or len(keys) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=0, least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=0, least=MIN_INLIERS))
         pairs = self.matcher().knnMatch(desc, k=2)
         good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO * p[1].distance]
         if len(good) < MIN_INLIERS:
-            return None, board_not_located(WEAK_MATCH(inliers=len(good), least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=len(good), least=MIN_INLIERS))
         src = self.points_mm[[m.trainIdx for m in good]]
         dst = np.array([keys[m.queryIdx].pt for m in good], dtype=np.float64) / f
         hmat, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX / f, maxIters=4000, confidence=0.999)
         inliers = int(mask.sum()) if mask is not None else 0
         if hmat is None or inliers < MIN_INLIERS or inliers < MIN_INLIER_SHARE * len(good):
-            return None, board_not_located(WEAK_MATCH(inliers=inliers, least=MIN_INLIERS))
+            return None, board_not_located(WEAK_MATCH(count=inliers, least=MIN_INLIERS))
         keep = mask.ravel().astype(bool)
         hmat, _ = cv2.findHomography(src[keep], dst[keep], 0)
         err = float(np.mean(np.linalg.norm(transform_points(src[keep], hmat) - dst[keep], axis=1))) \
@@ -285,6 +298,16 @@ class BoardReference:
             self._matcher.train()
         return self._matcher
 
+    def zone_of(self, image: np.ndarray, location: BoardLocation) -> np.ndarray | None:
+        """The (undistorted) frame's card zone on the zone's canvas, None when part of it is out of view."""
+        zc = Canvas.zone(load_scheme())
+        hmat = zc.from_mm @ location.inv_homography
+        seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), hmat, (zc.width, zc.height),
+                                   flags=cv2.INTER_NEAREST)
+        if not np.all(seen > 0):
+            return None
+        return cv2.warpPerspective(image, hmat, (zc.width, zc.height), flags=cv2.INTER_LINEAR)
+
     def canonical(self, image: np.ndarray, location: BoardLocation) -> np.ndarray:
         """The (undistorted) frame drawn on the canonical plane."""
         return cv2.warpPerspective(image, self.canvas.from_mm @ location.inv_homography,
@@ -298,7 +321,9 @@ class BoardReference:
                            "height": self.canvas.height, "scale": self.canvas.scale},
                 "picture_png": base64.b64encode(png.tobytes()).decode("ascii"),
                 "points_mm": np.round(self.points_mm, 2).tolist(),
-                "descriptors": base64.b64encode(self.descriptors.tobytes()).decode("ascii")}
+                "descriptors": base64.b64encode(self.descriptors.tobytes()).decode("ascii"),
+                "zone_png": None if self.zone is None else
+                base64.b64encode(cv2.imencode(".png", self.zone)[1].tobytes()).decode("ascii")}
 
     @classmethod
     def from_json(cls, data: dict) -> "BoardReference":
@@ -313,7 +338,14 @@ class BoardReference:
         desc = np.frombuffer(base64.b64decode(data["descriptors"], validate=True), np.uint8)
         if len(desc) != 32 * len(pts) or len(pts) < MIN_INLIERS:
             raise ValueError("the board features do not match their points")
-        return cls(canvas, picture, pts, desc.reshape(-1, 32).copy())
+        zone = None
+        if data.get("zone_png"):
+            zone = cv2.imdecode(np.frombuffer(base64.b64decode(data["zone_png"], validate=True), np.uint8),
+                                cv2.IMREAD_COLOR)
+            zc = Canvas.zone(load_scheme())
+            if zone is None or zone.shape[:2] != (zc.height, zc.width):
+                raise ValueError("the card zone picture does not decode to its size")
+        return cls(canvas, picture, pts, desc.reshape(-1, 32).copy(), zone)
 
 
 PIECE_DIFF = 24.0           # Lab distance between the two photos that makes a pixel part of a piece
@@ -338,7 +370,7 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
     areas = stats[1:, cv2.CC_STAT_AREA]
     big = areas > 60
     if big.sum() < 8:
-        return None, board_not_located(PIECES_NOT_FOUND(found=int(big.sum()), total=len(pieces_mm)))
+        return None, board_not_located(PIECES_NOT_FOUND(count=int(big.sum()), total=len(pieces_mm)))
     typical = np.median(areas[big])
     # one piece each: not the pools, the tombstone tile in the card zone or a hand
     blobs = cents[1:][big & (areas > 0.3 * typical) & (areas < 3.0 * typical)]
@@ -358,7 +390,7 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
         if hmat is not None and (found > best_found or (found == best_found and err < best_err)):
             best, best_found, best_err = hmat, found, err
     if best is None or best_found < MIN_PIECES * len(pieces_mm):
-        return None, board_not_located(PIECES_NOT_FOUND(found=best_found, total=len(pieces_mm)))
+        return None, board_not_located(PIECES_NOT_FOUND(count=best_found, total=len(pieces_mm)))
     return best, None
 
 

@@ -53,13 +53,10 @@ def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, 
     looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
     (a median over their neighbours) and spread over the picture (bilinear):
     a room lit from one side, a warmer lamp, a shadow over part of the board."""
-    sel = mask[::4, ::4] > 0
-    if not np.any(sel):
+    if not np.any(mask[::4, ::4] > 0):
         return frame_lab
     # First the whole sheet's medians; then, place by place, only what still looks like the board.
-    f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
-    first = frame_lab * np.array([float(r[0]) / max(float(f[0]), 1.0), 1, 1], np.float32) \
-        + np.array([0, *(r[1:] - f[1:])], np.float32)
+    first = lit(frame_lab, *global_light(frame_lab, ref_lab, mask))
     board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
     mask = board.astype(np.uint8)
     h, w = mask.shape
@@ -119,13 +116,14 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
 
 
 BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
-HAND_SQUARES = 3.0          # a difference this many squares large in one piece is a hand or an arm
+HAND_SQUARES = 4.0          # a difference this many squares large in one piece is a hand or an arm
 
 
 def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
     """The squares a hand or an arm covers: those whose middle lies under one connected difference
     from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
-    pieces — pools — are left out of it, and thin bridges between neighbouring pieces are opened)."""
+    — the pools, the monster and its shadow — are left out of it, and thin bridges between
+    neighbouring pieces are opened)."""
     mask = (diff > DIFF).astype(np.uint8)
     for sq in fixed:
         x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)
@@ -163,11 +161,47 @@ def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
     return float(cents[best][0] + x0), float(cents[best][1] + y0)
 
 
-def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas) -> np.ndarray:
-    """(ANGLES, RINGS, 3) Lab samples of a disc of ``RADIUS_MM`` about ``centre`` (canonical pixels) of a
+def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas,
+             radius_mm: float = RADIUS_MM) -> np.ndarray:
+    """(ANGLES, RINGS, 3) Lab samples of a disc of ``radius_mm`` about ``centre`` (canonical pixels) of a
     picture already smoothed (``smooth``).  Turning the piece shifts them along the angles."""
-    return cv2.warpPolar(blurred_lab, (RINGS, ANGLES), centre, RADIUS_MM * canvas.scale,
+    return cv2.warpPolar(blurred_lab, (RINGS, ANGLES), centre, radius_mm * canvas.scale,
                          cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR).astype(np.float32)
+
+
+TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 62 mm)
+TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
+
+
+def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas) -> tuple[float, np.ndarray | None]:
+    """(cover, polar sample) of the card zone: the share that differs from the empty zone, and the
+    polar sample about the biggest difference's centre (None: too little differs to be a tile)."""
+    diff = difference(zone_lab, ref_zone_lab)
+    mask = (diff > DIFF).astype(np.uint8)
+    cover = float(mask.mean())
+    if cover < TILE_COVER:
+        return cover, None
+    outlines, _ = cv2.findContours(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
+                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not outlines:
+        return cover, None
+    m = cv2.moments(max(outlines, key=cv2.contourArea))
+    if m["m00"] <= 0:
+        return cover, None
+    return cover, polar_at(smooth(zone_lab), (m["m10"] / m["m00"], m["m01"] / m["m00"]), canvas, TILE_RADIUS_MM)
+
+
+def global_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:
+    """(gain of the lightness, shift of a and b) that bring ``frame_lab`` to ``ref_lab`` over ``mask``."""
+    sel = mask[::4, ::4] > 0
+    if not np.any(sel):
+        return 1.0, np.zeros(2, np.float32)
+    f, r = np.median(frame_lab[::4, ::4][sel], axis=0), np.median(ref_lab[::4, ::4][sel], axis=0)
+    return float(r[0]) / max(float(f[0]), 1.0), (r[1:] - f[1:]).astype(np.float32)
+
+
+def lit(lab_picture: np.ndarray, gain: float, shift: np.ndarray) -> np.ndarray:
+    return lab_picture * np.array([gain, 1, 1], np.float32) + np.array([0, *shift], np.float32)
 
 
 def smooth(frame_lab: np.ndarray) -> np.ndarray:

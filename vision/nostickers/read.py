@@ -13,14 +13,17 @@ a face no legal change allows) — is unknown, never empty, as a square whose st
 decode.  On a square the game gives a pool or a teleporter, that tile's taught look is the bare
 one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
 read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
-the game's.  The card zone is not taught: ``tile`` is null.
+the game's.  The tombstone tile in the card zone is read when the teaching showed the tiles
+(``Pieces.read_tile``), else ``tile`` is null.
 """
 from __future__ import annotations
 
-from engine.geometry import SQUARES
+import numpy as np
+
+from engine.geometry import SQUARES, around, square_name
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
-from engine.reconcile import legal_changes
+from engine.reconcile import Problem, legal_changes, refused
 
 from ..change import explain_readings, observation_json
 from ..detect import check_frame
@@ -28,7 +31,8 @@ from ..problems import board_not_located
 from ..reading import not_located
 from . import looks as L
 from .board import Lens, _sheet_mask
-from .teach import FIXED, Pieces, face_key, frame_view, key_look
+from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look
+from .words import NOT_WHAT_IT_LEAVES
 
 UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
 MONSTER_UNREAD = "monster-unread"   # the monster's square: its heading is the game's
@@ -40,6 +44,8 @@ class Reader:
     def __init__(self, pieces: Pieces, calibration=None):
         self.pieces = pieces
         self.lens = Lens(calibration)
+        # Per frame read, the covered squares no face was read on: face → distance (``Pieces.match``).
+        self.doubts: list[dict[int, dict[str, float]]] = []
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -57,8 +63,10 @@ class Reader:
             return not_located(why).to_json()
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen = {}, {}
-        hand = L.occluded(frame.diff, self.pieces.board.canvas, {sq for sq, look in prior.items() if look.pool})
+        seen, unseen, doubts = {}, {}, {}
+        self.doubts.append(doubts)
+        fixed = {sq for sq, look in prior.items() if look.pool} | around(before.monster)   # (the monster's shadow)
+        hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed)
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)
             cover = frame.cover.get(sq)
@@ -78,14 +86,17 @@ class Reader:
             else:
                 canvas = self.pieces.board.canvas
                 centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+                nearest: dict[str, float] = {}
                 key = None if centre is None else self.pieces.match(
                     lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas),
-                    allowed.get(sq, frozenset()))
+                    allowed.get(sq, frozenset()), nearest)
+                if key is None and cover >= L.PIECE_COVER:
+                    doubts[sq] = nearest
                 if key is None or (key in FIXED and face_key(was) != key):
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
                 else:
                     seen[sq] = key_look(key)
-        return observation_json(Observation(seen, None, unseen))
+        return observation_json(Observation(seen, self.pieces.read_tile(frame.zone), unseen))
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):
@@ -97,7 +108,45 @@ def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, pl
     reader = Reader(pieces, calibration)
     allowed = allowed_faces(before, mover)
     readings = [reader.reading(image, before, allowed) for image in images]
-    return explain_readings(before, readings, mover)
+    return checked(explain_readings(before, readings, mover), reader)
+
+
+ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answer's: the square shows something else
+
+
+def checked(result, reader: Reader):
+    """An accepted answer checked against the squares no face was read on: where a frame shows a piece
+    that clearly is not what the answer leaves there — a face of another colour or the other side at
+    most half as far as the answer's (a pawn of the same colour and side only looks alike: its number
+    is small), or a taught piece where the answer leaves none — the answer is refused: an unread
+    square never lets a second change through.  Pool and teleporter squares are not judged here."""
+    if not result.accepted:
+        return result
+    after = looks(result.after)
+    for doubts in reader.doubts:
+        for sq, nearest in sorted(doubts.items()):
+            if not nearest:
+                continue
+            key = face_key(after.get(sq, EMPTY))
+            if key in FIXED:
+                continue
+            best = min(nearest, key=nearest.get)
+            if key is None:
+                clash = nearest[best] <= MAX_DISTANCE
+            else:
+                clash = not _alike(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
+            if clash:
+                return refused(result.before, Problem.said("unexplained", NOT_WHAT_IT_LEAVES(square=square_name(sq)),
+                                                           sq), unseen=result.unseen)
+    return result
+
+
+def _alike(a: str, b: str) -> bool:
+    """The same face, or faces of two pawns of one colour on the same side (they differ by a number)."""
+    if a == b:
+        return True
+    pa, pb = a.split(":"), b.split(":")
+    return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
 
 
 def allowed_faces(before: Position, mover: str = ANY_PAWN) -> dict[int, set[str]]:

@@ -32,17 +32,26 @@ import numpy as np
 
 from engine.errors import FlureError
 from engine.geometry import SQUARES, around, square_name
-from engine.observation import EMPTY, PawnLook, SquareLook
+from engine.observation import EMPTY, UNKNOWN, PawnLook, SquareLook
 from engine.wording import Join, Text
 
 from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
-from .board import BoardReference, Lens, _sheet_mask
-from .words import BAD_PIECES, COUNT, EXPECTED_EMPTY, EXPECTED_PIECE, NOT_LOCATED_STEP, NOT_READ_STEP, NOT_TURNED
+from .board import BoardReference, Canvas, Lens, _sheet_mask
+from .words import (
+    BAD_PIECES,
+    COUNT,
+    EXPECTED_EMPTY,
+    EXPECTED_PIECE,
+    NOT_LOCATED_STEP,
+    NOT_READ_STEP,
+    NOT_TURNED,
+    TILE_MISSING,
+)
 
 FORMAT = "flure-pieces/1"
-MAX_DISTANCE = 12.0         # RMS Lab units: a face is never read farther than this from its samples
+MAX_DISTANCE = 15.0         # RMS Lab units: a face is never read farther than this from its samples
 RATIO = 0.75                # the face read must be this much nearer than any other allowed face
 STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
@@ -107,13 +116,34 @@ class Pieces:
     faces: list[Face]
     warnings: list[dict] = field(default_factory=list)
     faint: list[str] = field(default_factory=list)   # faces that can look like a bare square
-    tile: None = None               # the card zone is not taught yet: the tile is never read
+    tiles: list[Face] = field(default_factory=list)  # the tombstone tiles in the card zone (``tile:8``)
 
     def __post_init__(self):
         self._bank = L.Bank([f.polar for f in self.faces])
         self._keys = [f.key for f in self.faces]
+        self._tiles = L.Bank([f.polar for f in self.tiles])
 
-    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset()) -> str | None:
+    def read_tile(self, zone_lab):
+        """The tombstone tile the card zone shows (``"8"``), None when it is seen empty — or when the
+        teaching showed no tile (then the tile comes from the referee or the MONSTER button) —,
+        ``UNKNOWN`` when it cannot be told (out of view, a hand, no taught tile clearly nearest)."""
+        if not self.tiles or self.board.zone is None:
+            return None
+        if zone_lab is None:
+            return UNKNOWN
+        cover, sample = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
+        if sample is None:
+            return None if cover < L.EMPTY_COVER else UNKNOWN
+        nearest: dict[str, float] = {}
+        for face, d in zip(self.tiles, self._tiles.distances(sample)):
+            nearest[face.key] = min(nearest.get(face.key, np.inf), float(d))
+        ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        best, dist = ranked[0]
+        rival = ranked[1][1] if len(ranked) > 1 else np.inf
+        return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
+
+    def match(self, sample, allowed: set[str] | frozenset[str] = frozenset(),
+              nearest: dict[str, float] | None = None) -> str | None:
         """The taught face a square shows, or None when it cannot be told.
 
         ``sample(dx, dy)``: the square's polar sample (``looks.polar_at``) about its silhouette's
@@ -126,10 +156,12 @@ class Pieces:
         ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
         faces that could both lie there leave the square unknown).  When a face no legal change
         allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
-        sticker that does not decode, a square is never read as what it does not show."""
+        sticker that does not decode, a square is never read as what it does not show.  ``nearest``,
+        when given, is filled with each face's distance."""
         if not self.faces:
             return None
-        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)), {})
+        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)),
+                                {} if nearest is None else nearest)
         close = sorted(nearest, key=nearest.get)[:NEAREST]
         keep = set(close) | (set(allowed) & set(nearest))
         only = [i for i, k in enumerate(self._keys) if k in keep]
@@ -155,7 +187,10 @@ class Pieces:
                 "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
                            "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
                           for f in self.faces],
-                "warnings": self.warnings, "faint": self.faint, "tile": None}
+                "warnings": self.warnings, "faint": self.faint,
+                "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step,
+                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
+                          for f in self.tiles]}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
         try:
@@ -182,10 +217,12 @@ class Pieces:
                 key_look(f.key)
             warnings = list(data.get("warnings") or [])
             faint = [str(k) for k in data.get("faint") or []]
+            tiles = [Face(f"tile:{t['tile']}", _polar(t["polar"], f"tile {t['tile']}"), 0.0, int(t["step"]), "card zone")
+                     for t in data.get("tiles") or []]
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, warnings, faint)
+        return cls(board, faces, warnings, faint, tiles)
 
 
 def _polar(text: str, key: str) -> np.ndarray:
@@ -222,6 +259,7 @@ class Frame:
     cover: dict[int, float]
     location: object
     blurred: np.ndarray         # ``lab`` smoothed for polar samples (looks.smooth)
+    zone: np.ndarray | None = None      # the card zone in Lab, its light matched (None: not in view)
 
 
 def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
@@ -234,9 +272,13 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
     canon = board.canonical(image, location)
     seen = board.canonical(np.full(image.shape[:2], 255, np.uint8), location) > 0
     seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-    frame_lab = L.matched_light(L.lab(canon), ref_lab, sheet & seen)
+    raw_lab = L.lab(canon)
+    frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen)
     diff = L.difference(frame_lab, ref_lab)
-    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab)), None
+    zone = board.zone_of(image, location) if board.zone is not None else None
+    if zone is not None:
+        zone = L.lit(L.lab(zone), *L.global_light(raw_lab, ref_lab, sheet & seen))
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), None
 
 
 def teach(layout, images, calibration=None) -> Pieces:
@@ -265,7 +307,10 @@ def teach(layout, images, calibration=None) -> Pieces:
     ref_lab = L.lab(board.picture)
     sheet = _sheet_mask(board.canvas, _scheme()) > 0
     faces: list[Face] = []
+    tiles: list[Face] = []
     faint: set[str] = set()
+    zone_canvas = Canvas.zone(_scheme())
+    ref_zone = L.lab(board.zone) if board.zone is not None else None
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
@@ -312,8 +357,13 @@ def teach(layout, images, calibration=None) -> Pieces:
                                        Text(" (+ %(squares)s)", squares=others) if others else ""]))
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
+        if step.tile is not None and frame.zone is not None:
+            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas)
+            if sample is None:
+                raise TeachError(TILE_MISSING(step=n, tile=step.tile))
+            tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone"))
     _check_turned(faces)
-    return Pieces(board, faces, alike(faces), faint=sorted(faint))
+    return Pieces(board, faces, alike(faces), faint=sorted(faint), tiles=tiles)
 
 
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one

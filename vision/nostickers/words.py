@@ -17,3 +17,6 @@ BAD_PIECES = _text(N_("%(path)s: not a pieces file from flure teach (%(why)s)"))
 NOT_TURNED = _text(N_("steps %(steps)s: %(count)s of %(total)s pawns do not show more black on their partly black "
                       "face than on their coloured face: were the photos taken in the layout's order, the pawns "
                       "turned over as each step says?"))
+TILE_MISSING = _text(N_("step %(step)s: tombstone tile %(tile)s expected in the card zone, the zone looks empty"))
+NOT_WHAT_IT_LEAVES = _text(N_("%(square)s shows a piece that is clearly not what the only fitting change leaves there: "
+                              "something else changed too (a guess is never applied)"))
