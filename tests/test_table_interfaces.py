@@ -12,7 +12,8 @@ import pytest
 
 from companion_app.table.camera.frames import jpeg, last_frame
 from companion_app.table.camera.watcher import CameraWorker
-from companion_app.table.devices.devices import Device, interfaces
+from companion_app.table.devices import interfaces
+from companion_app.table.devices.devices import Device
 from companion_app.table.devices.fakes import FakeCamera, FakeLeds, FakeReading, StillFrames
 from hardware.buttons import TableButtons
 from hardware.leds import LedGrid
