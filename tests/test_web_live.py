@@ -79,7 +79,7 @@ def test_a_stream_ends_after_its_lifetime_so_vanished_phones_free_their_thread(t
 
 
 def test_a_quiet_stream_still_sends_a_comment_so_a_vanished_phone_is_found(tmp_path, monkeypatch):
-    from companion_app.table.session.session import events
+    from companion_app.table.session import events
 
     monkeypatch.setattr(events, "NUDGE_SECONDS", 0.02)
     app, session = make_app(tmp_path)
