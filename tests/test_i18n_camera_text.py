@@ -33,7 +33,8 @@ OTHERS = ("fr", "de", "es")
 NAMES = re.compile(r"\b[a-p](1[01]|[1-9])\b|\b[GPMTBA]\d+\b")   # squares and rule ids
 SCHEME = load_scheme()
 # English words a translation may keep: the same word in that language, or a command or format name.
-KEPT = {"fr": {"flure", "calibrate", "camera", "bgra", "image", "angle", "zone", "face", "pivot", "type", "pixel", "photo", "table"},
+KEPT = {"fr": {"flure", "calibrate", "camera", "bgra", "image", "angle", "zone", "face", "pivot", "type", "pixel", "photo",
+               "table"},
         "de": {"flure", "calibrate", "camera", "bgra", "monster", "teleporter", "marker", "pixel", "array", "hand"},
         "es": {"flure", "calibrate", "camera", "bgra"}}
 

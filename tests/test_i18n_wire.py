@@ -118,7 +118,7 @@ def test_no_payload_the_app_sends_carries_a_sentence_in_every_language(tmp_path)
     kinds = {key.split()[1] for key in sent if key.startswith("stream ")}
     assert {"state", "camera", "leds"} <= kinds, kinds
     log = sent["/api/state"]["log"]
-    assert any(line.get("plan") for line in log) and len(log) > 5        # the game log, the move's lines in it
+    assert len(log) > 5 and not any(line.get("plan") for line in log)   # the game's notes; the move is plan_lines
     assert sent["/api/state"]["plan_lines"] and sent["/api/camera"]["follow"]["fixes"]
     assert {key: twins(value) for key, value in sent.items() if twins(value)} == {}
 
@@ -158,7 +158,8 @@ def test_a_french_stream_and_a_french_state_say_french_sentences(tmp_path):
             state = got[name]
             assert state["summary"] == render(game.summary(), lang), name
             assert state["plan_lines"] == localize(plan.sentences(), lang), name
-            assert state["log"][-1]["text"] == render(plan.sentences()[-1], lang), name
+            note = [line for line in session.log_lines if not line.get("plan")][-1]["text"]
+            assert state["log"][-1]["text"] == render(note, lang), name      # the newest note, in its language
         assert got["en"]["plan_lines"] == plan.lines()
         assert got["fr"]["plan_lines"][0].startswith("Pas 1\u00a0: ") and got["fr"]["summary"].startswith("Manche ")
         assert got["fr"]["plan_lines"] != got["en"]["plan_lines"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
+from companion_app.table.session.state import without_texts
 from companion_app.web.server import Server
 from live_load import loopback
 from web_helpers import AUTH, SseClient, make_app, play_pawn_phase
@@ -32,7 +33,9 @@ def test_twenty_phones_all_receive_the_same_monster_move(tmp_path):
             assert all(got), f"{sum(1 for g in got if not g)} of {CLIENTS} phones missed the update"
             states = [s for _, s in got]
             assert all(s == states[0] for s in states)
-            assert states[0]["plan"] == session.game.last_plan.to_json()
+            plan = session.game.last_plan.to_json()
+            assert states[0]["plan"] == without_texts(plan) and "text" in plan["steps"][0]   # the lines: plan_lines
+            assert states[0]["plan_lines"] == session.game.last_plan.lines()
             assert session.broker.clients == CLIENTS
         finally:
             for p in phones:

@@ -186,9 +186,24 @@ def test_the_state_carries_the_lines_of_the_monster_move_shown_not_those_of_earl
     state = session.state()
     earlier = [line for line in session.log_lines if line.get("plan") and line["seq"] != session.plan_seq]
     assert earlier                                         # the session keeps them (the journal's record) …
-    assert [e["text"] for e in state["log"] if e.get("plan")] == session.game.last_plan.lines()   # … the state not
+    assert not any(e.get("plan") for e in state["log"])    # … the state says the move shown once: plan_lines
+    assert state["plan_lines"] == session.game.last_plan.lines()
     notes = [e for e in session.log_lines[-40:] if not e.get("plan")]
     assert [e for e in state["log"] if not e.get("plan")] == notes    # the game log the pages show: the same
+
+
+def test_the_states_plan_has_no_english_lines_of_its_own(tmp_path):
+    """The move is said once, in the reader's language (plan_lines): the plan in the state is its shape only."""
+    _, session = make_app(tmp_path)
+    session.new_game(["red", "blue"], "red", seed=3)
+    play_pawn_phase(session)
+    session.act({"type": "draw"})
+    state = session.state()
+    said = json.dumps(state["plan"], default=str)
+    assert '"text"' not in said and state["plan"]["steps"] and state["plan"]["path"]
+    assert state["plan_lines"] == session.game.last_plan.lines()
+    whole = json.dumps(session.game.last_plan.to_json())
+    assert len(said) < 0.8 * len(whole)
 
 
 def by_rule(parts: list[dict], t: float) -> dict[str, list[int]]:

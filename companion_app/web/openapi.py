@@ -28,7 +28,8 @@ STATE = {
         "pieces_left": {"type": "object", "description": "advanced setup pieces still to place"},
         "position": {"type": "object", "description": "the scenario setup JSON (SCENARIOS.md)"},
         "names": {"type": "object", "description": "pawn label → display name"},
-        "plan": {"type": ["object", "null"], "description": "the last monster move, flure-plan/1"},
+        "plan": {"type": ["object", "null"], "description": "the last monster move, flure-plan/1 without its English "
+                                                              "text fields (plan_lines says it in the reader's language)"},
         "plan_seq": {"type": ["integer", "null"], "description": "seq of the action that made the plan"},
         "plan_round": {"type": ["integer", "null"], "description": "the round the shown monster move was played in"},
         "plan_turn": {"type": ["integer", "null"], "description": "the turn the shown monster move was played in"},
@@ -41,7 +42,7 @@ STATE = {
                                       "the final look, how the move ended"},
         "tile_names": {"type": "object", "description": "tile → its name in this game (the 5 under G11 is three prey)"},
         "log": {"type": "array", "items": {"type": "object"},
-                "description": "{seq, text}; the monster's lines (the same as plan_lines) carry \"plan\": true"},
+                "description": "{seq, text}: the game's notes, newest last; the monster's move is plan_lines"},
     },
 }
 STATE_PATHS = {"/api/state", "/api/game", "/api/action", "/api/undo", "/api/camera/confirm"}

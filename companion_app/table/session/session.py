@@ -313,9 +313,9 @@ class TableSession:
     def state(self) -> dict:
         """Everything the phones and the referee draw, as JSON (no secrets)."""
         with self._lock:
-            # the last LOG_LENGTH lines, less the lines of monster moves before the one shown (the pages
-            # show a move's lines from plan_lines, and the log without them: static/board.js renderLog)
-            log = [line for line in self.log_lines[-LOG_LENGTH:] if not line.get("plan") or line["seq"] == self.plan_seq]
+            # the last LOG_LENGTH lines, less the monster's lines: the move shown is said once, in plan_lines
+            # (the pages show the log without them: static/board.js renderLog); the journal keeps them all
+            log = [line for line in self.log_lines[-LOG_LENGTH:] if not line.get("plan")]
             return public_state(self.game, version=self.version, seq=self.seq, game_id=self.game_id,
                                 log=log, plan_seq=self.plan_seq, plan_turn=self.plan_turn,
                                 follow=self.loop.follow is not None, camera_mode=self.loop.mode)

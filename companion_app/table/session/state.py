@@ -23,7 +23,7 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     if game is None:
         return {**base, "phase": "none", "summary": WAITING_SUMMARY}
     plan = game.last_plan
-    plan_json = plan.to_json() if plan is not None else None
+    plan_json = without_texts(plan.to_json()) if plan is not None else None
     return {
         **base,
         "phase": game.phase, "summary": game.summary(),
@@ -42,6 +42,16 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
         "follow": follow, "camera_mode": camera_mode,
         "plan_lines": plan.sentences() if plan is not None else [],   # the engine's one wording of the move
     }
+
+
+def without_texts(plan_json):
+    """A plan's JSON (flure-plan/1) without its English ``text`` fields: a screen says the move in its reader's
+    language from ``plan_lines``, and the plan's shape (path, looks, events) is what it draws."""
+    if isinstance(plan_json, dict):
+        return {k: without_texts(v) for k, v in plan_json.items() if not (k == "text" and isinstance(v, str))}
+    if isinstance(plan_json, list):
+        return [without_texts(v) for v in plan_json]
+    return plan_json
 
 
 def preview_json(game: Game) -> dict:
