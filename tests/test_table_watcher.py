@@ -228,3 +228,23 @@ def test_the_table_gives_a_refused_reading_the_guided_look_of_flure_vision_expla
                 assert answer.after == after and answer.pawn == mover.label, (seed, mover.label)
                 settled += 1
     assert refused_blind and settled, (refused_blind, settled)
+
+
+def test_a_small_cover_lying_still_leaves_its_squares_to_the_game_and_a_hand_is_waited_for():
+    """The monster's figure over two neighbours, the same in every frame: those squares are unknown and the
+    reading is stable (the game decides); a hand-sized cover, or a small one that moves, is waited for."""
+    from companion_app.table.devices.fakes import FakeReading
+    from engine.geometry import SQUARES, square_name
+
+    def covered(names):
+        return [{"code": "occluded", "message": f"something covers {n}", "square": n} for n in names]
+
+    free = [square_name(sq) for sq in SQUARES if square_name(sq) not in str(BASIC)][:40]
+    still = StableGate(3)
+    results = [still.feed(FakeReading(True, BASIC, problems=covered(free[:2]))) for _ in range(3)]
+    assert results[-1][0] and not results[-1][2] and set(free[:2]) <= set(results[-1][1])
+    for cover in ([free[:20]] * 3, [free[:2], free[2:4], free[4:6]]):     # a hand at rest; a small cover moving
+        gate = StableGate(3)
+        results = [gate.feed(FakeReading(True, BASIC, problems=covered(names))) for names in cover]
+        assert not any(stable for stable, _u, _b in results)
+        assert results[-1][2][0]["code"] == "occluded"

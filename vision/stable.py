@@ -25,6 +25,7 @@ from .reading import problem
 UNKNOWN_CODES = ("hidden-square", "unread-square")   # the square is unknown, the reading is still usable
 # In one frame of the gate's window a hand over some squares only hides them from that frame.
 FRAME_UNKNOWN_CODES = (*UNKNOWN_CODES, "occluded")
+STILL_COVER_SQUARES = 8      # a still cover this small is a thing on the board, not a hand (_still_cover)
 WINDOW_FACTOR = 3            # the gate keeps up to this many times stable_frames recent frames
 
 
@@ -50,7 +51,9 @@ class StableGate:
     explain`` — so a square is seen when ``needed`` frames see it the same way, though a hand
     covered it in another.  The table may change under a hand, so only the frames after the
     last one that covered a square count for it.  The combination is stable once ``needed``
-    frames agree and no covered square is still waiting for them; each new stable combination
+    frames agree and no covered square is still waiting for them — unless a small cover lies
+    still over the same squares in those frames (the monster's figure over its neighbours): its
+    squares are then unknown and the game decides; each new stable combination
     gets a new serial.  A bumped camera (``Reading.bumped``) starts the count again.
 
     ``combined`` is the combination's reading JSON (the ``flure vision read`` form) and
@@ -87,7 +90,7 @@ class StableGate:
         seen, blocking = observe(self.combined)
         self.observation = seen
         covered = sorted(sq for sq, why in seen.why.items() if why == "occluded")
-        if covered:
+        if covered and not self._still_cover():
             names = " ".join(square_name(sq) for sq in covered[:8]) + (" …" if len(covered) > 8 else "")
             blocking = [*blocking, problem(say.OCCLUDED, covered[0], count=len(covered), squares=names)]
         unknown = [square_name(sq) for sq in sorted(seen.unknown)]
@@ -98,6 +101,17 @@ class StableGate:
             self.serial += 1
             self.key = key
         return stable, unknown, [p if isinstance(p, dict) else p.to_json() for p in blocking]
+
+    def _still_cover(self) -> bool:
+        """The last ``needed`` frames cover the same few squares: a small thing lies still over the board (the
+        monster's figure leaning over its neighbours, a tall piece), so its squares are unknown and the game
+        decides.  A hand and forearm cover more (15 squares and up at the table's scale), and a cover that
+        moves between frames is a hand at work: the gate waits for either to go (TABLE.md)."""
+        recent = list(self.frames)[-self.needed:]
+        if len(recent) < self.needed:
+            return False
+        covers = {frozenset(sq for sq, why in obs.why.items() if why == "occluded") for _r, obs, _g in recent}
+        return len(covers) == 1 and len(next(iter(covers))) <= STILL_COVER_SQUARES
 
     def looks(self) -> tuple[list, list] | None:
         """(readings, grey frames) of the kept frames for ``vision.change.settle``, or None when a
