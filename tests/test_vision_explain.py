@@ -264,33 +264,32 @@ def test_one_pawn_seen_on_two_squares_by_two_frames_is_kept_on_both():
 
 
 def test_a_sticker_blind_decoding_drops_is_read_where_the_game_expects_it(tmp_path, capsys):
-    """Prior-guided decoding (vision.guided): a blurred 720p frame where green 2/5's sticker on b8
-    does not decode.  Blind, the change is ambiguous; testing the stickers the legal changes expect
-    there reads green 2/5 black face up, which only "stayed and flipped" explains (P1).  The other
-    face, not expected by any legal change, is never read there."""
-    from engine.geometry import parse_square
+    """Prior-guided decoding (vision.guided): a blurred 720p frame where white 2/5's sticker does not
+    decode.  Blind, the change is ambiguous; testing the stickers the legal changes expect there reads
+    white 2/5 with the face it shows, which only "stayed and flipped" explains (P1).  The other face,
+    not expected by any legal change, is never read there."""
     from vision.change import explain_readings
     from vision.guided import guided_look
     from vision.scheme import load_scheme
     from vision.twin.positions import random_position
 
-    after, _tile = random_position(8)
-    pawn = after.pawn("green-2/5")
+    after, _tile = random_position(12)
+    pawn = after.pawn("white-2/5")
     before = after.with_pawn(pawn.flipped())
-    image, _truth = render(after, None, seed=8, width=1280, height=720, height_mm=1150, blur=1.5, noise=3,
+    image, _truth = render(after, None, seed=12, width=1280, height=720, height_mm=1150, blur=1.5, noise=3,
                            jpeg_quality=70, tilt_deg=6)
     reading = read_image(image)
-    b8 = parse_square("b8")
-    assert pawn.square == b8 and reading.unseen.get(b8) == "unread-square"
-    assert not explain_readings(before, [reading], "green").accepted
+    assert reading.unseen.get(pawn.square) == "unread-square"
+    assert not explain_readings(before, [reading], "white").accepted
     (tmp_path / "before.json").write_text(json.dumps(before.to_setup()))
     cv2.imwrite(str(tmp_path / "after.png"), image)
-    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "after.png", "--player", "green")
+    code, answer = explain(capsys, tmp_path / "before.json", tmp_path / "after.png", "--player", "white")
     assert code == 0 and accepted(answer), answer["problems"]
-    assert answer["move"]["pawn"] == "green-2/5" and answer["setup"]["pawns"]["green-2/5"]["face"] == "black"
+    assert answer["move"]["pawn"] == "white-2/5" and answer["setup"]["pawns"]["white-2/5"]["face"] == pawn.face
     scheme = load_scheme(None)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    faces = {face: {i for i, st in scheme.stickers.items() if st.piece == "pawn" and st.colour == "green"
+    faces = {face: {i for i, st in scheme.stickers.items() if st.piece == "pawn" and st.colour == "white"
                     and st.pawn == "2/5" and st.face == face} for face in ("white", "black")}
-    assert guided_look(gray, reading.location, scheme, b8, faces["black"]) in faces["black"]
-    assert guided_look(gray, reading.location, scheme, b8, faces["white"]) is None
+    other = "white" if pawn.face == "black" else "black"
+    assert guided_look(gray, reading.location, scheme, pawn.square, faces[pawn.face]) in faces[pawn.face]
+    assert guided_look(gray, reading.location, scheme, pawn.square, faces[other]) is None
