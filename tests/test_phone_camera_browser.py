@@ -151,7 +151,7 @@ def test_a_table_without_a_phone_camera_does_not_ask_for_the_camera(browser, tmp
             page.goto(server.url + "camera")
             page.fill("#pin", TOKEN)
             page.click("#login-form button")
-            page.wait_for_function("document.querySelector('#link').textContent === 'no camera'", timeout=10000)
+            page.wait_for_selector("#link:text-is('no camera')", timeout=10000)   # (no wait_for_function: the CSP)
             assert "not using a phone as its camera" in page.locator("#not-phone").inner_text()
             page.wait_for_timeout(500)
             assert page.evaluate("window.__asked") == 0
