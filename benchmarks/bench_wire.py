@@ -9,9 +9,8 @@ players at ``--speed``), one phone's stream (``/api/stream``), one referee's
   - one phone's stream ≤ 300 KB a minute;
   - a mid-game ``/api/state`` (a monster move played, the game not over) ≤ 12 KB, median;
   - 100 phones served as before: benchmarks/bench_web.py's measure, shortened (``--no-100`` skips it).
-Each figure is also given counting the payloads without their ``*_i18n`` fields (the four-language
-copies, which rendering each stream in its phone's language removes), and, for information, as it
-would be gzip-encoded (the server does not compress; the targets are on the bytes as sent).
+Each figure is also given, for information, as it would be gzip-encoded (the server does not compress;
+the targets are on the bytes as sent).
 """
 from __future__ import annotations
 
@@ -32,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from live_load import StreamTally, without_i18n  # noqa: E402
+from live_load import StreamTally  # noqa: E402
 from play_process import start_play  # noqa: E402
 
 PHONE_KB_MIN = 300.0
@@ -48,10 +47,10 @@ def table(name: str, tally: StreamTally, minutes: float) -> float:
     """Print one stream's messages per kind; its KB a minute."""
     print(f"  {name}: {tally.total / 1000 / minutes:8.1f} KB/min in all ({tally.total / 1000:.0f} KB; "
           f"gzip-encoded it would be {tally.deflated / 1000 / minutes:.1f} KB/min)")
-    print("      kind      msgs/min  median B  KB/min  KB/min without *_i18n")
+    print("      kind      msgs/min  median B  KB/min")
     for kind in sorted(tally.count, key=lambda k: -tally.bytes[k]):
         print(f"      {kind:8s} {tally.count[kind] / minutes:9.1f} {statistics.median(tally.sizes[kind]):9.0f} "
-              f"{tally.bytes[kind] / 1000 / minutes:7.1f} {tally.bare[kind] / 1000 / minutes:9.1f}")
+              f"{tally.bytes[kind] / 1000 / minutes:7.1f}")
     return tally.total / 1000 / minutes
 
 
@@ -70,7 +69,7 @@ def main(argv=None) -> int:
                                 "127.0.0.1", "--port", "0", "--pin", "424242", "--db", str(Path(tmp) / "wire.sqlite3"))
         port = int(re.search(r"open http://127\.0\.0\.1:(\d+)/ on your phones", text).group(1))
         threading.Thread(target=lambda: proc.stdout.read(), daemon=True).start()   # its pipe kept drained
-        states: list[tuple[int, int, int]] = []    # (bytes, without *_i18n, gzip-encoded) of each mid-game /api/state
+        states: list[tuple[int, int]] = []    # (bytes, gzip-encoded) of each mid-game /api/state
         try:
             print(f"flure play --demo --seed {args.seed} --speed {args.speed:g}: one phone, one referee and one "
                   f"LED page for {args.minutes:g} minutes (pid {proc.pid})", flush=True)
@@ -84,8 +83,7 @@ def main(argv=None) -> int:
                 body = urllib.request.urlopen(req, timeout=10).read()
                 state = json.loads(body)
                 if state.get("plan") and state.get("phase") not in ("none", "over"):
-                    states.append((len(body), len(json.dumps(without_i18n(state), separators=(",", ":"))),
-                                   len(gzip.compress(body))))
+                    states.append((len(body), len(gzip.compress(body))))
             minutes = (time.monotonic() - start) / 60
             for tally in (phone, referee, leds):
                 tally.close()
@@ -94,20 +92,17 @@ def main(argv=None) -> int:
             proc.wait(timeout=30)
 
     phone_kb = table("phone   (/api/stream)", phone, minutes)
-    bare = sum(phone.bare.values()) / 1000 / minutes
     print(f"  one phone: {phone_kb:.1f} KB/min (target ≤ {PHONE_KB_MIN:.0f}: {phone_kb / PHONE_KB_MIN:.2f} of it) "
-          f"{verdict(phone_kb <= PHONE_KB_MIN)}; without *_i18n {bare:.1f} KB/min ({bare / PHONE_KB_MIN:.2f})")
+          f"{verdict(phone_kb <= PHONE_KB_MIN)}")
     results.append(phone_kb <= PHONE_KB_MIN)
     table("referee (/api/stream?view=referee)", referee, minutes)
     table("LED page (/api/stream?view=leds)", leds, minutes)
     if states:
-        size = statistics.median(s for s, _, _ in states) / 1000
-        size_bare = statistics.median(b for _, b, _ in states) / 1000
-        largest = max(s for s, _, _ in states) / 1000
+        size = statistics.median(s for s, _ in states) / 1000
+        largest = max(s for s, _ in states) / 1000
         print(f"  mid-game /api/state: median {size:.1f} KB over {len(states)} (largest {largest:.1f}) "
               f"(target ≤ {STATE_KB:.0f} KB: {size / STATE_KB:.2f} of it) {verdict(size <= STATE_KB)}; "
-              f"without *_i18n {size_bare:.1f} KB ({size_bare / STATE_KB:.2f}); gzip-encoded "
-              f"{statistics.median(z for _, _, z in states) / 1000:.1f} KB")
+              f"gzip-encoded {statistics.median(z for _, z in states) / 1000:.1f} KB")
         results.append(size <= STATE_KB)
     else:
         print("  mid-game /api/state: no monster move within the run (run longer)")

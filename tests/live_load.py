@@ -186,25 +186,15 @@ class Table:
 
 
 
-def without_i18n(data):
-    """``data`` without its ``*_i18n`` fields (the four-language copies), at any depth."""
-    if isinstance(data, dict):
-        return {k: without_i18n(v) for k, v in data.items() if not k.endswith("_i18n")}
-    if isinstance(data, list):
-        return [without_i18n(v) for v in data]
-    return data
-
-
 class StreamTally:
     """One screen's ``/api/stream`` (``query``: e.g. "view=referee"), read by a thread: the bytes and
-    messages of each kind (``state``, ``camera``, ``leds``, ``ping``, comments), and each message's size
-    counted again without its ``*_i18n`` fields.  ``keep=True`` also keeps every (event, data) received."""
+    messages of each kind (``state``, ``camera``, ``leds``, ``ping``, comments).  ``keep=True`` also keeps
+    every (event, data) received."""
 
     def __init__(self, port: int, query: str = "", address: str = "127.0.0.1", keep: bool = False):
         self.port, self.keep = int(port), keep
         self.count: dict[str, int] = {}
         self.bytes: dict[str, int] = {}
-        self.bare: dict[str, int] = {}          # the same messages' bytes without their *_i18n fields
         self.sizes: dict[str, list[int]] = {}
         self.events: list[tuple[str, dict]] = []
         self.status: int | None = None
@@ -256,15 +246,11 @@ class StreamTally:
                 data = json.loads(line[6:])
             elif line.startswith("retry: "):
                 event = "retry"
-        bare = len(block)
-        if data is not None:
-            bare -= len(json.dumps(data, separators=(",", ":"))) - len(json.dumps(without_i18n(data), separators=(",", ":")))
         deflated = len(self._z.compress(block) + self._z.flush(zlib.Z_SYNC_FLUSH))
         with self._lock:
             self.deflated += deflated
             self.count[event] = self.count.get(event, 0) + 1
             self.bytes[event] = self.bytes.get(event, 0) + len(block)
-            self.bare[event] = self.bare.get(event, 0) + bare
             self.sizes.setdefault(event, []).append(len(block))
             if self.keep and data is not None:
                 self.events.append((event, data))

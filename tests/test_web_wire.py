@@ -16,7 +16,7 @@ from companion_app.web.server import Server
 from live_load import StreamTally
 from web_helpers import make_app, play_pawn_phase, session_with, show_table, with_led_grid
 
-PHONE_FIELDS = {"status", "change", "needs", "needs_i18n", *PHONE_CAMERA}
+PHONE_FIELDS = {"status", "change", "needs", *PHONE_CAMERA}
 
 
 def until(predicate, timeout: float = 10.0) -> None:

@@ -130,7 +130,7 @@ def phone_camera(view: dict) -> dict:
     out = {"status": {"present": status.get("present"), "detail": {"occluded": hands}}}
     out.update((k, view[k]) for k in PHONE_CAMERA if k in view)
     if status.get("present") and view.get("stable"):   # unsteady, a phone says so in its own words
-        out.update((k, v) for k, v in view.items() if k == "needs" or k.startswith("needs_"))   # and its wordings
+        out["needs"] = view.get("needs")
     if view.get("change"):
         out["change"] = {"kind": view["change"].get("kind")}
     return out

@@ -320,9 +320,6 @@ class TableSession:
                                 log=log, plan_seq=self.plan_seq, plan_turn=self.plan_turn,
                                 follow=self.loop.follow is not None, camera_mode=self.loop.mode)
 
-    def message(self, lang: str = DEFAULT) -> str:
-        return sse_message("state", self.state(), self.version, lang)
-
     def catch_up(self, kind: str = REFEREE, lang: str = DEFAULT) -> list[str]:
         """What a screen that just connected receives, whole, in its language, for its stream's ``kind``
         (events.STREAM_KINDS): the state last sent to the screens (the deltas after it build on it), the camera's view (in
