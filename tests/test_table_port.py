@@ -211,3 +211,48 @@ def test_no_port_method_calls_the_loop_back(tmp_path, monkeypatch):
     assert s.game.position.pawn("red-6/1").where() != "p11" and s.follow is None
     assert s.seq == 3 and {"on_camera", "gate", "game_changed", "fixes_changed", "refresh", "set_mode",
                            "accept_table"} <= set(entered)
+
+
+def test_the_worker_and_the_referee_at_once_never_deadlock(tmp_path):
+    """The worker's thread reads against ``prior`` and hands every update to the session while a request
+    thread plays and undoes: one lock (the session's), taken in one order, so both go on."""
+    import numpy as np
+
+    from companion_app.table.devices.fakes import StillFrames
+    from table_helpers import wait_for
+
+    s = session_with(tmp_path, leds=FakeLeds(), mode="auto")
+    s.new_game(["red", "blue"], "red", seed=8)
+    worker = None
+
+    def read(_frame):
+        prior = worker.prior()          # the game's position now, as a no-sticker reader would take it
+        return FakeReading(True, prior.position.to_setup() if prior is not None else None)
+
+    worker = CameraWorker(lambda: StillFrames(np.zeros((4, 4, 3), np.uint8)), read, s.on_camera, fps=50,
+                          stable_frames=2, prior=s.prior)
+    worker.start()
+    failed: list[BaseException] = []
+
+    def referee():
+        try:
+            for _ in range(10):
+                s.act({"type": "move", "pawn": "red-6/1", "moves": "I"})
+                s.camera_view()
+                s.fix_square("a2", {"piece": "empty"})
+                s.undo()
+        except BaseException as exc:   # noqa: BLE001 - reported by the test's thread
+            failed.append(exc)
+
+    try:
+        wait_for(lambda: s.follow is None, what="the set-up table seen")
+        thread = threading.Thread(target=referee, daemon=True)
+        thread.start()
+        thread.join(60)
+        assert not thread.is_alive(), "the referee's requests and the camera worker deadlocked"
+        assert not failed, failed
+        frames = worker.frames
+        wait_for(lambda: worker.frames > frames + 5 and s.follow is None, what="the worker going on")
+        assert s.seq == 0 and s.loop.view["stable"]
+    finally:
+        worker.close()
