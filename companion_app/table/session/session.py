@@ -282,7 +282,7 @@ class TableSession:
         with self._lock:
             self._apply(Correct(position), By.REFEREE)
             self.follow = None       # the game now is the table
-            self.log_lines.append(_said({"seq": self.seq}, note))
+            self.add_log_line(note)
             self._moved()
             return self.snapshot()
 
@@ -294,7 +294,7 @@ class TableSession:
         with self._lock:
             self.follow = None
             if note is not None:
-                self.log_lines.append(_said({"seq": self.seq}, note))
+                self.add_log_line(note)
             self._moved()
 
     def show_on_leds(self, guide: Mapping | None) -> None:
