@@ -126,7 +126,7 @@ def bench_tile(tmp: str, repeat: int, clients_n: int = 20, fps: float = 5.0, sta
     def on_update(update) -> None:
         at, judged = source.read_at, time.perf_counter()
         before = len(session.game.tiles_played)
-        session.loop.on_camera(update)
+        session.on_camera(update)
         if len(session.game.tiles_played) > before and "stable" not in marks:
             marks.update(stable=at, judged=judged, vision_cpu=marks["vision_cpu_last"], applied=time.perf_counter(),
                          version=session.version)
@@ -193,7 +193,7 @@ def still_without_tile(session: TableSession, worker: CameraWorker, stable: int,
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         update = worker.update
-        if session.game.phase == "monster" and session.loop.follow is None and update.stable \
+        if session.game.phase == "monster" and session.follow is None and update.stable \
                 and update.reading and update.reading.get("tile") is None:
             return
         time.sleep(0.01)
@@ -220,7 +220,7 @@ def bench_still_to_applied(tmp: str, repeat: int, fps: float = 5.0, stable: int 
     from engine.position import Position
     frames = [render(start, None, seed=3)[0], render(Position.from_setup(entered), None, seed=3)[0]]
     source = Frames([[f] for f in frames])
-    worker = CameraWorker(lambda: source, TableCamera(None, stable_frames=stable).feed, session.loop.on_camera,
+    worker = CameraWorker(lambda: source, TableCamera(None, stable_frames=stable).feed, session.on_camera,
                           fps=fps, stable_frames=stable)
     session.camera.obj, session.camera.why = worker.start(), ""
     budget = stable / fps * 1000 + 200
@@ -230,7 +230,7 @@ def bench_still_to_applied(tmp: str, repeat: int, fps: float = 5.0, stable: int 
             source.shown = 0
             session.undo() if session.seq else None
             deadline = time.monotonic() + 10
-            while (session.loop.follow is not None or not session.loop.view.get("stable")) and time.monotonic() < deadline:
+            while (session.follow is not None or not session.loop.view.get("stable")) and time.monotonic() < deadline:
                 time.sleep(0.005)
             t0 = time.perf_counter()
             source.shown = 1                           # the hand has left: the table is still, the pawn moved

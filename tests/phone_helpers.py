@@ -55,7 +55,7 @@ def phone_table(tmp_path, *, https: bool = True, fps: float = 4.0, **phone_optio
     session = TableSession(Store(tmp_path / "session.sqlite3"))
     session.new_game(["red", "blue"], "red", seed=3)
     phone = PhoneFrames(**phone_options)
-    session.camera = open_camera("phone", None, None, 2, on_update=session.loop.on_camera, fps=fps,
+    session.camera = open_camera("phone", None, None, 2, on_update=session.on_camera, fps=fps,
                                  open_frames=phone)
     app, _ = make_app(tmp_path, session)
     secure = None

@@ -84,7 +84,7 @@ def simulated_table(tmp_path, *, seed: int, speed: float, fps: float, setup: str
         session.language = language
     rig = SimulatedRig(session, seed=seed, speed=speed, err_rate=err_rate)
     session.simulated = rig
-    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=fps,
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.on_camera, fps=fps,
                                  open_frames=rig.open_source)
     try:
         yield session, rig

@@ -32,7 +32,7 @@ def test_the_position_status_in_each_language():
 def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
     session = session_with(tmp_path, camera=FakeCamera())
     with pytest.raises(GameActionError) as caught:
-        session.loop.set_mode("fast")
+        session.set_camera_mode("fast")
     assert str(caught.value) == "The camera mode is auto or confirm, not 'fast'"
     assert error_text(caught.value, "de") == "Der Kameramodus ist auto oder confirm, nicht 'fast'"
     game, _ = play_out(Game.new(["red", "blue"], first_player="red", seed=3), random.Random(3))

@@ -77,7 +77,7 @@ def table(tmp_path, sheet_frames):
     session = TableSession(Store(tmp_path / "session.sqlite3"))
     frames = Frames(sheet_frames)
     reader = TableCamera(None)
-    worker = CameraWorker(lambda: frames, reader.feed, session.loop.on_camera, fps=8)
+    worker = CameraWorker(lambda: frames, reader.feed, session.on_camera, fps=8)
     worker.reader = reader
     session.camera = Device("camera", worker.start(), why="")
     session.leds = open_leds(None)

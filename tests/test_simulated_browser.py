@@ -53,7 +53,7 @@ def test_the_referee_pauses_the_players_and_moves_a_piece_by_taps_and_the_camera
             wait_for(lambda: rig.players.pending is None or session.loop.view.get("stable"), 60, "a still table")
             time.sleep(1.0)
             wait_for(lambda: session.loop.view.get("stable") and not session.loop.view.get("differences")
-                     and session.loop.follow is None, 60, "the camera agreeing with the game")
+                     and session.follow is None, 60, "the camera agreeing with the game")
             seq = session.seq
 
             frm, to = free_stone_move(session, rig)

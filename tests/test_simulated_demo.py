@@ -256,14 +256,14 @@ def test_a_follow_up_checked_before_anyone_looked_still_counts_in_the_demo_line(
     session.new_game(["red", "blue"], seed=SEED)
     session.loop.mode = "auto"
     rig = SimulatedRig(session, seed=SEED, speed=20)         # its players never start
-    assert session.loop.follow == "setup"
-    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=10,
+    assert session.follow == "setup"
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.on_camera, fps=10,
                                  open_frames=rig.open_source)
     try:
         deadline = time.monotonic() + 120
-        while session.loop.follow is not None and time.monotonic() < deadline:   # nobody calls rig.watch()
+        while session.follow is not None and time.monotonic() < deadline:   # nobody calls rig.watch()
             time.sleep(0.05)
-        assert session.loop.follow is None, session.loop.view.get("why_not")
+        assert session.follow is None, session.loop.view.get("why_not")
         assert rig.watch().follow_up is False
         assert rig.follow_ups == 1
     finally:

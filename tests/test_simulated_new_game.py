@@ -63,7 +63,7 @@ def test_a_wrong_follow_up_left_at_the_end_of_a_game_then_a_new_game_starts_clea
         assert session.game_id == game_id and session.seq >= 3, (session.loop.view.get("why_not"), log[-5:])
         assert states <= {"starting", "watching"}, states    # never "lost" or "failed" over what lies there
         assert session.camera.status()["detail"]["reopened"] == 0
-        assert rig.table.differences(session.game.position) == [] or session.loop.follow is None
+        assert rig.table.differences(session.game.position) == [] or session.follow is None
         # The refusal was said: the players tried to leave l6, the table would not hold a 12th stone.
         assert any("l6" in line and "11" in line for line in log), log
 

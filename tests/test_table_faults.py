@@ -26,11 +26,11 @@ def test_a_camera_that_stalls_and_comes_back_mid_game(tmp_path):
         sources.append(TableSource(sources[-1].scene[0] if sources else start))
         return sources[-1]
 
-    worker = CameraWorker(open_source, TableCamera(None).feed, session.loop.on_camera, fps=8,
+    worker = CameraWorker(open_source, TableCamera(None).feed, session.on_camera, fps=8,
                           read_timeout=0.5, backoff=(0.1, 0.4))
     session.camera = Device("camera", worker.start(), why="")
     try:
-        wait_for(lambda: session.loop.follow is None, what="the set-up board seen")
+        wait_for(lambda: session.follow is None, what="the set-up board seen")
         sources[0].stall.set()                           # the camera hangs mid-game
         wait_for(lambda: "stalled" in session.device_status()["camera"]["detail"]["message"], what="stall said")
         t0 = time.perf_counter()

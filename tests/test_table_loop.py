@@ -52,7 +52,7 @@ def test_new_game_waits_for_the_setup_then_auto_applies_a_move_with_an_undo(tmp_
     assert [f["text"] for f in view["follow"]["fixes"]] == [f"put a {kind} on {stone}"]
     assert leds.calls[-1] == ("follow", {"empty": [], "fill": [stone]})
     show_table(camera, s)
-    assert s.loop.follow is None and s.state()["log"][-1]["text"].startswith("The table matches the game")
+    assert s.follow is None and s.state()["log"][-1]["text"].startswith("The table matches the game")
     camera.reading = FakeReading(True, _entered(s, "red-6/1"))
     assert s.game.position.pawn("red-6/1").where() == "p11"          # applied at once (auto)
     view = s.camera_view()
@@ -159,14 +159,14 @@ def test_a_pool_hidden_under_a_pawn_is_no_difference_after_the_monster_moved(tmp
     assert before["pools"]
     tile = next(t for t in s.game.deck if not t.startswith("prey"))
     camera.reading = FakeReading(True, {**before, "pools": []}, tile=tile)
-    assert s.game.tiles_played == (tile,) and s.loop.follow == "monster"
+    assert s.game.tiles_played == (tile,) and s.follow == "monster"
     after = s.game.position.to_setup()
     busy = set(after["pools"]) | set(after["stones"]) | {after["monster"]["at"]}
     extra = next(sq for sq in ("d3", "d4", "e3", "e4", "d5", "f6") if sq not in busy)
     camera.reading = FakeReading(True, {**after, "pools": [*after["pools"], extra]}, tile=tile)
     assert [f["text"] for f in s.camera_view()["follow"]["fixes"]] == [f"take the pool off {extra}"]
     camera.reading = FakeReading(True, {**after, "pools": []}, tile=tile)
-    assert s.loop.follow is None and s.camera_view()["follow"] is None
+    assert s.follow is None and s.camera_view()["follow"] is None
 
 
 def test_a_tile_in_the_deck_resolves_the_monster_and_the_follow_up_is_checked(tmp_path):
@@ -190,9 +190,9 @@ def test_a_tile_in_the_deck_resolves_the_monster_and_the_follow_up_is_checked(tm
     camera.reading = FakeReading(True, wrong, tile=tile)          # a wrong follow-up: flagged until corrected
     view = s.camera_view()
     assert [f["text"] for f in view["follow"]["fixes"]] == [f"turn the monster to face {after['monster']['facing']}"]
-    assert not view["can_confirm"] and s.loop.follow == "monster"
+    assert not view["can_confirm"] and s.follow == "monster"
     camera.reading = FakeReading(True, after, tile=tile)
-    assert s.loop.follow is None and s.camera_view()["follow"] is None
+    assert s.follow is None and s.camera_view()["follow"] is None
     assert "The table matches the game: the pawn phase begins." in [e["text"] for e in s.state()["log"]]
 
 
@@ -251,7 +251,7 @@ def test_the_reset_between_rounds_has_its_own_guidance_until_the_card_zone_is_cl
     before = s.game.position.to_setup()
     tile = s.game.deck[0]
     camera.reading = FakeReading(True, before, tile=tile)          # the 7th tile of round 1, laid
-    assert s.game.round == 2 and s.loop.follow == "round"
+    assert s.game.round == 2 and s.follow == "round"
     after = s.game.position.to_setup()
     camera.reading = FakeReading(True, after, tile=tile)           # pieces right, the tile still there
     view = s.camera_view()
@@ -262,5 +262,5 @@ def test_the_reset_between_rounds_has_its_own_guidance_until_the_card_zone_is_cl
     assert not view["follow"]["done"] and not view["can_confirm"]
     assert "Round 1 is over" in view["why_not"]
     camera.reading = FakeReading(True, after)                       # the card zone is clear
-    assert s.loop.follow is None and s.camera_view()["follow"] is None
+    assert s.follow is None and s.camera_view()["follow"] is None
     assert s.game.round == 2 and s.game.tiles_played == ()          # nothing was read as a round-2 tile

@@ -24,7 +24,7 @@ def _advanced(tmp_path, mode="auto", players=("red", "blue")):
     s = session_with(tmp_path, camera=camera, leds=leds, mode=mode)
     s.new_game(list(players), players[0], setup="advanced", seed=4)
     show_table(camera, s)                 # the empty board, the monster waiting on a1: the setup is done
-    assert s.loop.follow is None
+    assert s.follow is None
     return s, camera, leds
 
 
@@ -155,4 +155,4 @@ def test_the_whole_setup_read_by_the_camera_starts_the_pawn_phase(tmp_path):
     assert placed == 17 and s.game.phase == "pawns" and s.game.to_move == "green"
     steps = s.store.history(s.game_id)[1:]
     assert [st.action["type"] for st in steps] == ["place"] * 17 and all(st.action["by"] == "camera" for st in steps)
-    assert s.loop.follow is None and s.camera_view()["placement"] is None
+    assert s.follow is None and s.camera_view()["placement"] is None

@@ -459,7 +459,7 @@ def test_a_square_hidden_from_the_camera_is_taken_as_the_game_has_it(camera_clie
     del seen["pawns"]["red-2/5"]                                              # on p10, hidden
     hidden = [{"code": "hidden-square", "square": "p10", "message": "p10 is hidden behind a piece from this camera angle"}]
     camera.reading = FakeReading(True, seen, problems=hidden)
-    assert session.loop.follow is None             # the hidden square is not a difference: the table matches
+    assert session.follow is None                  # the hidden square is not a difference: the table matches
     seen["pawns"]["blue-6/1"] = {"at": "p11", "color": "blue", "pawn": "6/1", "face": "black"}   # blue entered
     camera.reading = FakeReading(True, seen, problems=hidden)
     v = client.get("/api/camera", headers=AUTH).json
@@ -556,7 +556,7 @@ def test_camera_mode_and_accepting_the_table_as_it_is(camera_client):
     assert "accepted the table as it is instead of: move red 6/1 from p10 to p11" in r.json["log"][-1]["text"]
     assert session.store.history(session.game_id)[-1].action["type"] == "correct"
     assert session.store.history(session.game_id)[-1].action["by"] == "referee"
-    assert session.loop.follow is None
+    assert session.follow is None
 
 
 def test_led_frame_without_leds_is_null(client):

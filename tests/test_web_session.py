@@ -121,14 +121,14 @@ def test_digital_twin_camera_sees_the_game_position(tmp_path):
     s = TableSession(Store(tmp_path / "s.db"))
     s.new_game(["red", "blue"], "red", seed=4)
     s.act({"type": "move", "pawn": "red-6/1", "moves": "I"})
-    s.camera = open_camera("synthetic", lambda: (s.game.position, None), on_update=s.loop.on_camera, fps=10)
+    s.camera = open_camera("synthetic", lambda: (s.game.position, None), on_update=s.on_camera, fps=10)
     assert s.camera.obj is not None, s.camera.why
     try:
         view = wait_for(lambda: s.loop.view.get("stable") and s.loop.view, what="a steady reading")
         assert view["reading"]["located"], view
         assert view["differences"] == []
         assert view["reading"]["setup"]["monster"] == {"at": "a1", "facing": "E"}
-        assert s.loop.follow is None       # the referee's move is on the table: the follow-up is done
+        assert s.follow is None       # the referee's move is on the table: the follow-up is done
         assert "The table matches the game" in s.state()["log"][-1]["text"]
         jpeg = s.camera_jpeg()
         assert jpeg[:2] == b"\xff\xd8" and s.device_status()["camera"]["note"].startswith("digital twin")

@@ -76,7 +76,7 @@ def session_with(tmp_path, camera: FakeCamera | None = None, leds: FakeLeds | No
                            leds=Device("LED grid", leds, why="no LEDs in this test"))
     session.loop.mode = mode
     if camera is not None:
-        camera.on_update = session.loop.on_camera
+        camera.on_update = session.on_camera
     return session
 
 

@@ -162,7 +162,7 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
     session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off),
                             off=True) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
-                                               on_update=session.loop.on_camera,
+                                               on_update=session.on_camera,
                                                open_frames=rig.open_source if rig is not None else phone)
     session.loop.mode = "auto" if rig is not None else config.table.mode
     session.simulated = rig

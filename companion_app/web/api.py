@@ -359,7 +359,7 @@ def camera_accept_table():
 @route("/camera/mode", "POST", "Camera mode: auto (moves read are applied at once) or confirm", body=schemas.MODE,
        referee=True)
 def camera_mode():
-    return jsonify(engine_call(table().loop.set_mode, body(schemas.MODE)["mode"]))
+    return jsonify(engine_call(table().set_camera_mode, body(schemas.MODE)["mode"]))
 
 
 @route("/simulated", "GET", "The simulated table: its players (paused, what they do now) and where its pieces lie",

@@ -123,16 +123,20 @@ class CameraWorker:
 
     ``open_source()`` returns a new source (``read() -> frame | None``, ``close()``) or raises;
     ``read_frame(frame)`` returns a vision ``Reading``.  ``on_update`` runs in the worker thread.
+    ``prior``, when given, returns the game's ``port.Prior`` now (the position before and the colour
+    to move; None before a game): ``TableSession.prior``, for a reader that reads against the game.
     """
 
     def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
                  on_update: Callable[[CameraUpdate], None], *, fps: float = 4.0, stable_frames: int = 3,
-                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what=None):
+                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what=None,
+                 prior: Callable[[], object] | None = None):
         if fps <= 0:
             raise ValueError("fps must be above 0")
         self.open_source = open_source
         self.read_frame = read_frame
         self.on_update = on_update
+        self.prior = prior
         self.fps = fps
         self.read_timeout = read_timeout
         self.backoff = backoff

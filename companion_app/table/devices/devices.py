@@ -105,7 +105,7 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
     that cannot be used leaves the camera off with the reason (a wrong lens model would
     misplace pieces).  A source that cannot be opened now (unplugged) is retried by the
     worker; only a spec that names no kind of source at all gives an absent device.
-    ``on_update`` receives every update of the worker (the session's ``loop.on_camera``).
+    ``on_update`` receives every update of the worker (the session's ``on_camera``).
     ``open_frames``, when given, opens the frame source instead of ``spec`` (the simulated table).
     """
     try:

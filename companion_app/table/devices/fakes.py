@@ -64,7 +64,7 @@ class StillFrames:
 class FakeCamera:
     """A camera (``interfaces.Camera``) in place of the worker: each reading shown is fed ``frames``
     times through the worker's real stable-frame gate and handed to ``on_update`` (the session's
-    ``loop.on_camera``) as the worker's update (``watcher.gated_reading``), as a still table filmed
+    ``on_camera``) as the worker's update (``watcher.gated_reading``), as a still table filmed
     at the frame rate would be."""
 
     def __init__(self, stable_frames: int = 3):

@@ -16,13 +16,15 @@ import random
 import sqlite3
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
-from engine.actions import Action
+from engine.actions import Action, Correct
 from engine.errors import FlureError, GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.geometry import square_name
-from engine.position import BOARD
+from engine.position import BOARD, Position
 from engine.wording import N_, Text, payload_from_json
 
 from ...i18n import DEFAULT
@@ -30,6 +32,7 @@ from ...i18n.text import render
 from ..actors import By, Trigger
 from ..camera.frames import jpeg, last_frame
 from ..camera.loop import TableLoop
+from ..camera.port import Prior, TableSnapshot
 from ..camera.readings import check_fix
 from ..devices.devices import Device
 from ..devices.interfaces import Buttons, Camera, Leds, Speaker
@@ -51,7 +54,12 @@ class NoGameError(GameActionError):
 
 @dataclass
 class TableSession:
-    """The composition root's live object, shared by every request thread."""
+    """The composition root's live object, shared by every request thread.
+
+    It is the camera loop's ``camera.port.Table``: the loop reads it through ``snapshot`` and acts
+    through ``apply``, ``accept``, ``refused``, ``follow_done``, ``show_on_leds`` and
+    ``publish_camera``, none of which calls the loop back; the session calls its loop only under
+    its own lock (``on_camera`` is the camera worker's ``on_update``)."""
 
     store: Store
     camera: Device[Camera] = field(default_factory=lambda: Device("camera"))
@@ -75,6 +83,7 @@ class TableSession:
         self.plan_seq: int | None = None
         self.log_lines: list[dict] = []
         self.fixes: dict[str, dict] = {}
+        self.follow: str | None = None   # why the table must be brought into the game's position (judge.FOLLOW_WHY)
         self.journal = Journal(self.store, self.keep_games, self.keep_days)   # retried requests, notes, records
         self.plan_turn: tuple[int, int] | None = None   # (round, turn) the shown monster move was played in
         self._led_plan = None                           # the plan the LEDs were last given to animate
@@ -85,7 +94,9 @@ class TableSession:
         self._leds_lock = threading.Lock()
         self._leds_shown: dict | None = None            # the LED frame last sent to the screens
         self._leds_at = 0.0                             # when (time.monotonic)
-        self.loop = TableLoop(self, lock=self._lock)
+        self._guide: Mapping | None = None              # the camera loop's follow-up squares for the LEDs
+        self._camera_view: dict | None = None           # the camera's view last sent to the screens
+        self.loop = TableLoop(self)
         self._stopping = threading.Event()
         threading.Thread(target=self._publish_leds, name="led-frames", daemon=True).start()
 
@@ -104,7 +115,7 @@ class TableSession:
             self.seq = last.seq
             self._rebuild_log(steps)
             self.version = self.store.version() - 1   # _changed bumps it back to the saved version
-            self.loop.start_follow("resume")
+            self.follow = "resume"
             self._changed()
             return True
 
@@ -119,7 +130,7 @@ class TableSession:
             self.game, self.seq, self.plan_seq = game, 0, None
             self.log_lines = [_log_line(0, game)]
             self.fixes = {}
-            self.loop.start_follow("setup")
+            self.follow = "setup"
             self._changed()
             self.journal.prune()
             return self.state()
@@ -132,26 +143,29 @@ class TableSession:
         An action that did not come from the camera reading the table leaves the table behind the
         game: the camera then guides the follow-up, as after every monster move.
         """
-        by = By(by)
         with self._lock:
-            game = self._need_game()
-            after = game.apply(action)
-            action = action if isinstance(action, dict) else action.to_json()   # the journal's form
-            self.seq = self.store.push(self.game_id, {**action, "by": by.value}, after.to_json(), seq=self.seq + 1,
-                                       **self.journal.marks(self.version))
-            self.game = after
-            if action.get("type") in MONSTER_ACTIONS:
-                self.plan_seq = self.seq
-                self._led_plan = None      # a new plan: animated even when an undo gave it the old one's seq
-                self.plan_turn = (game.round, game.turn)
-                self.loop.start_follow("round" if after.round != game.round else "monster")
-            elif not by.camera:
-                self.loop.start_follow("referee")
-            self._led_mark = self._pawn_mark(action, by, after)
-            self._add_log(self.seq, action, after)
-            self.fixes = {}
+            self._apply(action, By(by))
             self._changed()
             return self.state()
+
+    def _apply(self, action: Action | dict, by: By) -> None:
+        """``act`` without telling anyone: the game, the journal, the log, the follow-up it starts."""
+        game = self._need_game()
+        after = game.apply(action)
+        action = action if isinstance(action, dict) else action.to_json()   # the journal's form
+        self.seq = self.store.push(self.game_id, {**action, "by": by.value}, after.to_json(), seq=self.seq + 1,
+                                   **self.journal.marks(self.version))
+        self.game = after
+        if action.get("type") in MONSTER_ACTIONS:
+            self.plan_seq = self.seq
+            self._led_plan = None      # a new plan: animated even when an undo gave it the old one's seq
+            self.plan_turn = (game.round, game.turn)
+            self.follow = "round" if after.round != game.round else "monster"
+        elif not by.camera:
+            self.follow = "referee"
+        self._led_mark = self._pawn_mark(action, by, after)
+        self._add_log(self.seq, action, after)
+        self.fixes = {}
 
     def undo(self) -> dict:
         with self._lock:
@@ -165,7 +179,7 @@ class TableSession:
             self._rebuild_log(self.store.history(self.game_id))
             self.log_lines.append(_said({"seq": self.seq}, Text(N_("Undone: back to the position before the last action."))))
             self.fixes = {}
-            self.loop.start_follow("undo")
+            self.follow = "undo"
             self._changed()
             return self.state()
 
@@ -183,16 +197,32 @@ class TableSession:
         return game.targets(label)
 
     # -- camera ------------------------------------------------------------
+    def on_camera(self, update) -> None:
+        """The camera worker's ``on_update``: each ``CameraUpdate`` to the camera loop."""
+        with self._lock:
+            self.loop.on_camera(update)
+
+    def prior(self) -> Prior | None:
+        """The game's position and who may change it (``port.Prior``), for a camera reader that reads
+        against it; None before a game.  No lock: the worker's thread may call it at any time."""
+        return Prior.of(self.game)
+
     def camera_view(self) -> dict:
         """The camera worker's last reading judged against the game (never waits on the camera)."""
-        return self.loop.refresh()
+        with self._lock:
+            return self.loop.refresh()
+
+    def set_camera_mode(self, mode: str) -> dict:
+        """The camera loop's mode (``auto`` or ``confirm``, TABLE.md "Modes"); the camera's view."""
+        with self._lock:
+            return self.loop.set_mode(mode)
 
     def fix_square(self, square: str, piece: dict) -> dict:
         """Correct one square of the camera reading (the referee tapped it)."""
         name, fixed = check_fix(square, piece)
         with self._lock:
             self.fixes[name] = fixed
-        return self.loop.refresh()
+            return self.loop.refresh()
 
     def camera_jpeg(self) -> bytes | None:
         """The camera's last frame as JPEG (None before the first frame)."""
@@ -201,8 +231,7 @@ class TableSession:
     def clear_fixes(self) -> None:
         with self._lock:
             self.fixes = {}
-            self._show_on_leds()
-        self.loop.refresh()
+            self.loop.fixes_changed()
 
     def signal_error(self) -> None:
         """The table did something the game refuses: the LED grid blinks until the next good state."""
@@ -225,12 +254,53 @@ class TableSession:
         ``expect`` is the action the referee's screen proposed: when the reading now stands for
         something else (a player moved on meanwhile), nothing is played and the referee looks again.
         """
-        self._need_game()
-        return self.loop.gate(by, expect)
+        with self._lock:
+            self._need_game()
+            message = self.loop.gate(by, expect)
+            return {**self.state(), "confirmed": message}
 
     def accept_table(self) -> dict:
         """The referee accepts the table as the camera sees it (a logged correction of the game)."""
-        return self.loop.accept_table()
+        with self._lock:
+            self.loop.accept_table()
+            return self.state()
+
+    # -- the camera loop's port (camera.port.Table): called by the loop, never calling it back ---------
+    def snapshot(self) -> TableSnapshot:
+        with self._lock:
+            return TableSnapshot(self.game, self.game_id, self.seq, MappingProxyType(dict(self.fixes)), self.follow,
+                                 MappingProxyType(self.camera.status()))
+
+    def apply(self, action: Action, by: By, reading: dict | None, outcome: str) -> TableSnapshot:
+        with self._lock:
+            self.record_reading(reading, outcome)
+            self._apply(action, by)
+            self._moved()
+            return self.snapshot()
+
+    def accept(self, position: Position, note) -> TableSnapshot:
+        with self._lock:
+            self._apply(Correct(position), By.REFEREE)
+            self.follow = None       # the game now is the table
+            self.add_log_line(note)
+            self._moved()
+            return self.snapshot()
+
+    def refused(self, reading: dict | None, outcome: str) -> None:
+        self.signal_error()
+        self.record_reading(reading, outcome)
+
+    def follow_done(self, note) -> None:
+        with self._lock:
+            self.follow = None
+            if note is not None:
+                self.add_log_line(note)
+            self._moved()
+
+    def show_on_leds(self, guide: Mapping | None) -> None:
+        with self._lock:
+            self._guide = guide
+            self._show_on_leds()
 
     def record_reading(self, reading: dict | None, outcome: str) -> None:
         if self.game_id is not None and reading is not None:
@@ -245,14 +315,9 @@ class TableSession:
             self.log_lines.append(_said({"seq": self.seq}, text))
 
     def publish_state(self) -> None:
-        """Tell the phones about a change that is not a game action (a follow-up done)."""
+        """Tell the phones about a change that is not a game action, and show it on the LEDs."""
         with self._lock:
-            self.version += 1
-            self._publish_state()
-            self._show_on_leds()
-
-    def show_on_leds(self) -> None:
-        with self._lock:
+            self._moved()
             self._show_on_leds()
 
     # -- the journal: retried requests and game records ---------------------------------
@@ -274,17 +339,17 @@ class TableSession:
                 raise StaleRequestError(version, self.version)
             if key is None:
                 return fn(*args, **kwargs), False
-            before = self._snapshot()
+            before = self._kept_values()
             try:
                 return self.journal.keep(key, fn, *args, **kwargs), False
             except (JournalError, sqlite3.Error):
-                if self._snapshot() != before:   # saved nothing after the game moved on in memory: put it back
+                if self._kept_values() != before:   # saved nothing after the game moved on in memory: put it back
                     self._restore(before)
                 raise
 
     _KEPT = ("game", "game_id", "seq", "plan_seq", "plan_turn", "log_lines", "fixes")
 
-    def _snapshot(self) -> tuple:
+    def _kept_values(self) -> tuple:
         return tuple(list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else v
                      for v in (getattr(self, name) for name in self._KEPT))
 
@@ -318,7 +383,7 @@ class TableSession:
             log = [line for line in self.log_lines[-LOG_LENGTH:] if not line.get("plan")]
             return public_state(self.game, version=self.version, seq=self.seq, game_id=self.game_id,
                                 log=log, plan_seq=self.plan_seq, plan_turn=self.plan_turn,
-                                follow=self.loop.follow is not None, camera_mode=self.loop.mode)
+                                follow=self.follow is not None, camera_mode=self.loop.mode)
 
     def catch_up(self, kind: str = REFEREE, lang: str = DEFAULT) -> list[str]:
         """What a screen that just connected receives, whole, in its language, for its stream's ``kind``
@@ -328,7 +393,7 @@ class TableSession:
         if kind in SCREENS:
             with self._lock:
                 state = self._published or self.state()
-            view = self.loop.view or self.loop.refresh()
+                view = self._camera_view or self.loop.refresh()
             out += [sse_message("state", state, state["version"], lang),
                     sse_message("camera", phone_camera(view) if kind == PHONE else view, lang=lang)]
         with self._leds_lock:   # none sent yet: the first comes to every screen within _publish_leds's 0.1 s
@@ -340,6 +405,7 @@ class TableSession:
     def publish_camera(self, view: dict) -> None:
         """A new camera view to the screens: the referee's each time, the phones' when what a phone
         shows of it changed (the camera loop calls this in the order it judged the views)."""
+        self._camera_view = view
         self.broker.publish(Outgoing("camera", view), (REFEREE,))
         phone = phone_camera(view)
         if phone != self._phone_camera:
@@ -383,11 +449,15 @@ class TableSession:
         return self.game
 
     def _changed(self) -> None:
-        """Bump the version, tell the phones, show the new state on the LED grid, judge the camera again."""
+        """Bump the version, tell the phones, judge the camera again, show the new state on the LED grid
+        (the loop gives the LEDs its follow-up: ``show_on_leds``)."""
+        self._moved()
+        self.loop.game_changed()
+
+    def _moved(self) -> None:
+        """Bump the version and tell the phones (under the session's lock)."""
         self.version += 1
         self._publish_state()
-        self.loop.game_changed()
-        self._show_on_leds()
 
     def _publish_state(self) -> None:
         """The new state to the screens, as its delta from the one sent before (under the session's lock)."""
@@ -407,7 +477,7 @@ class TableSession:
             plan = game.last_plan.to_json()
             self.leds.call(lambda leds: leds.show_plan(plan))
             self._announce(game.last_plan)
-        follow = self.loop.led_follow()
+        follow = self._guide
         if follow is not None:
             self._led_following = True
             self.leds.call(lambda leds: leds.show_follow(position, follow["empty"], follow["fill"]))

@@ -276,7 +276,7 @@ class SetupTool:
             return
         rig = getattr(self.session, "simulated", None)       # the simulated table is its own camera
         device = open_camera(camera.source, lambda: twin_state(self.session), camera,
-                             self.config.table.stable_frames, on_update=self.session.loop.on_camera,
+                             self.config.table.stable_frames, on_update=self.session.on_camera,
                              open_frames=rig.open_source if rig is not None else None)
         if device.obj is None:
             raise SetupError(Text(N_("Saved, but the camera could not use it: %(why)s"), why=device.why))

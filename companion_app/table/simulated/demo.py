@@ -90,7 +90,7 @@ class SimulatedRig:
         view = (getattr(loop, "view", None) or {}) if loop is not None else {}
         change = view.get("change") or {}
         complaint = change.get("message") if change.get("kind") == "refused" else None
-        following = loop is not None and getattr(loop, "follow", None) is not None
+        following = getattr(session, "follow", None) is not None
         if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
             complaint = complaint or view.get("why_not")
         return Watch(session.game, session.seq, complaint, following)
