@@ -138,3 +138,30 @@ def mark():
 @route("/doctor", "GET", "flure doctor's checks that can run beside the session")
 def doctor():
     return jsonify(findings=tool().doctor(current_language()))   # in the page's language
+
+
+# -- teaching the box without stickers (NOSTICKERS.md) ------------------------------------------------
+@route("/teaching", "GET", "The teaching under way (step, what to lay out, its squares, the last refusal) and what "
+                           "the saved pieces file taught: each face, its picture and the faces it looks too alike to")
+def teaching():
+    return answer(lambda: {**tool().teaching.status(), "learned": tool().teaching.learned()})
+
+
+@route("/teaching/start", "POST", "Begin teaching at the first step; the LEDs light each step's squares",
+       body=schemas.EMPTY)
+def teaching_start():
+    api.body(schemas.EMPTY)
+    return answer(tool().teaching.start)
+
+
+@route("/teaching/photo", "POST", "Take the step's photo from the table's camera and check it (refused with the "
+                                  "reason: take it again); the last step saves pieces.json", body=schemas.EMPTY)
+def teaching_photo():
+    api.body(schemas.EMPTY)
+    return answer(lambda: {**tool().teaching.photo(), "learned": tool().teaching.learned()})
+
+
+@route("/teaching/cancel", "POST", "Abandon the teaching (nothing is saved)", body=schemas.EMPTY)
+def teaching_cancel():
+    api.body(schemas.EMPTY)
+    return answer(tool().teaching.cancel)
