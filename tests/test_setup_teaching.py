@@ -156,3 +156,79 @@ def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
         assert learned["taught"] is False and "pieces.json" in learned["error"] and "flure teach" in learned["error"]
         cancel = app.test_client().post("/api/setup/teaching/cancel", headers=AUTH, json={}).get_json()
         assert cancel["active"] is False
+
+
+# -- the Setup page in headless Chromium ----------------------------------------------------------------
+
+def until(check, timeout: float, what: str):
+    """Poll ``check()`` (the page's CSP forbids Playwright's eval-based wait_for_function)."""
+    deadline = time.monotonic() + timeout
+    while not (value := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not come in {timeout:g} s")
+        time.sleep(0.1)
+    return value
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(browser, tmp_path, lang):
+    from companion_app.web.server import Server
+
+    layout = load_layout()
+    with taught_table(tmp_path) as (app, session, rig, leds), Server(app) as server:
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        referee_login(page, server.url, "setup")
+        page.goto(f"{server.url}setup?lang={lang}")
+        page.wait_for_selector("#teach-start:visible")
+        assert page.is_hidden("#teach-photo")
+        page.focus("#teach-start")                        # keyboard only
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#teach-photo:visible")
+        assert page.get_attribute("#teach-card", "data-done") == "0"
+        said = page.text_content("#teach-say")
+        assert said == ("Clear the board and the card zone, then take a photo of the empty board." if lang == "en"
+                        else "Videz le plateau et la zone des tuiles, puis prenez une photo du plateau vide.")
+        page.focus("#teach-photo")
+        page.keyboard.press("Enter")
+        until(lambda: page.get_attribute("#teach-card", "data-done") == "1", 30, "step 1's photo")
+        assert lit(leds) == sorted(step_squares(layout.steps[1]))
+        assert page.text_content("#teach-squares").count(",") == len(step_squares(layout.steps[1])) - 1
+
+        # A pawn missing from its lit square: the photo is refused, said why, and taken again.
+        pawn = next(iter(layout.steps[1].setup["pawns"].values()))
+        rig.table.move_piece(pawn["at"], None)
+        page.click("#teach-photo")
+        until(lambda: pawn["at"] in page.text_content("#teach-message"), 30, "the refusal")
+        assert page.get_attribute("#teach-card", "data-done") == "1" and not (tmp_path / "pieces.json").exists()
+        if lang == "fr":
+            assert "Photo refusée" in page.text_content("#teach-message")
+        rig.table.arrange(layout.steps[1].pieces())
+        for n in range(2, len(layout) + 1):
+            page.click("#teach-photo")
+            until(lambda: page.get_attribute("#teach-card", "data-done") in (str(n), "0") and
+                  page.is_enabled("#teach-photo"), 60, f"step {n}'s photo")
+            assert "fix" not in (page.get_attribute("#teach-message", "class") or ""), page.text_content("#teach-message")
+        page.wait_for_selector("#teach-start:visible")
+        assert str(tmp_path / "pieces.json") in page.text_content("#teach-message")
+
+        # What was learned: each face with its picture, and the look-alike warnings computed from the file.
+        pieces = Pieces.load(tmp_path / "pieces.json")
+        keys = {f.key for f in pieces.faces} | {f.key for f in pieces.tiles}
+        page.wait_for_selector("#learned-faces li")
+        shown = page.eval_on_selector_all("#learned-faces li", "els => els.map(e => e.dataset.face)")
+        assert sorted(shown) == sorted(keys)
+        assert page.eval_on_selector_all("#learned-faces img", "els => els.every(i => i.complete && i.naturalWidth > 0)")
+        pairs = alike(pieces.faces)
+        warned = page.locator("#learned-warnings li.fix")
+        assert warned.count() == len(pairs)
+        marked = set(page.eval_on_selector_all("#learned-faces li.alike", "els => els.map(e => e.dataset.face)"))
+        assert marked == {k for p in pairs for k in p["faces"]}
+        if pairs:
+            assert ("look too alike" if lang == "en" else "se ressemblent trop") in page.text_content("#learned-alike")
+            assert f" {len(pairs)} " in f" {page.text_content('#learned-alike')}"
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"setup-teaching-{lang}.png"), full_page=True)
+        assert errors == []
