@@ -17,8 +17,7 @@ import pytest
 
 from browser_helpers import needs_chromium, referee_login
 from companion_app.config import load_table_config
-from companion_app.table.devices.devices import Device, open_camera
-from companion_app.table.devices.fakes import FakeLeds
+from companion_app.table.devices.devices import open_camera, open_leds
 from companion_app.table.session.session import TableSession
 from companion_app.table.session.store import Store
 from companion_app.table.setup.teaching import step_squares
@@ -36,7 +35,7 @@ LOOK_SEED = 0       # a simulated box this version teaches whole (look seed 3 is
 @contextmanager
 def taught_table(tmp_path):
     """A session whose real camera worker films the simulated table without stickers; a table.toml beside
-    the journal; FakeLeds recording what they are asked to light.  Yields (app, session, rig, leds)."""
+    the journal; the real LED grid on its built-in emulator.  Yields (app, session, rig, the grid)."""
     from companion_app.table.simulated.demo import SimulatedRig
 
     config_path = tmp_path / "table.toml"
@@ -47,8 +46,8 @@ def taught_table(tmp_path):
     session.simulated = rig
     session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=8,
                                  open_frames=rig.open_source)
-    leds = FakeLeds()
-    session.leds = Device("LED grid", leds, why="")
+    session.leds = open_leds(None)
+    leds = session.leds.obj
     app, _ = make_app(tmp_path, session, table_config=load_table_config(config_path))
     try:
         yield app, session, rig, leds
@@ -57,9 +56,15 @@ def taught_table(tmp_path):
         session.close()
 
 
-def lit(leds: FakeLeds) -> list[str]:
-    kind, what = next(c for c in reversed(leds.calls) if c[0] in ("follow", "idle"))
-    return sorted(what["fill"]) if kind == "follow" else []
+def lit(grid, expected: list[str]) -> bool:
+    """The LED grid shows ``expected`` lit (a follow-up show lighting those squares and no other; none: the
+    game's idle show), waiting a little for its next frame."""
+    def shown():
+        frame = grid.sent_frame() or {}
+        if frame.get("showing") != "follow":
+            return [] if frame.get("showing") == "idle" else None
+        return sorted(k for k, v in frame["squares"].items() if v != "000000")
+    return until(lambda: shown() == sorted(expected), 5, f"the LEDs lighting {expected}")
 
 
 # -- the look-alike warnings: a pure computation over the taught samples ------------------------------
@@ -106,7 +111,7 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         status = client.post("/api/setup/teaching/photo", headers=AUTH, json={}).get_json()
         assert status["refused"] is None and status["done"] == 1 and status["step"]["number"] == 2
         squares = step_squares(layout.steps[1])
-        assert status["step"]["squares"] == squares and lit(leds) == sorted(squares) and len(squares) > 40
+        assert status["step"]["squares"] == squares and lit(leds, squares) and len(squares) > 40
 
         # A pawn the step lists is not on its square: refused with the reason, the step stays to take again.
         pawn = next(iter(layout.steps[1].setup["pawns"].values()))
@@ -119,18 +124,21 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         assert not (tmp_path / "pieces.json").exists()
         rig.table.arrange(layout.steps[1].pieces())          # the family puts it back
 
+        checks = []
         for n in range(2, len(layout) + 1):
             status = client.post("/api/setup/teaching/photo", headers=AUTH, json={}).get_json()
+            checks.append(status["checked_s"])
             assert status["refused"] is None, status["refused"]
             assert status["done"] == n
             if n < len(layout):
-                assert status["step"]["number"] == n + 1 and lit(leds) == sorted(step_squares(layout.steps[n]))
+                assert status["step"]["number"] == n + 1 and lit(leds, step_squares(layout.steps[n]))
         assert status["active"] is False and status["saved"] == str(tmp_path / "pieces.json")
+        assert sum(checks) < 30, checks          # every photo checked at once, teaching's budget for the whole
         pieces = Pieces.load(tmp_path / "pieces.json")
         assert len({f.key for f in pieces.faces}) >= 50 and pieces.tiles
         # the table is the game's again, its players let go, the LEDs back to the game
         assert rig.table.differences(session.game.position) == [] and rig.table.view().tile is None
-        assert rig.players.paused is False and lit(leds) == []
+        assert rig.players.paused is False and lit(leds, [])
         assert start.to_setup() == rig.table.position().to_setup()
 
         learned = status["learned"]
@@ -182,10 +190,10 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         said = page.text_content("#teach-say")
         assert said == ("Clear the board and the card zone, then take a photo of the empty board." if lang == "en"
                         else "Videz le plateau et la zone des tuiles, puis prenez une photo du plateau vide.")
-        page.focus("#teach-photo")
+        until(lambda: page.evaluate("document.activeElement.id") == "teach-photo", 5, "the focus on Take the photo")
         page.keyboard.press("Enter")
         until(lambda: page.get_attribute("#teach-card", "data-done") == "1", 30, "step 1's photo")
-        assert lit(leds) == sorted(step_squares(layout.steps[1]))
+        assert lit(leds, step_squares(layout.steps[1]))
         assert page.text_content("#teach-squares").count(",") == len(step_squares(layout.steps[1])) - 1
 
         # A pawn missing from its lit square: the photo is refused, said why, and taken again.

@@ -245,7 +245,12 @@
     if (path === "/api/setup/teaching/photo") $("teach-message").textContent = t("Checking the photo…");
     try { showTeaching(await api("POST", path, {})); }
     catch (e) { $("teach-message").textContent = e.message; $("teach-message").className = "fix"; }
-    finally { busy.forEach((b) => { b.disabled = false; }); }
+    finally {
+      busy.forEach((b) => { b.disabled = false; });
+      // the button pressed may be hidden now: the keyboard goes on from the next one to press
+      const next = $("teach-photo").classList.contains("hidden") ? $("teach-start") : $("teach-photo");
+      if (!document.activeElement || document.activeElement === document.body || document.activeElement.closest(".hidden")) next.focus();
+    }
   }
   $("teach-start").addEventListener("click", () => teaching("/api/setup/teaching/start"));
   $("teach-photo").addEventListener("click", () => teaching("/api/setup/teaching/photo"));
