@@ -90,6 +90,14 @@ def test_faces_closer_than_their_noise_are_named_and_no_others():
     assert ALIKE * 2 * gap > gap > ALIKE * 0.5 * gap
 
 
+def test_look_alike_pairs_join_into_groups():
+    from companion_app.table.setup.teaching import alike_groups
+
+    near = {"a": {"b"}, "b": {"a", "c"}, "c": {"b"}, "x": {"y"}, "y": {"x"}}
+    assert alike_groups(near) == [["a", "b", "c"], ["x", "y"]]
+    assert alike_groups({}) == []
+
+
 # -- the API ---------------------------------------------------------------------------------------------
 
 def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learned(tmp_path):
@@ -108,8 +116,11 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         assert status["active"] and status["steps"] == len(layout) and status["step"]["number"] == 1
         assert status["step"]["squares"] == [] and status["step"]["say"].startswith("Clear the board")
         assert rig.players.paused and [p for p in rig.table.position().pawns if p.square is not None] == []
-        status = client.post("/api/setup/teaching/photo", headers=AUTH, json={}).get_json()
+        status = client.post("/api/setup/teaching/photo", headers=AUTH, json={"step": 1}).get_json()
         assert status["refused"] is None and status["done"] == 1 and status["step"]["number"] == 2
+        again = client.post("/api/setup/teaching/photo", headers=AUTH, json={"step": 1})    # a second tap
+        assert again.status_code == 409 and "step 1" in again.get_json()["error"] and "step 2" in again.get_json()["error"]
+        assert client.post("/api/setup/teaching/photo", headers=AUTH, json={"step": "2"}).status_code == 400
         squares = step_squares(layout.steps[1])
         assert status["step"]["squares"] == squares and lit(leds, squares) and len(squares) > 40
 
@@ -151,6 +162,7 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         for w in expected:
             a, b = w["faces"]
             assert named[a]["alike"] and named[b]["alike"]
+            assert sum({a, b} <= set(g["keys"]) for g in learned["groups"]) == 1
         fr = app.test_client().get("/api/setup/teaching?lang=fr", headers=AUTH).get_json()["learned"]
         assert [f["face"] for f in fr["faces"]] == [f["face"] for f in learned["faces"]]
         assert fr["faces"][0]["name"] != learned["faces"][0]["name"]
@@ -221,13 +233,16 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         assert sorted(shown) == sorted(keys)
         assert page.eval_on_selector_all("#learned-faces img", "els => els.every(i => i.complete && i.naturalWidth > 0)")
         pairs = alike(pieces.faces)
-        warned = page.locator("#learned-warnings li.fix")
-        assert warned.count() == len(pairs)
         marked = set(page.eval_on_selector_all("#learned-faces li.alike", "els => els.map(e => e.dataset.face)"))
         assert marked == {k for p in pairs for k in p["faces"]}
+        groups = [set(g.split()) for g in page.eval_on_selector_all("#learned-warnings li.fix",
+                                                                     "els => els.map(e => e.dataset.faces)")]
+        assert sorted(k for g in groups for k in g) == sorted(marked)        # each warned face in one group
+        for a, b in (p["faces"] for p in pairs):                              # each pair within its group
+            assert any({a, b} <= g for g in groups)
         if pairs:
             assert ("look too alike" if lang == "en" else "se ressemblent trop") in page.text_content("#learned-alike")
-            assert f" {len(pairs)} " in f" {page.text_content('#learned-alike')}"
+            assert f" {len(groups)} " in f" {page.text_content('#learned-alike')}"
         page.click("#learned-pairs summary")
         OUTPUT.mkdir(exist_ok=True)
         page.screenshot(path=str(OUTPUT / f"setup-teaching-{lang}.png"), full_page=True)

@@ -25,6 +25,9 @@ EXPOSURE = {
 }
 LIGHT = {"type": "object", "additionalProperties": False, "required": ["what"],
          "properties": {"what": {"type": "string", "description": "all, row N (1–11) or column X (a–p)"}}}
+PHOTO = {"type": "object", "additionalProperties": False,
+         "properties": {"step": {"type": "integer", "minimum": 1,
+                                 "description": "the step the photo is for (refused unless it is the step under way)"}}}
 MARK = {"type": "object", "additionalProperties": False, "required": ["square", "wrong"],
         "properties": {"square": {"type": "string", "description": "a square, a1 to p11"},
                        "wrong": {"type": "boolean", "description": "true: the LED under it is not where it should be"}}}
@@ -155,10 +158,10 @@ def teaching_start():
 
 
 @route("/teaching/photo", "POST", "Take the step's photo from the table's camera and check it (refused with the "
-                                  "reason: take it again); the last step saves pieces.json", body=schemas.EMPTY)
+                                  "reason: take it again); the last step saves pieces.json", body=PHOTO)
 def teaching_photo():
-    api.body(schemas.EMPTY)
-    return answer(lambda: {**tool().teaching.photo(), "learned": tool().teaching.learned()})
+    step = api.body(PHOTO).get("step")
+    return answer(lambda: {**tool().teaching.photo(step), "learned": tool().teaching.learned()})
 
 
 @route("/teaching/cancel", "POST", "Abandon the teaching (nothing is saved)", body=schemas.EMPTY)

@@ -63,14 +63,19 @@ class Teaching:
             self._show_step()
             return self._status()
 
-    def photo(self) -> dict:
+    def photo(self, step: int | None = None) -> dict:
         """Take the current step's photo from the table's camera and check it at once; the last step's
-        passing saves ``pieces.json``."""
+        passing saves ``pieces.json``.  ``step``, when given, must be the step under way (a page that
+        was behind, or a second tap, takes no photo for the wrong step)."""
         from vision.nostickers import TeachError, teach
 
         with self._lock:
             if not self.active:
                 raise SetupError(Text(N_("No teaching under way: press Start teaching first.")))
+            if step is not None and step != len(self.photos) + 1:
+                raise SetupError(Text(N_("This photo was for step %(step)s, but the teaching is at step %(now)s: "
+                                         "look at the step shown, then take the photo."),
+                                      step=step, now=len(self.photos) + 1))
             frame = self._fresh_frame()
             n = len(self.photos) + 1
             steps = self.layout.steps[:n]
@@ -213,9 +218,10 @@ def face_words(key: str):
 
 
 def describe_pieces(pieces, path) -> dict:
-    """The Setup page's "what was learned": one entry per taught face (the first sample's picture),
-    and the pairs of faces the reader cannot tell apart under this light (``teach.alike``,
-    recomputed from the samples)."""
+    """The Setup page's "what was learned": one entry per taught face (the first sample's picture, the
+    faces it looks too alike to), the pairs of faces the reader cannot tell apart under this light
+    (``teach.alike``, recomputed from the samples) and those pairs joined into groups (a colour's
+    pawns that all look alike are one group, said once)."""
     from vision.nostickers.teach import alike
 
     warnings = alike(pieces.faces)
@@ -234,7 +240,26 @@ def describe_pieces(pieces, path) -> dict:
                       "faint": face.key in pieces.faint})
     return {"taught": True, "file": str(path), "faces": faces,
             "warnings": [{"faces": [face_words(k) for k in w["faces"]], "keys": w["faces"], "distance": w["distance"]}
-                         for w in warnings]}
+                         for w in warnings],
+            "groups": [{"keys": group, "faces": [face_words(k) for k in group]} for group in alike_groups(near)]}
+
+
+def alike_groups(near: dict[str, set[str]]) -> list[list[str]]:
+    """The faces joined by look-alike pairs (``near``: face → the faces it looks too alike to), each group
+    sorted, the groups in the order of their first face."""
+    groups, done = [], set()
+    for start in sorted(near):
+        if start in done:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            key = todo.pop()
+            if key not in group:
+                group.add(key)
+                todo.extend(near[key] - group)
+        done |= group
+        groups.append(sorted(group))
+    return groups
 
 
 def picture(polar) -> str:

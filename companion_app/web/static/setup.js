@@ -195,8 +195,10 @@
   $("light-line-go").addEventListener("click", () => light($("light-line").value));
 
   // -- teaching the box without stickers (NOSTICKERS.md) ---------------------------------------------
+  let teachStep = null;     // the step shown: a photo is taken for it only
   function showTeaching(s) {
     const step = s.step;
+    teachStep = step ? step.number : null;
     $("teach-step").classList.toggle("hidden", !step);
     $("teach-start").classList.toggle("hidden", s.active);
     $("teach-photo").classList.toggle("hidden", !s.active);
@@ -224,12 +226,16 @@
       return;
     }
     $("learned-summary").textContent = t("%(n)s faces taught, in %(file)s", { n: l.faces.length, file: l.file });
-    $("learned-pairs").classList.toggle("hidden", !l.warnings.length);
-    $("learned-alike").className = l.warnings.length ? "fix" : "ok";
-    $("learned-alike").textContent = l.warnings.length
-      ? t("%(n)s pairs of faces look too alike under this light: the camera may not tell them apart where both could lie (more light helps; otherwise the game or the referee tells them).", { n: l.warnings.length })
+    $("learned-pairs").classList.toggle("hidden", !l.groups.length);
+    $("learned-alike").className = l.groups.length ? "fix" : "ok";
+    $("learned-alike").textContent = l.groups.length
+      ? t("%(n)s groups of faces look too alike under this light: the camera may not tell them apart where two of a group could lie (more light helps; otherwise the game or the referee tells them).", { n: l.groups.length })
       : t("Every face looks different enough under this light.");
-    for (const w of l.warnings) warnings.append(el("li", "fix", t("%(a)s and %(b)s", { a: w.faces[0], b: w.faces[1] })));
+    for (const g of l.groups) {
+      const li = el("li", "fix", g.faces.join(" · "));
+      li.dataset.faces = g.keys.join(" ");
+      warnings.append(li);
+    }
     for (const f of l.faces) {
       const li = el("li", f.alike.length ? "alike" : "");
       li.dataset.face = f.face;
@@ -243,7 +249,8 @@
     const busy = [$("teach-start"), $("teach-photo"), $("teach-cancel")];
     busy.forEach((b) => { b.disabled = true; });
     if (path === "/api/setup/teaching/photo") $("teach-message").textContent = t("Checking the photo…");
-    try { showTeaching(await api("POST", path, {})); }
+    const body = path === "/api/setup/teaching/photo" && teachStep ? { step: teachStep } : {};
+    try { showTeaching(await api("POST", path, body)); }
     catch (e) { $("teach-message").textContent = e.message; $("teach-message").className = "fix"; }
     finally {
       busy.forEach((b) => { b.disabled = false; });
