@@ -90,6 +90,28 @@ def test_faces_closer_than_their_noise_are_named_and_no_others():
     assert ALIKE * 2 * gap > gap > ALIKE * 0.5 * gap
 
 
+def test_a_taught_face_is_drawn_back_as_a_disc_of_its_colours():
+    import base64
+
+    import cv2
+
+    from companion_app.table.setup.teaching import PICTURE_PX, picture
+
+    red, blue = (cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+                 for bgr in ((30, 30, 200), (200, 60, 20)))
+    polar = np.empty((L.ANGLES, L.RINGS, 3), np.float32)
+    polar[:, : L.RINGS // 2] = red           # the inner rings red, the outer ones blue
+    polar[:, L.RINGS // 2:] = blue
+    url = picture(polar)
+    assert url.startswith("data:image/png;base64,")
+    img = cv2.imdecode(np.frombuffer(base64.b64decode(url.split(",", 1)[1]), np.uint8), cv2.IMREAD_UNCHANGED)
+    assert img.shape == (PICTURE_PX, PICTURE_PX, 4)
+    c = PICTURE_PX // 2
+    assert np.abs(img[c, c, :3].astype(int) - (30, 30, 200)).max() < 12            # the middle: red
+    assert np.abs(img[c, c + PICTURE_PX * 2 // 5, :3].astype(int) - (200, 60, 20)).max() < 12   # the rim: blue
+    assert img[0, 0, 3] == 0 and img[c, c, 3] == 255                                  # outside the disc: clear
+
+
 def test_look_alike_pairs_join_into_groups():
     from companion_app.table.setup.teaching import alike_groups
 
@@ -194,6 +216,7 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         referee_login(page, server.url, "setup")
         page.goto(f"{server.url}setup?lang={lang}")
         page.wait_for_selector("#teach-start:visible")
+        OUTPUT.mkdir(exist_ok=True)
         assert page.is_hidden("#teach-photo")
         page.focus("#teach-start")                        # keyboard only
         page.keyboard.press("Enter")
@@ -206,6 +229,12 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         page.keyboard.press("Enter")
         until(lambda: page.get_attribute("#teach-card", "data-done") == "1", 30, "step 1's photo")
         assert lit(leds, step_squares(layout.steps[1]))
+        page.wait_for_selector("#teach-board[data-step='2'] svg.board")     # the step drawn: what goes where
+        drawn = page.eval_on_selector_all("#teach-board .piece[data-square]", "els => els.map(e => e.dataset.square)")
+        setup = layout.steps[1].setup
+        assert sorted(drawn) == sorted([p["at"] for p in setup["pawns"].values()] + list(setup["stones"])), drawn
+        page.locator("#teach-card").screenshot(path=str(OUTPUT / f"setup-teaching-step-{lang}.png"))
+        assert axe_violations(page) == []               # a step under way, its board drawn
         assert page.text_content("#teach-squares").count(",") == len(step_squares(layout.steps[1])) - 1
 
         # A pawn missing from its lit square: the photo is refused, said why, and taken again.

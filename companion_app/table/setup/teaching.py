@@ -122,7 +122,7 @@ class Teaching:
         if self.active:
             step = self.layout.steps[len(self.photos)]
             out["step"] = {"number": len(self.photos) + 1, "say": step.words, "squares": step_squares(step),
-                           "tile": step.tile}
+                           "tile": step.tile, "setup": step.setup}     # the page draws it on the board
         return out
 
     def _show_step(self) -> None:

@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const { said, withNodes } = window.Flure;
+  const { said, withNodes, FlureBoard, loadBoard } = window.Flure;
   let auto = null, refreshing = false, exposureShown = false;
 
   async function api(method, path, body) {
@@ -196,8 +196,19 @@
 
   // -- teaching the box without stickers (NOSTICKERS.md) ---------------------------------------------
   let teachStep = null;     // the step shown: a photo is taken for it only
+  let geometry = null;
+  async function drawStep(step) {   // the board with the step's pieces where they go, as the phones draw a game
+    geometry = geometry || await loadBoard(() => {});
+    const wrap = $("teach-board");
+    wrap.replaceChildren();
+    const board = new FlureBoard(wrap, geometry, {});
+    if (step.setup.monster) board.draw(step.setup);   // the first step: the empty board
+    wrap.dataset.step = String(step.number);
+  }
   function showTeaching(s) {
     const step = s.step;
+    if (step && String(step.number) !== $("teach-board").dataset.step) drawStep(step);
+    if (!step) $("teach-board").dataset.step = "";
     teachStep = step ? step.number : null;
     $("teach-step").classList.toggle("hidden", !step);
     $("teach-start").classList.toggle("hidden", s.active);
