@@ -10,6 +10,7 @@ headless Chromium.
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -145,6 +146,9 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         assert client.post("/api/setup/teaching/photo", headers=AUTH, json={"step": "2"}).status_code == 400
         squares = step_squares(layout.steps[1])
         assert status["step"]["squares"] == squares and lit(leds, squares) and len(squares) > 40
+        session.publish_state()                  # the session has news meanwhile (a camera view, a phone):
+        time.sleep(0.5)                          # its LED view waits for the teaching to end
+        assert lit(leds, squares)
 
         # A pawn the step lists is not on its square: refused with the reason, the step stays to take again.
         pawn = next(iter(layout.steps[1].setup["pawns"].values()))

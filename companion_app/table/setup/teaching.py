@@ -56,6 +56,7 @@ class Teaching:
             raise SetupError(Text(N_("The teaching layout cannot be used: %(why)s"), why=exc.text)) from None
         with self._lock:
             self.layout, self.photos, self.refused, self.active, self.saved = layout, [], None, True, None
+            self.tool.session.leds_lent = True      # the session's own LED view waits meanwhile
             rig = self._rig()
             if rig is not None and self._held is None:
                 self._held = rig.players.paused
@@ -140,7 +141,7 @@ class Teaching:
 
     def _release(self) -> None:
         """The table back to the game: the simulated pieces where the game has them, the players let go,
-        the LEDs to the game's view."""
+        the LEDs given back to the session (its view of the game)."""
         from engine.position import basic_position
 
         rig = self._rig()
@@ -151,8 +152,12 @@ class Teaching:
             if self._held is not None:
                 rig.pause(self._held)
         self._held = None
-        leds = self.tool.session.leds
-        if leds.obj is not None:
+        session = self.tool.session
+        session.leds_lent = False
+        leds = session.leds
+        if session.game is not None:
+            session.show_on_leds()                  # the game's own view again
+        elif leds.obj is not None:
             leds.call(lambda grid: grid.show_idle())
 
     def _rig(self):
