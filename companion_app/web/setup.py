@@ -25,6 +25,9 @@ EXPOSURE = {
 }
 LIGHT = {"type": "object", "additionalProperties": False, "required": ["what"],
          "properties": {"what": {"type": "string", "description": "all, row N (1–11) or column X (a–p)"}}}
+PHOTO = {"type": "object", "additionalProperties": False,
+         "properties": {"step": {"type": "integer", "minimum": 1,
+                                 "description": "the step the photo is for (refused unless it is the step under way)"}}}
 MARK = {"type": "object", "additionalProperties": False, "required": ["square", "wrong"],
         "properties": {"square": {"type": "string", "description": "a square, a1 to p11"},
                        "wrong": {"type": "boolean", "description": "true: the LED under it is not where it should be"}}}
@@ -138,3 +141,30 @@ def mark():
 @route("/doctor", "GET", "flure doctor's checks that can run beside the session")
 def doctor():
     return jsonify(findings=tool().doctor(current_language()))   # in the page's language
+
+
+# -- teaching the box without stickers (NOSTICKERS.md) ------------------------------------------------
+@route("/teaching", "GET", "The teaching under way (step, what to lay out, its squares, the last refusal) and what "
+                           "the saved pieces file taught: each face, its picture and the faces it looks too alike to")
+def teaching():
+    return answer(lambda: {**tool().teaching.status(), "learned": tool().teaching.learned()})
+
+
+@route("/teaching/start", "POST", "Begin teaching at the first step; the LEDs light each step's squares",
+       body=schemas.EMPTY)
+def teaching_start():
+    api.body(schemas.EMPTY)
+    return answer(tool().teaching.start)
+
+
+@route("/teaching/photo", "POST", "Take the step's photo from the table's camera and check it (refused with the "
+                                  "reason: take it again); the last step saves pieces.json", body=PHOTO)
+def teaching_photo():
+    step = api.body(PHOTO).get("step")
+    return answer(lambda: {**tool().teaching.photo(step), "learned": tool().teaching.learned()})
+
+
+@route("/teaching/cancel", "POST", "Abandon the teaching (nothing is saved)", body=schemas.EMPTY)
+def teaching_cancel():
+    api.body(schemas.EMPTY)
+    return answer(tool().teaching.cancel)

@@ -70,6 +70,7 @@ class TableSession:
     beat_ms: float = 260.0      # the LED animation's beat ([animation] beat_ms): the speaker keeps to it
     rng: random.Random = field(default_factory=random.SystemRandom)
     simulated: object | None = None    # the simulated table (table.demo.SimulatedRig) when it is the camera
+    leds_lent: bool = False     # the Setup page's teaching lights the LEDs (its steps' squares) meanwhile
     keep_games: int = 100       # [web] keep_games / keep_days: the journal's older games go at each new game
     keep_days: float = 30
 
@@ -468,7 +469,7 @@ class TableSession:
     def _show_on_leds(self) -> None:
         """The monster's move (once), then the follow-up's squares while the table is behind, else idle."""
         game = self.game
-        if game is None:
+        if game is None or self.leds_lent:
             return
         position = game.position.to_setup()
         fresh_plan = self.plan_seq == self.seq and game.last_plan is not None

@@ -64,6 +64,8 @@ class SetupTool:
         self.pending = None           # a Calibration computed, not saved yet
         self._lock = threading.Lock()
         self._look: tuple[float, dict | None, bytes | None] = (0.0, None, None)
+        from .teaching import Teaching
+        self.teaching = Teaching(self)  # the box taught without stickers (NOSTICKERS.md)
 
     # -- where things are saved ------------------------------------------------------------
     def folder(self) -> Path:

@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const { said, withNodes } = window.Flure;
+  const { said, withNodes, FlureBoard, loadBoard } = window.Flure;
   let auto = null, refreshing = false, exposureShown = false;
 
   async function api(method, path, body) {
@@ -194,6 +194,86 @@
   $("light-all").addEventListener("click", () => light("all"));
   $("light-line-go").addEventListener("click", () => light($("light-line").value));
 
+  // -- teaching the box without stickers (NOSTICKERS.md) ---------------------------------------------
+  let teachStep = null;     // the step shown: a photo is taken for it only
+  let geometry = null;
+  async function drawStep(step) {   // the board with the step's pieces where they go, as the phones draw a game
+    geometry = geometry || await loadBoard(() => {});
+    const wrap = $("teach-board");
+    wrap.replaceChildren();
+    const board = new FlureBoard(wrap, geometry, {});
+    if (step.setup.monster) board.draw(step.setup);   // the first step: the empty board
+    wrap.dataset.step = String(step.number);
+  }
+  function showTeaching(s) {
+    const step = s.step;
+    if (step && String(step.number) !== $("teach-board").dataset.step) drawStep(step);
+    if (!step) $("teach-board").dataset.step = "";
+    teachStep = step ? step.number : null;
+    $("teach-step").classList.toggle("hidden", !step);
+    $("teach-start").classList.toggle("hidden", s.active);
+    $("teach-photo").classList.toggle("hidden", !s.active);
+    $("teach-cancel").classList.toggle("hidden", !s.active);
+    $("teach-card").dataset.done = String(s.done);
+    $("teach-card").dataset.active = String(s.active);
+    if (step) {
+      $("teach-number").textContent = t("Step %(n)s of %(steps)s", { n: step.number, steps: s.steps });
+      $("teach-say").textContent = step.say;
+      $("teach-squares").textContent = step.squares.length
+        ? t("The lit squares: %(squares)s", { squares: step.squares.join(", ") }) : t("No square is lit: the board stays empty.");
+    }
+    if (s.refused) { $("teach-message").textContent = t("Photo refused: %(why)s. Lay the step out again, then take the photo again.", { why: s.refused }); $("teach-message").className = "fix"; }
+    else if (s.saved) { $("teach-message").textContent = t("Taught: saved %(file)s (flure play --pieces %(file)s reads with it).", { file: s.saved }); $("teach-message").className = "ok"; }
+    else if (s.active && s.done) { $("teach-message").textContent = t("Photo %(n)s taken and checked.", { n: s.done }); $("teach-message").className = "ok"; }
+    else { $("teach-message").textContent = ""; $("teach-message").className = ""; }
+    if (s.learned) showLearned(s.learned);
+  }
+  function showLearned(l) {
+    const faces = $("learned-faces"), warnings = $("learned-warnings");
+    faces.replaceChildren(); warnings.replaceChildren();
+    if (!l.taught) {
+      $("learned-summary").textContent = l.error ? t("The pieces file cannot be used: %(why)s", { why: l.error }) : t("Nothing taught yet.");
+      $("learned-alike").textContent = ""; $("learned-pairs").classList.add("hidden");
+      return;
+    }
+    $("learned-summary").textContent = t("%(n)s faces taught, in %(file)s", { n: l.faces.length, file: l.file });
+    $("learned-pairs").classList.toggle("hidden", !l.groups.length);
+    $("learned-alike").className = l.groups.length ? "fix" : "ok";
+    $("learned-alike").textContent = l.groups.length
+      ? t("%(n)s groups of faces look too alike under this light: the camera may not tell them apart where two of a group could lie (more light helps; otherwise the game or the referee tells them).", { n: l.groups.length })
+      : t("Every face looks different enough under this light.");
+    for (const g of l.groups) {
+      const li = el("li", "fix", g.faces.join(" · "));
+      li.dataset.faces = g.keys.join(" ");
+      warnings.append(li);
+    }
+    for (const f of l.faces) {
+      const li = el("li", f.alike.length ? "alike" : "");
+      li.dataset.face = f.face;
+      const img = el("img"); img.src = f.picture; img.alt = "";
+      li.append(img, el("span", "", f.name));
+      if (f.alike.length) li.append(el("span", "muted", ` ⚠ ${t("looks like %(faces)s", { faces: f.alike.join(", ") })}`));
+      faces.append(li);
+    }
+  }
+  async function teaching(path) {
+    const busy = [$("teach-start"), $("teach-photo"), $("teach-cancel")];
+    busy.forEach((b) => { b.disabled = true; });
+    if (path === "/api/setup/teaching/photo") $("teach-message").textContent = t("Checking the photo…");
+    const body = path === "/api/setup/teaching/photo" && teachStep ? { step: teachStep } : {};
+    try { showTeaching(await api("POST", path, body)); }
+    catch (e) { $("teach-message").textContent = e.message; $("teach-message").className = "fix"; }
+    finally {
+      busy.forEach((b) => { b.disabled = false; });
+      // the button pressed may be hidden now: the keyboard goes on from the next one to press
+      const next = $("teach-photo").classList.contains("hidden") ? $("teach-start") : $("teach-photo");
+      if (!document.activeElement || document.activeElement === document.body || document.activeElement.closest(".hidden")) next.focus();
+    }
+  }
+  $("teach-start").addEventListener("click", () => teaching("/api/setup/teaching/start"));
+  $("teach-photo").addEventListener("click", () => teaching("/api/setup/teaching/photo"));
+  $("teach-cancel").addEventListener("click", () => teaching("/api/setup/teaching/cancel"));
+
   // -- doctor -------------------------------------------------------------------------------------------
   async function doctor() {
     try {
@@ -209,6 +289,7 @@
     setInterval(refresh, 1000);
     showCalibration(await api("GET", "/api/setup/calibration"));
     showMarks(await api("GET", "/api/setup/leds/marks"));
+    showTeaching(await api("GET", "/api/setup/teaching"));
     doctor();
   }
   buildLeds();
