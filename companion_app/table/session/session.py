@@ -303,6 +303,20 @@ class TableSession:
             self._guide = guide
             self._show_on_leds()
 
+    def lend_leds(self) -> None:
+        """The LED grid lent to another view (the Setup page's teaching): the game's view waits."""
+        with self._lock:
+            self.leds_lent = True
+
+    def take_back_leds(self) -> None:
+        """The LED grid back to the game's view (or idle before a game)."""
+        with self._lock:
+            self.leds_lent = False
+            if self.game is not None:
+                self._show_on_leds()
+            elif self.leds.obj is not None:
+                self.leds.call(lambda grid: grid.show_idle())
+
     def record_reading(self, reading: dict | None, outcome: str) -> None:
         if self.game_id is not None and reading is not None:
             try:

@@ -56,7 +56,7 @@ class Teaching:
             raise SetupError(Text(N_("The teaching layout cannot be used: %(why)s"), why=exc.text)) from None
         with self._lock:
             self.layout, self.photos, self.refused, self.active, self.saved = layout, [], None, True, None
-            self.tool.session.leds_lent = True      # the session's own LED view waits meanwhile
+            self.tool.session.lend_leds()           # the session's own LED view waits meanwhile
             rig = self._rig()
             if rig is not None and self._held is None:
                 self._held = rig.players.paused
@@ -152,13 +152,7 @@ class Teaching:
             if self._held is not None:
                 rig.pause(self._held)
         self._held = None
-        session = self.tool.session
-        session.leds_lent = False
-        leds = session.leds
-        if session.game is not None:
-            session.show_on_leds()                  # the game's own view again
-        elif leds.obj is not None:
-            leds.call(lambda grid: grid.show_idle())
+        self.tool.session.take_back_leds()          # the game's own view again
 
     def _rig(self):
         return getattr(self.tool.session, "simulated", None)
