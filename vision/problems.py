@@ -128,15 +128,12 @@ def board_not_located(why: Text | None = None) -> Text:
 
 def not_located_why(words):
     """The reason inside ``board not located: <why>`` (None for the bare sentence), for a caller
-    whose own sentence already says the board is not located: it says so once, not twice.  Other
-    words (and a plain English message from a reading saved without words) come back as they are,
-    less a leading ``board not located: ``."""
+    whose own sentence already says the board is not located: it says so once, not twice (told by the
+    sentence's template, never by its English).  Other words come back as they are."""
     if isinstance(words, Text) and words.template == NOT_LOCATED.template:
         return words.params.get("why")
     if isinstance(words, Text) and words.template == NOT_LOCATED_BARE.template:
         return None
-    if isinstance(words, str) and words.startswith(NOT_LOCATED_BARE.template):
-        return words[len(NOT_LOCATED_BARE.template):].lstrip(": ") or None
     return words
 
 
