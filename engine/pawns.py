@@ -76,8 +76,9 @@ def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
 
 
 def _stone_word(kind: str) -> Text:
-    """The pushed stone as the refusal names it, the subject of its sentence (``the crystal``)."""
-    return piece_name(kind, "the")
+    """The pushed stone as the refusal names it (``the crystal``): what one cannot push, the object of
+    the sentence as the other languages word it (de: *man kann den Kristall … nicht schieben*)."""
+    return piece_name(kind, "the-object")
 
 
 def _slide(ctx: _Ctx, stones: dict, sq: int, d: int) -> tuple[int, dict]:

@@ -33,7 +33,8 @@ def test_a_name_is_wording_data_that_keeps_its_context_through_json():
 
 
 def test_the_sentences_use_the_vocabulary_in_the_role_their_grammar_gives():
-    """A stone a pawn cannot push is the subject (der); one the players must move is the object (den)."""
+    """The role is the slot's grammar in the other languages: a stone a pawn cannot push is what one cannot
+    push (de: *man kann den Kristall … nicht schieben*); two pieces on one square are the subject."""
     from engine.errors import IllegalMoveError
     from engine.pawns import apply_moves
     from engine.position import Position
@@ -47,4 +48,9 @@ def test_the_sentences_use_the_vocabulary_in_the_role_their_grammar_gives():
                                                           "at": "e2"}}})
     with pytest.raises(IllegalMoveError) as err:   # pushed north from e1 into the wall (P7)
         apply_moves(position, "red-6/1", "N")
-    assert "der Kristall" in render(err.value.text, "de"), render(err.value.text, "de")
+    refused = {lang: render(err.value.text, lang) for lang in ("de", "fr")}
+    assert "man kann den Kristall auf e1 nicht" in refused["de"], refused
+    assert "impossible de pousser le cristal en e1" in refused["fr"], refused   # no participle to agree with
+    both = Position.from_setup({"monster": {"at": "g7", "facing": "E"}, "stones": {"g7": "crystal"}},
+                               strict=False).status_words()
+    assert "ein Kristall stehen beide auf g7" in render(both[0][1], "de"), render(both[0][1], "de")
