@@ -270,7 +270,7 @@ class PhysicalTable:
             if b is not None and self.occupant(b) is not None and b != a:
                 there = self.occupant(b)
                 raise CannotMove(Text(N_("%(square)s is not free: %(what)s lies there"), square=square_name(b),
-                                      what=piece_name(there, "the") if there in KINDS else there))
+                                      what=piece_name(there, "the-object") if there in KINDS else there))   # de: …dort den …
             if what == "monster":
                 if b is None:
                     raise CannotMove(Text(N_("the monster stays on the board; give a square to move it to")))
