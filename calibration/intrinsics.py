@@ -56,8 +56,7 @@ class Views:
     object_points: list = field(default_factory=list)
     image_points: list = field(default_factory=list)
     image_size: tuple[int, int] | None = None
-    rejected: list[str] = field(default_factory=list)
-    rejected_text: list = field(default_factory=list)   # the same as wording data (engine.wording Text)
+    rejected: list = field(default_factory=list)   # why each refused frame was refused (engine.wording data)
     ids: list = field(default_factory=list)          # each view's corner ids (to spot repeated views)
 
     def add(self, image: np.ndarray, name: str = "frame", min_corners: int = MIN_CORNERS) -> int:
@@ -157,11 +156,10 @@ class Views:
         return {"views": len(self), "image_size": list(self.image_size) if self.image_size else None,
                 "coverage": cov, "coverage_filled": filled, "coverage_cells": cells, "tilts": tilts,
                 "tilt_directions": len(directions), "rejected": self.rejected[-5:],
-                "advice": [str(a) for a in advice], "advice_text": advice}
+                "advice": advice}   # wording data (engine.wording), said in the reader's language at the edge
     def _reject(self, why: Text) -> int:
         """Note why a frame was not taken (in English, and as wording data); 0 corners were used."""
-        self.rejected.append(str(why))
-        self.rejected_text.append(why)
+        self.rejected.append(why)
         return 0
 
     def __len__(self) -> int:
@@ -178,7 +176,7 @@ def calibrate(views: Views, min_views: int = 5) -> Calibration:
     if len(views) < min_views:
         few = Plural("only %(num)s usable view of the ChArUco board, need %(need)s",
                      "only %(num)s usable views of the ChArUco board, need %(need)s", len(views), need=min_views)
-        why = views.rejected_text[-5:]
+        why = views.rejected[-5:]
         raise NotEnoughViews(Text(N_("%(few)s (%(why)s)"), few=few, why=Join("; ", why)) if why else few)
     rms, k, dist, _r, _t, std, _se, _pe = cv2.calibrateCameraExtended(
         views.object_points, views.image_points, views.image_size, None, None)
@@ -198,13 +196,8 @@ def calibrate(views: Views, min_views: int = 5) -> Calibration:
     return cal
 
 
-def rms_advice(rms: float) -> str:
-    """What a reprojection error means for the table, in one sentence."""
-    return str(rms_wording(rms))
-
-
-def rms_wording(rms: float) -> Text:
-    """``rms_advice`` as wording data (engine.wording), for the Setup page's other languages."""
+def rms_advice(rms: float) -> Text:
+    """What a reprojection error means for the table, in one sentence (wording data, engine.wording)."""
     if rms <= GOOD_RMS_PX:
         return Text(N_("reprojection error %(rms)s px: good"), rms=f"{rms:.2f}")
     if rms <= MAX_RMS_PX:

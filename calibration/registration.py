@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.wording import N_, Plural, Term, Text
+from engine.wording import N_, Plural, Said, Term, Text
 from vision.detect import check_frame, detect_markers
 from vision.locate import locate_board
 from vision.problems import board_not_located
@@ -43,19 +43,16 @@ class RegistrationReport:
     camera_height_mm: float | None = None
     tilt_deg: float | None = None
     card_zone_in_view: bool | None = None
-    problems: list[str] = field(default_factory=list)      # each finding in English (the JSON's, as always)
-    findings: list[Text] = field(default_factory=list)     # the same as wording data, for other languages
+    problems: list = field(default_factory=list)   # each finding as wording data (engine.wording)
     view_extent: float | None = None        # how much of the frame the board and card zone need (1 = all)
     image_size: tuple[int, int] | None = None
     verdict: str | None = None              # good / too far / too close / too tilted
-    advice: str = ""
-    advice_text: Text | None = None         # the advice as wording data (engine.wording), for other languages
-    why: Text | None = None                 # why the board is not located, as wording data (problems[0] is its English)
+    advice: Text | None = None              # what to do, as wording data (engine.wording)
+    why: Text | None = None                 # why the board is not located (then also ``problems[0]``)
 
     def add(self, finding: Text) -> None:
-        """A finding: its wording data, and its English in ``problems``."""
-        self.findings.append(finding)
-        self.problems.append(str(finding))
+        """A finding, as wording data."""
+        self.problems.append(finding)
 
     def to_json(self) -> dict:
         return {"ok": self.ok, "markers_seen": self.markers_seen, "markers_missing": self.markers_missing,
@@ -63,9 +60,9 @@ class RegistrationReport:
                 "smallest_sticker_px": None if self.smallest_sticker_px is None else round(self.smallest_sticker_px, 1),
                 "camera_height_mm": None if self.camera_height_mm is None else round(self.camera_height_mm),
                 "tilt_deg": None if self.tilt_deg is None else round(self.tilt_deg, 1),
-                "card_zone_in_view": self.card_zone_in_view, "problems": self.problems,
+                "card_zone_in_view": self.card_zone_in_view, "problems": [Said(p) for p in self.problems],
                 "view_extent": None if self.view_extent is None else round(self.view_extent, 3),
-                "verdict": self.verdict, "advice": self.advice}
+                "verdict": self.verdict, "advice": Said(self.advice) if self.advice is not None else ""}
 
 
 def check_registration(image, scheme=None, calibration=None) -> RegistrationReport:
@@ -74,20 +71,20 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
     gray, reason = check_frame(image)
     if gray is None:
         why = board_not_located(reason)
-        return RegistrationReport(False, problems=[str(why)], findings=[why], why=why)
+        return RegistrationReport(False, problems=[why], why=why)
     h, w = gray.shape[:2]
     if calibration is not None and tuple(calibration.image_size) != (w, h):
         cw, ch = calibration.image_size
         why = Text(N_("the lens calibration was made at %(made)s but this image is %(size)s: its numbers do not "
                       "apply; calibrate again at this size or use an image of that size"),
                    made=f"{cw}×{ch}", size=f"{w}×{h}")
-        return RegistrationReport(False, image_size=(w, h), problems=[str(why)], findings=[why], why=why)
+        return RegistrationReport(False, image_size=(w, h), problems=[why], why=why)
     det = detect_markers(gray, scheme)
     result = locate_board(det, (w, h), scheme, calibration)
     loc = result.location
     if loc is None:
         why = result.reason or board_not_located()
-        return RegistrationReport(False, problems=[str(why)], findings=[why], why=why)
+        return RegistrationReport(False, problems=[why], why=why)
     rep = RegistrationReport(True, list(loc.markers_seen), list(loc.markers_missing))
     for m in scheme.board_markers:
         idx = np.flatnonzero(det.ids == m.id)
@@ -123,8 +120,7 @@ def check_registration(image, scheme=None, calibration=None) -> RegistrationRepo
         rep.add(Text(CARD_ZONE_HIDDEN))
     rep.image_size = (w, h)
     rep.view_extent = _view_extent(loc, scheme, (w, h))
-    rep.verdict, rep.advice_text = verdict(rep)
-    rep.advice = str(rep.advice_text)
+    rep.verdict, rep.advice = verdict(rep)
     rep.ok = not rep.problems and rep.verdict == "good"   # a camera too tilted, too far or too close is not ok
     return rep
 

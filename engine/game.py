@@ -493,7 +493,7 @@ class Game:
         position = apply_placement(self.position, placement)
         i = self.players.index(self.placer)
         nxt = self.players[(i + 1) % len(self.players)]
-        note = Text(N_("%(colour)s placed a %(piece)s (A2)."), colour=Cap(Colour(self.placer)),
+        note = Text(N_("%(colour)s placed %(piece)s (A2)."), colour=Cap(Colour(self.placer)),
                     piece=placement.describe_words())
         game = replace(self, position=position, pieces_left=tuple(left.items()), placer=nxt, **_note(note))
         if sum(left.values()):

@@ -12,8 +12,9 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .geometry import SQUARE_SET, square_name
-from .position import BOARD, Pawn, Position, Teleporter
-from .wording import N_, NP_, Direction, Join, PawnName, Term, Text
+from .names import piece_name
+from .position import BOARD, STONE_KINDS, Pawn, Position, Teleporter
+from .wording import N_, Direction, Join, PawnName, Term, Text
 
 ANY_PAWN = "any-pawn"          # mover: one move of any one pawn (``flure vision explain`` without --player)
 MONSTER_PHASE = "monster"      # mover: the monster phase, only a tile in the card zone is expected (G7)
@@ -84,7 +85,7 @@ class SquareLook:
                         N_("%(pawn)s (white face up)") if self.pawn.face == "white" else "%(pawn)s (%(face)s face up)")
             parts.append(Text(template, pawn=self.pawn.name_words, face=self.pawn.face))
         if self.stone is not None:
-            parts.append(Text.in_context("look", _STONE_LOOKS[self.stone]) if self.stone in _STONE_LOOKS
+            parts.append(piece_name(self.stone, "a") if self.stone in STONE_KINDS
                          else Text("a %(kind)s stone", kind=self.stone))
         if self.teleporter is not None:
             parts.append(Text(N_("teleporter %(pair)s"), pair=self.teleporter.pair))
@@ -179,5 +180,3 @@ _REASONS = {"occluded": N_("covered, a hand?"), "hidden-square": N_("hidden behi
             "frames-disagree": N_("the frames show it differently: something moved?"),
             "unknown-piece": N_("what lies there matches no taught piece clearly"),
             "monster-unread": N_("the monster is not read: its heading is the game's")}
-_STONE_LOOKS = {"stone": NP_("look", "a stone"), "crystal": NP_("look", "a crystal stone"),
-                "pivot-right": NP_("look", "a pivot-right stone"), "pivot-about": NP_("look", "a pivot-about stone")}

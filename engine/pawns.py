@@ -12,9 +12,10 @@ from dataclasses import replace
 
 from .errors import IllegalMoveError, InvalidSetupError
 from .geometry import DIRECTION_NAMES, ENTRANCE, EXIT, NEIGHBOUR, square_name, wall_letter
+from .names import piece_name
 from .pools import KEPT, pushed_to
 from .position import BOARD, OUT, WAITING, Position
-from .wording import N_, PawnName, Plural, Term, Text
+from .wording import N_, PawnName, Plural, Text
 
 MOVE_LETTERS = "NESWIX"
 _WAITING = -1
@@ -74,13 +75,10 @@ def _push_stone(ctx: _Ctx, stones: dict, s: int, d: int) -> dict:
     return new
 
 
-STONE_WORDS = {"stone": N_("the stone"), "crystal": N_("the crystal stone"),
-               "pivot-right": N_("the pivot-right stone"), "pivot-about": N_("the pivot-about stone")}
-
-
-def _stone_word(kind: str) -> Term:
-    """The pushed stone as the refusal names it (``the crystal stone``)."""
-    return Term(STONE_WORDS[kind])
+def _stone_word(kind: str) -> Text:
+    """The pushed stone as the refusal names it (``the crystal``): what one cannot push, the object of
+    the sentence as the other languages word it (de: *man kann den Kristall … nicht schieben*)."""
+    return piece_name(kind, "the-object")
 
 
 def _slide(ctx: _Ctx, stones: dict, sq: int, d: int) -> tuple[int, dict]:

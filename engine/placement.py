@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from .errors import GameActionError, InvalidSetupError
 from .geometry import CORNER_ZONE, DIRECTION_NAMES, NEIGHBOUR, parse_direction, parse_square, square_name
+from .names import count_words, piece_name
 from .pools import pool_squares
 from .position import STONE_KINDS, Position, Teleporter
-from .wording import N_, Direction, Join, Plural, Term, Text, listing, n_
+from .wording import N_, Direction, Join, Text, listing
 
 if TYPE_CHECKING:
     from .actions import Place
@@ -22,26 +23,6 @@ if TYPE_CHECKING:
 PIECES: dict[str, int] = {
     "stone": 3, "crystal": 2, "pivot-right": 4, "pivot-about": 2,
     "pool-2x2": 1, "pool-1x4": 1, "teleporter": 4,
-}
-PIECE_NAMES = {
-    "stone": N_("plain stone"), "crystal": N_("crystal"), "pivot-right": N_("right-turn pivot stone"),
-    "pivot-about": N_("about-turn pivot stone"), "pool-2x2": N_("2×2 pool"), "pool-1x4": N_("1×4 pool"),
-    "teleporter": N_("teleporter"),
-}
-PIECE_PLURALS = {
-    "stone": N_("plain stones"), "crystal": N_("crystals"), "pivot-right": N_("right-turn pivot stones"),
-    "pivot-about": N_("about-turn pivot stones"), "pool-2x2": N_("2×2 pools"), "pool-1x4": N_("1×4 pools"),
-    "teleporter": N_("teleporters"),
-}
-# A number of pieces (``3 plain stones``): a singular and a plural template each (gettext's ngettext).
-PIECE_COUNTS = {
-    "stone": n_("%(num)s plain stone", "%(num)s plain stones"),
-    "crystal": n_("%(num)s crystal", "%(num)s crystals"),
-    "pivot-right": n_("%(num)s right-turn pivot stone", "%(num)s right-turn pivot stones"),
-    "pivot-about": n_("%(num)s about-turn pivot stone", "%(num)s about-turn pivot stones"),
-    "pool-2x2": n_("%(num)s 2×2 pool", "%(num)s 2×2 pools"),
-    "pool-1x4": n_("%(num)s 1×4 pool", "%(num)s 1×4 pools"),
-    "teleporter": n_("%(num)s teleporter", "%(num)s teleporters"),
 }
 TELEPORTER_PAIRS = (1, 2)
 
@@ -62,21 +43,21 @@ class Placement:
         return Teleporter(self.pair, self.arrow)
 
     def describe_words(self) -> Text:
-        """The piece and where it lies, as wording data (engine.wording)."""
+        """The piece and where it lies (``a crystal on g7``), as wording data (engine.wording)."""
         where = square_name(self.squares[0])
         if len(self.squares) > 1:
             where = f"{where}–{square_name(self.squares[-1])}"
         if self.piece == "teleporter":
             tele = self.teleporter()
             return Text(N_("%(piece)s on %(square)s (pair %(pair)s, arrow %(direction)s)"),
-                        piece=Term(PIECE_NAMES[self.piece]), square=where, pair=tele.pair,
+                        piece=piece_name(self.piece, "a-object"), square=where, pair=tele.pair,
                         direction=Direction(DIRECTION_NAMES[tele.arrow]))
-        return Text(N_("%(piece)s on %(square)s"), piece=Term(PIECE_NAMES[self.piece]), square=where)
+        return Text(N_("%(piece)s on %(square)s"), piece=piece_name(self.piece, "a-object"), square=where)
 
 
 def pieces_words(left: dict[str, int]) -> Join | Text:
-    """``3 plain stones, 1 crystal`` as wording data; ``none`` when nothing is left."""
-    parts = [Plural(*PIECE_COUNTS[p], n) for p, n in left.items() if n]
+    """``3 stones, 1 crystal`` as wording data; ``none`` when nothing is left."""
+    parts = [count_words(p, n) for p, n in left.items() if n]
     return listing(parts) if parts else Text(N_("none"))
 
 
@@ -89,7 +70,7 @@ def parse_placement(action: "Place", position: Position) -> Placement:
         cells = pool_squares(corner, piece[5:], action.orientation or "horizontal")
         if cells is None:
             raise GameActionError(Text(N_("A %(piece)s starting at %(square)s would stick out of the board"),
-                                       piece=Term(PIECE_NAMES[piece]), square=action.square), rule="A2")
+                                       piece=piece_name(piece), square=action.square), rule="A2")
         return Placement(piece, cells)
     if piece == "teleporter":
         if action.arrow is None:
@@ -116,7 +97,7 @@ def check_placement(position: Position, placement: Placement, left: dict[str, in
         template = (N_("The %(piece)s is already placed (still to place: %(left)s)") if PIECES[piece] == 1
                     else N_("All %(num)s %(piece)s are already placed (still to place: %(left)s)"))
         raise GameActionError(Text(template, num=PIECES[piece], left=pieces_words(left),
-                                   piece=Term(PIECE_NAMES[piece] if PIECES[piece] == 1 else PIECE_PLURALS[piece])),
+                                   piece=piece_name(piece, "name" if PIECES[piece] == 1 else "names")),
                               rule="A1")
     taken = set(position.stones) | set(position.pools) | set(position.teleporters) | {position.monster}
     for sq in placement.squares:

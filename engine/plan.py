@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Mapping, NamedTuple, NoReturn, overload
 
 from .errors import InvalidSetupError
 from .geometry import BadName, direction_name, parse_direction, parse_square, square_name
+from .names import piece_name
 from .position import STONE_KINDS, Position
 from .wording import N_, Direction, Join, PawnName, Term, Text, join_and, listing, shown
 
@@ -31,9 +32,6 @@ STOP_REASONS = {                                          # M1: why the move end
     "steps": N_("all steps taken"), "prey": N_("enough prey eaten"), "cap": N_("20-step cap reached"),
 }
 SIDE_WORDS = {"ahead": N_("ahead"), "left": N_("left"), "right": N_("right")}
-# A stone pushed, named with its article (the plain stone is "the stone").
-STONE_WORDS = {"stone": N_("the stone"), "crystal": N_("the crystal"),
-               "pivot-right": N_("the pivot-right"), "pivot-about": N_("the pivot-about")}
 EVENT_SEPARATOR = N_("; ")   # between a step's events; French sets a space before it (translations/GLOSSARY.md)
 STOP_RULE = "M1"
 PUSH_RESULTS = ("moved", "slid", "removed", "crushed", "destroyed")
@@ -217,10 +215,11 @@ class Pivot:
     rule: ClassVar[str] = "M9"
 
     def words(self, names: Names = _NO_NAMES) -> Text:
-        template = (N_("the pivot-right stone on %(square)s turns it right to face %(direction)s (M9)")
+        template = (N_("%(stone)s on %(square)s turns it right to face %(direction)s (M9)")
                     if self.stone == "pivot-right" else
-                    N_("the pivot-about stone on %(square)s turns it about to face %(direction)s (M9)"))
-        return Text(template, square=square_name(self.square), direction=_d(self.facing))
+                    N_("%(stone)s on %(square)s turns it about to face %(direction)s (M9)"))
+        return Text(template, stone=piece_name(self.stone, "the"), square=square_name(self.square),
+                    direction=_d(self.facing))
 
     def to_json(self, names: Names = _NO_NAMES) -> dict:
         return {"kind": "pivot", "rule": self.rule, "at": square_name(self.at), "square": square_name(self.square),
@@ -297,7 +296,7 @@ class Push:
         return self.to
 
     def words(self, names: Names = _NO_NAMES) -> Text:
-        what = _pawn(names, self.pawn) if self.pawn is not None else Term(STONE_WORDS[self.stone or "stone"])
+        what = _pawn(names, self.pawn) if self.pawn is not None else piece_name(self.stone or "stone", "the-object")
         fields = {"what": what, "start": square_name(self.start)}
         if self.by is not None:
             return self._by_words(_pawn(names, self.by), fields)

@@ -24,6 +24,7 @@ from .geometry import (
     square,
     square_name,
 )
+from .names import piece_name
 from .wording import N_, PawnName, Plural, Text, join_and
 
 STONE_KINDS = ("stone", "crystal", "pivot-right", "pivot-about")
@@ -169,7 +170,7 @@ class Position:
         occupants: dict[int, list[Text]] = {}
         occupants.setdefault(self.monster, []).append(THE_MONSTER)
         for sq, kind in self.stones.items():
-            occupants.setdefault(sq, []).append(Text(A_KIND[kind]))
+            occupants.setdefault(sq, []).append(piece_name(kind, "a"))
         for p in self.pawns:
             if p.place == BOARD and p.square is not None:
                 occupants.setdefault(p.square, []).append(Text(N_("pawn %(pawn)s"), pawn=PawnName(p.name)))
@@ -333,7 +334,7 @@ class Position:
         seen: dict[int, str] = {self.monster: f"{where}.monster"}
         for sq in self.stones:
             if sq in seen:
-                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), Text(A_KIND["stone"])]),
+                raise InvalidSetupError(both_on(sq, [_what(seen[sq]), piece_name("stone", "a")]),
                                         f"{where}.stones.{square_name(sq)}")
             seen[sq] = f"{where}.stones.{square_name(sq)}"
         for p in self.pawns:
@@ -408,9 +409,7 @@ class Position:
 
 PAWN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 DIAGRAM_STONES = {"stone": "o", "crystal": "c", "pivot-right": "r", "pivot-about": "u"}
-THE_MONSTER = Text(N_("the monster"))
-A_KIND = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_("a pivot-right"),
-          "pivot-about": N_("a pivot-about")}   # what ``status`` has always called each stone kind
+THE_MONSTER = piece_name("monster", "the")   # (one value: ``status`` tells it from the other occupants)
 
 
 STATUS_CODES = ("two-pieces", "on-teleporter", "teleporter-on-pool", "teleporter-pair", "monster-on-pool",
@@ -477,7 +476,7 @@ def _what(field_path: str) -> Text:
     if field_path.endswith(".monster"):
         return THE_MONSTER
     if ".stones." in field_path:
-        return Text(A_KIND["stone"])
+        return piece_name("stone", "a")
     return _labelled(field_path.split(".pawns.")[1].removesuffix(".at"))
 
 

@@ -18,7 +18,7 @@ rules themselves, not a re-derivation.  Pure: no I/O, no clock.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 from .actions import Place
@@ -27,7 +27,7 @@ from .observation import ANY_PAWN, EMPTY, MONSTER_PHASE, UNKNOWN, Observation, P
 from .pawns import outcomes
 from .position import BOARD, OUT, WAITING, Position
 from .reconcile_text import unexplained
-from .wording import N_, Join, Moves, PawnName, Term, Text, join_or
+from .wording import N_, Join, Moves, PawnName, Said, Term, Text, join_or
 
 __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "SquareLook", "PawnLook", "Observation", "looks",
            "Change", "Problem", "Reconciliation", "legal_changes", "reconcile", "reconcile_game", "refused"]
@@ -36,20 +36,18 @@ __all__ = ["ANY_PAWN", "MONSTER_PHASE", "UNKNOWN", "EMPTY", "SquareLook", "PawnL
 
 @dataclass(frozen=True)
 class Problem:
-    """Why an answer cannot be accepted; ``square`` where one applies."""
+    """Why an answer cannot be accepted: ``code`` (stable, what programs decide by), ``message`` the
+    sentence as wording data (engine.wording; plain English only for a problem read back from JSON),
+    ``square`` where one applies."""
 
     code: str
-    message: str
+    message: object
     square: int | None = None
-    words: object = field(default=None, compare=False, repr=False)   # ``message`` as engine.wording data
-
-    @classmethod
-    def said(cls, code: str, words, square: int | None = None) -> "Problem":
-        """A problem whose message is wording data (its English is ``message``)."""
-        return cls(code, str(words), square, words)
 
     def to_json(self) -> dict:
-        return {"code": self.code, "message": self.message,
+        """VISION.md's ``{code, message, square}``: ``message`` is a ``Said``, the English that JSON and
+        logs see, keeping its wording so that each reader's edge says it in their own language."""
+        return {"code": self.code, "message": Said(self.message),
                 "square": square_name(self.square) if self.square is not None else None}
 
 
@@ -203,7 +201,7 @@ def reconcile_game(game, observation: Observation) -> Reconciliation:
         return reconcile(game.position, observation, game.to_move, only=game.unmoved)
     if game.phase == "monster":
         return reconcile(game.position, observation, MONSTER_PHASE)
-    return refused(game.position, Problem.said("no-change-expected", Text(
+    return refused(game.position, Problem("no-change-expected", Text(
         N_("the game is in its %(phase)s phase: no pawn move or tile is read from the camera now"),
         phase=Term(PHASE_WORDS.get(game.phase, game.phase)))), unseen=observation.unknown)
 
@@ -238,7 +236,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
     if not fitting:
         square, message = unexplained(before, observation, mover, differs, only)
         return Reconciliation("unexplained", before, unseen=unseen,
-                              problems=(Problem.said("unexplained", message, square),))
+                              problems=(Problem("unexplained", message, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
                               problems=(_ambiguous(before, observation, fitting),))
@@ -246,7 +244,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
     dest = change.destination()
     if dest is not None and dest not in observation.seen and change.pawn is not None:
         p = before.pawn(change.pawn)
-        problem = Problem.said("destination-unseen",
+        problem = Problem("destination-unseen",
                                Text(N_("only %(change)s fits what is seen, but %(why)s, so %(pawn)s's face there "
                                        "cannot be checked (P1): uncover %(square)s"), change=change.describe_words(before),
                                     why=observation.unknown_words(dest), pawn=PawnName(p.name), square=square_name(dest)),
@@ -276,7 +274,7 @@ def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Pro
                         "never applied)"), candidates=names, reasons=Join("; ", reasons), squares=Join(", ", uncover))
     else:
         words = Text(N_("%(candidates)s could explain what is seen (a guess is never applied)"), candidates=names)
-    return Problem.said("ambiguous", words, best)
+    return Problem("ambiguous", words, best)
 
 
 def _largest_group(shown: list[dict[int, SquareLook]], sq: int) -> int:

@@ -32,7 +32,7 @@ from .placement import PIECES, TELEPORTER_PAIRS, apply_placement, check_placemen
 from .pools import ORIENTATIONS, pool_squares
 from .position import Position
 from .reconcile import Change, Problem, Reconciliation, _ambiguous, _fits
-from .wording import N_, Colour, Direction, Text, listing
+from .wording import N_, Colour, Text, listing
 
 POOLS = ("pool-2x2", "pool-1x4")
 
@@ -81,54 +81,16 @@ def legal_placements(before: Position, left: Mapping[str, int], keep=None):
     return out
 
 
-# One template a piece, so that each language has its own article (engine.wording).
-PLACED_WORDS = {
-    "stone": N_("a plain stone on %(square)s"), "crystal": N_("a crystal on %(square)s"),
-    "pivot-right": N_("a right-turn pivot stone on %(square)s"),
-    "pivot-about": N_("an about-turn pivot stone on %(square)s"),
-    "pool-2x2": N_("a 2×2 pool on %(square)s"), "pool-1x4": N_("a 1×4 pool on %(square)s"),
-    "teleporter": N_("a teleporter on %(square)s (pair %(pair)s, arrow %(direction)s)"),
-}
-
-
 def describe_place_words(action: Place, before: Position) -> Text:
     """``a crystal on g7``, ``an about-turn pivot stone on e4``, ``a 2×2 pool on e5–f6``, ``a teleporter
     on g7 (pair 1, arrow N)`` as wording data, from the squares engine.placement gives the piece."""
-    placement = parse_placement(action, before)
-    where = square_name(placement.squares[0])
-    if len(placement.squares) > 1:
-        where = f"{where}–{square_name(placement.squares[-1])}"
-    if placement.piece == "teleporter":
-        tele = placement.teleporter()
-        return Text(PLACED_WORDS["teleporter"], square=where, pair=tele.pair,
-                    direction=Direction(DIRECTION_NAMES[tele.arrow]))
-    return Text(PLACED_WORDS[placement.piece], square=where)
-
-
-# The camera's sentence for one piece put down by a player; one message per piece so each language
-# has its own article and case.
-PLACED_BY = {
-    "stone": N_("%(colour)s placed a plain stone on %(square)s (A2)"),
-    "crystal": N_("%(colour)s placed a crystal on %(square)s (A2)"),
-    "pivot-right": N_("%(colour)s placed a right-turn pivot stone on %(square)s (A2)"),
-    "pivot-about": N_("%(colour)s placed an about-turn pivot stone on %(square)s (A2)"),
-    "pool-2x2": N_("%(colour)s placed a 2×2 pool on %(square)s (A2)"),
-    "pool-1x4": N_("%(colour)s placed a 1×4 pool on %(square)s (A2)"),
-    "teleporter": N_("%(colour)s placed a teleporter on %(square)s (pair %(pair)s, arrow %(arrow)s) (A2)"),
-}
+    return parse_placement(action, before).describe_words()
 
 
 def placed_words(action: Place, before: Position, placer: str) -> Text:
     """``red placed a crystal on g7 (A2)``: the camera's sentence for ``placer`` putting down a piece."""
-    placement = parse_placement(action, before)
-    where = square_name(placement.squares[0])
-    if len(placement.squares) > 1:
-        where = f"{where}–{square_name(placement.squares[-1])}"
-    fields: dict[str, object] = {"colour": Colour(placer), "square": where}
-    if placement.piece == "teleporter":
-        tele = placement.teleporter()
-        fields.update(pair=tele.pair, arrow=Direction(DIRECTION_NAMES[tele.arrow]))
-    return Text(PLACED_BY[placement.piece], **fields)
+    return Text(N_("%(colour)s placed %(piece)s (A2)"), colour=Colour(placer),
+                piece=describe_place_words(action, before))
 
 
 def reconcile_placement(before: Position, observation: Observation, placer: str | None,
@@ -147,7 +109,7 @@ def reconcile_placement(before: Position, observation: Observation, placer: str 
     unseen = tuple(sorted(obs.unknown))
     if not fitting:
         square, words = unexplained_placement(before, obs, differs, left, placer)
-        return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem.said("unexplained", words, square),))
+        return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem("unexplained", words, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
                               problems=(_ambiguous(before, obs, fitting),))

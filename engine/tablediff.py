@@ -15,13 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .geometry import parse_square, square_col, square_row
+from .names import KINDS, piece_name
 from .wording import N_, Direction, PawnName, Term, Text
 
-# Each stone kind with its article, as the instructions say it ("move the crystal", "put a stone").
-THE_STONE = {"stone": N_("the stone"), "crystal": N_("the crystal"), "pivot-right": N_("the pivot stone (right)"),
-             "pivot-about": N_("the pivot stone (about turn)")}
-A_STONE = {"stone": N_("a stone"), "crystal": N_("a crystal"), "pivot-right": N_("a pivot stone (right)"),
-           "pivot-about": N_("a pivot stone (about turn)")}
 PLACE_WORDS = {"waiting": N_("back beside the board"), "out": N_("off the board: it is out (P3)"),
                "gone": N_("off the board: it has left the game (G9)")}
 
@@ -126,7 +122,8 @@ def _stones(target: dict, seen: dict) -> list[TableFix]:
     for kind in sorted(set(target.values()) | set(seen.values())):
         want = {sq for sq, k in target.items() if k == kind}
         have = {sq for sq, k in seen.items() if k == kind}
-        the, a_stone = Term(THE_STONE.get(kind, kind)), Term(A_STONE.get(kind, kind))
+        known = kind in KINDS   # (a kind the engine does not know is named as the setup wrote it)
+        the, a_stone = (piece_name(kind, "the-object"), piece_name(kind, "a-object")) if known else (kind, kind)
         pairs, missing, extra = _pair_up(sorted(want - have, key=parse_square), sorted(have - want, key=parse_square))
         out += [_fix("stone", Text(N_("move %(stone)s from %(start)s to %(square)s"), stone=the, start=a, square=b),
                      (a,), (b,)) for a, b in pairs]

@@ -99,13 +99,6 @@ class Text:
         """``"g7" in text``: a part of the English sentence, as for a plain text."""
         return part in str(self)
 
-    def startswith(self, prefix) -> bool:
-        """Whether the English sentence starts with ``prefix``, as for a plain text (logs and tests)."""
-        return str(self).startswith(prefix)
-
-    def endswith(self, suffix) -> bool:
-        return str(self).endswith(suffix)
-
 
 class Plural(Text):
     """A sentence with a singular and a plural template chosen by ``num`` (gettext's ngettext);
@@ -138,8 +131,6 @@ class Join:
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
     __contains__ = Text.__contains__
-    startswith = Text.startswith
-    endswith = Text.endswith
 
 
 class Cap:
@@ -157,8 +148,6 @@ class Cap:
     __eq__ = Text.__eq__
     __hash__ = Text.__hash__
     __contains__ = Text.__contains__
-    startswith = Text.startswith
-    endswith = Text.endswith
 
 
 def join_or(parts) -> Join:

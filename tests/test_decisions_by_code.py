@@ -133,7 +133,7 @@ def test_a_reading_is_refused_or_asked_by_the_problems_code_and_said_once(tmp_pa
     s.new_game(["red", "blue"], "red", seed=8)
     words = Text(N_("a reworded reason"))     # no "explains" in it: said as it is, never wrapped again
     monkeypatch.setattr(judge, "reconcile_observation",
-                        lambda game, seen, frames=None: refused(game.position, Problem.said(code, words)))
+                        lambda game, seen, frames=None: refused(game.position, Problem(code, words)))
     change = explain_observation(s.game, Observation.of(s.game.position))
     assert change.kind == kind and change.blink is (kind == "refused") and change.message is words
 

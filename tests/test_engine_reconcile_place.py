@@ -146,7 +146,7 @@ def test_two_pieces_put_down_at_once_are_never_accepted(placements):
     result = reconcile_game(game, Observation.of(both))
     assert not result.accepted and result.problems[0].code == "unexplained"
     message = result.problems[0].message
-    assert message.startswith("no legal placement explains what the camera sees")
+    assert message.template == "no legal placement explains what the camera sees: %(why)s"   # wording data
     assert "one piece at a time" in message and "(A2)" in message
 
 
@@ -160,7 +160,7 @@ def test_two_pool_tiles_put_down_at_once_are_named_as_two_pieces():
         "the players place one piece at a time, blue now (A2)")
     assert result.problems[0].square == parse_square("g1")
     from companion_app.i18n.text import render  # the same sentence in the reader's language
-    assert "2 nouvelles pièces sont vues" in render(result.problems[0].words, "fr")
+    assert "2 nouvelles pièces sont vues" in render(result.problems[0].message, "fr")
     # squares no set of pool tiles covers are still the pool shape's complaint (A1)
     result = reconcile_game(game, Observation.of(replace(both.position, pools=both.position.pools - {parse_square("l1")})))
     assert "the pool squares g1 h1 i1 j1 k1 g2 h2 are not one 2×2 or 1×4 pool (A1)" in result.problems[0].message

@@ -9,6 +9,7 @@ from engine.errors import GameActionError, InvalidSetupError
 from engine.game import Game
 from engine.monster import resolve
 from engine.position import GONE, WAITING
+from engine.wording import Text
 from tests.game_helpers import COLOURS_BY_COUNT, put, stay_all
 
 
@@ -226,7 +227,11 @@ def test_g8_variant_first_tile_5_is_named_as_three_prey():
     assert "steps" not in str(err.value)
     s = seed_where(lambda d: d[0] == "5")
     after = monster_phase(n=6, seed=s, prey3_variant=True).apply({"type": "draw"})
-    assert after.note.startswith("Revealed 5 (three prey, G11)") and after.tiles_played[0] != "5"
+    revealed = after.note
+    while not isinstance(revealed, Text):   # the note's first sentence names the prey tile set aside (wording data)
+        revealed = revealed.parts[0]
+    assert "%(tiles)s" in revealed.template and revealed.params["tiles"] == "5 (three prey, G11)"
+    assert after.tiles_played[0] != "5"
 
 
 def test_g8_first_tile_entered_at_the_table_reminds_to_reshuffle():

@@ -228,7 +228,8 @@ def test_g10_tie_goes_to_who_reached_that_number_first(log, winner):
     g = last_tile_of_round_2(g).apply({"type": "draw"})
     assert g.winner == winner and g.end_rule == "G10"
     loser = "red" if winner == "blue" else "blue"
-    assert g.summary().endswith(f"having reached {n} before {loser}.")
+    tie = g.result_words().parts[1]   # the tie-break's clause, as wording data
+    assert tie.params["num"] == n and tie.params["rivals"] == loser
 
 
 def test_g10_nobody_out_the_monster_wins():
@@ -353,7 +354,8 @@ def test_g3_no_pawn_left_in_play_goes_straight_to_the_monster():
     assert g.phase == "monster"
     g = g.apply({"type": "draw"})
     assert g.phase == "monster" and g.to_move is None and "No pawn is left to move" in g.note
-    assert g.summary().startswith("Round 1, turn 2: every pawn has moved")
+    status = g.summary()   # wording data: the monster phase's status line, round 1, turn 2
+    assert "every pawn has moved" in status.template and (status.params["round"], status.params["turn"]) == (1, 2)
 
 
 def test_g10_round_2_starting_with_no_pawn_in_play_ends_the_game():

@@ -114,7 +114,7 @@ def test_a1_no_more_pieces_than_the_box_holds():
     g = advanced()
     for sq in ("d3", "d5", "d7"):
         g = place(g, "stone", sq)
-    with pytest.raises(GameActionError, match="All 3 plain stones are already placed") as err:
+    with pytest.raises(GameActionError, match="All 3 stones are already placed") as err:
         place(g, "stone", "d9")
     assert err.value.rule == "A1"
 

@@ -20,7 +20,7 @@ from companion_app.table.devices.fakes import FakeCamera, FakeLeds
 from companion_app.web.server import Server
 from engine.position import BOARD, STATUS_CODES
 from engine.position import Pawn as PlacedPawn
-from engine.wording import Term, words_from_json
+from engine.wording import Term
 from tests.web_helpers import each_language, make_app, session_with
 from vision import problems
 from vision.problems import CODES, SENTENCES, piece_words, problem_words
@@ -94,9 +94,10 @@ def test_every_problem_sentence_of_vision_is_said_in_each_language(sentence):
         for num in ((1, 3) if sentence.plural else (None,)):
             if num is not None:
                 params["num"] = num
-            made = problem(sentence, 6, **params)      # as the reader makes it, through JSON as the table gets it
+            made = problem(sentence, 6, **params)      # as the reader makes it and the table gets it
             assert made["code"] == sentence.code and made["square"] is not None
-            words = problem_words(json.loads(json.dumps(made)))
+            assert json.loads(json.dumps(made))["message"] == str(made["message"])   # VISION.md's English JSON
+            words = problem_words(made)
             assert str(words) == made["message"]
             every = said(words)
             if sticker is not None:   # the piece is named in the language's own words, whole
@@ -143,7 +144,7 @@ def test_a_board_not_located_in_each_language():
     assert reading.reason == "board not located: 2 of 4 corner markers hidden (id 2, 3)"
     (made,) = reading.to_json()["problems"]
     assert made["code"] == "not-located" and made["message"] == reading.reason
-    every = said(words_from_json(made["words"]))
+    every = said(problem_words(made))   # the message keeps its wording (a Said)
     assert every["de"] == "Spielplan nicht gefunden: 2 von 4 Eckmarkern verdeckt (ID 2, 3)"
     assert every["fr"] == "plateau non localisé\u00a0: 2 marqueurs d'angle sur 4 cachés (id 2, 3)"
     blank = read_image(None)
@@ -170,7 +171,7 @@ def between_squares_reading():
 def test_a_sticker_between_squares_read_from_an_image_in_each_language():
     reading = between_squares_reading()
     (made,) = reading.to_json()["problems"]
-    assert made == {"code": "between-squares", "square": "h7", "words": made["words"],
+    assert made == {"code": "between-squares", "square": "h7",
                     "message": "pawn red 6/1 (white face) lies on the line between h7 and a neighbour"}
     every = said(problem_words(made))
     assert every["fr"] == "le pion rouge 6/1 (face blanche) est sur la ligne entre h7 et une case voisine"
@@ -228,8 +229,8 @@ def test_the_setup_pages_advice_for_a_board_not_located_in_each_language():
     from calibration.registration import check_registration
 
     rep = check_registration(render(pos(), None, hide_board_markers=(0, 1, 2, 3)))
-    assert rep.problems == [str(rep.why)] and rep.to_json()["problems"] == rep.problems
-    assert rep.problems[0].startswith("board not located: no corner markers seen (ids ")
+    assert rep.problems == [rep.why] and rep.to_json()["problems"] == [str(rep.why)]
+    assert rep.to_json()["problems"][0].startswith("board not located: no corner markers seen (ids ")
     every = said(rep.why)
     assert every["fr"].startswith("plateau non localisé\u00a0: aucun marqueur d'angle vu")
     small = check_registration(np.zeros((20, 30), np.uint8))
@@ -253,7 +254,7 @@ def test_flure_vision_show_says_the_problems_in_the_commands_language(tmp_path, 
     out = capsys.readouterr().out
     assert "la ficha roja 6/1 (cara blanca) está sobre la línea entre h7 y una casilla vecina" in out, out
     assert "lies on the line" not in out
-    assert cli.main(["vision", "read", str(picture)]) == 0   # the JSON stays the English contract, 'words' added
+    assert cli.main(["vision", "read", str(picture)]) == 0   # the JSON stays VISION.md's English contract
     (made,) = json.loads(capsys.readouterr().out)["problems"]
     assert made["message"] == "pawn red 6/1 (white face) lies on the line between h7 and a neighbour"
-    assert set(made) == {"code", "message", "square", "words"}
+    assert set(made) == {"code", "message", "square"}

@@ -23,7 +23,7 @@ def test_every_message_in_the_code_is_in_every_catalog_and_translated(tmp_path):
     pot = tmp_path / "messages.pot"
     extract(str(pot))
     used = keys(read(pot))
-    assert ("direction", "W") in used and (None, "Game log") in used and (None, "the stone") in used
+    assert ("direction", "W") in used and (None, "Game log") in used and ("the piece, object", "the stone") in used
     assert (None, ("%(num)s tile left in the deck", "%(num)s tiles left in the deck")) in used
     for lang in LANGUAGES:
         cat = read(po_path(lang))

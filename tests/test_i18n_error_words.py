@@ -355,8 +355,8 @@ def test_the_registration_findings_in_each_language(tmp_path, capsys):
     found = []
     for name, image in images.items():
         rep = check_registration(image, scheme)
-        assert not rep.ok and rep.problems == [str(f) for f in rep.findings]
-        for finding in rep.findings:
+        assert not rep.ok and rep.to_json()["problems"] == [str(f) for f in rep.problems]
+        for finding in rep.problems:
             found.append({lang: render(finding, lang) for lang in LANGS})
     off, unseen, small, zone = (next(t for t in found if words in t["en"]) for words in (
         "from where the marker scheme", "not seen", "smallest stickers", "card zone"))

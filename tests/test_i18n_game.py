@@ -116,8 +116,8 @@ def test_the_advanced_setup_line_and_the_placed_line_in_each_language_english_th
         game = game.apply(change.place)
     assert kinds == {"stone", "crystal", "pivot-right", "pivot-about", "pool-2x2", "pool-1x4", "teleporter"}
     game = Game.new(["red", "blue"], first_player="blue", setup="advanced", seed=1)
-    assert str(game.summary()) == ("Advanced setup: blue places the next piece (A2); 17 left: 3 plain stones, 2 crystals, "
+    assert str(game.summary()) == ("Advanced setup: blue places the next piece (A2); 17 left: 3 stones, 2 crystals, "
                                    "4 right-turn pivot stones, 2 about-turn pivot stones, 1 2×2 pool, 1 1×4 pool, "
                                    "4 teleporters.")
     assert summary(game, "de").startswith("Fortgeschrittener Aufbau: Blau legt das nächste Teil (A2); noch 17 Teile")
-    assert "3 pierres simples, 2 cristaux" in summary(game, "fr")
+    assert "3 pierres, 2 cristaux" in summary(game, "fr")

@@ -41,7 +41,7 @@ def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
     (problem,) = answer.problems
     assert problem.code == "no-change-expected"
     assert problem.message == ("the game is in its over phase: no pawn move or tile is read from the camera now")
-    assert each_language(problem.words)["es"].startswith("la partida está terminada: ")
+    assert each_language(problem.message)["es"].startswith("la partida está terminada: ")
 
 
 def test_a_square_hidden_behind_the_monster_on_the_camera_card_in_each_language():

@@ -42,7 +42,7 @@ def test_an_ambiguous_reading_in_each_language():
     after = play(before, "red-3/4", "SS")
     problem = reconcile(before, Observation.of(after, hide("k3", "k5", "k7")), "red").problems[0]
     assert problem.code == "ambiguous"
-    every = check(problem.words, problem.message)
+    every = check(problem.message, str(problem.message))
     assert "Rot 3/4" in every["de"] and "Rot 2/5" in every["de"] and "verdeckt, eine Hand?" in every["de"]
     assert "rouge 3/4" in every["fr"] and "couverte, une main\u00a0?" in every["fr"]
     assert "découvrez k3 (" in every["fr"]   # the one square to uncover
@@ -54,12 +54,12 @@ def test_an_unexplained_reading_and_an_unseen_destination_in_each_language():
     moved = play(before, "blue-6/1", "I")           # blue enters, but red is to move (G3)
     problem = reconcile(before, Observation.of(moved), "red").problems[0]
     assert problem.code == "unexplained" and "Blue 6/1 changed but it is red's turn" in problem.message
-    every = check(problem.words, problem.message)
+    every = check(problem.message, str(problem.message))
     assert "Blau 6/1 hat sich verändert, aber Rot ist am Zug" in every["de"]
     after = play(before, "red-2/5", "NN")
     problem = reconcile(before, Observation.of(after, hide("k5")), "red").problems[0]
     assert problem.code == "destination-unseen"
-    every = check(problem.words, problem.message)
+    every = check(problem.message, str(problem.message))
     assert every["es"].endswith("destapa k5")
 
 

@@ -36,13 +36,17 @@ def test_a_good_placement_is_located_with_the_outline_and_four_corner_markers():
     ({"height_mm": 2400.0}, "too far", "Move the phone down"),
 ])
 def test_a_poor_placement_gets_the_advice_that_fixes_it(camera, verdict, advice):
+    from companion_app.table.camera.phone_camera import ADVICE
+
     seen = look_at(**camera)
-    assert seen["verdict"] == verdict and seen["advice"].startswith(advice), seen
+    assert seen["verdict"] == verdict and seen["advice"].template == ADVICE[verdict], seen   # wording data
+    assert ADVICE[verdict].startswith(advice)
 
 
 def test_a_dark_picture_says_too_dark():
-    from companion_app.table.camera.phone_camera import look
+    from companion_app.table.camera.phone_camera import ADVICE, look
 
     image, _ = render(basic_position(), None, seed=2, width=1280, height=720)
     seen = look((image * 0.03).astype(np.uint8), SCHEME)   # a room with the light off
-    assert seen["verdict"] == "dark" and seen["advice"].startswith("Too dark") and not seen["located"], seen
+    assert seen["verdict"] == "dark" and seen["advice"].template == ADVICE["dark"] and not seen["located"], seen
+    assert ADVICE["dark"].startswith("Too dark")

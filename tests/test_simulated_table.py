@@ -124,7 +124,7 @@ class EngineReferee:
             if result.accepted and result.change == "place":
                 self.apply(result.place.to_json())
             elif not result.accepted:
-                self.complaint = result.problems[0].words
+                self.complaint = result.problems[0].message
             return
         if g.phase == "monster":
             if view.tile:
@@ -143,7 +143,7 @@ class EngineReferee:
             except FlureError as exc:
                 self.complaint = exc                     # wording data, as the session's complaint is
         else:
-            self.complaint = result.problems[0].words if result.problems else "nothing moved"
+            self.complaint = result.problems[0].message if result.problems else "nothing moved"
 
 
 def play(seed: int, err_rate: float, steps: int = 4000, setup: str = "basic"):

@@ -113,7 +113,7 @@ def test_two_pieces_at_once_are_refused_shown_in_plain_words_and_never_applied(t
     assert "no legal" not in said["es"] and "piedra de giro" in said["es"]
     assert leds.calls[-2:] == [("error", None), ("follow", {"empty": ["e4", "k8"], "fill": []})]
     follow = view["placement"]["follow"]
-    assert [f["text"] for f in follow["fixes"]] == ["take the stone off e4", "take the pivot stone (right) off k8"]
+    assert [f["text"] for f in follow["fixes"]] == ["take the stone off e4", "take the right-turn pivot stone off k8"]
     assert follow["empty"] == ["e4", "k8"] and view["follow"] is None
     assert s.store.readings(s.game_id)[-1]["outcome"] == view["why_not"]
     camera.reading = FakeReading(True, _with(s, stones={"k8": "pivot-right"}))   # one taken back: placed

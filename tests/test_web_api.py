@@ -58,6 +58,15 @@ def test_board_geometry_has_156_squares_and_54_wall_segments(client):
     assert {"square": "a6", "side": "W", "letter": "V"} in b["walls"]
 
 
+def test_the_board_sends_each_pieces_name_from_the_one_vocabulary_in_the_requests_language(client):
+    """board.js names pieces (a stone's title, the referee's lists) with these, never a table of its own."""
+    en, de = client.get("/api/board").json["pieces"], client.get("/api/board?lang=de").json["pieces"]
+    assert en["pivot-right"] == "right-turn pivot stone" and en["pool-2x2"] == "2×2 pool" and en["pawn"] == "pawn"
+    assert de["pivot-right"] == "Drehstein (rechts)" and de["crystal"] == "Kristall" and de["monster"] == "Monster"
+    assert set(en) == set(de) == {"stone", "crystal", "pivot-right", "pivot-about", "teleporter", "pool-2x2",
+                                  "pool-1x4", "monster", "pawn"}
+
+
 def test_rules_by_id_case_insensitive_and_unknown_id(client):
     rules = client.get("/api/rules").json
     assert {"G1", "M4", "T2", "A2", "B2"} <= set(rules)

@@ -14,7 +14,7 @@ from web_helpers import make_app, session_with, show_table
 
 pytestmark = needs_chromium
 
-HAND = "something covers the board over 20 squares (a1 b1 c1 …); waiting for a clear view"
+HAND = "something covers the board over 20 squares (a1 b1 c1 …)"
 
 
 @contextmanager

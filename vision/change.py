@@ -47,8 +47,8 @@ def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, lis
     data = reading.to_json() if hasattr(reading, "to_json") else reading
     problems = data.get("problems") or []
     if not data.get("located") or data.get("setup") is None:
-        return None, [Problem(p.get("code", "not-located"), p.get("message", ""), words=problem_words(p))
-                      for p in problems] or [Problem.said("not-located", board_not_located())]
+        return None, [Problem(p.get("code", "not-located"), problem_words(p))
+                      for p in problems] or [Problem("not-located", board_not_located())]
     why = dict(getattr(reading, "unseen", None) or {})
     why.update((parse_square(name), code) for name, code in (data.get("unseen") or {}).items())
     blocking: list[Problem] = []
@@ -59,7 +59,7 @@ def observe(reading, fixed: Iterable[str] = ()) -> tuple[Observation | None, lis
         elif p.get("code") in CARD_ZONE_CODES:
             tile = UNKNOWN
         elif p.get("code") not in HARMLESS_CODES:
-            blocking.append(Problem(p.get("code", "problem"), p.get("message", ""), words=problem_words(p)))
+            blocking.append(Problem(p.get("code", "problem"), problem_words(p)))
     for name in fixed:
         why.pop(parse_square(name), None)
     shown = setup_looks(data["setup"])

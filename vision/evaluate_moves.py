@@ -262,7 +262,7 @@ def judge(scene: Scene, params: dict, result, ms: float, seed: int) -> dict:
     return {"seed": seed, "kind": scene.kind, "legal": scene.legal, "near": near_nominal(params),
             "tags": list(scene.tags), "accepted": result.accepted, "right": result.accepted and right and scene.legal,
             "ms": ms, "problems": [p.code for p in result.problems][:3],
-            "message": result.problems[0].message[:300] if result.problems else None}
+            "message": str(result.problems[0].message)[:300] if result.problems else None}
 
 
 @dataclass

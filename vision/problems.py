@@ -1,8 +1,8 @@
 """Every problem a camera reading can report: its stable code and its sentence, in one place.
 
-A reading's problem is ``{code, message, square, words}`` (VISION.md): ``message`` is the English
-sentence that logs, ``flure vision read`` and other programs have always seen; ``words`` is the same
-sentence as engine.wording data (its JSON form), which the table renders in each player's language.
+A reading's problem is ``{code, message, square}`` (VISION.md): ``message`` is a ``Said``, the English
+sentence that logs, ``flure vision read`` and other programs see, which keeps its one wording (engine.wording
+data), so that the table says it in each player's language.
 Each sentence below is the one home of its wording: the reader builds problems only from these
 (``vision.reading.problem``), pybabel extracts the msgids from here, and the tests go through
 ``SENTENCES`` to check that every one is said in French, German and Spanish.
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.names import piece_name
 from engine.position import BOTH_ON, STATUS_CODES
-from engine.wording import N_, PawnName, Plural, Text, n_, words_from_json
+from engine.wording import N_, PawnName, Plural, Said, Text, n_
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,8 @@ PIECES_NOT_FOUND = _say("not-located", N_("only %(count)s of the %(total)s piece
                                           "they should lie: are they on their lit squares, the camera still?"))
 
 # -- something hides part of the board or of the card zone -----------------------------------------
-OCCLUDED = _say("occluded", N_("something covers the board over %(count)s squares (%(squares)s); waiting for a "
-                               "clear view"))
+# (what to do is the reader's: the table says "waiting for a clear view: …" around it, once)
+OCCLUDED = _say("occluded", N_("something covers the board over %(count)s squares (%(squares)s)"))
 CARD_ZONE_UNCLEAR = _say("card-zone-unclear", N_(
     "something lies in the card zone but no tombstone tile sticker was read there (a hand, or a tile with a "
     "hidden sticker?)"))
@@ -127,23 +128,20 @@ def board_not_located(why: Text | None = None) -> Text:
 
 def not_located_why(words):
     """The reason inside ``board not located: <why>`` (None for the bare sentence), for a caller
-    whose own sentence already says the board is not located: it says so once, not twice.  Other
-    words (and a plain English message from a reading saved without words) come back as they are,
-    less a leading ``board not located: ``."""
+    whose own sentence already says the board is not located: it says so once, not twice (told by the
+    sentence's template, never by its English).  Other words come back as they are."""
     if isinstance(words, Text) and words.template == NOT_LOCATED.template:
         return words.params.get("why")
     if isinstance(words, Text) and words.template == NOT_LOCATED_BARE.template:
         return None
-    if isinstance(words, str) and words.startswith(NOT_LOCATED_BARE.template):
-        return words[len(NOT_LOCATED_BARE.template):].lstrip(": ") or None
     return words
 
 
 def problem_words(problem: dict):
-    """A problem's sentence as wording data, from its JSON form (``words``, as it crosses to the table);
-    a problem without them (a reading saved before they were sent) is its English ``message``."""
-    words = problem.get("words")
-    return words_from_json(words) if words else problem.get("message", "")
+    """A reading problem's sentence as wording data (its ``message`` keeps it); a problem read back from
+    JSON (a saved reading) has its English ``message`` only."""
+    message = problem.get("message", "")
+    return message.text if isinstance(message, Said) else message
 
 
 CODES = frozenset(s.code for s in SENTENCES) | frozenset(STATUS_CODES)   # (a read position's own status too)
@@ -151,11 +149,9 @@ OFF_THE_BOARD = N_("off the board")   # where a tall piece might stand instead (
 
 # -- the pieces a sentence names (a sticker's face; ``physical``: the object that carries it) ------
 PAWN_FACE = {"white": N_("pawn %(pawn)s (white face)"), "black": N_("pawn %(pawn)s (black face)")}
-STONE_FACE = {"stone": N_("stone tile %(tile)s (stone)"), "crystal": N_("stone tile %(tile)s (crystal)"),
-              "pivot-right": N_("stone tile %(tile)s (pivot-right)"),
-              "pivot-about": N_("stone tile %(tile)s (pivot-about)")}
+STONE_FACE = N_("stone tile %(tile)s (%(face)s)")   # the face: the piece's name (engine.names)
 PIECE = {"teleporter": N_("teleporter of pair %(pair)s"), "pool": N_("%(shape)s blood pool"),
-         "tile": N_("tombstone tile %(tile)s"), "monster": N_("the monster")}
+         "tile": N_("tombstone tile %(tile)s")}
 A_PAWN, A_STONE_TILE = N_("pawn %(pawn)s"), N_("stone tile %(tile)s")
 
 
@@ -165,7 +161,9 @@ def piece_words(sticker) -> Text:
     if sticker.piece == "pawn":
         return Text(PAWN_FACE[sticker.face], pawn=PawnName(f"{sticker.colour} {sticker.pawn}"))
     if sticker.piece == "stone":
-        return Text(STONE_FACE[sticker.kind], tile=sticker.tile)
+        return Text(STONE_FACE, tile=sticker.tile, face=piece_name(sticker.kind))
+    if sticker.piece == "monster":
+        return piece_name("monster", "the")
     fields = {"pair": sticker.pair, "shape": sticker.shape, "tile": sticker.tile}
     return Text(PIECE[sticker.piece], **{k: v for k, v in fields.items() if f"%({k})s" in PIECE[sticker.piece]})
 

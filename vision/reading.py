@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from engine.geometry import square_name
 from engine.position import Position
-from engine.wording import Text, words_json
+from engine.wording import Said, Text
 
 from .problems import NOT_LOCATED, Sentence
 
@@ -35,15 +35,16 @@ class SeenSticker:
 
 
 def problem(sentence: Sentence, sq: int | None = None, **params) -> dict:
-    """A problem of a reading, ``{code, message, square, words}``: one of vision.problems' sentences with
-    its fields; ``message`` is its English, ``words`` its wording data in JSON (for the table's languages)."""
+    """A problem of a reading, ``{code, message, square}`` (VISION.md): one of vision.problems' sentences
+    with its fields; ``message`` is a ``Said``: the English that JSON and logs see, keeping the sentence's
+    wording data, which each reader's edge says in their language (companion_app/i18n/text.py)."""
     return status_problem(sentence.code, sentence(**params), square_name(sq) if sq is not None else None)
 
 
 def status_problem(code: str, words: Text, square: str | None = None) -> dict:
     """A problem already worded: one of ``Position.status_words()`` (engine codes such as ``monster-on-pool``),
     or a board not located (``not_located``)."""
-    return {"code": code, "message": str(words), "square": square, "words": words_json(words)}
+    return {"code": code, "message": Said(words), "square": square}
 
 
 @dataclass

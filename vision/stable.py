@@ -145,8 +145,8 @@ def explain_stable(before: Position, readings: list, mover: str = ANY_PAWN, imag
     for k, reading in enumerate(readings):
         stable, _unknown, blocking = gate.feed(reading, images[k] if images is not None else None)
     if not stable or gate.observation is None:
-        why = [Problem(p.get("code", "problem"), p.get("message", ""), words=problem_words(p)) for p in blocking]
-        return refused(before, *(why or [Problem.said("not-steady", Text(N_(
+        why = [Problem(p.get("code", "problem"), problem_words(p)) for p in blocking]
+        return refused(before, *(why or [Problem("not-steady", Text(N_(
             "waiting for a steady view (%(count)s of %(needed)s frames)"), count=gate.count, needed=gate.needed))]),
                        unseen=gate.observation.unknown if gate.observation is not None else ())
     result = reconcile(before, gate.observation, mover)

@@ -76,6 +76,8 @@ def cmd_camera(args) -> int:
     from calibration.intrinsics import NotEnoughViews, Views, calibrate, rms_advice
     from calibration.store import save_calibration
     from vision.sources import SourceError, open_source
+
+    from ..i18n.text import render
     output_path(args.output, (".json", ".npz"), "calibration")   # before the frames are read
     views = Views(_spec(args))
     try:
@@ -99,7 +101,7 @@ def cmd_camera(args) -> int:
     save_calibration(cal, args.output)
     print(_("wrote %(path)s: %(views)s views, reprojection error %(rms)s px, focal length %(focal)s px (%(advice)s)",
             path=args.output, views=len(views), rms=f"{cal.rms_px:.2f}", focal=f"{cal.camera_matrix[0, 0]:.0f}",
-            advice=rms_advice(cal.rms_px)))
+            advice=render(rms_advice(cal.rms_px), language())))
     return 0
 
 
@@ -125,10 +127,10 @@ def _say_report(report) -> None:
     import sys
 
     from ..i18n.text import render
-    for finding in report.findings:
+    for finding in report.problems:
         print(_("problem: %(message)s") % {"message": render(finding, language())}, file=sys.stderr)
-    if report.advice_text is not None:
-        print(_("advice: %(advice)s", advice=render(report.advice_text, language())), file=sys.stderr)
+    if report.advice is not None:
+        print(_("advice: %(advice)s", advice=render(report.advice, language())), file=sys.stderr)
 
 
 @exits_2_on_input_error

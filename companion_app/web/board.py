@@ -1,4 +1,5 @@
-"""The board's fixed geometry as JSON for the browser, taken from engine.geometry (never re-typed)."""
+"""The board's fixed geometry as JSON for the browser, taken from engine.geometry (never re-typed), and the
+pieces' names (engine.names) as wording data, said in the request's language where the JSON is sent."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -16,6 +17,7 @@ from engine.geometry import (
     square_row,
     wall_letter,
 )
+from engine.names import KINDS, piece_name
 
 from ..palette import players_json
 
@@ -35,4 +37,5 @@ def board_json() -> dict:
         "walls": walls,
         "size_mm": {"pitch": 30, "width": 520, "height": 360},
         "players": players_json(),   # each colour's fill, number ink and shape (companion_app/palette.py)
+        "pieces": {kind: piece_name(kind) for kind in (*KINDS, "pawn")},   # each piece's name (engine.names)
     }

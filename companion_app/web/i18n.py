@@ -16,8 +16,10 @@ from flask.json.provider import DefaultJSONProvider
 from flask_babel import Babel
 from flask_babel import gettext as _
 
+from engine.names import piece_name
+
 from ..i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, TRANSLATIONS, catalog, ensure_compiled
-from ..i18n.text import localize
+from ..i18n.text import localize, render
 from .api import route
 
 COOKIE = "lang"
@@ -71,4 +73,5 @@ def init_app(app: Flask) -> None:
     @app.context_processor
     def language():
         lang = current_language()
-        return {"lang": lang, "languages": LANGUAGE_NAMES, "i18n_catalog": catalog(lang)}
+        return {"lang": lang, "languages": LANGUAGE_NAMES, "i18n_catalog": catalog(lang),
+                "piece_name": lambda kind: render(piece_name(kind), lang)}   # a piece's name (engine.names)

@@ -136,7 +136,7 @@ def checked(result, reader: Reader):
             else:
                 clash = not _alike(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
             if clash:
-                return refused(result.before, Problem.said("unexplained", NOT_WHAT_IT_LEAVES(square=square_name(sq)),
+                return refused(result.before, Problem("unexplained", NOT_WHAT_IT_LEAVES(square=square_name(sq)),
                                                            sq), unseen=result.unseen)
     return result
 

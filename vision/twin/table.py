@@ -21,10 +21,10 @@ import cv2
 import numpy as np
 
 from engine.geometry import SQUARES, direction_name, parse_square, square_name
-from engine.placement import PIECE_PLURALS, PIECES
+from engine.names import KINDS, piece_name
+from engine.placement import PIECES
 from engine.position import BOARD, STONE_KINDS, WAITING, Pawn, Position, Teleporter
-from engine.tablediff import THE_STONE
-from engine.wording import N_, Term, Text, Worded
+from engine.wording import N_, Text, Worded
 
 from ..scheme import Scheme, load_scheme
 from . import effects as fx
@@ -68,7 +68,7 @@ def box_refusal(stones: dict[int, str], new: tuple[int, ...] = ()) -> CannotMove
         if kind != "stone" and sum(1 for k in stones.values() if k == kind) > PIECES[kind]:
             return CannotMove(Text(N_("there is none left to put on %(square)s: the game has %(count)s %(pieces)s "
                                       "and they all lie on the table"), square=where(kind), count=PIECES[kind],
-                                   pieces=Term(PIECE_PLURALS[kind])))
+                                   pieces=piece_name(kind, "names")))
     return None
 
 
@@ -270,8 +270,7 @@ class PhysicalTable:
             if b is not None and self.occupant(b) is not None and b != a:
                 there = self.occupant(b)
                 raise CannotMove(Text(N_("%(square)s is not free: %(what)s lies there"), square=square_name(b),
-                                      what=Term(N_("the monster")) if there == "monster" else
-                                      Term(THE_STONE[there]) if there in THE_STONE else there))
+                                      what=piece_name(there, "the-object") if there in KINDS else there))   # de: …dort den …
             if what == "monster":
                 if b is None:
                     raise CannotMove(Text(N_("the monster stays on the board; give a square to move it to")))

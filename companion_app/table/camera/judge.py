@@ -245,7 +245,7 @@ def explain_observation(game, observation: Observation, frames=None) -> Verdict:
     if not answer.accepted:
         problem = answer.problems[0]
         illegal = problem.code == "unexplained"   # engine.reconcile's own sentence says no legal change explains it
-        message = problem.words if problem.words is not None else problem.message
+        message = problem.message
         settle_it = problem.code in ("ambiguous", "destination-unseen") and problem.square is not None
         return Verdict("refused" if illegal else "ask", message, blink=illegal,
                        uncover=square_name(problem.square) if settle_it else None)
@@ -291,7 +291,8 @@ def cannot_hold(blocking) -> tuple[object, list[str]] | None:
         return None
     squares: list[str] = []
     for p in found:
-        params = (p.get("words") or {}).get("params") or {}
+        words = problem_words(p)
+        params = words.params if isinstance(words, Text) else {}
         for name in (p.get("square"), params.get("first"), params.get("second")):
             try:
                 name = square_name(parse_square(name)) if isinstance(name, str) else None

@@ -59,7 +59,7 @@ def look(frame: np.ndarray, scheme, calibration=None) -> dict:
     else:
         rep = check_registration(frame, scheme, calibration)
         verdict = rep.verdict or "not located"
-        detail = rep.advice_text or rep.why
+        detail = rep.advice or rep.why
     out["verdict"] = verdict
     advice = Text(ADVICE[verdict])
     out["advice"] = advice

@@ -12,10 +12,11 @@ import copy
 from engine.actions import Action, Move, PawnAt, Tile
 from engine.errors import InvalidSetupError
 from engine.geometry import BadName, parse_direction, parse_square, square_name
+from engine.names import KINDS, piece_name
 from engine.position import COLOURS, FACES, PAWN_KINDS, STONE_KINDS, pawn_label
 from engine.reconcile import Reconciliation, reconcile_game, refused, unseen_move
 from engine.reconcile_place import placed_words
-from engine.wording import N_, Direction, Join, Moves, PawnName, Term, Text
+from engine.wording import N_, Direction, Join, Moves, PawnName, Text
 from vision.change import observe, settle
 from vision.problems import not_located_why
 
@@ -27,8 +28,6 @@ def square_contents(setup: dict) -> dict[str, str]:
     return {sq: str(words) for sq, words in square_words(setup).items()}
 
 
-_STONE_WORDS = {"stone": N_("stone"), "crystal": N_("crystal"), "pivot-right": N_("pivot-right"),
-                "pivot-about": N_("pivot-about")}
 _FACE_WORDS = {"white": N_("%(pawn)s (white)"), "black": N_("%(pawn)s (black)")}
 
 
@@ -39,7 +38,7 @@ def square_words(setup: dict) -> dict:
     if monster and monster.get("at"):
         out[monster["at"]] = Text(N_("monster facing %(direction)s"), direction=Direction(monster.get("facing")))
     for sq, kind in (setup.get("stones") or {}).items():
-        out[sq] = Term(_STONE_WORDS[kind]) if kind in _STONE_WORDS else kind
+        out[sq] = piece_name(kind) if kind in KINDS else kind
     for sq, t in (setup.get("teleporters") or {}).items():
         out[sq] = Text(N_("teleporter %(pair)s arrow %(direction)s"), pair=t.get("pair"),
                        direction=Direction(t.get("arrow")))
@@ -166,7 +165,7 @@ def action_for(game, result: Reconciliation) -> tuple[Action | None, object]:
         return (Move(result.pawn, result.moves),                                           # language
                 Join("", [change.describe_words(game.position), *how]))
     problem = result.problems[0] if result.problems else None
-    why = (problem.words if problem.words is not None else problem.message) if problem else \
+    why = problem.message if problem else \
         Text(N_("the camera sees no change"))
     if game.phase == "monster":
         return None, Text(N_("It is the monster's turn: show the drawn tile to the camera, or enter it (G7); %(why)s"),

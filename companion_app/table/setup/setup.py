@@ -147,7 +147,7 @@ class SetupTool:
                 "located": bool(reading.located), "registration": rep.to_json(),
                 "verdict": rep.verdict or "not located",
                 "stickers": sticker_check(det.ids.tolist(), scheme, self.session.game)}
-        advice = rep.advice_text or rep.why or (rep.problems[0] if rep.problems else
+        advice = rep.advice or rep.why or (rep.problems[0] if rep.problems else
                                                 Text(N_("put the whole board in view")))
         data["advice"] = advice
         return data, jpeg(picture)
@@ -176,19 +176,18 @@ class SetupTool:
             out = self.calibration_summary()
         out["added"] = corners > 0
         message = (Text(N_("view %(n)s added: %(corners)s corners"), n=n + 1, corners=corners) if corners
-                   else self.views.rejected_text[-1])
+                   else self.views.rejected[-1])
         out["message"] = message
         return out
 
     def calibration_summary(self) -> dict:
-        from calibration.intrinsics import rms_wording
+        from calibration.intrinsics import rms_advice
 
         out = self.views.summary()
-        out["advice"] = out.pop("advice_text")   # wording data, said in the page's language
         out["pending"] = None
         if self.pending is not None:
             k = self.pending.camera_matrix
-            rms = rms_wording(self.pending.rms_px)
+            rms = rms_advice(self.pending.rms_px)
             out["pending"] = {"rms_px": round(self.pending.rms_px, 3), "advice": rms,
                               "fx": round(float(k[0, 0]), 1), "fy": round(float(k[1, 1]), 1),
                               "cx": round(float(k[0, 2]), 1), "cy": round(float(k[1, 2]), 1),

@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass
 
 from engine.geometry import parse_square, square_name
-from engine.placement import PIECE_NAMES
+from engine.names import KINDS, piece_name
 from engine.position import basic_position
-from engine.wording import N_, PawnName, Term, Text
+from engine.wording import N_, PawnName, Text
 from vision.twin.table import DEMO_SIZE, PhysicalTable, SimulatedCamera
 
 from ..actors import By, read_by
@@ -128,10 +128,8 @@ class SimulatedRig:
             return None         # the table's own move_piece names the bad square
         if what is None:
             return None
-        if what == "monster":
-            return Term(N_("monster"))
-        if what in PIECE_NAMES:
-            return Term(PIECE_NAMES[what])
+        if what in KINDS:
+            return piece_name(what)
         return PawnName(self.table.position().pawn(what).name)
 
     def status(self) -> dict:

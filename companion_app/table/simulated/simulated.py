@@ -30,10 +30,11 @@ from typing import Callable
 from engine import deck as tiles
 from engine.game import Game
 from engine.geometry import CORNER_ZONE, SQUARES, parse_square, square_col, square_name, square_row
-from engine.placement import PIECE_NAMES, parse_placement
+from engine.names import piece_name
+from engine.placement import parse_placement
 from engine.position import BOARD, STONE_KINDS
 from engine.reconcile_place import legal_placements
-from engine.wording import N_, Colour, PawnName, Said, Term, Text, listing
+from engine.wording import N_, Colour, PawnName, Said, Text, listing
 
 PACE_S = 1.2          # a player's pause between two actions at speed 1 (watchable)
 WANDER = 0.25         # how often a player picks any legal move instead of the one nearest the exit
@@ -239,7 +240,7 @@ class SimulatedPlayers:
                 kind, sq = wrong
                 self._with_hand(sq, lambda: self.table.put_piece(kind, (sq,)))
                 self.counts["illegal"] += 1
-                what = Text(N_("%(piece)s on %(square)s (next to a corner, A2)"), piece=Term(PIECE_NAMES[kind]),
+                what = Text(N_("%(piece)s on %(square)s (next to a corner, A2)"), piece=piece_name(kind, "a-object"),
                             square=square_name(sq))
                 self._expect("illegal", w.seq, what, undo=lambda: self.table.take_piece((sq,)))
                 return self._say(_placed(game.placer, what))
@@ -397,7 +398,7 @@ def _moved(colour: str, what: Text) -> Text:
 
 
 def _placed(colour: str, what: Text) -> Text:
-    """A board piece put down (A2); ``what`` names the piece and its square, no article (GLOSSARY.md)."""
+    """A board piece put down (A2); ``what`` names the piece (with its article) and its square."""
     return Text(N_("%(colour)s put down %(what)s"), colour=Colour(colour), what=what)
 
 

@@ -13,12 +13,9 @@ const MARGIN = 14;          // room for the wall letters
 const HEADING = { N: 0, E: 90, S: 180, W: 270 };
 const N_ = (message) => message;   // marks a msgid for the catalog; t() translates it where it is shown
 
-// The pieces' names as the catalog has them (a stone's <title>, the referee's lists).
-const PIECE_NAMES = {
-  stone: N_("stone"), crystal: N_("crystal"), "pivot-right": N_("pivot stone (right)"), "pivot-about": N_("pivot stone (about)"),
-  teleporter: N_("teleporter"), "pool-2x2": N_("pool (2×2)"), "pool-1x4": N_("pool (1×4)"), monster: N_("monster"),
-  pawn: N_("pawn"), empty: N_("empty"),
-};
+// The pieces' names in the page's language (a stone's <title>, the referee's lists), as /api/board sends
+// them from their one home (engine/names.py).
+let PIECE_NAMES = {};
 // Each player colour's fill, number ink and shape (companion_app/palette.py, sent with /api/board): the
 // shape tells whose pawn it is without colour (issue 28).
 let PLAYER_MARKS = {};
@@ -76,6 +73,7 @@ class FlureBoard {
     board.byName = {};
     for (const s of board.squares) board.byName[s.name] = s;
     PLAYER_MARKS = board.players || {};
+    PIECE_NAMES = board.pieces || {};
     this.options = Object.assign({ stepMs: 650, onSquare: null, onStep: null }, options || {});
     const w = board.cols * PITCH, h = board.rows * PITCH;
     // where the referee acts on squares, each square is a button (arrow keys move between them)
@@ -522,7 +520,7 @@ function withNodes(text, nodes) {
   });
 }
 
-function pieceName(kind) { return t(PIECE_NAMES[kind] || kind); }
+function pieceName(kind) { return PIECE_NAMES[kind] || kind; }
 
 /* A pawn's name as the engine gives it ("red 3/4") in this page's language, as i18n.text.pawn_name
  * words it ("Rot 3/4", "le pion rouge 3/4", "la ficha roja 3/4": the colour of a pawn is msgctxt "pawn"). */
