@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from engine.geometry import square_name
-from engine.placement import PIECE_NAMES
+from engine.names import piece_name
 from engine.wording import N_, Term, Text
 
 from .setup import SetupError
@@ -210,7 +210,7 @@ def face_words(key: str):
     if key == "pool":
         return Term(N_("pool"))
     if key == "teleporter":
-        return Term(PIECE_NAMES["teleporter"])
+        return piece_name("teleporter")
     if key.startswith("tile:"):
         return Text(N_("tombstone tile %(tile)s"), tile=key.split(":", 1)[1])
     return key_look(key).describe_words()
