@@ -56,25 +56,27 @@ def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, 
     if not np.any(mask[::4, ::4] > 0):
         return frame_lab
     # First the whole sheet's medians; then, place by place, only what still looks like the board.
-    first = lit(frame_lab, *global_light(frame_lab, ref_lab, mask))
-    board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
-    mask = board.astype(np.uint8)
+    # (every third pixel each way: the medians need no more, and a frame is read in time)
+    gain0, shift0 = global_light(frame_lab, ref_lab, mask)
     h, w = mask.shape
+    f3, r3 = frame_lab[::3, ::3], ref_lab[::3, ::3]
+    board = (mask[::3, ::3] > 0) & (np.sum((lit(f3, gain0, shift0) - r3) ** 2, axis=2) < BOARD_LIKE ** 2)
     rows, cols = max(1, h // cell_px), max(1, w // cell_px)
     gain = np.full((rows, cols), np.nan, np.float32)
     shift = np.full((rows, cols, 2), np.nan, np.float32)
     for i in range(rows):
         for j in range(cols):
-            ys, xs = slice(i * h // rows, (i + 1) * h // rows, 3), slice(j * w // cols, (j + 1) * w // cols, 3)
-            sel = mask[ys, xs] > 0
+            ys = slice(-(-(i * h // rows) // 3), -(-((i + 1) * h // rows) // 3))
+            xs = slice(-(-(j * w // cols) // 3), -(-((j + 1) * w // cols) // 3))
+            sel = board[ys, xs]
             if sel.sum() < 50:
                 continue
-            f, r = np.median(frame_lab[ys, xs][sel], axis=0), np.median(ref_lab[ys, xs][sel], axis=0)
+            f, r = np.median(f3[ys, xs][sel], axis=0), np.median(r3[ys, xs][sel], axis=0)
             gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
             shift[i, j] = r[1:] - f[1:]
     known = ~np.isnan(gain)
     if not known.any():
-        return first
+        return lit(frame_lab, gain0, shift0)
     fill = np.median(gain[known]), np.median(shift[known], axis=0)
     gain[~known], shift[~known] = fill[0], fill[1]
     field = np.dstack([gain, shift]).astype(np.float32)

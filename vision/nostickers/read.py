@@ -31,7 +31,7 @@ from ..problems import board_not_located
 from ..reading import not_located
 from . import looks as L
 from .board import Lens, _sheet_mask
-from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look
+from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
 from .words import NOT_WHAT_IT_LEAVES
 
 UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
@@ -134,19 +134,11 @@ def checked(result, reader: Reader):
             if key is None:
                 clash = nearest[best] <= MAX_DISTANCE
             else:
-                clash = not _alike(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
+                clash = not same_kind(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
             if clash:
                 return refused(result.before, Problem.said("unexplained", NOT_WHAT_IT_LEAVES(square=square_name(sq)),
                                                            sq), unseen=result.unseen)
     return result
-
-
-def _alike(a: str, b: str) -> bool:
-    """The same face, or faces of two pawns of one colour on the same side (they differ by a number)."""
-    if a == b:
-        return True
-    pa, pb = a.split(":"), b.split(":")
-    return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
 
 
 def allowed_faces(before: Position, mover: str = ANY_PAWN) -> dict[int, set[str]]:

@@ -121,6 +121,8 @@ class Pieces:
     def __post_init__(self):
         self._bank = L.Bank([f.polar for f in self.faces])
         self._keys = [f.key for f in self.faces]
+        self._names = sorted(set(self._keys))                       # each face once
+        self._ids = np.array([self._names.index(k) for k in self._keys], dtype=np.intp)
         self._tiles = L.Bank([f.polar for f in self.tiles])
 
     def read_tile(self, zone_lab):
@@ -156,30 +158,38 @@ class Pieces:
         ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
         faces that could both lie there leave the square unknown).  When a face no legal change
         allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
-        sticker that does not decode, a square is never read as what it does not show.  ``nearest``,
-        when given, is filled with each face's distance."""
+        sticker that does not decode, a square is never read as what it does not show.  Faces of one
+        kind (``same_kind``: two pawns of one colour on the same side, which differ only by a small
+        number) are judged as one against the others — the kind's distance is its nearest face's —
+        and told apart only among themselves, when a legal change allows more than one there: which
+        pawn of that kind lies there, the game tells.  ``nearest``, when given, is filled with each
+        face's distance."""
         if not self.faces:
             return None
-        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)),
-                                {} if nearest is None else nearest)
-        close = sorted(nearest, key=nearest.get)[:NEAREST]
-        keep = set(close) | (set(allowed) & set(nearest))
-        only = [i for i, k in enumerate(self._keys) if k in keep]
+        best_of = np.full(len(self._names), np.inf)             # each face's distance: its nearest sample's
+        np.minimum.at(best_of, self._ids, self._bank.distances(sample(0.0, 0.0)))
+        keep = np.zeros(len(self._names), bool)
+        keep[np.argsort(best_of)[:NEAREST]] = True
+        keep |= np.isin(self._names, list(allowed))
+        only = np.flatnonzero(keep[self._ids])
         moved = self._bank.distances(np.stack([sample(dx, dy) for dx, dy in SHIFTS]), only)    # (shifts, samples)
-        self._nearest(moved.min(axis=0), only, nearest)
-        ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        np.minimum.at(best_of, self._ids[only], moved.min(axis=0))
+        found = {} if nearest is None else nearest
+        for name, d in zip(self._names, best_of.tolist()):
+            found[name] = min(found.get(name, np.inf), d)
+        ranked = sorted(found.items(), key=lambda kv: kv[1])
         mine = [(k, d) for k, d in ranked if k in allowed]
-        stranger = next((d for k, d in ranked if k not in allowed), np.inf)
-        if not mine or mine[0][1] > MAX_DISTANCE or stranger < STRANGER_RATIO * mine[0][1]:
+        if not mine:
             return None
-        rival = mine[1][1] if len(mine) > 1 else np.inf
-        return mine[0][0] if mine[0][1] <= RATIO * rival else None
-
-    def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
-        for i, d in zip(indexes, dists):
-            key = self._keys[i]
-            into[key] = min(into.get(key, np.inf), float(d))
-        return into
+        best, own = mine[0]
+        # The face's kind (a pawn's colour and side; any other face alone): what a camera tells apart.
+        kind = min(d for k, d in ranked if same_kind(k, best))
+        stranger = next((d for k, d in ranked if k not in allowed and not same_kind(k, best)), np.inf)
+        if kind > MAX_DISTANCE or stranger < STRANGER_RATIO * kind:
+            return None
+        rival = next((d for k, d in mine[1:] if not same_kind(k, best)), np.inf)
+        twin = next((d for k, d in mine[1:] if same_kind(k, best)), np.inf)
+        return best if kind <= RATIO * rival and own <= RATIO * twin else None
 
     def save(self, path) -> None:
         """Writes the file whole or not at all (a temporary file renamed over it)."""
@@ -223,6 +233,16 @@ class Pieces:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
         return cls(board, faces, warnings, faint, tiles)
+
+
+def same_kind(a: str, b: str) -> bool:
+    """The same face, or faces of two pawns of one colour on the same side: they differ only by their
+    small number, which a camera often cannot read; which pawn it is, the game tells (it lies where
+    a legal change puts it, and its own square shows bare where it left)."""
+    if a == b:
+        return True
+    pa, pb = a.split(":"), b.split(":")
+    return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
 
 
 def _polar(text: str, key: str) -> np.ndarray:
