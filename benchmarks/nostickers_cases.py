@@ -2,7 +2,7 @@
 kept on disk once (render, teaching photos, teaching), then read again as often as the reader changes.
 
     .venv/bin/python benchmarks/nostickers_cases.py build [--seed 2024] [--per-level 2] [--dir DIR]
-    .venv/bin/python benchmarks/nostickers_cases.py tally [--dir DIR] [--reteach] [--verbose]
+    .venv/bin/python benchmarks/nostickers_cases.py tally [--dir DIR] [--reteach [--save]] [--verbose] [--only TEXT]
 
 ``build`` renders each case as the eval does (``vision.evaluate_nostickers.Cases``: the same scenes,
 conditions, looks and teaching photos) and keeps it (a pickle per case).  ``tally`` reads every kept
@@ -111,6 +111,9 @@ def tally(args) -> int:
                 pieces_of(case["pieces"]) if case["pieces"] else None)
         except TeachError:
             pieces = None
+        if args.reteach and args.save:
+            case["pieces"] = None if pieces is None else pieces_blob(pieces)
+            path.write_bytes(pickle.dumps(case))
         if pieces is None:
             outcome = {"accepted": False, "right": False, "problems": ["teach-refused"]}
             reader = None
@@ -141,7 +144,8 @@ def tally(args) -> int:
         if scene.legal and not outcome["right"]:
             code = outcome["problems"][0] if outcome["problems"] else "none"
             reasons.setdefault(case["level"], Counter())[code] += 1
-            line = f"  refused {path.name} [{scene.kind} {','.join(scene.tags)}] {outcome['problems']}"
+            line = (f"  refused {path.name}{' (near-nominal)' if case['near'] else ''} "
+                    f"[{scene.kind} {','.join(scene.tags)}] {outcome['problems']}")
             if reader is not None and args.verbose:
                 before, after = looks(scene.before), looks(scene.after)
                 touched = sorted(sq for sq in before.keys() | after.keys()
@@ -179,6 +183,7 @@ def main() -> int:
     t = sub.add_parser("tally")
     t.add_argument("--dir", default=str(DEFAULT_DIR))
     t.add_argument("--reteach", action="store_true")
+    t.add_argument("--save", action="store_true", help="with --reteach: keep the new teaching")
     t.add_argument("--verbose", action="store_true")
     t.add_argument("--only", default="")
     args = ap.parse_args()

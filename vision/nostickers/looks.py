@@ -175,13 +175,15 @@ TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 6
 TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
 
 
-def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas) -> tuple[float, np.ndarray | None]:
+def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas,
+                least: float = TILE_COVER) -> tuple[float, np.ndarray | None]:
     """(cover, polar sample) of the card zone: the share that differs from the empty zone, and the
-    polar sample about the biggest difference's centre (None: too little differs to be a tile)."""
+    polar sample about the biggest difference's centre (None: less than ``least`` differs, too little
+    to be a tile; teaching, which knows a tile lies there, asks less)."""
     diff = difference(zone_lab, ref_zone_lab)
     mask = (diff > DIFF).astype(np.uint8)
     cover = float(mask.mean())
-    if cover < TILE_COVER:
+    if cover < least:
         return cover, None
     outlines, _ = cv2.findContours(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
                                    cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

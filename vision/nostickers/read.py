@@ -46,6 +46,8 @@ class Reader:
         self.lens = Lens(calibration)
         # Per frame read, the covered squares no face was read on: face → distance (``Pieces.match``).
         self.doubts: list[dict[int, dict[str, float]]] = []
+        # … and the faces read (square → face key), frame by frame.
+        self.read: list[dict[int, str]] = []
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -63,8 +65,9 @@ class Reader:
             return not_located(why).to_json()
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen, doubts = {}, {}, {}
+        seen, unseen, doubts, read = {}, {}, {}, {}
         self.doubts.append(doubts)
+        self.read.append(read)
         fixed = {sq for sq, look in prior.items() if look.pool} | around(before.monster)   # (the monster's shadow)
         hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed)
         for sq in SQUARES:
@@ -96,6 +99,7 @@ class Reader:
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
                 else:
                     seen[sq] = key_look(key)
+                    read[sq] = key
         return observation_json(Observation(seen, self.pieces.read_tile(frame.zone), unseen))
 
 
@@ -112,6 +116,7 @@ def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, pl
 
 
 ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answer's: the square shows something else
+FIGURE_DISTANCE = 0.5 * MAX_DISTANCE    # beside the monster, a piece this near shows through its figure's cover
 
 
 def checked(result, reader: Reader):
@@ -119,20 +124,24 @@ def checked(result, reader: Reader):
     that clearly is not what the answer leaves there — a face of another colour or the other side at
     most half as far as the answer's (a pawn of the same colour and side only looks alike: its number
     is small), or a taught piece where the answer leaves none — the answer is refused: an unread
-    square never lets a second change through.  Pool and teleporter squares are not judged here."""
+    square never lets a second change through.  Pool and teleporter squares are not judged here, nor
+    a square another frame of the still table read as what the answer leaves there (a hand passed
+    over it).  Beside the monster, whose figure and shadow cover its neighbours, a square the answer
+    leaves bare must show a piece much nearer (``FIGURE_DISTANCE``) to refuse it."""
     if not result.accepted:
         return result
     after = looks(result.after)
+    figure = around(result.before.monster) | around(result.after.monster)
     for doubts in reader.doubts:
         for sq, nearest in sorted(doubts.items()):
             if not nearest:
                 continue
             key = face_key(after.get(sq, EMPTY))
-            if key in FIXED:
+            if key in FIXED or any(read.get(sq) == key for read in reader.read):
                 continue
             best = min(nearest, key=nearest.get)
             if key is None:
-                clash = nearest[best] <= MAX_DISTANCE
+                clash = nearest[best] <= (FIGURE_DISTANCE if sq in figure else MAX_DISTANCE)
             else:
                 clash = not same_kind(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
             if clash:

@@ -282,10 +282,14 @@ class Frame:
     zone: np.ndarray | None = None      # the card zone in Lab, its light matched (None: not in view)
 
 
-def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
-    """(Frame, None) for a located photo, (None, why) otherwise."""
+def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray,
+               fallback=None):
+    """(Frame, None) for a located photo, (None, why) otherwise; ``fallback``: the location taken when
+    the photo's own match is refused (the caller checks the result)."""
     image = lens.undistort(image)
     location, why = board.locate(image, lens)
+    if location is None and fallback is not None and tuple(fallback.image_size) == image.shape[1::-1]:
+        location = fallback
     if location is None:
         return None, why
     import cv2
@@ -331,13 +335,17 @@ def teach(layout, images, calibration=None) -> Pieces:
     faint: set[str] = set()
     zone_canvas = Canvas.zone(_scheme())
     ref_zone = L.lab(board.zone) if board.zone is not None else None
+    last = None
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
-        frame, why = frame_view(board, image, lens, ref_lab, sheet)
+        frame, why = frame_view(board, image, lens, ref_lab, sheet, fallback=last)
+        expected = setup_looks(step.setup)
+        if frame is not None and frame.location is last and not _still_there(frame, expected):
+            frame = None        # the camera moved since the last step's photo: the match's refusal stands
         if frame is None:
             raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
-        expected = setup_looks(step.setup)
+        last = frame.location
         near_monster = _beside_monster(expected)
         missing, stray = [], []
         for sq in SQUARES:
@@ -378,7 +386,7 @@ def teach(layout, images, calibration=None) -> Pieces:
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
         if step.tile is not None and frame.zone is not None:
-            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas)
+            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
             if sample is None:
                 raise TeachError(TILE_MISSING(step=n, tile=step.tile))
             tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone"))
@@ -418,5 +426,18 @@ def _scheme():
 
 
 def _beside_monster(expected: dict) -> set[int]:
-    """The squares around the monster (which a tall figure may hide from a tilted camera)."""
-    return {n for sq, look in expected.items() if look.monster is not None for n in around(sq)}
+    """The squares up to two away from the monster (which a tall figure and its shadow may hide from a
+    tilted camera)."""
+    return {m for sq, look in expected.items() if look.monster is not None for n in around(sq) for m in around(n)}
+
+
+STILL_BARE = 0.8    # share of a step's bare squares that must look bare where the last step's location puts them
+
+
+def _still_there(frame: Frame, expected: dict) -> bool:
+    """Whether the board lies where the last step's photo had it (the teaching's photos are taken by one
+    camera over a still board; a photo full of pieces can leave too little of the board's picture for
+    its own match): most squares the step leaves bare look bare there."""
+    near = _beside_monster(expected)
+    bare = [c for sq, c in frame.cover.items() if sq not in expected and sq not in near]
+    return len(bare) >= 20 and sum(c < L.EMPTY_COVER for c in bare) >= STILL_BARE * len(bare)
