@@ -46,18 +46,20 @@ def lab(picture: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
 
 
-def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90) -> np.ndarray:
+def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90,
+                  light: tuple | None = None) -> np.ndarray:
     """``frame_lab`` with its light brought to the reference's, place by place: in cells of
     ``cell_px`` (about two squares), lightness scaled and a, b shifted by the medians over ``mask``
     (the sheet, seen in this frame) where, once the whole sheet's light is matched, the frame still
     looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
     (a median over their neighbours) and spread over the picture (bilinear):
-    a room lit from one side, a warmer lamp, a shadow over part of the board."""
+    a room lit from one side, a warmer lamp, a shadow over part of the board.  ``light``: the whole
+    sheet's (``global_light``), when already known."""
     if not np.any(mask[::4, ::4] > 0):
         return frame_lab
     # First the whole sheet's medians; then, place by place, only what still looks like the board.
     # (every third pixel each way: the medians need no more, and a frame is read in time)
-    gain0, shift0 = global_light(frame_lab, ref_lab, mask)
+    gain0, shift0 = global_light(frame_lab, ref_lab, mask) if light is None else light
     h, w = mask.shape
     f3, r3 = frame_lab[::3, ::3], ref_lab[::3, ::3]
     board = (mask[::3, ::3] > 0) & (np.sum((lit(f3, gain0, shift0) - r3) ** 2, axis=2) < BOARD_LIKE ** 2)
@@ -71,7 +73,8 @@ def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, 
             sel = board[ys, xs]
             if sel.sum() < 50:
                 continue
-            f, r = np.median(f3[ys, xs][sel], axis=0), np.median(r3[ys, xs][sel], axis=0)
+            f = np.median(f3[ys, xs][sel], axis=0, overwrite_input=True)       # (a copy: the order may change)
+            r = np.median(r3[ys, xs][sel], axis=0, overwrite_input=True)
             gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
             shift[i, j] = r[1:] - f[1:]
     known = ~np.isnan(gain)

@@ -294,14 +294,15 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
         return None, why
     import cv2
     canon = board.canonical(image, location)
-    seen = board.canonical(np.full(image.shape[:2], 255, np.uint8), location) > 0
+    seen = board.seen(image.shape[1::-1], location) > 0
     seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     raw_lab = L.lab(canon)
-    frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen)
+    light = L.global_light(raw_lab, ref_lab, sheet & seen)
+    frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen, light=light)
     diff = L.difference(frame_lab, ref_lab)
     zone = board.zone_of(image, location) if board.zone is not None else None
     if zone is not None:
-        zone = L.lit(L.lab(zone), *L.global_light(raw_lab, ref_lab, sheet & seen))
+        zone = L.lit(L.lab(zone), *light)
     return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), None
 
 
