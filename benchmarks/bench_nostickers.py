@@ -47,9 +47,8 @@ def main() -> int:
 
     from vision import evaluate_moves as moves
     from vision.evaluate_nostickers import teaching_photos
-    from vision.change import explain_readings
     from vision.nostickers import teach
-    from vision.nostickers.read import Reader, allowed_faces, checked
+    from vision.nostickers.read import Reader, allowed_faces, explained
     from vision.teaching_layout import load_layout
 
     layout = load_layout()
@@ -77,13 +76,15 @@ def main() -> int:
             allowed = allowed_faces(scene.before, scene.mover)
             reader.doubts.clear()
             reader.read.clear()
+            reader.frames.clear()
+            reader.twins.clear()
             readings = []
             for img, _truth in shots:
                 c0, w0 = time.process_time(), time.perf_counter()
                 readings.append(reader.reading(img, scene.before, allowed))
                 read_cpu.append((time.process_time() - c0) * 1000.0)
                 read_wall.append((time.perf_counter() - w0) * 1000.0)
-            result = checked(explain_readings(scene.before, readings, scene.mover), reader)
+            result = explained(reader, scene.before, readings, scene.mover)
             out = moves.judge(scene, params, result, 0.0, look_seed)
             seen["right" if out["right"] else "wrong" if out["accepted"] else "refused"] += 1
         print(f"  look {look_seed}: taught in {teach_wall[-1]:.1f} s, {done} scenes read", file=sys.stderr, flush=True)

@@ -92,8 +92,7 @@ def tally(args) -> int:
     from engine.observation import EMPTY, looks
     from vision import evaluate_moves as moves
     from vision.nostickers import TeachError, teach
-    from vision.nostickers.read import Reader, allowed_faces, checked
-    from vision.change import explain_readings
+    from vision.nostickers.read import Reader, allowed_faces, explained
     from vision.teaching_layout import load_layout
     from engine.observation import ANY_PAWN
     layout = load_layout()
@@ -123,7 +122,7 @@ def tally(args) -> int:
             t0 = time.process_time()
             readings = [reader.reading(img, scene.before, allowed) for img in case["frames"]]
             ms.append((time.process_time() - t0) * 1000 / len(readings))
-            result = checked(explain_readings(scene.before, readings, scene.mover), reader)
+            result = explained(reader, scene.before, readings, scene.mover)
             outcome = moves.judge(scene, case["params"], result, 0.0, case["seed"])
         key = "legal" if scene.legal else "illegal"
         counts[(key, "all")] += 1

@@ -216,6 +216,38 @@ def test_pawns_of_one_colour_and_side_are_one_kind_the_game_tells_which(taught):
     assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:blue:6/1:white"}) == "pawn:red:6/1:white"
 
 
+def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):
+    """Moves whose destination two pawns of one colour and side could reach: the square is read as that
+    kind, each of those pawns is tried, and the one whose move fits everything seen (its own square
+    bare) is the answer — right or refused, never the other pawn."""
+    from vision.nostickers.read import Reader, allowed_faces, explained
+    from vision.nostickers.teach import same_kind
+    look, _photos, pieces = taught
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    rng = random.Random(9)
+    tried = 0
+    while tried < 4:
+        before = random_position(rng.randrange(10_000))[0]
+        for mover in sorted({p.colour for p in before.pawns if p.colour}):
+            allowed = allowed_faces(before, mover)
+            def twins(c):
+                p = c.after.pawn(c.pawn)
+                key = f"pawn:{p.colour}:{p.kind}:{p.face}"
+                return sum(same_kind(f, key) for f in allowed.get(c.destination(), ())) > 1
+            change = next((c for c in legal_changes(before, mover) if c.kind == "move" and c.destination() is not None
+                           and twins(c)), None)
+            if change is None:
+                continue
+            img, _ = render(change.after, None, stickers=False, look_seed=look, seed=tried, noise=2.0)
+            reader = Reader(pieces)
+            result = explained(reader, before, [reader.reading(img, before, allowed)], mover)
+            seen[outcome(result, change)] += 1
+            seen["kind read"] = seen.get("kind read", 0) + bool(reader.twins)
+            tried += 1
+            break
+    assert seen["wrong"] == 0 and seen["right"] >= 1 and seen["kind read"] >= 1, seen
+
+
 def test_the_frames_outline_on_the_canonical_plane_is_drawn_as_a_warped_frame_shows_it():
     import cv2
 

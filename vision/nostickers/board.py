@@ -262,12 +262,12 @@ class BoardReference:
                                    (zone_canvas.width, zone_canvas.height), flags=cv2.INTER_NEAREST)
         return cls(canvas, picture, pts, desc, zone if np.all(seen > 0) else None), None
 
-    def locate(self, image: np.ndarray, lens: Lens) -> tuple[BoardLocation | None, Text | None]:
+    def locate(self, image: np.ndarray, lens: Lens, fast: bool = True) -> tuple[BoardLocation | None, Text | None]:
         """This (undistorted) frame's BoardLocation, or (None, why the match is refused): matched at most
         ``MAX_SIDE_PX`` wide, and again up to ``FULL_SIDE_PX`` when that match is refused (a board
-        covered by many pieces shows fewer features)."""
-        location, why = self._locate(image, lens, MAX_SIDE_PX)
-        if location is None and max(image.shape[:2]) > MAX_SIDE_PX:
+        covered by many pieces shows fewer features); ``fast`` False: only the latter (teaching)."""
+        location, why = self._locate(image, lens, MAX_SIDE_PX if fast else FULL_SIDE_PX)
+        if location is None and fast and max(image.shape[:2]) > MAX_SIDE_PX:
             location, why = self._locate(image, lens, FULL_SIDE_PX)
         return location, why
 

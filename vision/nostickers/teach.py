@@ -283,11 +283,12 @@ class Frame:
 
 
 def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray,
-               fallback=None):
+               fallback=None, fast: bool = True):
     """(Frame, None) for a located photo, (None, why) otherwise; ``fallback``: the location taken when
-    the photo's own match is refused (the caller checks the result)."""
+    the photo's own match is refused (then (Frame, why that match was refused): the caller checks it);
+    ``fast`` False: the board matched at full size (``BoardReference.locate``; teaching)."""
     image = lens.undistort(image)
-    location, why = board.locate(image, lens)
+    location, why = board.locate(image, lens, fast)
     if location is None and fallback is not None and tuple(fallback.image_size) == image.shape[1::-1]:
         location = fallback
     if location is None:
@@ -303,7 +304,8 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
     zone = board.zone_of(image, location) if board.zone is not None else None
     if zone is not None:
         zone = L.lit(L.lab(zone), *light)
-    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), None
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), \
+        (why if location is fallback else None)
 
 
 def teach(layout, images, calibration=None) -> Pieces:
@@ -340,7 +342,7 @@ def teach(layout, images, calibration=None) -> Pieces:
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
-        frame, why = frame_view(board, image, lens, ref_lab, sheet, fallback=last)
+        frame, why = frame_view(board, image, lens, ref_lab, sheet, fallback=last, fast=False)
         expected = setup_looks(step.setup)
         if frame is not None and frame.location is last and not _still_there(frame, expected):
             frame = None        # the camera moved since the last step's photo: the match's refusal stands
