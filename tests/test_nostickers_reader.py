@@ -248,6 +248,42 @@ def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):
     assert seen["wrong"] == 0 and seen["right"] >= 1 and seen["kind read"] >= 1, seen
 
 
+def test_an_unread_square_showing_a_piece_refuses_an_answer_that_leaves_it_bare(taught):
+    """``checked``: a square no face was read on, which looks like a taught pawn, where the answer leaves
+    nothing — refused; the same square read in another frame as the pawn the answer leaves there — not;
+    beside the monster (its figure's cover) only a near match refuses."""
+    from engine.geometry import SQUARES, around
+    from engine.reconcile import Reconciliation
+    from vision.nostickers.read import FIGURE_DISTANCE, Reader, checked
+    _look, _photos, pieces = taught
+    before = random_position(5)[0]
+    taken = {before.monster, *before.stones, *(p.square for p in before.pawns if p.square is not None)}
+    bare = next(sq for sq in SQUARES if sq not in taken and sq not in around(before.monster)
+                and sq not in before.pools and sq not in before.teleporters)
+    none = Reconciliation("none", before, before)
+    reader = Reader(pieces)
+    reader.doubts.append({bare: {"pawn:red:6/1:white": 6.0}})
+    reader.read.append({})
+    assert not checked(none, reader).accepted
+    reader.doubts[0] = {bare: {"pawn:red:6/1:white": 40.0}}          # nothing like a taught piece: no clash
+    assert checked(none, reader).accepted
+    pawn = next(p for p in before.pawns if p.square is not None)
+    mine = f"pawn:{pawn.colour}:{pawn.kind}:{pawn.face}"
+    other = "pawn:blue:6/1:black" if pawn.colour != "blue" else "pawn:red:6/1:black"
+    reader.doubts[0] = {pawn.square: {other: 2.0, mine: 30.0}}         # a hand's frame: another piece there
+    assert not checked(none, reader).accepted
+    reader.read.append({pawn.square: mine})                            # … another frame read the pawn
+    assert checked(none, reader).accepted
+    beside = next(sq for sq in around(before.monster) if sq not in taken and sq not in before.pools
+                  and sq not in before.teleporters)
+    reader = Reader(pieces)
+    reader.read.append({})
+    reader.doubts.append({beside: {"pawn:red:6/1:white": FIGURE_DISTANCE + 2}})
+    assert checked(none, reader).accepted
+    reader.doubts[0] = {beside: {"pawn:red:6/1:white": FIGURE_DISTANCE - 2}}
+    assert not checked(none, reader).accepted
+
+
 def test_the_frames_outline_on_the_canonical_plane_is_drawn_as_a_warped_frame_shows_it():
     import cv2
 

@@ -184,7 +184,7 @@ def checked(result, reader: Reader):
             if not nearest:
                 continue
             key = face_key(after.get(sq, EMPTY))
-            if key in FIXED or any(read.get(sq) == key for read in reader.read):
+            if key in FIXED or (key is not None and any(read.get(sq) == key for read in reader.read)):
                 continue
             best = min(nearest, key=nearest.get)
             if key is None:
