@@ -173,10 +173,13 @@ def test_two_look_alike_faces_that_both_fit_stay_refused(taught):
     pawn = next(p for p in before.pawns if p.square is not None)
     stay = next(c for c in legal_changes(before, pawn.colour) if c.pawn == pawn.label and c.destination() == pawn.square)
     # This copy's two faces of that pawn made to look alike: staying (turned over) or no change both fit.
+    # (Its colour's other side is that face's look only: the pawns of one colour and side differ by their
+    # number alone, so the reader judges them as one kind.)
     key = f"pawn:{pawn.colour}:{pawn.kind}:"
     shown = [f for f in pieces.faces if f.key == key + pawn.face]
     other = "black" if pawn.face == "white" else "white"
-    alike = Pieces(pieces.board, [f for f in pieces.faces if f.key != key + other]
+    alike = Pieces(pieces.board, [f for f in pieces.faces
+                                  if not (f.key.startswith(f"pawn:{pawn.colour}:") and f.key.endswith(":" + other))]
                    + [type(f)(key + other, f.polar.copy(), f.noise, f.step, f.square) for f in shown], pieces.warnings)
     img, _ = render(stay.after, None, stickers=False, look_seed=look, noise=2.0)
     result = explain_change(before, [img], alike, player=pawn.colour)
@@ -184,6 +187,115 @@ def test_two_look_alike_faces_that_both_fit_stay_refused(taught):
     assert data["change"] == "unexplained" and data["problems"]
     # with the faces told apart, the same photo is not read as "no change"
     assert explain_change(before, [img], pieces, player=pawn.colour).to_json()["change"] != "none"
+
+
+def test_pawns_of_one_colour_and_side_are_one_kind_the_game_tells_which(taught):
+    """The number on a pawn is too small to read: a face is read when its kind (colour and side) is
+    clearly nearest and the legal changes allow one pawn of that kind there; two allowed pawns of one
+    kind must still be told apart by their samples; another kind nearer leaves the square unknown."""
+    _look, _photos, pieces = taught
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.uniform(0, 100, (64, 12, 3)).astype(np.float32) for _ in range(3))
+    face = type(pieces.faces[0])
+    near_b = b + rng.normal(0, 1, b.shape).astype(np.float32)
+    box = Pieces(pieces.board, [face("pawn:red:6/1:white", a, 1.0, 2, "a1"), face("pawn:red:4/3:white", b, 1.0, 2, "b1"),
+                                face("pawn:blue:6/1:white", c, 1.0, 2, "c1")])
+    seen = lambda sample: (lambda dx, dy: sample)        # noqa: E731 (the same sample wherever the centre moves)
+    # looks like red 4/3 (white side), but only red 6/1 can lie there: red 6/1 it is
+    assert box.match(seen(near_b), {"pawn:red:6/1:white"}) == "pawn:red:6/1:white"
+    assert box.match(seen(near_b), {"pawn:blue:6/1:white"}) is None      # (red is not blue)
+    kind_b = Pieces(pieces.board, [face("pawn:red:6/1:white", b + 3, 1.0, 2, "a1"),
+                                   face("pawn:red:4/3:white", b, 1.0, 2, "b1"), face("pawn:blue:6/1:white", c, 1.0, 2, "c1")])
+    assert kind_b.match(seen(near_b), {"pawn:red:6/1:white"}) == "pawn:red:6/1:white"
+    # both red pawns allowed: told apart by their samples (b is clearly nearer), else unknown
+    assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:red:4/3:white"}) == "pawn:red:4/3:white"
+    assert kind_b.match(seen(b + 1.5), {"pawn:red:6/1:white", "pawn:red:4/3:white"}) is None
+    # another kind (blue) nearer than the allowed red one: unknown, never red
+    assert kind_b.match(seen(c + rng.normal(0, 1, c.shape).astype(np.float32)), {"pawn:red:6/1:white"}) is None
+    # a blue face allowed beside the red one, the square shows red: the red pawn, not blue
+    assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:blue:6/1:white"}) == "pawn:red:6/1:white"
+
+
+def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):
+    """Moves whose destination two pawns of one colour and side could reach: the square is read as that
+    kind, each of those pawns is tried, and the one whose move fits everything seen (its own square
+    bare) is the answer — right or refused, never the other pawn."""
+    from vision.nostickers.read import Reader, allowed_faces, explained
+    from vision.nostickers.teach import same_kind
+    look, _photos, pieces = taught
+    seen = {"right": 0, "refused": 0, "wrong": 0}
+    rng = random.Random(9)
+    tried = 0
+    while tried < 4:
+        before = random_position(rng.randrange(10_000))[0]
+        for mover in sorted({p.colour for p in before.pawns if p.colour}):
+            allowed = allowed_faces(before, mover)
+            def twins(c):
+                p = c.after.pawn(c.pawn)
+                key = f"pawn:{p.colour}:{p.kind}:{p.face}"
+                return sum(same_kind(f, key) for f in allowed.get(c.destination(), ())) > 1
+            change = next((c for c in legal_changes(before, mover) if c.kind == "move" and c.destination() is not None
+                           and twins(c)), None)
+            if change is None:
+                continue
+            img, _ = render(change.after, None, stickers=False, look_seed=look, seed=tried, noise=2.0)
+            reader = Reader(pieces)
+            result = explained(reader, before, [reader.reading(img, before, allowed)], mover)
+            seen[outcome(result, change)] += 1
+            seen["kind read"] = seen.get("kind read", 0) + bool(reader.twins)
+            tried += 1
+            break
+    assert seen["wrong"] == 0 and seen["right"] >= 1 and seen["kind read"] >= 1, seen
+
+
+def test_an_unread_square_showing_a_piece_refuses_an_answer_that_leaves_it_bare(taught):
+    """``checked``: a square no face was read on, which looks like a taught pawn, where the answer leaves
+    nothing — refused; the same square read in another frame as the pawn the answer leaves there — not;
+    beside the monster (its figure's cover) only a near match refuses."""
+    from engine.geometry import SQUARES, around
+    from engine.reconcile import Reconciliation
+    from vision.nostickers.read import FIGURE_DISTANCE, Reader, checked
+    _look, _photos, pieces = taught
+    before = random_position(5)[0]
+    taken = {before.monster, *before.stones, *(p.square for p in before.pawns if p.square is not None)}
+    bare = next(sq for sq in SQUARES if sq not in taken and sq not in around(before.monster)
+                and sq not in before.pools and sq not in before.teleporters)
+    none = Reconciliation("none", before, before)
+    reader = Reader(pieces)
+    reader.doubts.append({bare: {"pawn:red:6/1:white": 6.0}})
+    reader.read.append({})
+    assert not checked(none, reader).accepted
+    reader.doubts[0] = {bare: {"pawn:red:6/1:white": 40.0}}          # nothing like a taught piece: no clash
+    assert checked(none, reader).accepted
+    pawn = next(p for p in before.pawns if p.square is not None)
+    mine = f"pawn:{pawn.colour}:{pawn.kind}:{pawn.face}"
+    other = "pawn:blue:6/1:black" if pawn.colour != "blue" else "pawn:red:6/1:black"
+    reader.doubts[0] = {pawn.square: {other: 2.0, mine: 30.0}}         # a hand's frame: another piece there
+    assert not checked(none, reader).accepted
+    reader.read.append({pawn.square: mine})                            # … another frame read the pawn
+    assert checked(none, reader).accepted
+    beside = next(sq for sq in around(before.monster) if sq not in taken and sq not in before.pools
+                  and sq not in before.teleporters)
+    reader = Reader(pieces)
+    reader.read.append({})
+    reader.doubts.append({beside: {"pawn:red:6/1:white": FIGURE_DISTANCE + 2}})
+    assert checked(none, reader).accepted
+    reader.doubts[0] = {beside: {"pawn:red:6/1:white": FIGURE_DISTANCE - 2}}
+    assert not checked(none, reader).accepted
+
+
+def test_the_frames_outline_on_the_canonical_plane_is_drawn_as_a_warped_frame_shows_it():
+    import cv2
+
+    from vision.nostickers.board import in_view
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        src = np.float32([[0, 0], [639, 0], [639, 479], [0, 479]])
+        dst = (src * 0.8 + rng.uniform(20, 120, (4, 2))).astype(np.float32)
+        hmat = cv2.getPerspectiveTransform(src, dst)
+        warped = cv2.warpPerspective(np.full((480, 640), 255, np.uint8), hmat, (700, 600), flags=cv2.INTER_NEAREST)
+        drawn = in_view(hmat, (640, 480), (700, 600))
+        assert np.mean((warped > 0) != (drawn > 0)) < 0.002
 
 
 def test_several_looks_taught_and_read_never_wrong():

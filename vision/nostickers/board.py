@@ -40,7 +40,8 @@ MIN_INLIERS = 20            # fewer RANSAC inliers: the match is too weak to tru
 MIN_INLIER_SHARE = 0.25     # of the ratio-test matches
 RANSAC_PX = 4.0
 MAX_ERROR_PX = 2.5          # mean reprojection error of the inliers
-MAX_SIDE_PX = 2000          # frames are matched at most this wide (speed); the fit is scaled back
+MAX_SIDE_PX = 1280          # frames are matched at most this wide (speed); the fit is scaled back and refined
+FULL_SIDE_PX = 2000         # … or this wide when that match is refused
 
 
 @dataclass(frozen=True)
@@ -261,10 +262,18 @@ class BoardReference:
                                    (zone_canvas.width, zone_canvas.height), flags=cv2.INTER_NEAREST)
         return cls(canvas, picture, pts, desc, zone if np.all(seen > 0) else None), None
 
-    def locate(self, image: np.ndarray, lens: Lens) -> tuple[BoardLocation | None, Text | None]:
-        """This (undistorted) frame's BoardLocation, or (None, why the match is refused)."""
+    def locate(self, image: np.ndarray, lens: Lens, fast: bool = True) -> tuple[BoardLocation | None, Text | None]:
+        """This (undistorted) frame's BoardLocation, or (None, why the match is refused): matched at most
+        ``MAX_SIDE_PX`` wide, and again up to ``FULL_SIDE_PX`` when that match is refused (a board
+        covered by many pieces shows fewer features); ``fast`` False: only the latter (teaching)."""
+        location, why = self._locate(image, lens, MAX_SIDE_PX if fast else FULL_SIDE_PX)
+        if location is None and fast and max(image.shape[:2]) > MAX_SIDE_PX:
+            location, why = self._locate(image, lens, FULL_SIDE_PX)
+        return location, why
+
+    def _locate(self, image: np.ndarray, lens: Lens, side: int) -> tuple[BoardLocation | None, Text | None]:
         h, w = image.shape[:2]
-        f = min(1.0, MAX_SIDE_PX / max(h, w))
+        f = min(1.0, side / max(h, w))
         g = gray(image)
         if f < 1:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -302,11 +311,14 @@ class BoardReference:
         """The (undistorted) frame's card zone on the zone's canvas, None when part of it is out of view."""
         zc = Canvas.zone(load_scheme())
         hmat = zc.from_mm @ location.inv_homography
-        seen = cv2.warpPerspective(np.full(image.shape[:2], 255, np.uint8), hmat, (zc.width, zc.height),
-                                   flags=cv2.INTER_NEAREST)
-        if not np.all(seen > 0):
+        if not np.all(in_view(hmat, image.shape[1::-1], (zc.width, zc.height)) > 0):
             return None
         return cv2.warpPerspective(image, hmat, (zc.width, zc.height), flags=cv2.INTER_LINEAR)
+
+    def seen(self, image_size: tuple[int, int], location: BoardLocation) -> np.ndarray:
+        """The canonical pixels a frame of ``image_size`` (width, height) shows (255; else 0)."""
+        return in_view(self.canvas.from_mm @ location.inv_homography, image_size,
+                       (self.canvas.width, self.canvas.height))
 
     def canonical(self, image: np.ndarray, location: BoardLocation) -> np.ndarray:
         """The (undistorted) frame drawn on the canonical plane."""
@@ -346,6 +358,18 @@ class BoardReference:
             if zone is None or zone.shape[:2] != (zc.height, zc.width):
                 raise ValueError("the card zone picture does not decode to its size")
         return cls(canvas, picture, pts, desc.reshape(-1, 32).copy(), zone)
+
+
+def in_view(hmat: np.ndarray, image_size: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
+    """The pixels of a (width, height) ``size`` picture that ``hmat`` (frame pixel → picture pixel)
+    takes from inside a frame of ``image_size`` (255; else 0): the frame's outline drawn (as a warped
+    white frame would show it, without warping a whole frame)."""
+    w, h = image_size
+    quad = transform_points(np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64), hmat)
+    mask = np.zeros((size[1], size[0]), np.uint8)
+    if np.all(np.isfinite(quad)):
+        cv2.fillConvexPoly(mask, np.round(quad * 16).astype(np.int32), 255, cv2.LINE_8, 4)
+    return mask
 
 
 PIECE_DIFF = 24.0           # Lab distance between the two photos that makes a pixel part of a piece

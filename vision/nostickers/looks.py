@@ -46,35 +46,40 @@ def lab(picture: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(picture, cv2.COLOR_BGR2LAB).astype(np.float32)
 
 
-def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90) -> np.ndarray:
+def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, cell_px: int = 90,
+                  light: tuple | None = None) -> np.ndarray:
     """``frame_lab`` with its light brought to the reference's, place by place: in cells of
     ``cell_px`` (about two squares), lightness scaled and a, b shifted by the medians over ``mask``
     (the sheet, seen in this frame) where, once the whole sheet's light is matched, the frame still
     looks like the empty board (``BOARD_LIKE``: not the pieces), the cells' corrections smoothed
     (a median over their neighbours) and spread over the picture (bilinear):
-    a room lit from one side, a warmer lamp, a shadow over part of the board."""
+    a room lit from one side, a warmer lamp, a shadow over part of the board.  ``light``: the whole
+    sheet's (``global_light``), when already known."""
     if not np.any(mask[::4, ::4] > 0):
         return frame_lab
     # First the whole sheet's medians; then, place by place, only what still looks like the board.
-    first = lit(frame_lab, *global_light(frame_lab, ref_lab, mask))
-    board = (mask > 0) & (np.sum((first - ref_lab) ** 2, axis=2) < BOARD_LIKE ** 2)
-    mask = board.astype(np.uint8)
+    # (every third pixel each way: the medians need no more, and a frame is read in time)
+    gain0, shift0 = global_light(frame_lab, ref_lab, mask) if light is None else light
     h, w = mask.shape
+    f3, r3 = frame_lab[::3, ::3], ref_lab[::3, ::3]
+    board = (mask[::3, ::3] > 0) & (np.sum((lit(f3, gain0, shift0) - r3) ** 2, axis=2) < BOARD_LIKE ** 2)
     rows, cols = max(1, h // cell_px), max(1, w // cell_px)
     gain = np.full((rows, cols), np.nan, np.float32)
     shift = np.full((rows, cols, 2), np.nan, np.float32)
     for i in range(rows):
         for j in range(cols):
-            ys, xs = slice(i * h // rows, (i + 1) * h // rows, 3), slice(j * w // cols, (j + 1) * w // cols, 3)
-            sel = mask[ys, xs] > 0
+            ys = slice(-(-(i * h // rows) // 3), -(-((i + 1) * h // rows) // 3))
+            xs = slice(-(-(j * w // cols) // 3), -(-((j + 1) * w // cols) // 3))
+            sel = board[ys, xs]
             if sel.sum() < 50:
                 continue
-            f, r = np.median(frame_lab[ys, xs][sel], axis=0), np.median(ref_lab[ys, xs][sel], axis=0)
+            f = np.median(f3[ys, xs][sel], axis=0, overwrite_input=True)       # (a copy: the order may change)
+            r = np.median(r3[ys, xs][sel], axis=0, overwrite_input=True)
             gain[i, j] = float(r[0]) / max(float(f[0]), 1.0)
             shift[i, j] = r[1:] - f[1:]
     known = ~np.isnan(gain)
     if not known.any():
-        return first
+        return lit(frame_lab, gain0, shift0)
     fill = np.median(gain[known]), np.median(shift[known], axis=0)
     gain[~known], shift[~known] = fill[0], fill[1]
     field = np.dstack([gain, shift]).astype(np.float32)
@@ -173,13 +178,15 @@ TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 6
 TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
 
 
-def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas) -> tuple[float, np.ndarray | None]:
+def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas,
+                least: float = TILE_COVER) -> tuple[float, np.ndarray | None]:
     """(cover, polar sample) of the card zone: the share that differs from the empty zone, and the
-    polar sample about the biggest difference's centre (None: too little differs to be a tile)."""
+    polar sample about the biggest difference's centre (None: less than ``least`` differs, too little
+    to be a tile; teaching, which knows a tile lies there, asks less)."""
     diff = difference(zone_lab, ref_zone_lab)
     mask = (diff > DIFF).astype(np.uint8)
     cover = float(mask.mean())
-    if cover < TILE_COVER:
+    if cover < least:
         return cover, None
     outlines, _ = cv2.findContours(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
                                    cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -18,12 +18,14 @@ the game's.  The tombstone tile in the card zone is read when the teaching showe
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from engine.geometry import SQUARES, around, square_name
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
-from engine.reconcile import Problem, legal_changes, refused
+from engine.reconcile import Problem, _ambiguous, legal_changes, refused
 
 from ..change import explain_readings, observation_json
 from ..detect import check_frame
@@ -31,7 +33,7 @@ from ..problems import board_not_located
 from ..reading import not_located
 from . import looks as L
 from .board import Lens, _sheet_mask
-from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look
+from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
 from .words import NOT_WHAT_IT_LEAVES
 
 UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
@@ -46,6 +48,12 @@ class Reader:
         self.lens = Lens(calibration)
         # Per frame read, the covered squares no face was read on: face → distance (``Pieces.match``).
         self.doubts: list[dict[int, dict[str, float]]] = []
+        # … and the faces read (square → face key), frame by frame.
+        self.read: list[dict[int, str]] = []
+        # Each frame's squares seen, tile and squares unseen (None: not located), and the squares read as a
+        # pawn of one kind where the legal changes allow several of that kind (square → those faces).
+        self.frames: list[tuple | None] = []
+        self.twins: dict[int, set[str]] = {}
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -57,14 +65,17 @@ class Reader:
             allowed = allowed_faces(before, ANY_PAWN)
         _gray, why = check_frame(image)
         if why is not None:
+            self.frames.append(None)
             return not_located(board_not_located(why)).to_json()
         frame, why = frame_view(self.pieces.board, image, self.lens, self.ref_lab, self.sheet)
         if frame is None:
+            self.frames.append(None)
             return not_located(why).to_json()
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen, doubts = {}, {}, {}
+        seen, unseen, doubts, read = {}, {}, {}, {}
         self.doubts.append(doubts)
+        self.read.append(read)
         fixed = {sq for sq, look in prior.items() if look.pool} | around(before.monster)   # (the monster's shadow)
         hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed)
         for sq in SQUARES:
@@ -96,7 +107,13 @@ class Reader:
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)
                 else:
                     seen[sq] = key_look(key)
-        return observation_json(Observation(seen, self.pieces.read_tile(frame.zone), unseen))
+                    read[sq] = key
+                    twins = {k for k in allowed.get(sq, ()) if same_kind(k, key)}
+                    if len(twins) > 1:
+                        self.twins.setdefault(sq, set()).update(twins)
+        tile = self.pieces.read_tile(frame.zone)
+        self.frames.append((seen, tile, unseen))
+        return observation_json(Observation(seen, tile, unseen))
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):
@@ -108,10 +125,45 @@ def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, pl
     reader = Reader(pieces, calibration)
     allowed = allowed_faces(before, mover)
     readings = [reader.reading(image, before, allowed) for image in images]
-    return checked(explain_readings(before, readings, mover), reader)
+    return explained(reader, before, readings, mover)
+
+
+MAX_TWIN_SQUARES = 3        # squares whose pawn of one kind the game is asked to tell (2 or 3 faces each)
+
+
+def explained(reader: Reader, before: Position, readings: list, mover: str = ANY_PAWN):
+    """``explain_readings`` then ``checked``, with the pawns of one kind told by the game: where a square
+    was read as a pawn of one colour and side and the legal changes allow several such pawns there
+    (``Reader.twins``: their small numbers are not trusted), each of them is tried in turn; the answer
+    is the one legal change that fits with one of them, and when two different ones fit, ambiguous
+    (refused: a guess is never made)."""
+    result = checked(explain_readings(before, readings, mover), reader)
+    squares = sorted(reader.twins)
+    if not squares or len(squares) > MAX_TWIN_SQUARES or len(reader.frames) != len(readings):
+        return result
+    read, answers = reader.read, {}
+    try:
+        for choice in itertools.product(*(sorted(reader.twins[sq]) for sq in squares)):
+            swap = dict(zip(squares, choice))
+            tried = [reading if frame is None else observation_json(Observation(
+                {**frame[0], **{sq: key_look(k) for sq, k in swap.items() if sq in frame[0]}}, frame[1], frame[2]))
+                for reading, frame in zip(readings, reader.frames)]
+            reader.read = [{**r, **{sq: k for sq, k in swap.items() if sq in r}} for r in read]
+            answer = checked(explain_readings(before, tried, mover), reader)
+            if answer.accepted:
+                answers.setdefault((answer.change, answer.after, answer.tile), answer)
+    finally:
+        reader.read = read
+    if len(answers) == 1:
+        return next(iter(answers.values()))
+    if len(answers) > 1:
+        fitting = [c for a in answers.values() for c in a.candidates[:1]]
+        return refused(before, _ambiguous(before, Observation({}, None, {}), fitting), unseen=result.unseen)
+    return result
 
 
 ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answer's: the square shows something else
+FIGURE_DISTANCE = 0.5 * MAX_DISTANCE    # beside the monster, a piece this near shows through its figure's cover
 
 
 def checked(result, reader: Reader):
@@ -119,34 +171,30 @@ def checked(result, reader: Reader):
     that clearly is not what the answer leaves there — a face of another colour or the other side at
     most half as far as the answer's (a pawn of the same colour and side only looks alike: its number
     is small), or a taught piece where the answer leaves none — the answer is refused: an unread
-    square never lets a second change through.  Pool and teleporter squares are not judged here."""
+    square never lets a second change through.  Pool and teleporter squares are not judged here, nor
+    a square another frame of the still table read as what the answer leaves there (a hand passed
+    over it).  Beside the monster, whose figure and shadow cover its neighbours, a square the answer
+    leaves bare must show a piece much nearer (``FIGURE_DISTANCE``) to refuse it."""
     if not result.accepted:
         return result
     after = looks(result.after)
+    figure = around(result.before.monster) | around(result.after.monster)
     for doubts in reader.doubts:
         for sq, nearest in sorted(doubts.items()):
             if not nearest:
                 continue
             key = face_key(after.get(sq, EMPTY))
-            if key in FIXED:
+            if key in FIXED or (key is not None and any(read.get(sq) == key for read in reader.read)):
                 continue
             best = min(nearest, key=nearest.get)
             if key is None:
-                clash = nearest[best] <= MAX_DISTANCE
+                clash = nearest[best] <= (FIGURE_DISTANCE if sq in figure else MAX_DISTANCE)
             else:
-                clash = not _alike(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
+                clash = not same_kind(best, key) and nearest[best] < ELSEWHERE_RATIO * nearest.get(key, np.inf)
             if clash:
                 return refused(result.before, Problem("unexplained", NOT_WHAT_IT_LEAVES(square=square_name(sq)),
                                                            sq), unseen=result.unseen)
     return result
-
-
-def _alike(a: str, b: str) -> bool:
-    """The same face, or faces of two pawns of one colour on the same side (they differ by a number)."""
-    if a == b:
-        return True
-    pa, pb = a.split(":"), b.split(":")
-    return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
 
 
 def allowed_faces(before: Position, mover: str = ANY_PAWN) -> dict[int, set[str]]:

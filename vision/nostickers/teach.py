@@ -121,6 +121,8 @@ class Pieces:
     def __post_init__(self):
         self._bank = L.Bank([f.polar for f in self.faces])
         self._keys = [f.key for f in self.faces]
+        self._names = sorted(set(self._keys))                       # each face once
+        self._ids = np.array([self._names.index(k) for k in self._keys], dtype=np.intp)
         self._tiles = L.Bank([f.polar for f in self.tiles])
 
     def read_tile(self, zone_lab):
@@ -156,30 +158,38 @@ class Pieces:
         ``MAX_DISTANCE`` and clearly nearer than any other allowed face (``RATIO``: two look-alike
         faces that could both lie there leave the square unknown).  When a face no legal change
         allows there is clearly nearer still (``STRANGER_RATIO``), the square is unknown: as with a
-        sticker that does not decode, a square is never read as what it does not show.  ``nearest``,
-        when given, is filled with each face's distance."""
+        sticker that does not decode, a square is never read as what it does not show.  Faces of one
+        kind (``same_kind``: two pawns of one colour on the same side, which differ only by a small
+        number) are judged as one against the others — the kind's distance is its nearest face's —
+        and told apart only among themselves, when a legal change allows more than one there: which
+        pawn of that kind lies there, the game tells.  ``nearest``, when given, is filled with each
+        face's distance."""
         if not self.faces:
             return None
-        nearest = self._nearest(self._bank.distances(sample(0.0, 0.0)), range(len(self.faces)),
-                                {} if nearest is None else nearest)
-        close = sorted(nearest, key=nearest.get)[:NEAREST]
-        keep = set(close) | (set(allowed) & set(nearest))
-        only = [i for i, k in enumerate(self._keys) if k in keep]
+        best_of = np.full(len(self._names), np.inf)             # each face's distance: its nearest sample's
+        np.minimum.at(best_of, self._ids, self._bank.distances(sample(0.0, 0.0)))
+        keep = np.zeros(len(self._names), bool)
+        keep[np.argsort(best_of)[:NEAREST]] = True
+        keep |= np.isin(self._names, list(allowed))
+        only = np.flatnonzero(keep[self._ids])
         moved = self._bank.distances(np.stack([sample(dx, dy) for dx, dy in SHIFTS]), only)    # (shifts, samples)
-        self._nearest(moved.min(axis=0), only, nearest)
-        ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        np.minimum.at(best_of, self._ids[only], moved.min(axis=0))
+        found = {} if nearest is None else nearest
+        for name, d in zip(self._names, best_of.tolist()):
+            found[name] = min(found.get(name, np.inf), d)
+        ranked = sorted(found.items(), key=lambda kv: kv[1])
         mine = [(k, d) for k, d in ranked if k in allowed]
-        stranger = next((d for k, d in ranked if k not in allowed), np.inf)
-        if not mine or mine[0][1] > MAX_DISTANCE or stranger < STRANGER_RATIO * mine[0][1]:
+        if not mine:
             return None
-        rival = mine[1][1] if len(mine) > 1 else np.inf
-        return mine[0][0] if mine[0][1] <= RATIO * rival else None
-
-    def _nearest(self, dists, indexes, into: dict[str, float]) -> dict[str, float]:
-        for i, d in zip(indexes, dists):
-            key = self._keys[i]
-            into[key] = min(into.get(key, np.inf), float(d))
-        return into
+        best, own = mine[0]
+        # The face's kind (a pawn's colour and side; any other face alone): what a camera tells apart.
+        kind = min(d for k, d in ranked if same_kind(k, best))
+        stranger = next((d for k, d in ranked if k not in allowed and not same_kind(k, best)), np.inf)
+        if kind > MAX_DISTANCE or stranger < STRANGER_RATIO * kind:
+            return None
+        rival = next((d for k, d in mine[1:] if not same_kind(k, best)), np.inf)
+        twin = next((d for k, d in mine[1:] if same_kind(k, best)), np.inf)
+        return best if kind <= RATIO * rival and own <= RATIO * twin else None
 
     def save(self, path) -> None:
         """Writes the file whole or not at all (a temporary file renamed over it)."""
@@ -225,6 +235,16 @@ class Pieces:
         return cls(board, faces, warnings, faint, tiles)
 
 
+def same_kind(a: str, b: str) -> bool:
+    """The same face, or faces of two pawns of one colour on the same side: they differ only by their
+    small number, which a camera often cannot read; which pawn it is, the game tells (it lies where
+    a legal change puts it, and its own square shows bare where it left)."""
+    if a == b:
+        return True
+    pa, pb = a.split(":"), b.split(":")
+    return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
+
+
 def _polar(text: str, key: str) -> np.ndarray:
     data = base64.b64decode(text, validate=True)
     if len(data) != L.ANGLES * L.RINGS * 3 * 2:
@@ -262,23 +282,30 @@ class Frame:
     zone: np.ndarray | None = None      # the card zone in Lab, its light matched (None: not in view)
 
 
-def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray):
-    """(Frame, None) for a located photo, (None, why) otherwise."""
+def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray,
+               fallback=None, fast: bool = True):
+    """(Frame, None) for a located photo, (None, why) otherwise; ``fallback``: the location taken when
+    the photo's own match is refused (then (Frame, why that match was refused): the caller checks it);
+    ``fast`` False: the board matched at full size (``BoardReference.locate``; teaching)."""
     image = lens.undistort(image)
-    location, why = board.locate(image, lens)
+    location, why = board.locate(image, lens, fast)
+    if location is None and fallback is not None and tuple(fallback.image_size) == image.shape[1::-1]:
+        location = fallback
     if location is None:
         return None, why
     import cv2
     canon = board.canonical(image, location)
-    seen = board.canonical(np.full(image.shape[:2], 255, np.uint8), location) > 0
+    seen = board.seen(image.shape[1::-1], location) > 0
     seen = cv2.erode(seen.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
     raw_lab = L.lab(canon)
-    frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen)
+    light = L.global_light(raw_lab, ref_lab, sheet & seen)
+    frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen, light=light)
     diff = L.difference(frame_lab, ref_lab)
     zone = board.zone_of(image, location) if board.zone is not None else None
     if zone is not None:
-        zone = L.lit(L.lab(zone), *L.global_light(raw_lab, ref_lab, sheet & seen))
-    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), None
+        zone = L.lit(L.lab(zone), *light)
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), \
+        (why if location is fallback else None)
 
 
 def teach(layout, images, calibration=None) -> Pieces:
@@ -311,13 +338,17 @@ def teach(layout, images, calibration=None) -> Pieces:
     faint: set[str] = set()
     zone_canvas = Canvas.zone(_scheme())
     ref_zone = L.lab(board.zone) if board.zone is not None else None
+    last = None
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
-        frame, why = frame_view(board, image, lens, ref_lab, sheet)
+        frame, why = frame_view(board, image, lens, ref_lab, sheet, fallback=last, fast=False)
+        expected = setup_looks(step.setup)
+        if frame is not None and frame.location is last and not _still_there(frame, expected):
+            frame = None        # the camera moved since the last step's photo: the match's refusal stands
         if frame is None:
             raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
-        expected = setup_looks(step.setup)
+        last = frame.location
         near_monster = _beside_monster(expected)
         missing, stray = [], []
         for sq in SQUARES:
@@ -358,7 +389,7 @@ def teach(layout, images, calibration=None) -> Pieces:
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
         if step.tile is not None and frame.zone is not None:
-            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas)
+            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
             if sample is None:
                 raise TeachError(TILE_MISSING(step=n, tile=step.tile))
             tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone"))
@@ -398,5 +429,18 @@ def _scheme():
 
 
 def _beside_monster(expected: dict) -> set[int]:
-    """The squares around the monster (which a tall figure may hide from a tilted camera)."""
-    return {n for sq, look in expected.items() if look.monster is not None for n in around(sq)}
+    """The squares up to two away from the monster (which a tall figure and its shadow may hide from a
+    tilted camera)."""
+    return {m for sq, look in expected.items() if look.monster is not None for n in around(sq) for m in around(n)}
+
+
+STILL_BARE = 0.8    # share of a step's bare squares that must look bare where the last step's location puts them
+
+
+def _still_there(frame: Frame, expected: dict) -> bool:
+    """Whether the board lies where the last step's photo had it (the teaching's photos are taken by one
+    camera over a still board; a photo full of pieces can leave too little of the board's picture for
+    its own match): most squares the step leaves bare look bare there."""
+    near = _beside_monster(expected)
+    bare = [c for sq, c in frame.cover.items() if sq not in expected and sq not in near]
+    return len(bare) >= 20 and sum(c < L.EMPTY_COVER for c in bare) >= STILL_BARE * len(bare)
