@@ -34,8 +34,13 @@ def test_the_contracts_say_what_the_layout_promises():
     layers = [c for c in config["contracts"] if c["type"] == "layers"]
     assert [c["layers"] for c in layers] == [["companion_app.cli", "companion_app.web", "companion_app.table"]]
     assert not any(c.get("ignore_imports") for c in layers)
+    inside = [c for c in config["contracts"] if c["type"] == "forbidden" and not set(c["source_modules"]) & OURS]
+    # Inside the app: the camera path knows the session only through its port (direct imports only: the
+    # phone camera reaches the store through setup and the configuration).
+    assert [(c["source_modules"], c["forbidden_modules"]) for c in inside] == [
+        (["companion_app.table.camera"], ["companion_app.table.session"])]
     for contract in config["contracts"]:
-        if contract["type"] == "layers":
+        if contract["type"] == "layers" or contract in inside:
             continue
         assert contract["type"] == "forbidden" and not contract.get("allow_indirect_imports")
         for source in contract["source_modules"]:

@@ -698,6 +698,18 @@ def test_setup_routes_answer_in_sentences_never_500(tmp_path):
     assert r.status_code == 409 and "not a square" in r.json["error"]
     assert client.post("/api/setup/leds/mark", json={"square": "b2", "wrong": True}, headers=AUTH).json["wrong"] == ["b2"]
     assert client.get("/api/setup/leds/marks", headers=AUTH).json["wrong"] == ["b2"]
+    # Teaching the box without stickers (the whole flow: tests/test_setup_teaching.py).
+    assert client.get("/api/setup/teaching", headers=AUTH).json["active"] is False
+    r = client.post("/api/setup/teaching/photo", json={"step": 1}, headers=AUTH)
+    assert r.status_code == 409 and "Start teaching" in r.json["error"]
+    r = client.post("/api/setup/teaching/start", json={"x": 1}, headers=AUTH)
+    assert r.status_code == 400 and "'x'" in r.json["error"]
+    assert client.post("/api/setup/teaching/start", json={}, headers=AUTH).json["step"]["number"] == 1
+    r = client.post("/api/setup/teaching/photo", json={"step": 0}, headers=AUTH)
+    assert r.status_code == 400 and r.json["error"] == "step must be at least 1"
+    r = client.post("/api/setup/teaching/photo", json={"step": 3}, headers=AUTH)
+    assert r.status_code == 409 and "step 3" in r.json["error"] and "step 1" in r.json["error"]
+    assert client.post("/api/setup/teaching/cancel", json={}, headers=AUTH).json["active"] is False
     findings = client.get("/api/setup/doctor", headers=AUTH).json["findings"]
     assert any(f["topic"] == "board" and not f["ok"] for f in findings)
     assert client.get("/setup").status_code == 200

@@ -149,13 +149,18 @@ def validate(value, schema: dict, where: str = "body") -> None:
             raise SchemaError(Text(N_("%(where)s: %(value)s is not %(what)s"), where=where, value=_show(value),
                                      what=Term(schema.get("description", N_("valid")))))
     if isinstance(value, int) and not isinstance(value, bool):
-        if value < schema.get("minimum", value) or value > schema.get("maximum", value):
+        least, most = schema.get("minimum"), schema.get("maximum")
+        if (least is not None and value < least) or (most is not None and value > most):
+            if most is None:
+                raise SchemaError(Text(N_("%(where)s must be at least %(least)s"), where=where, least=least))
+            if least is None:
+                raise SchemaError(Text(N_("%(where)s must be at most %(most)s"), where=where, most=most))
             raise SchemaError(Text(N_("%(where)s must be between %(least)s and %(most)s"), where=where,
-                                 least=schema.get("minimum"), most=schema.get("maximum")))
+                                 least=least, most=most))
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 10_000):
             raise SchemaError(Text(N_("%(where)s must have %(least)s to %(most)s items, not %(count)s"), where=where,
-                                 least=schema.get("minItems", 0), most=schema.get("maxItems"), count=len(value)))
+                                 least=schema.get("minItems", 0), most=schema.get("maxItems", 10_000), count=len(value)))
         for i, item in enumerate(value):
             validate(item, schema.get("items", {}), f"{where}[{i}]")
     if isinstance(value, dict):
