@@ -122,7 +122,8 @@ class CameraWorker:
     """Watches a frame source in a thread and hands each ``CameraUpdate`` to ``on_update``.
 
     ``open_source()`` returns a new source (``read() -> frame | None``, ``close()``) or raises;
-    ``read_frame(frame)`` returns a vision ``Reading``.  ``on_update`` runs in the worker thread.
+    ``read_frame(frame)`` returns a vision ``Reading``, or None when it cannot read yet (``self.reader.waiting``
+    says why: the camera without stickers before it is taught).  ``on_update`` runs in the worker thread.
     """
 
     def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
@@ -280,6 +281,10 @@ class CameraWorker:
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
+        if reading is None:      # the reader has nothing to read with yet (a table teaching itself): it says why
+            self.gate.reset()
+            self._set("watching", getattr(self.reader, "waiting", None) or Text(N_("waiting for the reader")))
+            return
         scheme = getattr(self.reader, "scheme", None)    # the frames are kept only with the scheme that reads them
         stable, unknown, blocking = self.gate.feed(reading, check_frame(frame)[0] if scheme is not None else None)
         # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);

@@ -1,0 +1,155 @@
+"""The table's camera without stickers (NOSTICKERS.md): each frame read with what ``flure teach`` learned.
+
+``vision.nostickers.read.Reader`` reads a frame only against a prior: the position the game holds
+before the change and the faces a legal change can leave on each square (``allowed_faces``).  The
+camera worker reads frames in its own thread, so it is given that prior as a callable at
+construction (``PiecesReader(pieces, prior)``) and never looks into the session: ``table_prior``
+makes the callable from the game and whether the table is being brought into the game's position.
+
+What the engine allows there (RULES.md G3, G7, A2):
+
+- the pawn phase: the moves of the player to move (G3);
+- the monster phase and a game over: no piece moves, only a tile is read (G7);
+- the advanced setup: one of the pieces left put down where A2 lets it (``legal_placements``);
+- a follow-up (after the monster's move, an undo, a new game, the referee's entry): the table
+  still shows the position before it or already the game's, so the faces of both are allowed.
+
+The answer is a vision ``Reading`` as the sticker reader's, so the same stable-frame gate, judge and
+loop act on it.  The monster is not read: its square is unseen (``monster-unread``) and the game
+gives it (NOSTICKERS.md "Reading a change").
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.geometry import parse_square
+from engine.observation import MONSTER_PHASE, looks
+from engine.position import Position, basic_position
+from engine.wording import N_, Text
+from vision.reading import Reading
+
+
+@dataclass(frozen=True)
+class Prior:
+    """What a frame is read against: ``before`` the position the game holds, ``allowed`` square → the
+    faces (``vision.nostickers.teach.face_key``) that can lie there."""
+
+    before: Position
+    allowed: dict[int, set[str]]
+
+
+def allowed_now(game, previous: Position | None = None) -> Prior:
+    """The prior of a frame for ``game`` (None: no game yet, the basic setup); ``previous``: the position
+    the table may still show during a follow-up, whose faces are allowed too."""
+    from vision.nostickers.read import allowed_faces
+    from vision.nostickers.teach import face_key
+
+    if game is None:
+        before = basic_position()
+        allowed = allowed_faces(before, MONSTER_PHASE)
+    elif game.phase == "pawns" and game.to_move is not None:
+        before = game.position
+        allowed = allowed_faces(before, game.to_move)
+    elif game.phase == "placement":
+        from engine.reconcile_place import legal_placements
+
+        before = game.position
+        allowed = allowed_faces(before, MONSTER_PHASE)
+        for change in legal_placements(before, dict(game.pieces_left)):
+            _add(allowed, change.after, face_key)
+    else:
+        before = game.position
+        allowed = allowed_faces(before, MONSTER_PHASE)
+    if previous is not None:
+        _add(allowed, previous, face_key)
+    return Prior(before, allowed)
+
+
+def _add(allowed: dict[int, set[str]], position: Position, face_key) -> None:
+    for sq, look in looks(position).items():
+        key = face_key(look)
+        if key is not None:
+            allowed.setdefault(sq, set()).add(key)
+
+
+class table_prior:
+    """``prior()`` for the camera worker: the game's current prior (``allowed_now``), made once per game
+    state.  ``game()`` gives the game (None before one), ``following()`` whether the table is being
+    brought into the game's position (then the position the game held before its last change is
+    allowed as well: the table may still show it)."""
+
+    def __init__(self, game: Callable[[], object], following: Callable[[], bool] = lambda: False):
+        self.game, self.following = game, following
+        self._lock = threading.Lock()
+        self._last: Position | None = None       # the game's position at the last call
+        self._previous: Position | None = None   # the one before it (what the table may still show)
+        self._key = None
+        self._prior: Prior | None = None
+
+    def __call__(self) -> Prior:
+        game = self.game()
+        following = bool(self.following())
+        with self._lock:
+            position = game.position if game is not None else None
+            if position is not None and position != self._last:
+                self._previous, self._last = self._last, position
+            previous = self._previous if following else None
+            key = (id(game), game, following, previous)
+            if self._prior is None or key != self._key:
+                self._prior, self._key = allowed_now(game, previous), key
+            return self._prior
+
+
+class PiecesReader:
+    """Frames → vision ``Reading`` without stickers: ``read(frame)`` reads it with the taught ``pieces``
+    against ``prior()`` (a ``Prior``).  ``scheme`` is None: no sticker scheme reads these frames."""
+
+    scheme = None
+
+    def __init__(self, pieces, prior: Callable[[], Prior], calibration=None, path=None):
+        self.prior, self.path, self.calibration = prior, path, calibration
+        self.pieces = self.reader = None
+        self.waiting = Text(N_("the camera is being taught the pieces"))   # why nothing is read before
+        if pieces is not None:
+            self.taught(pieces)
+
+    def taught(self, pieces) -> None:
+        """Read with ``pieces`` from the next frame on (the simulated table teaches itself while the worker runs)."""
+        from vision.nostickers.read import Reader
+
+        self.reader, self.pieces = Reader(pieces, self.calibration), pieces
+
+    def read(self, frame) -> Reading | None:
+        """The frame's reading, or None while nothing is taught yet (``waiting`` says so)."""
+        reader = self.reader
+        if reader is None:
+            return None
+        prior = self.prior()
+        data = reader.reading(frame, prior.before, prior.allowed)
+        del reader.doubts[:]        # (kept by ``Reader`` for ``explain_change``'s check; not used here)
+        return as_reading(with_fixed_tiles(data, prior.before))
+
+
+def with_fixed_tiles(data: dict, before: Position) -> dict:
+    """The reading with the game's pools and teleporters on the squares it saw them: the reader reads a
+    pool or teleporter square of the game as bare when that tile's taught look is there (a square that
+    does not show it is unseen), so the setup it gives names none.  The table's follow-ups (a new game's
+    setup among them) compare pools and teleporters too."""
+    setup = data.get("setup")
+    if setup is None:
+        return data
+    unseen = data.get("unseen") or {}
+    game = before.to_setup()
+    pools = [sq for sq in game.get("pools") or [] if sq not in unseen]
+    teleporters = {sq: t for sq, t in (game.get("teleporters") or {}).items() if sq not in unseen}
+    return {**data, "setup": {**setup, "pools": sorted({*(setup.get("pools") or []), *pools}, key=parse_square),
+                              "teleporters": {**(setup.get("teleporters") or {}), **teleporters}}}
+
+
+def as_reading(data: dict) -> Reading:
+    """The reading JSON of ``Reader.reading`` as the vision ``Reading`` the stable-frame gate takes."""
+    unseen = {parse_square(name): code for name, code in (data.get("unseen") or {}).items()}
+    return Reading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
+                   setup=data.get("setup") if data.get("located") else None, unseen=unseen)
