@@ -183,8 +183,8 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
 
             reader = PiecesReader(pieces, prior, calibration=extra.get("calibration"),
                                   path=getattr(camera_config, "pieces", None))
-            parts.append(Text(N_("pieces read without stickers (%(path)s)"),
-                              path=str(reader.path) if reader.path is not None else Text(N_("taught here"))))
+            taught = str(reader.path) if reader.path is not None else Text(N_("taught by the simulated table"))
+            parts.append(Text(N_("pieces read without stickers (%(path)s)"), path=taught))
             note = Join(", ", parts)
         else:
             reader = TableCamera(None, stable_frames=stable_frames, **extra)
