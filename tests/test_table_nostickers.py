@@ -149,6 +149,35 @@ def test_a_move_the_prior_does_not_allow_is_never_read_as_that_piece(taught):
         worker.close()
 
 
+def test_an_accepted_move_is_refused_when_a_square_no_face_was_read_on_clearly_shows_another_piece():
+    """``checked_by_frames`` (``flure vision explain --pieces``'s check, at the table): the judge is given the
+    stable frames' readings; an unread square whose nearest taught face is clearly not what the answer
+    leaves there refuses the answer — an unread square never lets a second change through."""
+    from companion_app.table.camera.judge import reconcile_observation
+    from companion_app.table.camera.nostickers import PiecesReading
+    from engine.geometry import SQUARES, parse_square
+    from engine.observation import EMPTY, Observation
+
+    game = Game.new(["red", "blue"], seed=28)
+    label = next(t for t in game.unmoved if game.position.pawn(t).colour == game.to_move)
+    target = next(t for t in game.targets(label) if t["square"] not in (None, "out"))
+    after = looks(game.apply(Move(label, target["moves"])).position)
+    unread = next(sq for sq in SQUARES if sq not in after and sq != parse_square(target["square"]))
+    seen = {sq: after.get(sq, EMPTY) for sq in SQUARES if sq != unread and sq != game.position.monster}
+    observation = Observation(seen, None, {unread: "unknown-piece"})
+    other = "blue" if game.to_move == "red" else "red"
+
+    def answer(doubts):
+        reading = PiecesReading(True, setup={}, doubts=doubts)
+        return reconcile_observation(game, observation, ([reading, reading], None, None))
+
+    assert answer({}).accepted and answer({}).change == "move"
+    assert answer({unread: {f"pawn:{other}:6/1:white": 40.0}}).accepted        # nothing taught lies near it
+    refused = answer({unread: {f"pawn:{other}:6/1:white": 4.0}})               # another pawn clearly lies there
+    assert not refused.accepted and refused.problems[0].code == "unexplained"
+    assert refused.problems[0].square == unread
+
+
 # -- flure play --pieces: files it cannot use ----------------------------------------------------------
 
 @pytest.mark.parametrize("content, words", [

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.geometry import parse_square
 from engine.observation import MONSTER_PHASE, looks
@@ -107,6 +107,7 @@ class PiecesReader:
     against ``prior()`` (a ``Prior``).  ``scheme`` is None: no sticker scheme reads these frames."""
 
     scheme = None
+    keeps_readings = True     # the worker hands the stable frames' readings to the judge (``checked_by_frames``)
 
     def __init__(self, pieces, prior: Callable[[], Prior], calibration=None, path=None):
         self.prior, self.path, self.calibration = prior, path, calibration
@@ -128,8 +129,35 @@ class PiecesReader:
             return None
         prior = self.prior()
         data = reader.reading(frame, prior.before, prior.allowed)
-        del reader.doubts[:]        # (kept by ``Reader`` for ``explain_change``'s check; not used here)
-        return as_reading(with_fixed_tiles(data, prior.before))
+        doubts = reader.doubts.pop() if reader.doubts else {}
+        del reader.doubts[:]
+        return as_reading(with_fixed_tiles(data, prior.before), doubts)
+
+
+@dataclass
+class PiecesReading(Reading):
+    """A frame read without stickers, with its ``doubts``: square → the faces nearest to what covers it,
+    where no face was read (``Reader.doubts``), for ``checked_by_frames``."""
+
+    doubts: dict = field(default_factory=dict)
+
+
+def checked_by_frames(result, readings):
+    """An accepted answer checked against the squares the frames it combines read no face on, as
+    ``flure vision explain --pieces`` checks it (``vision.nostickers.read.checked``): an unread square
+    that clearly shows something else than the answer leaves there refuses it — an unread square never
+    lets a second change through.  Readings of another reader leave the answer as it is."""
+    from vision.nostickers.read import checked
+
+    doubts = [r.doubts for r in readings if isinstance(r, PiecesReading) and r.doubts]
+    if not result.accepted or not doubts:
+        return result
+    return checked(result, _Doubts(doubts))
+
+
+@dataclass
+class _Doubts:
+    doubts: list     # what ``checked`` reads of a ``Reader``
 
 
 def with_fixed_tiles(data: dict, before: Position) -> dict:
@@ -148,8 +176,9 @@ def with_fixed_tiles(data: dict, before: Position) -> dict:
                               "teleporters": {**(setup.get("teleporters") or {}), **teleporters}}}
 
 
-def as_reading(data: dict) -> Reading:
+def as_reading(data: dict, doubts=None) -> PiecesReading:
     """The reading JSON of ``Reader.reading`` as the vision ``Reading`` the stable-frame gate takes."""
     unseen = {parse_square(name): code for name, code in (data.get("unseen") or {}).items()}
-    return Reading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
-                   setup=data.get("setup") if data.get("located") else None, unseen=unseen)
+    return PiecesReading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
+                         setup=data.get("setup") if data.get("located") else None, unseen=unseen,
+                         doubts=dict(doubts or {}))

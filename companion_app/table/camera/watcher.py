@@ -55,6 +55,7 @@ class CameraUpdate:
     count: int = 0                    # agreeing usable frames so far
     needed: int = 3
     frames: tuple | None = None       # (readings, grey frames, scheme) of a stable reading, for a guided look
+                                      # (without stickers: (readings, None, None), for ``checked_by_frames``)
     observation: Observation | None = None   # ``reading`` as the engine's Observation (None: board not located)
 
     @property
@@ -302,5 +303,8 @@ class CameraWorker:
             message = Text(N_("waiting for a steady view (%(count)s of %(needed)s frames)"), count=self.gate.count,
                            needed=self.gate.needed)
         kept = self.gate.looks() if stable and scheme is not None else None
+        frames = (*kept, scheme) if kept else None
+        if stable and frames is None and getattr(self.reader, "keeps_readings", False):   # (without stickers)
+            frames = ([r for r, _o, _g in self.gate.frames], None, None)
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
-                  count=self.gate.count, frames=(*kept, scheme) if kept else None, observation=observation)
+                  count=self.gate.count, frames=frames, observation=observation)

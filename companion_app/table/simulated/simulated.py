@@ -197,6 +197,9 @@ class SimulatedPlayers:
         if self._avoid_seq != w.seq:
             self.avoid, self._avoid_seq = set(), w.seq
         label, target = self._choose(game)
+        if label is None and self.avoid:      # every move was taken back: try them again (put down anew, the
+            self.avoid = set()                # camera may take it this time), as players at a table would
+            label, target = self._choose(game)
         if label is None:
             return _said(N_("%(colour)s has no pawn that can move where the camera sees it"),
                          colour=Colour(game.to_move))
