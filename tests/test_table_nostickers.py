@@ -14,6 +14,7 @@ import re
 import time
 import urllib.request
 
+import numpy as np
 import pytest
 
 from companion_app.cli import main
@@ -218,6 +219,37 @@ def test_config_show_says_which_pieces_file_is_used(tmp_path, capsys):
     assert main(["--lang", "en", "config", "show"]) == 0
     assert re.match(r'pieces = ""\s+# default', next(x for x in capsys.readouterr().out.splitlines()
                                                      if x.startswith("pieces =")))
+
+
+def test_doctor_checks_the_pieces_file_and_locates_the_board_by_its_picture(tmp_path, taught):
+    import cv2
+
+    from companion_app.cli import checks as doctor
+    from tests.test_deploy_doctor import config, one
+
+    path = tmp_path / "pieces.json"
+    taught.save(path)
+    folder = tmp_path / "view"
+    folder.mkdir()
+    game = Game.new(["red", "blue"], seed=28)
+    image = SimulatedCamera(PhysicalTable(game.position, seed=7), seed=3, stickers=False, look_seed=LOOK, **SIZE).read()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"{i}.png"), image)
+    cfg = config(tmp_path, f'[camera]\nsource = "{folder}"\nresolution = [1280, 720]\nfps = 0.5\npieces = "{path}"\n')
+    found = doctor.check_pieces(cfg)
+    assert one(found, "pieces").ok and f"{len(taught.faces)} piece faces" in one(found, "pieces").text
+    board = one(doctor.check_camera(cfg), "board")
+    assert board.ok and "picture" in board.text
+    blank = tmp_path / "blank"
+    blank.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(blank / f"{i}.png"), np.full((720, 1280, 3), 128, np.uint8))
+    cfg = config(tmp_path, f'[camera]\nsource = "{blank}"\nresolution = [1280, 720]\nfps = 0.5\npieces = "{path}"\n')
+    assert not one(doctor.check_camera(cfg), "board").ok
+    path.write_text("{broken")
+    bad = one(doctor.check_pieces(cfg), "pieces")
+    assert not bad.ok and "pieces.json" in bad.text and "flure teach" in bad.text
+    assert doctor.check_pieces(config(tmp_path, "")) == []      # read the stickers: nothing to say
 
 
 # -- the whole demo game without stickers ---------------------------------------------------------------
