@@ -56,6 +56,18 @@ def test_the_prior_is_the_movers_legal_moves_in_the_pawn_phase_and_no_move_in_th
     assert not any(k.startswith(f"pawn:{other}:") for k in keys)     # only the player to move (G3)
     monster = allowed_now(None)
     assert monster.allowed == allowed_faces(monster.before, MONSTER_PHASE)
+    # a pawn already moved this phase stays where it is (G3): its faces only on its square
+    moved = {}
+    while game.to_move not in moved:
+        label, target = next((t, a) for t in game.unmoved if game.position.pawn(t).colour == game.to_move
+                             for a in game.targets(t) if a["square"] not in (None, "out"))
+        moved[game.to_move] = label
+        game = game.apply(Move(label, target["moves"]))
+    mover, label = game.to_move, moved[game.to_move]
+    pawn = game.position.pawn(label)
+    faces = {f"pawn:{pawn.colour}:{pawn.kind}:{face}" for face in ("white", "black")}   # (a move flips it, P1)
+    assert {sq for sq, keys in allowed_now(game).allowed.items() if keys & faces} == {pawn.square}
+    assert len({sq for sq, keys in allowed_faces(game.position, mover).items() if keys & faces}) > 1
 
 
 def test_during_a_follow_up_the_position_before_the_games_last_change_is_allowed_too():

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.geometry import parse_square
-from engine.observation import MONSTER_PHASE, looks
+from engine.observation import looks
 from engine.position import Position, basic_position
 from engine.wording import N_, Text
 from vision.reading import Reading
@@ -42,36 +42,26 @@ class Prior:
 
 def allowed_now(game, previous: Position | None = None) -> Prior:
     """The prior of a frame for ``game`` (None: no game yet, the basic setup); ``previous``: the position
-    the table may still show during a follow-up, whose faces are allowed too."""
-    from vision.nostickers.read import allowed_faces
+    the table may still show during a follow-up, whose faces are allowed too.  (``allowed_faces`` of
+    ``vision.nostickers.read``, with the pawns the player to move may still move, G3.)"""
+    from engine.reconcile import legal_changes
     from vision.nostickers.teach import face_key
 
-    if game is None:
-        before = basic_position()
-        allowed = allowed_faces(before, MONSTER_PHASE)
-    elif game.phase == "pawns" and game.to_move is not None:
-        before = game.position
-        allowed = allowed_faces(before, game.to_move)
-    elif game.phase == "placement":
+    before = game.position if game is not None else basic_position()
+    shown = [before] if previous is None else [before, previous]
+    if game is not None and game.phase == "pawns" and game.to_move is not None:
+        shown += [change.after for change in legal_changes(before, game.to_move, only=game.unmoved)]
+    elif game is not None and game.phase == "placement":
         from engine.reconcile_place import legal_placements
 
-        before = game.position
-        allowed = allowed_faces(before, MONSTER_PHASE)
-        for change in legal_placements(before, dict(game.pieces_left)):
-            _add(allowed, change.after, face_key)
-    else:
-        before = game.position
-        allowed = allowed_faces(before, MONSTER_PHASE)
-    if previous is not None:
-        _add(allowed, previous, face_key)
+        shown += [change.after for change in legal_placements(before, dict(game.pieces_left))]
+    allowed: dict[int, set[str]] = {}
+    for position in shown:
+        for sq, look in looks(position).items():
+            key = face_key(look)
+            if key is not None:
+                allowed.setdefault(sq, set()).add(key)
     return Prior(before, allowed)
-
-
-def _add(allowed: dict[int, set[str]], position: Position, face_key) -> None:
-    for sq, look in looks(position).items():
-        key = face_key(look)
-        if key is not None:
-            allowed.setdefault(sq, set()).add(key)
 
 
 class table_prior:
@@ -96,9 +86,10 @@ class table_prior:
             if position is not None and position != self._last:
                 self._previous, self._last = self._last, position
             previous = self._previous if following else None
-            key = (id(game), game, following, previous)
-            if self._prior is None or key != self._key:
-                self._prior, self._key = allowed_now(game, previous), key
+            key = self._key
+            if self._prior is None or key is None or key[0] is not game or key[1] != following \
+                    or key[2] is not previous:          # a game is immutable: the same object, the same prior
+                self._prior, self._key = allowed_now(game, previous), (game, following, previous)
             return self._prior
 
 
