@@ -51,7 +51,8 @@ class SimulatedRig:
         self.source: SimulatedCamera | None = None
         self._frames_before = 0
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
-                                        frames=self.frames, hand_frames=1 if speed > 4 else 2)
+                                        frames=self.frames, hand_frames=1 if speed > 4 else 2,
+                                        press_monster=None if stickers else self.press_monster)
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
@@ -97,6 +98,17 @@ class SimulatedRig:
             show_step(n, len(layout), step)
             time.sleep(pace_s)
         return self.teach(layout, on_step=on_step, camera=camera)
+
+    def press_monster(self) -> None:
+        """The players press the table's MONSTER button (a tile the camera without stickers does not read,
+        G7): an action that does not come through the camera, counted in the demo's referee actions."""
+        from engine.actions import Draw
+        from engine.errors import FlureError
+
+        try:
+            self.session.act(Draw(), by=By.BUTTON)
+        except FlureError as exc:      # the game moved on meanwhile: nothing to press for
+            log.info("MONSTER pressed by the simulated players: %s", exc)
 
     def frames(self) -> int:
         """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""

@@ -74,6 +74,8 @@ class SimulatedPlayers:
     err_rate: float = 0.0
     frames: Callable[[], int] | None = None        # the camera's frame counter (hands wait on it)
     hand_frames: int = 2
+    press_monster: Callable[[], None] | None = None   # the table's MONSTER button (G7), for a tile the camera
+                                                      # does not read (None: lay the tile again instead)
     log: list[Said] = field(default_factory=list)
     applied_errors: list[str] = field(default_factory=list)   # an induced error the session applied (a bug)
 
@@ -86,7 +88,8 @@ class SimulatedPlayers:
         self.last_status = Said(Text(N_("not started")))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0}
+        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0,
+                       "monster-button": 0}
 
     # -- running -------------------------------------------------------------
     def start(self) -> None:
@@ -181,6 +184,11 @@ class SimulatedPlayers:
                 self._with_hand(None, p.undo)
             return self._say(Text(N_("put it right after the session complained (%(complaint)s): %(what)s"),
                                   complaint=w.complaint or Text(N_("no reading")), what=p.what))
+        if p.kind == "tile" and waited >= 2 * PATIENCE and self.press_monster is not None:
+            self.pending = None        # the camera does not read the tile: press MONSTER, as TABLE.md says
+            self.counts["monster-button"] += 1
+            self.press_monster()
+            return self._say(Text(N_("pressed MONSTER: the camera did not read %(what)s"), what=p.what))
         if p.kind in ("move", "tile", "place") and waited >= 2 * PATIENCE and p.undo is not None:
             # Not taken for long (a pawn that stays behind the monster's figure flips where the camera
             # cannot see it): take it back and choose another move, as a player told so would.
