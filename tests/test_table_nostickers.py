@@ -162,6 +162,22 @@ def test_a_move_the_prior_does_not_allow_is_never_read_as_that_piece(taught):
         worker.close()
 
 
+def test_the_card_zone_is_read_only_in_the_monster_phase(taught):
+    """A tombstone tile means something only in the monster phase (G7): outside it the card zone is left out
+    (``tile`` null, no card-zone problem to hold the gate up); in it the taught tile is read."""
+    from dataclasses import replace
+
+    game = Game.new(["red", "blue"], seed=28)
+    table = PhysicalTable(game.position, seed=7)
+    table.lay_tile("8")
+    frame = SimulatedCamera(table, seed=3, stickers=False, look_seed=LOOK, **SIZE).read()
+    pawns = allowed_now(game)
+    assert not pawns.tile
+    assert PiecesReader(taught, lambda: pawns).read(frame).tile is None
+    monster = replace(pawns, tile=True)
+    assert PiecesReader(taught, lambda: monster).read(frame).tile == "8"
+
+
 def test_an_accepted_move_is_refused_when_a_square_no_face_was_read_on_clearly_shows_another_piece():
     """``checked_by_frames`` (``flure vision explain --pieces``'s check, at the table): the judge is given the
     stable frames' readings; an unread square whose nearest taught face is clearly not what the answer

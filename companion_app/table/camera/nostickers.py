@@ -38,6 +38,7 @@ class Prior:
 
     before: Position
     allowed: dict[int, set[str]]
+    tile: bool = True      # a tombstone tile in the card zone means something now (the monster phase, G7)
 
 
 def allowed_now(game, previous: Position | None = None) -> Prior:
@@ -61,7 +62,7 @@ def allowed_now(game, previous: Position | None = None) -> Prior:
             key = face_key(look)
             if key is not None:
                 allowed.setdefault(sq, set()).add(key)
-    return Prior(before, allowed)
+    return Prior(before, allowed, tile=game is not None and game.phase == "monster")
 
 
 class table_prior:
@@ -122,7 +123,20 @@ class PiecesReader:
         data = reader.reading(frame, prior.before, prior.allowed)
         doubts = reader.doubts.pop() if reader.doubts else {}
         del reader.doubts[:]
+        if not prior.tile:
+            data = without_card_zone(data)
         return as_reading(with_fixed_tiles(data, prior.before), doubts)
+
+
+def without_card_zone(data: dict) -> dict:
+    """The reading without the card zone, outside the monster phase: no change of the game then is a tile
+    (the judge leaves it out), so a card zone the reader cannot tell (a pawn put down beside the board
+    over it, a look the teaching did not see) must not hold the stable-frame gate up.  ``tile`` is null,
+    as when the teaching showed no tile (NOSTICKERS.md)."""
+    from vision.change import CARD_ZONE_CODES
+
+    problems = [p for p in data.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES]
+    return {**data, "tile": None, "problems": problems}
 
 
 @dataclass
