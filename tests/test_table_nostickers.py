@@ -234,6 +234,28 @@ def test_players_press_monster_for_a_tile_the_camera_does_not_read_and_the_game_
     assert referee.game.last_tile == laid and "pressed MONSTER" in str(players.log[-1])
 
 
+def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_referee():
+    """The first move the camera does not take is taken back and another tried; the second is entered by the
+    referee (a referee action of the demo line), never left to stall the game."""
+    from companion_app.table.simulated.simulated import SimulatedPlayers
+    from tests.test_simulated_table import EngineReferee
+
+    game = Game.new(["red", "blue"], seed=9)
+    table = PhysicalTable(game.position, seed=9)
+    referee = EngineReferee(game, table)        # never looked at: the camera takes nothing
+    entered = []
+
+    def enter(action):
+        entered.append(action)
+        referee.apply(action)
+    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+    while referee.game.unmoved == game.unmoved and players.counts["moves"] < 3:
+        players.step()
+    assert players.counts["moves"] == 2 and len(entered) == 1 and referee.seq == 1
+    assert any("took back" in str(line) for line in players.log) and "the referee entered" in str(players.log[-1])
+    assert not table.differences(referee.game.position)        # the table shows what the referee entered
+
+
 # -- flure play --pieces: files it cannot use ----------------------------------------------------------
 
 @pytest.mark.parametrize("content, words", [
@@ -338,9 +360,10 @@ def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_throug
     assert final.phase == "over" and last["text"] == str(final.summary()).rstrip(".")
     actions = [s.action for s in steps[1:]]
     # every action came through the camera, without a sticker — but for a tombstone tile the camera did not
-    # read, for which the players pressed the MONSTER button (TABLE.md), the line's referee actions
+    # read, for which the players pressed the MONSTER button (TABLE.md), and a second move at one step the
+    # camera did not take, which the referee entered: the line's referee actions
     pressed = [a for a in actions if not a["by"].startswith("camera")]
-    assert all(a["type"] == "draw" and a["by"] == "button" for a in pressed), pressed
+    assert all((a["type"], a["by"]) in (("draw", "button"), ("move", "referee")) for a in pressed), pressed
     assert int(last["referee"]) == len(pressed), out
     assert len([a for a in actions if a["type"] in ("tile", "draw")]) == int(last["monster"])
     # the teaching was shown: each step of the layout said in the game log the web app served

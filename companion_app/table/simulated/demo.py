@@ -52,7 +52,8 @@ class SimulatedRig:
         self._frames_before = 0
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
                                         frames=self.frames, hand_frames=1 if speed > 4 else 2,
-                                        press_monster=None if stickers else self.press_monster)
+                                        press_monster=None if stickers else self.press_monster,
+                                        referee_enters=None if stickers else self.referee_enters)
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
@@ -109,6 +110,16 @@ class SimulatedRig:
             self.session.act(Draw(), by=By.BUTTON)
         except FlureError as exc:      # the game moved on meanwhile: nothing to press for
             log.info("MONSTER pressed by the simulated players: %s", exc)
+
+    def referee_enters(self, action: dict) -> None:
+        """The referee enters a move the camera without stickers did not take (the table shows it): a referee
+        action of the demo line, as at a real table where the reader waits."""
+        from engine.errors import FlureError
+
+        try:
+            self.session.act(action, by=By.REFEREE)
+        except FlureError as exc:      # the game moved on meanwhile
+            log.info("a move entered for the simulated players: %s", exc)
 
     def frames(self) -> int:
         """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""
