@@ -89,12 +89,11 @@ def pieces_of(blob: str):
 
 def tally(args) -> int:
     from engine.geometry import square_name
-    from engine.observation import EMPTY, looks
+    from engine.observation import ANY_PAWN, EMPTY, looks
     from vision import evaluate_moves as moves
     from vision.nostickers import TeachError, teach
     from vision.nostickers.read import Reader, allowed_faces, explained
     from vision.teaching_layout import load_layout
-    from engine.observation import ANY_PAWN
     layout = load_layout()
     reasons: dict[str, Counter] = {}
     counts = Counter()

@@ -32,7 +32,7 @@ DEFAULT_PATH = Path(__file__).with_name("default_table.toml")
 HARDWARE_SECTIONS = ("layout", "serial", "power", "animation", "buttons")
 TABLE_SECTIONS = ("camera", "table", "web", "speaker")
 MODES = ("auto", "confirm")
-CAMERA_KEYS = {"source", "resolution", "fps", "calibration", "marker_scheme", "exposure", "reader"}
+CAMERA_KEYS = {"source", "resolution", "fps", "calibration", "marker_scheme", "pieces", "exposure", "reader"}
 EXPOSURE_KEYS = {"exposure_us", "analogue_gain", "colour_gains"}
 WEB_KEYS = {"host", "port", "https_port", "public_host", "database", "keep_games", "keep_days", "pin", "pin_file"}
 SPEAKER_KEYS = {"enabled", "voice", "rate"}
@@ -85,6 +85,7 @@ class CameraConfig:
     fps: float = 4.0
     calibration: Path | None = None
     marker_scheme: Path | None = None
+    pieces: Path | None = None        # what `flure teach` learned: read the pieces without stickers (NOSTICKERS.md)
     exposure: ExposureConfig = field(default_factory=ExposureConfig)
     reader: dict[str, Any] = field(default_factory=dict)   # ReaderConfig overrides, validated
 
@@ -315,6 +316,7 @@ def _camera(d: Mapping, base: Path, origin_of) -> CameraConfig:
                                           origin_of("camera", "calibration")),
                         marker_scheme=_path("camera", "marker_scheme", d.get("marker_scheme", ""), base,
                                             origin_of("camera", "marker_scheme")),
+                        pieces=_path("camera", "pieces", d.get("pieces", ""), base, origin_of("camera", "pieces")),
                         exposure=_exposure(exposure), reader=_reader(reader))
 
 

@@ -205,7 +205,8 @@ def test_pawns_of_one_colour_and_side_are_one_kind_the_game_tells_which(taught):
     assert box.match(seen(near_b), {"pawn:red:6/1:white"}) == "pawn:red:6/1:white"
     assert box.match(seen(near_b), {"pawn:blue:6/1:white"}) is None      # (red is not blue)
     kind_b = Pieces(pieces.board, [face("pawn:red:6/1:white", b + 3, 1.0, 2, "a1"),
-                                   face("pawn:red:4/3:white", b, 1.0, 2, "b1"), face("pawn:blue:6/1:white", c, 1.0, 2, "c1")])
+                                   face("pawn:red:4/3:white", b, 1.0, 2, "b1"),
+                                   face("pawn:blue:6/1:white", c, 1.0, 2, "c1")])
     assert kind_b.match(seen(near_b), {"pawn:red:6/1:white"}) == "pawn:red:6/1:white"
     # both red pawns allowed: told apart by their samples (b is clearly nearer), else unknown
     assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:red:4/3:white"}) == "pawn:red:4/3:white"

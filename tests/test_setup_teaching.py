@@ -45,7 +45,7 @@ def taught_table(tmp_path):
     session.new_game(["red", "blue"], seed=28)
     rig = SimulatedRig(session, seed=28, speed=20, stickers=False, look_seed=LOOK_SEED)   # players not started
     session.simulated = rig
-    session.camera = open_camera("simulated", None, None, 2, on_update=session.loop.on_camera, fps=8,
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.on_camera, fps=8,
                                  open_frames=rig.open_source)
     session.leds = open_leds(None)
     leds = session.leds.obj

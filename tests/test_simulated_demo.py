@@ -88,13 +88,13 @@ class Watcher(threading.Thread):
             time.sleep(0.2)
 
 
-def run_demo(tmp_path, *extra, emulator=None):
-    """The demo process to its end, watched from outside: (process, watcher, its last line matched)."""
+def run_demo(tmp_path, *extra, emulator=None, timeout=400, watch=Watcher):
+    """The demo process to its end, watched from outside (by a ``watch``): (process, watcher, its last line matched)."""
     proc = start_demo(tmp_path, *extra)
-    watcher = Watcher(proc, emulator)
+    watcher = watch(proc, emulator)
     watcher.start()
     try:
-        proc.wait(timeout=400)
+        proc.wait(timeout=timeout)
     finally:
         proc.kill()
     watcher.join(timeout=10)

@@ -19,6 +19,7 @@ from engine.wording import N_, Text
 
 from . import problems as say
 from .change import GAME_DECIDES_CODES, combine, observe, settle
+from .nostickers.read import MONSTER_UNREAD
 from .problems import problem_words
 from .reading import problem
 
@@ -95,7 +96,7 @@ class StableGate:
             blocking = [*blocking, problem(say.OCCLUDED, covered[0], count=len(covered), squares=names)]
         unknown = [square_name(sq) for sq in sorted(seen.unknown)]
         self.count = len(self.frames)
-        stable = self.count >= self.needed and not blocking and bool(self.combined["setup"].get("monster"))
+        stable = self.count >= self.needed and not blocking and _monster_known(self.combined)
         key = json.dumps([self.combined["setup"], self.combined.get("tile"), unknown], sort_keys=True)
         if stable and key != self.key:
             self.serial += 1
@@ -124,6 +125,12 @@ class StableGate:
         self.frames.clear()
         self.combined = self.observation = None
         self.key, self.count = None, 0
+
+
+def _monster_known(combined: dict) -> bool:
+    """The monster seen, or its square left to the game by a reader that does not read it (NOSTICKERS.md:
+    the monster's heading is the game's when it is not seen)."""
+    return bool(combined["setup"].get("monster")) or MONSTER_UNREAD in (combined.get("unseen") or {}).values()
 
 
 def _agree(a, b) -> bool:

@@ -21,7 +21,7 @@ from engine.wording import os_reason
 
 from ..i18n import DEFAULT
 from ..i18n import gettext as _g
-from ..i18n.text import render
+from ..i18n.text import error_text, render
 from ..table.setup.checks import MIN_FREE_MB, Finding, calibration_problems, check_board, check_calibration, check_database  # noqa: F401 - re-exported
 
 N_ = lambda s: s   # noqa: E731 - marks a topic for extraction; Finding.line words it
@@ -35,6 +35,7 @@ def run_checks(config, *, pin_factory=None, camera_timeout: float = CAMERA_TIMEO
     """Every check for one TableConfig, in the order a table owner would fix them."""
     findings: list[Finding] = []
     for check in (lambda: check_calibration(config, lang),
+                  lambda: check_pieces(config, lang),
                   lambda: check_camera(config, timeout=camera_timeout, lang=lang),
                   lambda: check_leds(config, lang),
                   lambda: check_buttons(config, pin_factory, lang),
@@ -100,8 +101,57 @@ def check_camera(config, timeout: float = CAMERA_TIMEOUT_S, lang: str = DEFAULT)
         else:
             out.append(Finding(N_("frame rate"), True, _g(lang, "%(got)s frames a second (the session reads %(fps)s)",
                                                           got=f"{fps:.1f}", fps=f"{cam.fps:g}")))
-    out += exposure + check_board(frame, config, lang)
+    out += exposure + (check_board(frame, config, lang) if cam.pieces is None else _board_by_picture(frame, config, lang))
     return out
+
+
+# --- without stickers (NOSTICKERS.md) ----------------------------------------------------------------
+
+def _pieces(config):
+    from vision.nostickers import Pieces
+
+    return Pieces.load(config.camera.pieces)
+
+
+def check_pieces(config, lang: str = DEFAULT) -> list[Finding]:
+    """``[camera] pieces`` (``--pieces``): the file flure teach wrote, read whole; nothing when it is not set."""
+    path = config.camera.pieces
+    if path is None:
+        return []
+    from vision.nostickers import PiecesError
+
+    try:
+        pieces = _pieces(config)
+    except PiecesError as exc:
+        return [Finding(N_("pieces"), False, _g(lang, "%(why)s; teach again with flure teach or remove [camera] pieces",
+                                                why=error_text(exc, lang)))]
+    return [Finding(N_("pieces"), True, _g(lang, "%(path)s: %(faces)s piece faces and %(tiles)s tombstone tiles taught; "
+                                                 "the camera reads the pieces without stickers", path=path,
+                                           faces=len(pieces.faces), tiles=len(pieces.tiles)))]
+
+
+def _board_by_picture(frame, config, lang: str) -> list[Finding]:
+    """Without stickers the board is located by its printed picture, as taught (``BoardReference.locate``)."""
+    from vision.nostickers import PiecesError
+    from vision.nostickers.board import Lens
+
+    try:
+        pieces = _pieces(config)
+    except PiecesError:
+        return []     # said under "pieces"
+    calibration = None
+    if config.camera.calibration is not None:
+        from calibration.store import CalibrationError, load_calibration
+        try:
+            calibration = load_calibration(config.camera.calibration)
+        except CalibrationError:
+            pass      # said under "calibration"
+    lens = Lens(calibration)
+    location, why = pieces.board.locate(lens.undistort(frame), lens)
+    if location is None:
+        return [Finding(N_("board"), False, _g(lang, "%(why)s: put the whole board in view, as when it was taught",
+                                               why=render(why, lang)))]
+    return [Finding(N_("board"), True, _g(lang, "located by its picture"))]
 
 
 def check_phone(config, lang: str = DEFAULT) -> list[Finding]:

@@ -14,7 +14,7 @@ from .lang import _, language
 # option dest -> the configuration key it overrides
 OVERRIDES = {
     "host": "web.host", "port": "web.port", "https_port": "web.https_port", "pin": "web.pin", "db": "web.database",
-    "camera": "camera.source", "leds": "serial.url",
+    "camera": "camera.source", "pieces": "camera.pieces", "leds": "serial.url",
 }
 
 
@@ -33,6 +33,8 @@ def add_table_options(p: argparse.ArgumentParser, devices: bool = True) -> None:
                    help=_("camera ([camera] source): a USB index like 0, 'picamera', a video file or URL, "
                           "a folder, 'phone' (a phone's camera page), 'simulated' (default: the simulated table), "
                           "'synthetic' or 'none'"))
+    p.add_argument("--pieces", metavar="FILE", default=None,
+                   help=_("read the pieces without stickers ([camera] pieces): the file flure teach wrote"))
     p.add_argument("--leds", metavar="URL", default=None,
                    help=_("LED device ([serial] url): a pyserial URL like /dev/flure-leds, /dev/ttyUSB0 or "
                           "socket://host:port (default: the simulated device)"))

@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     demo.add_argument("--mistakes", type=number_in(0, 1), default=None, metavar="P",
                       help=_("chance that a simulated player moves illegally or does a follow-up wrong, then "
                              "puts it right once the session complains (default 0.05; 0 with --until-end)"))
+    demo.add_argument("--no-stickers", action="store_true",
+                      help=_("the simulated table's pieces without stickers: it first teaches the camera this box "
+                             "through the teaching layout's steps, then plays by reading the pieces as they are"))
     demo.add_argument("--until-end", action="store_true",
                       help=_("with --demo: play the game to its end, print 'demo finished: …' and exit"))
     p.set_defaults(func=play)
@@ -89,6 +92,20 @@ def play(args) -> int:
     if args.demo and camera.source not in ("simulated", "none"):
         return fail(_("--demo plays on the simulated table, which is its camera: leave out --camera %(source)s "
                       "(or set [camera] source = \"simulated\").", source=camera.source))
+    simulated = args.demo or camera.source == "simulated"
+    if args.no_stickers and not simulated:
+        return fail(_("--no-stickers is the simulated table's; a camera reads the pieces without stickers with "
+                      "--pieces FILE (what flure teach wrote)."))
+    pieces = None
+    if camera.pieces is not None and camera.enabled:
+        if simulated:
+            return fail(_("--pieces is what flure teach learned of your own box, for a camera filming it; the "
+                          "simulated table teaches itself with --no-stickers."))
+        from vision.nostickers import Pieces, PiecesError
+        try:
+            pieces = Pieces.load(camera.pieces)
+        except PiecesError as exc:
+            return fail(error_text(exc, language()))
     hardware = args.hardware_config or config.hardware
     db = config.web.database_path()
     web = config.web
@@ -109,12 +126,12 @@ def play(args) -> int:
         return fail(_("Cannot use %(path)s as the session database (%(why)s). Give another file with --db "
                       "or [web] database.", path=db, why=exc))
     try:
-        return _run(args, config, session, server, pin, db, hardware)
+        return _run(args, config, session, server, pin, db, hardware, pieces)
     finally:
         held.close()
 
 
-def _run(args, config, session, server, pin, db, hardware) -> int:
+def _run(args, config, session, server, pin, db, hardware, pieces=None) -> int:
     import sqlite3
 
     from engine.errors import FlureError
@@ -153,17 +170,23 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
         # rendered at a modest size unless [camera] resolution is set: a laptop keeps up
         size = tuple(camera.resolution) if config.origins.get("camera.resolution", "default") != "default" \
             else DEMO_SIZE
-        rig = SimulatedRig(session, seed=session.game.seed, speed=args.speed, err_rate=mistakes, size=size)
+        rig = SimulatedRig(session, seed=session.game.seed, speed=args.speed, err_rate=mistakes, size=size,
+                           stickers=not args.no_stickers, look_seed=session.game.seed)   # a box of its own per seed
     off = "--no-camera" if args.no_camera else '[camera] source = "none"'
     phone = None
     if camera.source == "phone":          # a phone's camera page sends the frames (web/camera_page.py)
         from vision.phone_source import PhoneFrames
         phone = PhoneFrames()
+    prior = None
+    if pieces is not None or args.no_stickers:      # read without stickers, against the game (NOSTICKERS.md)
+        from ..table.camera.nostickers import table_prior
+        prior = table_prior(lambda: session.game, lambda: session.follow is not None)
     session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off),
                             off=True) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,
                                                on_update=session.on_camera,
-                                               open_frames=rig.open_source if rig is not None else phone)
+                                               open_frames=rig.open_source if rig is not None else phone,
+                                               pieces=pieces, prior=prior)
     session.loop.mode = "auto" if rig is not None else config.table.mode
     session.simulated = rig
     session.leds = Device("LED grid", why=Text.in_context("LED grid", NP_("LED grid", "switched off (%(how)s)"),
@@ -198,10 +221,14 @@ def _run(args, config, session, server, pin, db, hardware) -> int:
         # tests/play_process.py waits for this line; it passes --lang en, so the wording may change with the language
         arm = _held_stop()   # a Ctrl+C from the next line on waits for the try below, which stops cleanly
         print(_("Press Ctrl+C to stop."), flush=True)
-        if rig is not None:
+        teacher = _teacher(session, rig, args) if args.no_stickers and camera.enabled else None
+        if rig is not None and teacher is None:
             rig.start()
         if args.demo and (args.until_end or not camera.enabled):
-            return _demo_until_end(session, server, rig, args, camera=camera.enabled, arm=arm)
+            return _demo_until_end(session, server, rig, args, camera=camera.enabled, arm=arm, teacher=teacher)
+        if teacher is not None:      # taught in the background while the views show it, then the players start
+            import threading
+            threading.Thread(target=teacher, name="teaching", daemon=True).start()
         cycle = None
         if args.demo:    # game after game, each with the next seed, for as long as the table runs
             from ..table.simulated.demo import DemoCycle
@@ -358,16 +385,48 @@ def _beat_ms(hardware) -> float:
         return AnimationConfig().beat_ms
 
 
-def _demo_until_end(session, server, rig, args, camera: bool, arm) -> int:
-    """Serve in the background while the demo game plays itself; the last line says how it went."""
+def _teacher(session, rig, args):
+    """``--no-stickers``: a callable that teaches the simulated table (``demo.teach_the_table``) where the views
+    show it, gives the camera what it learned and starts the players; it returns None, or why teaching failed
+    (wording data, also in the game log)."""
+    import logging
+
+    from vision.nostickers import TeachError
+
+    from ..table.simulated.demo import teach_the_table
+
+    def teach():
+        try:
+            teach_the_table(session, rig, session.camera.obj.reader.taught, speed=args.speed)
+        except TeachError as exc:
+            why = getattr(exc, "text", None) or str(exc)
+            logging.getLogger(__name__).error("the simulated table could not teach itself: %s", exc)
+            session.add_log_line(why)
+            session.publish_state()
+            return why
+        rig.start()
+        return None
+    return teach
+
+
+def _demo_until_end(session, server, rig, args, camera: bool, arm, teacher=None) -> int:
+    """Serve in the background while the demo game plays itself (``teacher``: the simulated table teaches
+    itself first); the last line says how it went."""
     import time
 
-    from ..table.simulated.demo import END_GRACE_S, run_until_end
+    from ..table.simulated.demo import END_GRACE_S, STALL_S, run_until_end
 
     try:
         arm()
         server.start()
-        status, line = run_until_end(session, rig, speed=args.speed, camera=camera)
+        why = teacher() if teacher is not None else None
+        if why is not None:
+            from engine.wording import N_, Text
+            status, line = 1, Text(N_("demo stopped: the simulated table could not teach itself: %(why)s"), why=why)
+        else:
+            # without stickers a move the reader refuses waits for the player to take it back (frames, not time)
+            status, line = run_until_end(session, rig, speed=args.speed, camera=camera,
+                                         stall_s=STALL_S if args.no_stickers and camera else None)
         time.sleep(END_GRACE_S)      # the phones and the LEDs show the end before the table closes
     except KeyboardInterrupt:
         status, line = 130, _("demo stopped (Ctrl+C); the game is saved.")

@@ -409,16 +409,19 @@ def _as_lying(p: Placed, view: TableView, scheme: Scheme) -> Placed:
     return replace(p, centre_mm=centre, piece_centre_mm=centre, rotation=rotation)
 
 
-def teaching_photos(table: PhysicalTable, camera, layout, *, frames: int = 1) -> list:
+def teaching_photos(table: PhysicalTable, camera, layout, *, frames: int = 1, on_step=None) -> list:
     """The teaching layout's photos taken by the table's own camera (NOSTICKERS.md): for each step the
     pieces are laid out as it lists them (a little off centre, as a hand puts them; no hand over the
     board), its tombstone tile in the card zone, and ``frames`` frames read (the last one kept).
-    The table is left as the last step has it: arrange the game's position afterwards."""
+    The table is left as the last step has it: arrange the game's position afterwards.  ``on_step(n, step)``
+    is called once each step lies on the table, before its photo (to show it being taught)."""
     photos = []
-    for step in layout.steps:
+    for n, step in enumerate(layout.steps):
         table.hand_over(None)
         table.arrange(step.pieces())
         table.lay_tile(step.tile)
+        if on_step is not None:
+            on_step(n, step)
         for _ in range(max(1, frames)):
             frame = camera.read()
         photos.append(frame)

@@ -29,6 +29,7 @@ from engine.wording import N_, Cap, Colour, Join, PawnName, Text, join_or
 from vision.change import observation_json, settle, setup_looks
 from vision.problems import problem_words
 
+from .nostickers import checked_by_frames
 from .readings import action_for, compare, fix_setup, unseen_flip
 
 FOLLOW_WHY = {
@@ -230,10 +231,12 @@ def reconcile_observation(game, observation: Observation, frames=None) -> Reconc
     (readings, grey frames, scheme) it combines, for the pawn phase's prior-guided look at a refused
     answer (``vision.change.settle``, as ``flure vision explain``)."""
     result = reconcile_game(game, observation)
-    if frames and not result.accepted and game.phase == "pawns":
-        readings, images, scheme = frames
+    if not frames:
+        return result
+    readings, images, scheme = frames
+    if not result.accepted and game.phase == "pawns" and images is not None:
         result = settle(observation, result, lambda seen: reconcile_game(game, seen), readings, images, scheme)
-    return result
+    return checked_by_frames(result, readings)
 
 
 def explain_observation(game, observation: Observation, frames=None) -> Verdict:

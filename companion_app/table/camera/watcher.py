@@ -55,6 +55,7 @@ class CameraUpdate:
     count: int = 0                    # agreeing usable frames so far
     needed: int = 3
     frames: tuple | None = None       # (readings, grey frames, scheme) of a stable reading, for a guided look
+                                      # (without stickers: (readings, None, None), for ``checked_by_frames``)
     observation: Observation | None = None   # ``reading`` as the engine's Observation (None: board not located)
 
     @property
@@ -122,9 +123,8 @@ class CameraWorker:
     """Watches a frame source in a thread and hands each ``CameraUpdate`` to ``on_update``.
 
     ``open_source()`` returns a new source (``read() -> frame | None``, ``close()``) or raises;
-    ``read_frame(frame)`` returns a vision ``Reading``.  ``on_update`` runs in the worker thread.
-    ``prior``, when given, returns the game's ``port.Prior`` now (the position before and the colour
-    to move; None before a game): ``TableSession.prior``, for a reader that reads against the game.
+    ``read_frame(frame)`` returns a vision ``Reading``, or None when it cannot read yet (``self.reader.waiting``
+    says why: the camera without stickers before it is taught).  ``on_update`` runs in the worker thread.
     """
 
     def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
@@ -284,6 +284,10 @@ class CameraWorker:
             return
         self.frame_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
+        if reading is None:      # the reader has nothing to read with yet (a table teaching itself): it says why
+            self.gate.reset()
+            self._set("watching", getattr(self.reader, "waiting", None) or Text(N_("waiting for the reader")))
+            return
         scheme = getattr(self.reader, "scheme", None)    # the frames are kept only with the scheme that reads them
         stable, unknown, blocking = self.gate.feed(reading, check_frame(frame)[0] if scheme is not None else None)
         # once steady, the recent frames combined (vision.change.combine, as ``flure vision explain``);
@@ -301,5 +305,8 @@ class CameraWorker:
             message = Text(N_("waiting for a steady view (%(count)s of %(needed)s frames)"), count=self.gate.count,
                            needed=self.gate.needed)
         kept = self.gate.looks() if stable and scheme is not None else None
+        frames = (*kept, scheme) if kept else None
+        if stable and frames is None and getattr(self.reader, "keeps_readings", False):   # (without stickers)
+            frames = ([r for r, _o, _g in self.gate.frames], None, None)
         self._set("watching", message, reading=data, unknown=unknown, blocking=blocking, stable=stable,
-                  count=self.gate.count, frames=(*kept, scheme) if kept else None, observation=observation)
+                  count=self.gate.count, frames=frames, observation=observation)

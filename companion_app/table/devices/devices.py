@@ -97,7 +97,8 @@ class Device(Generic[D]):
 
 def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=None,
                 stable_frames: int = 3, *, on_update: Callable | None = None, fps: float | None = None,
-                read_timeout: float = 3.0, open_frames: Callable | None = None) -> Device[Camera]:
+                read_timeout: float = 3.0, open_frames: Callable | None = None, pieces=None,
+                prior: Callable | None = None) -> Device[Camera]:
     """The camera worker watching ``spec`` (None or "synthetic": the digital twin rendering the game's position).
 
     ``camera_config`` (a table configuration's CameraConfig) brings the resolution, the frame
@@ -107,6 +108,10 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
     worker; only a spec that names no kind of source at all gives an absent device.
     ``on_update`` receives every update of the worker (the session's ``on_camera``).
     ``open_frames``, when given, opens the frame source instead of ``spec`` (the simulated table).
+    With ``prior`` the frames are read without stickers (``camera.nostickers.PiecesReader``), each against
+    ``prior()`` (``camera.nostickers.table_prior``: the game's position and what a legal change can leave
+    where), with ``pieces`` (a ``vision.nostickers.Pieces``, what ``flure teach`` learned; None: taught
+    later through the reader's ``taught``, as the simulated table teaches itself).
     """
     try:
         from vision.pipeline import TableCamera
@@ -173,7 +178,16 @@ def open_camera(spec: str | None, get_state: Callable[[], tuple], camera_config=
         if extra.get("calibration") is not None:
             parts.append(Text(N_("lens calibration %(path)s"), path=str(camera_config.calibration)))
         note = Join(", ", parts) if len(parts) > 1 else note
-        reader = TableCamera(None, stable_frames=stable_frames, **extra)
+        if prior is not None:
+            from ..camera.nostickers import PiecesReader
+
+            reader = PiecesReader(pieces, prior, calibration=extra.get("calibration"),
+                                  path=getattr(camera_config, "pieces", None))
+            taught = str(reader.path) if reader.path is not None else Text(N_("taught by the simulated table"))
+            parts.append(Text(N_("pieces read without stickers (%(path)s)"), path=taught))
+            note = Join(", ", parts)
+        else:
+            reader = TableCamera(None, stable_frames=stable_frames, **extra)
         worker = CameraWorker(source, reader.read, on_update or (lambda update: None), fps=fps or rate,
                               stable_frames=stable_frames, read_timeout=read_timeout,
                               what=what)

@@ -32,6 +32,7 @@ DEMO_SEED = 28         # a seed whose game ends after about 60 pawn moves (G10)
 STALL_S = 90.0         # no journal step for this long (at speed 1): the demo is stuck
 NO_CAMERA_S = 6.0      # without a camera: how long to watch the players act in vain before saying so
 END_GRACE_S = 1.5      # the end stays served this long, so the phones and the LEDs show it
+TEACH_STEP_S = 1.5     # at speed 1, how long each teaching step lies on the table before its photo
 WINNER_SHOW_S = 12.0   # at speed 1, how long the winner is shown before the next demo game starts
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,9 @@ class SimulatedRig:
         self.source: SimulatedCamera | None = None
         self._frames_before = 0
         self.players = SimulatedPlayers(self.table, self.watch, seed=seed, speed=speed, err_rate=err_rate,
-                                        frames=self.frames, hand_frames=1 if speed > 4 else 2)
+                                        frames=self.frames, hand_frames=1 if speed > 4 else 2,
+                                        press_monster=None if stickers else self.press_monster,
+                                        referee_enters=None if stickers else self.referee_enters)
 
     # -- the camera side (what the session's camera worker opens) -----------------------------
     def open_source(self) -> SimulatedCamera:
@@ -61,23 +64,62 @@ class SimulatedRig:
                                       stickers=self.stickers, look_seed=self.look_seed)
         return self.source
 
-    def teach(self, layout=None):
+    def teach(self, layout=None, *, on_step=None, camera=None):
         """Teach the box without stickers from the table's own camera (``vision.nostickers.teach`` over the
         teaching layout's steps laid out on the table), then set the game's position back; returns the
-        ``Pieces``.  Raises ``TeachError`` as a family's teaching would."""
+        ``Pieces``.  Raises ``TeachError`` as a family's teaching would.  ``on_step(n, step)``: called as
+        each step lies on the table; ``camera``: the camera that takes the photos (default: the one the
+        session's worker reads; give another while the worker runs)."""
         from vision.nostickers import teach
         from vision.teaching_layout import load_layout
         from vision.twin.table import teaching_photos
 
         layout = layout if layout is not None else load_layout()
-        camera = self.source or self.open_source()
+        camera = camera or self.source or self.open_source()
         try:
-            photos = teaching_photos(self.table, camera, layout)
+            photos = teaching_photos(self.table, camera, layout, on_step=on_step)
         finally:
             game = self.session.game
             self.table.arrange(game.position if game is not None else basic_position(), sloppy=False)
             self.table.lay_tile(None)
         return teach(layout, photos)
+
+    def teach_in_view(self, show_step, *, pace_s: float = 0.0):
+        """``teach`` where everyone sees it (``flure play --demo --no-stickers``): each step is laid out on the
+        table the session's camera films, ``show_step(n, steps, step)`` says it (the log, the LEDs), and the
+        step stays ``pace_s`` seconds before its photo is taken by a camera of its own (the worker keeps
+        reading the session's).  Returns the ``Pieces``; raises ``TeachError``."""
+        from vision.teaching_layout import load_layout
+
+        layout = load_layout()
+        camera = SimulatedCamera(self.table, seed=self.seed, width=self.size[0], height=self.size[1],
+                                 stickers=self.stickers, look_seed=self.look_seed)
+
+        def on_step(n, step):
+            show_step(n, len(layout), step)
+            time.sleep(pace_s)
+        return self.teach(layout, on_step=on_step, camera=camera)
+
+    def press_monster(self) -> None:
+        """The players press the table's MONSTER button (a tile the camera without stickers does not read,
+        G7): an action that does not come through the camera, counted in the demo's referee actions."""
+        from engine.actions import Draw
+        from engine.errors import FlureError
+
+        try:
+            self.session.act(Draw(), by=By.BUTTON)
+        except FlureError as exc:      # the game moved on meanwhile: nothing to press for
+            log.info("MONSTER pressed by the simulated players: %s", exc)
+
+    def referee_enters(self, action: dict) -> None:
+        """The referee enters a move the camera without stickers did not take (the table shows it): a referee
+        action of the demo line, as at a real table where the reader waits."""
+        from engine.errors import FlureError
+
+        try:
+            self.session.act(action, by=By.REFEREE)
+        except FlureError as exc:      # the game moved on meanwhile
+            log.info("a move entered for the simulated players: %s", exc)
 
     def frames(self) -> int:
         """The frames the camera took (counting on across a reopening: the players' hands wait on it)."""
@@ -144,6 +186,29 @@ class SimulatedRig:
         self.players.stop()
 
 
+def teach_the_table(session, rig: SimulatedRig, taught, *, speed: float = 1.0):
+    """``flure play --demo --no-stickers``: the simulated table teaches itself before the game, where the
+    views show it — the log says each step of the teaching layout, the LEDs light the step's squares, the
+    camera films it — then ``taught(pieces)`` gives the session's camera what it learned.  Returns the
+    ``Pieces``; raises ``TeachError`` as a family's teaching would."""
+    from engine.observation import looks
+
+    def show_step(n: int, steps: int, step) -> None:
+        session.add_log_line(Text(N_("Teaching the camera, step %(step)s of %(steps)s: %(say)s"), step=n + 1,
+                                  steps=steps, say=step.words))
+        squares = [square_name(sq) for sq in sorted(sq for sq in looks(step.pieces()) if sq is not None)]
+        session.leds.call(lambda leds: leds.show_follow(None, fill=squares))
+        session.publish_state()
+
+    pieces = rig.teach_in_view(show_step, pace_s=TEACH_STEP_S / max(speed, 1.0))
+    taught(pieces)
+    session.add_log_line(Text(N_("The camera has learned this box (%(faces)s piece faces, %(tiles)s tombstone "
+                                 "tiles): the game begins"), faces=len(pieces.faces), tiles=len(pieces.tiles)))
+    session.show_on_leds()
+    session.publish_state()
+    return pieces
+
+
 @dataclass
 class DemoResult:
     winner: str | None
@@ -174,12 +239,13 @@ def journal_counts(store, game_id: int) -> tuple[int, int, int]:
     return moves, monster, referee
 
 
-def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True) -> tuple[int, str | Text]:
+def run_until_end(session, rig: SimulatedRig, *, speed: float = 1.0, camera: bool = True,
+                  stall_s: float | None = None) -> tuple[int, str | Text]:
     """Wait for the demo game to end; (exit status, last line).  The contract line ``demo finished: …``
     is a plain English str (TABLE.md); a stall's line is wording data (``Text``) the caller renders.  A
     stall ends it with the reason; without a camera that is certain (the players act only on the
     table), so it is said sooner."""
-    stall = max(20.0, STALL_S / max(speed, 1.0)) if camera else NO_CAMERA_S
+    stall = stall_s if stall_s is not None else max(20.0, STALL_S / max(speed, 1.0)) if camera else NO_CAMERA_S
     last_seq, last_change = session.seq, time.monotonic()
     while True:
         game = session.game

@@ -63,6 +63,7 @@ class Pending:
     undo: Callable[[], None] | None = None
     frame: int = 0            # the camera's frame count when it was done
     choice: tuple | None = None   # (pawn, square) of a move
+    action: dict | None = None    # the move as an engine action (what the referee enters when it comes to that)
     waited: int = 0           # decisions since, when there is no frame count
 
 
@@ -75,6 +76,10 @@ class SimulatedPlayers:
     err_rate: float = 0.0
     frames: Callable[[], int] | None = None        # the camera's frame counter (hands wait on it)
     hand_frames: int = 2
+    press_monster: Callable[[], None] | None = None   # the table's MONSTER button (G7), for a tile the camera
+                                                      # does not read (None: lay the tile again instead)
+    referee_enters: Callable[[dict], None] | None = None   # the referee enters a move by hand (the camera
+                                                           # did not take two at one step; None: take it back)
     log: list[Said] = field(default_factory=list)
     applied_errors: list[str] = field(default_factory=list)   # an induced error the session applied (a bug)
 
@@ -87,7 +92,8 @@ class SimulatedPlayers:
         self.last_status = Said(Text(N_("not started")))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0}
+        self.counts = {"moves": 0, "illegal": 0, "tiles": 0, "follow-ups": 0, "wrong-follow-ups": 0, "placed": 0,
+                       "monster-button": 0, "entered": 0}
 
     # -- running -------------------------------------------------------------
     def start(self) -> None:
@@ -158,9 +164,9 @@ class SimulatedPlayers:
             return self._draw(w)
         return self._move(w)
 
-    def _expect(self, kind: str, seq: int, what: Text, undo=None, choice=None) -> None:
+    def _expect(self, kind: str, seq: int, what: Text, undo=None, choice=None, action=None) -> None:
         self.pending = Pending(kind, seq, what, undo=undo, frame=self.frames() if self.frames else 0,
-                               choice=choice)
+                               choice=choice, action=action)
 
     def _check_pending(self, w: Watch) -> Said | None:
         p = self.pending
@@ -182,6 +188,17 @@ class SimulatedPlayers:
                 self._with_hand(None, p.undo)
             return self._say(Text(N_("put it right after the session complained (%(complaint)s): %(what)s"),
                                   complaint=w.complaint or Text(N_("no reading")), what=p.what))
+        if p.kind == "tile" and waited >= 2 * PATIENCE and self.press_monster is not None:
+            self.pending = None        # the camera does not read the tile: press MONSTER, as TABLE.md says
+            self.counts["monster-button"] += 1
+            self.press_monster()
+            return self._say(Text(N_("pressed MONSTER: the camera did not read %(what)s"), what=p.what))
+        if p.kind == "move" and waited >= 2 * PATIENCE and self.avoid and self.referee_enters is not None \
+                and p.action is not None:
+            self.pending = None        # a second move the camera does not take: the referee enters it by hand
+            self.counts["entered"] += 1
+            self.referee_enters(p.action)
+            return self._say(Text(N_("the referee entered %(what)s: the camera did not take it"), what=p.what))
         if p.kind in ("move", "tile", "place") and waited >= 2 * PATIENCE and p.undo is not None:
             # Not taken for long (a pawn that stays behind the monster's figure flips where the camera
             # cannot see it): take it back and choose another move, as a player told so would.
@@ -198,6 +215,9 @@ class SimulatedPlayers:
         if self._avoid_seq != w.seq:
             self.avoid, self._avoid_seq = set(), w.seq
         label, target = self._choose(game)
+        if label is None and self.avoid:      # every move was taken back: try them again (put down anew, the
+            self.avoid = set()                # camera may take it this time), as players at a table would
+            label, target = self._choose(game)
         if label is None:
             return _said(N_("%(colour)s has no pawn that can move where the camera sees it"),
                          colour=Colour(game.to_move))
@@ -226,6 +246,7 @@ class SimulatedPlayers:
         else:
             what = Text(N_("%(pawn)s to %(square)s"), pawn=PawnName(pawn.name), square=target["square"])
         self._expect("move", w.seq, what, undo=lambda: self.table.arrange(before, sloppy=False),
+                     action={"type": "move", "pawn": label, "moves": target["moves"]},
                      choice=(label, target["square"]))
         return self._say(_moved(game.to_move, what))
 

@@ -1,0 +1,189 @@
+"""The table's camera without stickers (NOSTICKERS.md): each frame read with what ``flure teach`` learned.
+
+``vision.nostickers.read.Reader`` reads a frame only against a prior: the position the game holds
+before the change and the faces a legal change can leave on each square (``allowed_faces``).  The
+camera worker reads frames in its own thread, so it is given that prior as a callable at
+construction (``PiecesReader(pieces, prior)``) and never looks into the session: ``table_prior``
+makes the callable from the game and whether the table is being brought into the game's position.
+
+What the engine allows there (RULES.md G3, G7, A2):
+
+- the pawn phase: the moves of the player to move (G3);
+- the monster phase and a game over: no piece moves, only a tile is read (G7);
+- the advanced setup: one of the pieces left put down where A2 lets it (``legal_placements``);
+- a follow-up (after the monster's move, an undo, a new game, the referee's entry): the table
+  still shows the position before it or already the game's, so the faces of both are allowed.
+
+The answer is a vision ``Reading`` as the sticker reader's, so the same stable-frame gate, judge and
+loop act on it.  The monster is not read: its square is unseen (``monster-unread``) and the game
+gives it (NOSTICKERS.md "Reading a change").
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.geometry import parse_square
+from engine.observation import looks
+from engine.position import Position, basic_position
+from engine.wording import N_, Text
+from vision.reading import Reading
+
+
+@dataclass(frozen=True)
+class FacePrior:
+    """What a frame is read against: ``before`` the position the game holds, ``allowed`` square → the
+    faces (``vision.nostickers.teach.face_key``) that can lie there."""
+
+    before: Position
+    allowed: dict[int, set[str]]
+    tile: bool = True      # a tombstone tile in the card zone means something now (the monster phase, G7)
+
+
+def allowed_now(game, previous: Position | None = None) -> FacePrior:
+    """The prior of a frame for ``game`` (None: no game yet, the basic setup); ``previous``: the position
+    the table may still show during a follow-up, whose faces are allowed too.  (``allowed_faces`` of
+    ``vision.nostickers.read``, with the pawns the player to move may still move, G3.)"""
+    from engine.reconcile import legal_changes
+    from vision.nostickers.teach import face_key
+
+    before = game.position if game is not None else basic_position()
+    shown = [before] if previous is None else [before, previous]
+    if game is not None and game.phase == "pawns" and game.to_move is not None:
+        shown += [change.after for change in legal_changes(before, game.to_move, only=game.unmoved)]
+    elif game is not None and game.phase == "placement":
+        from engine.reconcile_place import legal_placements
+
+        shown += [change.after for change in legal_placements(before, dict(game.pieces_left))]
+    allowed: dict[int, set[str]] = {}
+    for position in shown:
+        for sq, look in looks(position).items():
+            key = face_key(look)
+            if key is not None:
+                allowed.setdefault(sq, set()).add(key)
+    return FacePrior(before, allowed, tile=game is not None and game.phase == "monster")
+
+
+class table_prior:
+    """``prior()`` for the camera worker: the game's current prior (``allowed_now``), made once per game
+    state.  ``game()`` gives the game (None before one), ``following()`` whether the table is being
+    brought into the game's position (then the position the game held before its last change is
+    allowed as well: the table may still show it)."""
+
+    def __init__(self, game: Callable[[], object], following: Callable[[], bool] = lambda: False):
+        self.game, self.following = game, following
+        self._lock = threading.Lock()
+        self._last: Position | None = None       # the game's position at the last call
+        self._previous: Position | None = None   # the one before it (what the table may still show)
+        self._key = None
+        self._prior: FacePrior | None = None
+
+    def __call__(self) -> FacePrior:
+        game = self.game()
+        following = bool(self.following())
+        with self._lock:
+            position = game.position if game is not None else None
+            if position is not None and position != self._last:
+                self._previous, self._last = self._last, position
+            previous = self._previous if following else None
+            key = self._key
+            if self._prior is None or key is None or key[0] is not game or key[1] != following \
+                    or key[2] is not previous:          # a game is immutable: the same object, the same prior
+                self._prior, self._key = allowed_now(game, previous), (game, following, previous)
+            return self._prior
+
+
+class PiecesReader:
+    """Frames → vision ``Reading`` without stickers: ``read(frame)`` reads it with the taught ``pieces``
+    against ``prior()`` (a ``FacePrior``).  ``scheme`` is None: no sticker scheme reads these frames."""
+
+    scheme = None
+    keeps_readings = True     # the worker hands the stable frames' readings to the judge (``checked_by_frames``)
+
+    def __init__(self, pieces, prior: Callable[[], FacePrior], calibration=None, path=None):
+        self.prior, self.path, self.calibration = prior, path, calibration
+        self.pieces = self.reader = None
+        self.waiting = Text(N_("the camera is being taught the pieces"))   # why nothing is read before
+        if pieces is not None:
+            self.taught(pieces)
+
+    def taught(self, pieces) -> None:
+        """Read with ``pieces`` from the next frame on (the simulated table teaches itself while the worker runs)."""
+        from vision.nostickers.read import Reader
+
+        self.reader, self.pieces = Reader(pieces, self.calibration), pieces
+
+    def read(self, frame) -> Reading | None:
+        """The frame's reading, or None while nothing is taught yet (``waiting`` says so)."""
+        reader = self.reader
+        if reader is None:
+            return None
+        prior = self.prior()
+        data = reader.reading(frame, prior.before, prior.allowed)
+        doubts = reader.doubts.pop() if reader.doubts else {}
+        del reader.doubts[:]
+        if not prior.tile:
+            data = without_card_zone(data)
+        return as_reading(with_fixed_tiles(data, prior.before), doubts)
+
+
+def without_card_zone(data: dict) -> dict:
+    """The reading without the card zone, outside the monster phase: no change of the game then is a tile
+    (the judge leaves it out), so a card zone the reader cannot tell (a pawn put down beside the board
+    over it, a look the teaching did not see) must not hold the stable-frame gate up.  ``tile`` is null,
+    as when the teaching showed no tile (NOSTICKERS.md)."""
+    from vision.change import CARD_ZONE_CODES
+
+    problems = [p for p in data.get("problems") or [] if p.get("code") not in CARD_ZONE_CODES]
+    return {**data, "tile": None, "problems": problems}
+
+
+@dataclass
+class PiecesReading(Reading):
+    """A frame read without stickers, with its ``doubts``: square → the faces nearest to what covers it,
+    where no face was read (``Reader.doubts``), for ``checked_by_frames``."""
+
+    doubts: dict = field(default_factory=dict)
+
+
+def checked_by_frames(result, readings):
+    """An accepted answer checked against the squares the frames it combines read no face on, as
+    ``flure vision explain --pieces`` checks it (``vision.nostickers.read.checked``): an unread square
+    that clearly shows something else than the answer leaves there refuses it — an unread square never
+    lets a second change through.  Readings of another reader leave the answer as it is."""
+    from vision.nostickers.read import checked
+
+    doubts = [r.doubts for r in readings if isinstance(r, PiecesReading) and r.doubts]
+    if not result.accepted or not doubts:
+        return result
+    return checked(result, _Doubts(doubts))
+
+
+@dataclass
+class _Doubts:
+    doubts: list     # what ``checked`` reads of a ``Reader``
+
+
+def with_fixed_tiles(data: dict, before: Position) -> dict:
+    """The reading with the game's pools and teleporters on the squares it saw them: the reader reads a
+    pool or teleporter square of the game as bare when that tile's taught look is there (a square that
+    does not show it is unseen), so the setup it gives names none.  The table's follow-ups (a new game's
+    setup among them) compare pools and teleporters too."""
+    setup = data.get("setup")
+    if setup is None:
+        return data
+    unseen = data.get("unseen") or {}
+    game = before.to_setup()
+    pools = [sq for sq in game.get("pools") or [] if sq not in unseen]
+    teleporters = {sq: t for sq, t in (game.get("teleporters") or {}).items() if sq not in unseen}
+    return {**data, "setup": {**setup, "pools": sorted({*(setup.get("pools") or []), *pools}, key=parse_square),
+                              "teleporters": {**(setup.get("teleporters") or {}), **teleporters}}}
+
+
+def as_reading(data: dict, doubts=None) -> PiecesReading:
+    """The reading JSON of ``Reader.reading`` as the vision ``Reading`` the stable-frame gate takes."""
+    unseen = {parse_square(name): code for name, code in (data.get("unseen") or {}).items()}
+    return PiecesReading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
+                         setup=data.get("setup") if data.get("located") else None, unseen=unseen,
+                         doubts=dict(doubts or {}))

@@ -1,0 +1,370 @@
+"""The no-sticker reader at the table (issue 27, NOSTICKERS.md): ``flure play --pieces FILE`` and
+``flure play --demo --no-stickers``.
+
+The camera worker reads each frame with what teaching learned, against the game's prior
+(``companion_app.table.camera.nostickers``: the position before the change and the faces a legal
+change can leave where), then the same stable-frame gate, judge and loop as with stickers.  A
+pieces file it cannot use is one plain line and status 2.  The whole demo game, taught and played
+through the camera of the simulated table without a sticker, is a real ``flure play`` process (slow).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from companion_app.cli import main
+from companion_app.table.camera.nostickers import PiecesReader, allowed_now, table_prior
+from companion_app.table.camera.watcher import CameraWorker
+from engine.actions import Move
+from engine.game import Game
+from engine.observation import MONSTER_PHASE, looks
+from tests.test_cli_bad_files import one_plain_line
+from vision.nostickers.read import allowed_faces
+from vision.nostickers.teach import face_key
+from vision.twin.table import PhysicalTable, SimulatedCamera
+
+SIZE = dict(width=1280, height=720)
+LOOK = 5
+
+
+@pytest.fixture(scope="module")
+def taught():
+    """A box taught from the teaching layout's photos by the table's own camera (``SimulatedRig.teach``)."""
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+
+    game = Game.new(["red", "blue"], seed=28)
+    rig = SimulatedRig(SimpleNamespace(game=game), seed=28, stickers=False, look_seed=LOOK, size=(1280, 720))
+    return rig.teach()
+
+
+# -- the prior ---------------------------------------------------------------------------------------
+
+def test_the_prior_is_the_movers_legal_moves_in_the_pawn_phase_and_no_move_in_the_monster_phase():
+    game = Game.new(["red", "blue"], seed=28)
+    prior = allowed_now(game)
+    assert prior.before == game.position and prior.allowed == allowed_faces(game.position, game.to_move)
+    other = "blue" if game.to_move == "red" else "red"
+    keys = {k for faces in prior.allowed.values() for k in faces}
+    assert any(k.startswith(f"pawn:{game.to_move}:") for k in keys)
+    assert not any(k.startswith(f"pawn:{other}:") for k in keys)     # only the player to move (G3)
+    monster = allowed_now(None)
+    assert monster.allowed == allowed_faces(monster.before, MONSTER_PHASE)
+    # a pawn already moved this phase stays where it is (G3): its faces only on its square
+    moved = {}
+    while game.to_move not in moved:
+        label, target = next((t, a) for t in game.unmoved if game.position.pawn(t).colour == game.to_move
+                             for a in game.targets(t) if a["square"] not in (None, "out"))
+        moved[game.to_move] = label
+        game = game.apply(Move(label, target["moves"]))
+    mover, label = game.to_move, moved[game.to_move]
+    pawn = game.position.pawn(label)
+    faces = {f"pawn:{pawn.colour}:{pawn.kind}:{face}" for face in ("white", "black")}   # (a move flips it, P1)
+    assert {sq for sq, keys in allowed_now(game).allowed.items() if keys & faces} == {pawn.square}
+    assert len({sq for sq, keys in allowed_faces(game.position, mover).items() if keys & faces}) > 1
+
+
+def test_during_a_follow_up_the_position_before_the_games_last_change_is_allowed_too():
+    game = Game.new(["red", "blue"], seed=28)
+    label = next(t for t in game.unmoved if game.position.pawn(t).colour == game.to_move)
+    target = next(t for t in game.targets(label) if t["square"] not in (None, "out"))
+    moved = game.apply(Move(label, target["moves"]))
+    now = {"game": game}
+    following = {"on": False}
+    prior = table_prior(lambda: now["game"], lambda: following["on"])
+    first = prior()
+    assert prior() is first                                  # made once per game state
+    now["game"] = moved
+    plain = prior()
+    assert plain.before == moved.position and plain is not first
+    start = game.position.pawn(label)
+    old_square = start.square if start.square is not None else None
+    following["on"] = True
+    follow = prior()
+    for sq, look in looks(game.position).items():
+        key = face_key(look)
+        if key is not None and sq is not None:
+            assert key in follow.allowed.get(sq, set()), (sq, key)   # the table may still show it
+    if old_square is not None:
+        assert face_key(looks(game.position)[old_square]) not in plain.allowed.get(old_square, set())
+
+
+# -- the worker reading with a prior -----------------------------------------------------------------
+
+def _worker(table, reader, updates):
+    camera = SimulatedCamera(table, seed=3, stickers=False, look_seed=LOOK, **SIZE)
+    worker = CameraWorker(lambda: camera, reader.read, updates.append, fps=20, stable_frames=2)
+    worker.reader = reader
+    return worker.start()
+
+
+def _wait(updates, test, timeout=90.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if updates and test(updates[-1]):
+            return updates[-1]
+        time.sleep(0.05)
+    raise AssertionError(f"no such update; the last: {updates[-1].status if updates else None}")
+
+
+def test_the_worker_reads_each_frame_against_the_prior_it_was_given(taught):
+    game = Game.new(["red", "blue"], seed=28)
+    table = PhysicalTable(game.position, seed=7)
+    asked = []
+
+    def prior():
+        asked.append(time.monotonic())
+        return allowed_now(game)
+
+    reader = PiecesReader(None, prior)
+    updates: list = []
+    worker = _worker(table, reader, updates)
+    try:
+        waiting = _wait(updates, lambda u: u.status["frames"] >= 2)
+        assert not waiting.stable and "taught" in str(waiting.status["message"]) and asked == []
+        reader.taught(taught)
+        steady = _wait(updates, lambda u: u.stable)
+        assert asked                                      # every frame read asks for the prior
+        seen = steady.observation
+        assert seen.why.get(game.position.monster) == "monster-unread"   # the monster's square: the game's
+        # the table shows the game's position: every square seen is as the game has it (pools included)
+        expected = looks(game.position)
+        for sq, look in seen.seen.items():
+            assert look == expected.get(sq, look.__class__()), sq
+        assert steady.reading["setup"]["pools"] == game.position.to_setup()["pools"]
+    finally:
+        worker.close()
+
+
+def test_a_move_the_prior_does_not_allow_is_never_read_as_that_piece(taught):
+    """The other colour's pawn put down: the prior (the player to move's moves) has no face for it there,
+    so the square is unknown, never that pawn (and never empty)."""
+    game = Game.new(["red", "blue"], seed=28)
+    other = "blue" if game.to_move == "red" else "red"
+    label = next(p.label for p in game.position.pawns if p.colour == other)
+    table = PhysicalTable(game.position, seed=7)
+    table.move_pawn(label, "k6")
+    reader = PiecesReader(taught, lambda: allowed_now(game))
+    updates: list = []
+    worker = _worker(table, reader, updates)
+    try:
+        steady = _wait(updates, lambda u: u.stable)
+        from engine.geometry import parse_square
+        k6 = parse_square("k6")
+        assert k6 not in steady.observation.seen and k6 in steady.observation.unknown
+    finally:
+        worker.close()
+
+
+def test_the_card_zone_is_read_only_in_the_monster_phase(taught):
+    """A tombstone tile means something only in the monster phase (G7): outside it the card zone is left out
+    (``tile`` null, no card-zone problem to hold the gate up); in it the taught tile is read."""
+    from dataclasses import replace
+
+    game = Game.new(["red", "blue"], seed=28)
+    table = PhysicalTable(game.position, seed=7)
+    table.lay_tile("8")
+    frame = SimulatedCamera(table, seed=3, stickers=False, look_seed=LOOK, **SIZE).read()
+    pawns = allowed_now(game)
+    assert not pawns.tile
+    assert PiecesReader(taught, lambda: pawns).read(frame).tile is None
+    monster = replace(pawns, tile=True)
+    assert PiecesReader(taught, lambda: monster).read(frame).tile == "8"
+
+
+def test_an_accepted_move_is_refused_when_a_square_no_face_was_read_on_clearly_shows_another_piece():
+    """``checked_by_frames`` (``flure vision explain --pieces``'s check, at the table): the judge is given the
+    stable frames' readings; an unread square whose nearest taught face is clearly not what the answer
+    leaves there refuses the answer — an unread square never lets a second change through."""
+    from companion_app.table.camera.judge import reconcile_observation
+    from companion_app.table.camera.nostickers import PiecesReading
+    from engine.geometry import SQUARES, parse_square
+    from engine.observation import EMPTY, Observation
+
+    game = Game.new(["red", "blue"], seed=28)
+    label = next(t for t in game.unmoved if game.position.pawn(t).colour == game.to_move)
+    target = next(t for t in game.targets(label) if t["square"] not in (None, "out"))
+    after = looks(game.apply(Move(label, target["moves"])).position)
+    unread = next(sq for sq in SQUARES if sq not in after and sq != parse_square(target["square"]))
+    seen = {sq: after.get(sq, EMPTY) for sq in SQUARES if sq != unread and sq != game.position.monster}
+    observation = Observation(seen, None, {unread: "unknown-piece"})
+    other = "blue" if game.to_move == "red" else "red"
+
+    def answer(doubts):
+        reading = PiecesReading(True, setup={}, doubts=doubts)
+        return reconcile_observation(game, observation, ([reading, reading], None, None))
+
+    assert answer({}).accepted and answer({}).change == "move"
+    assert answer({unread: {f"pawn:{other}:6/1:white": 40.0}}).accepted        # nothing taught lies near it
+    refused = answer({unread: {f"pawn:{other}:6/1:white": 4.0}})               # another pawn clearly lies there
+    assert not refused.accepted and refused.problems[0].code == "unexplained"
+    assert refused.problems[0].square == unread
+
+
+def test_players_press_monster_for_a_tile_the_camera_does_not_read_and_the_game_draws_that_tile():
+    """Without stickers a tombstone tile the camera cannot tell is put right by the MONSTER button (TABLE.md),
+    pressed by the players once they have waited as long as for a move; the game draws the tile they laid."""
+    from companion_app.table.simulated.simulated import PATIENCE, SimulatedPlayers
+    from tests.test_simulated_table import EngineReferee
+
+    game = Game.new(["red", "blue"], seed=9)
+    table = PhysicalTable(game.position, seed=9)
+    referee = EngineReferee(game, table)
+    pressed = []
+
+    def press():
+        pressed.append(referee.game)
+        referee.apply({"type": "draw"})
+    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, press_monster=press)
+    while referee.game.phase != "monster":
+        players.step()
+        referee.look()
+    players.step()                                   # the tile laid; this referee never reads it
+    laid = table.view().tile
+    for _ in range(2 * PATIENCE):
+        assert not pressed
+        players.step()
+    assert len(pressed) == 1 and players.counts["monster-button"] == 1
+    assert referee.game.last_tile == laid and "pressed MONSTER" in str(players.log[-1])
+
+
+def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_referee():
+    """The first move the camera does not take is taken back and another tried; the second is entered by the
+    referee (a referee action of the demo line), never left to stall the game."""
+    from companion_app.table.simulated.simulated import SimulatedPlayers
+    from tests.test_simulated_table import EngineReferee
+
+    game = Game.new(["red", "blue"], seed=9)
+    table = PhysicalTable(game.position, seed=9)
+    referee = EngineReferee(game, table)        # never looked at: the camera takes nothing
+    entered = []
+
+    def enter(action):
+        entered.append(action)
+        referee.apply(action)
+    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+    while referee.game.unmoved == game.unmoved and players.counts["moves"] < 3:
+        players.step()
+    assert players.counts["moves"] == 2 and len(entered) == 1 and referee.seq == 1
+    assert any("took back" in str(line) for line in players.log) and "the referee entered" in str(players.log[-1])
+    assert not table.differences(referee.game.position)        # the table shows what the referee entered
+
+
+# -- flure play --pieces: files it cannot use ----------------------------------------------------------
+
+@pytest.mark.parametrize("content, words", [
+    (None, ["pieces", "missing.json"]),
+    (b"{not json", ["pieces.json"]),
+    (b'{"format": "flure-stickers/1"}', ["pieces.json", "format"]),
+    (b'{"format": "flure-pieces/1", "board": {}}', ["pieces.json"]),
+    (b"\x00\xff\xfe binary", ["pieces.json"]),
+])
+def test_flure_play_with_a_pieces_file_it_cannot_use_says_so_in_one_line_status_2(tmp_path, capsys, content, words):
+    path = tmp_path / ("missing.json" if content is None else "pieces.json")
+    if content is not None:
+        path.write_bytes(content)
+    status = main(["--lang", "en", "play", "--camera", "0", "--pieces", str(path), "--db", str(tmp_path / "s.db"),
+                   "--port", "0", "--https-port", "0"])
+    assert status == 2
+    one_plain_line(capsys, *words)
+    assert not (tmp_path / "s.db").exists()          # nothing opened or written before the input is known
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--demo", "--pieces", "{file}"], ["--no-stickers"]),
+    (["--camera", "0", "--no-stickers"], ["--pieces"]),
+])
+def test_pieces_and_no_stickers_each_belong_to_their_own_table(tmp_path, capsys, argv, words):
+    path = tmp_path / "pieces.json"
+    path.write_text("{}")
+    status = main(["--lang", "en", "play", *[a.format(file=path) for a in argv], "--db", str(tmp_path / "s.db"),
+                   "--port", "0", "--https-port", "0"])
+    assert status == 2
+    one_plain_line(capsys, *words)
+
+
+def test_config_show_says_which_pieces_file_is_used(tmp_path, capsys):
+    assert main(["--lang", "en", "config", "show", "--pieces", str(tmp_path / "p.json")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("pieces ="))
+    assert str(tmp_path / "p.json") in line and "command line" in line
+    assert main(["--lang", "en", "config", "show"]) == 0
+    assert re.match(r'pieces = ""\s+# default', next(x for x in capsys.readouterr().out.splitlines()
+                                                     if x.startswith("pieces =")))
+
+
+def test_doctor_checks_the_pieces_file_and_locates_the_board_by_its_picture(tmp_path, taught):
+    import cv2
+
+    from companion_app.cli import checks as doctor
+    from tests.test_deploy_doctor import config, one
+
+    path = tmp_path / "pieces.json"
+    taught.save(path)
+    folder = tmp_path / "view"
+    folder.mkdir()
+    game = Game.new(["red", "blue"], seed=28)
+    image = SimulatedCamera(PhysicalTable(game.position, seed=7), seed=3, stickers=False, look_seed=LOOK, **SIZE).read()
+    for i in range(3):
+        cv2.imwrite(str(folder / f"{i}.png"), image)
+    cfg = config(tmp_path, f'[camera]\nsource = "{folder}"\nresolution = [1280, 720]\nfps = 0.5\npieces = "{path}"\n')
+    found = doctor.check_pieces(cfg)
+    assert one(found, "pieces").ok and f"{len(taught.faces)} piece faces" in one(found, "pieces").text
+    board = one(doctor.check_camera(cfg), "board")
+    assert board.ok and "picture" in board.text
+    blank = tmp_path / "blank"
+    blank.mkdir()
+    for i in range(3):
+        cv2.imwrite(str(blank / f"{i}.png"), np.full((720, 1280, 3), 128, np.uint8))
+    cfg = config(tmp_path, f'[camera]\nsource = "{blank}"\nresolution = [1280, 720]\nfps = 0.5\npieces = "{path}"\n')
+    assert not one(doctor.check_camera(cfg), "board").ok
+    path.write_text("{broken")
+    bad = one(doctor.check_pieces(cfg), "pieces")
+    assert not bad.ok and "pieces.json" in bad.text and "flure teach" in bad.text
+    assert doctor.check_pieces(config(tmp_path, "")) == []      # read the stickers: nothing to say
+
+
+# -- the whole demo game without stickers ---------------------------------------------------------------
+
+@pytest.mark.slow
+def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_through_the_camera(tmp_path):
+    """``flure play --demo --no-stickers --until-end`` as a user runs it (test_simulated_demo's process and
+    configuration): the table teaches itself, then every action of the game comes through the camera."""
+    from companion_app.table.session.store import Store
+    from tests.test_simulated_demo import Watcher, run_demo
+
+    class LogWatcher(Watcher):
+        """Also keeps every line of the game log the web app served."""
+        logs: list[str] = []
+
+        def poll(self):
+            while self.proc.poll() is None:
+                try:
+                    state = json.load(urllib.request.urlopen(self.url + "api/state", timeout=5))
+                except OSError:
+                    time.sleep(0.1)
+                    continue
+                self.logs.extend(json.dumps(line, ensure_ascii=False) for line in state.get("log") or [])
+                time.sleep(0.2)
+
+    proc, watcher, last = run_demo(tmp_path, "--no-stickers", "--https-port", "0", timeout=1500, watch=LogWatcher)
+    out = "\n".join(watcher.lines[-15:])
+    assert int(last["moves"]) > 0 and int(last["monster"]) > 0
+    steps = Store(tmp_path / "demo.sqlite3").history(Store(tmp_path / "demo.sqlite3").last_game())
+    final = Game.from_json(steps[-1].state)
+    assert final.phase == "over" and last["text"] == str(final.summary()).rstrip(".")
+    actions = [s.action for s in steps[1:]]
+    # every action came through the camera, without a sticker — but for a tombstone tile the camera did not
+    # read, for which the players pressed the MONSTER button (TABLE.md), and a second move at one step the
+    # camera did not take, which the referee entered: the line's referee actions
+    pressed = [a for a in actions if not a["by"].startswith("camera")]
+    assert all((a["type"], a["by"]) in (("draw", "button"), ("move", "referee")) for a in pressed), pressed
+    assert int(last["referee"]) == len(pressed), out
+    assert len([a for a in actions if a["type"] in ("tile", "draw")]) == int(last["monster"])
+    # the teaching was shown: each step of the layout said in the game log the web app served
+    assert any("Teaching the camera, step 1 of" in str(line) for line in watcher.logs), watcher.logs[:5]
