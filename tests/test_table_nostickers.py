@@ -19,6 +19,7 @@ import pytest
 
 from companion_app.cli import main
 from companion_app.table.camera.nostickers import PiecesReader, allowed_now, table_prior
+from companion_app.table.camera.port import Prior
 from companion_app.table.camera.watcher import CameraWorker
 from engine.actions import Move
 from engine.game import Game
@@ -48,7 +49,7 @@ def taught():
 
 def test_the_prior_is_the_movers_legal_moves_in_the_pawn_phase_and_no_move_in_the_monster_phase():
     game = Game.new(["red", "blue"], seed=28)
-    prior = allowed_now(game)
+    prior = allowed_now(Prior.of(game))
     assert prior.before == game.position and prior.allowed == allowed_faces(game.position, game.to_move)
     other = "blue" if game.to_move == "red" else "red"
     keys = {k for faces in prior.allowed.values() for k in faces}
@@ -66,7 +67,7 @@ def test_the_prior_is_the_movers_legal_moves_in_the_pawn_phase_and_no_move_in_th
     mover, label = game.to_move, moved[game.to_move]
     pawn = game.position.pawn(label)
     faces = {f"pawn:{pawn.colour}:{pawn.kind}:{face}" for face in ("white", "black")}   # (a move flips it, P1)
-    assert {sq for sq, keys in allowed_now(game).allowed.items() if keys & faces} == {pawn.square}
+    assert {sq for sq, keys in allowed_now(Prior.of(game)).allowed.items() if keys & faces} == {pawn.square}
     assert len({sq for sq, keys in allowed_faces(game.position, mover).items() if keys & faces}) > 1
 
 
@@ -77,7 +78,7 @@ def test_during_a_follow_up_the_position_before_the_games_last_change_is_allowed
     moved = game.apply(Move(label, target["moves"]))
     now = {"game": game}
     following = {"on": False}
-    prior = table_prior(lambda: now["game"], lambda: following["on"])
+    prior = table_prior(lambda: Prior.of(now["game"], following["on"]))
     first = prior()
     assert prior() is first                                  # made once per game state
     now["game"] = moved
@@ -120,7 +121,7 @@ def test_the_worker_reads_each_frame_against_the_prior_it_was_given(taught):
 
     def prior():
         asked.append(time.monotonic())
-        return allowed_now(game)
+        return allowed_now(Prior.of(game))
 
     reader = PiecesReader(None, prior)
     updates: list = []
@@ -150,7 +151,7 @@ def test_a_move_the_prior_does_not_allow_is_never_read_as_that_piece(taught):
     label = next(p.label for p in game.position.pawns if p.colour == other)
     table = PhysicalTable(game.position, seed=7)
     table.move_pawn(label, "k6")
-    reader = PiecesReader(taught, lambda: allowed_now(game))
+    reader = PiecesReader(taught, lambda: allowed_now(Prior.of(game)))
     updates: list = []
     worker = _worker(table, reader, updates)
     try:
@@ -171,7 +172,7 @@ def test_the_card_zone_is_read_only_in_the_monster_phase(taught):
     table = PhysicalTable(game.position, seed=7)
     table.lay_tile("8")
     frame = SimulatedCamera(table, seed=3, stickers=False, look_seed=LOOK, **SIZE).read()
-    pawns = allowed_now(game)
+    pawns = allowed_now(Prior.of(game))
     assert not pawns.tile
     assert PiecesReader(taught, lambda: pawns).read(frame).tile is None
     monster = replace(pawns, tile=True)

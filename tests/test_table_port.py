@@ -158,11 +158,11 @@ def test_the_session_is_the_loops_port_and_hands_the_worker_its_prior(tmp_path):
     assert s.prior() is None
     worker = CameraWorker(lambda: None, lambda frame: None, s.on_camera, prior=s.prior)
     s.new_game(["red", "blue"], "red", seed=8)
-    assert worker.prior() == Prior.of(s.game) and worker.prior().mover == "red"
+    assert worker.prior() == Prior.of(s.game, following=True) and worker.prior().mover == "red"   # (setup)
     snapshot = s.snapshot()
     assert (snapshot.game, snapshot.seq, snapshot.follow, dict(snapshot.fixes)) == (s.game, 0, "setup", {})
     show_table(camera, s)
-    assert s.follow is None and s.state()["follow"] is False
+    assert s.follow is None and s.state()["follow"] is False and worker.prior() == Prior.of(s.game)
     camera.reading = FakeReading(True, _entered(s.game, "red-6/1"))
     assert s.seq == 1 and s.store.history(s.game_id)[-1].action["by"] == "camera"
     assert s.catch_up()[1].count("red 6/1 went from beside the board to p11") == 1   # the view it published

@@ -180,7 +180,7 @@ def _run(args, config, session, server, pin, db, hardware, pieces=None) -> int:
     prior = None
     if pieces is not None or args.no_stickers:      # read without stickers, against the game (NOSTICKERS.md)
         from ..table.camera.nostickers import table_prior
-        prior = table_prior(lambda: session.game, lambda: session.follow is not None)
+        prior = table_prior(session.prior)
     session.camera = Device("camera", why=Text.in_context("camera", NP_("camera", "switched off (%(how)s)"), how=off),
                             off=True) \
         if not camera.enabled else open_camera(camera.source, twin_state, camera, config.table.stable_frames,

@@ -30,6 +30,8 @@ from engine.position import Position, basic_position
 from engine.wording import N_, Text
 from vision.reading import Reading
 
+from .port import Prior
+
 
 @dataclass(frozen=True)
 class FacePrior:
@@ -41,38 +43,39 @@ class FacePrior:
     tile: bool = True      # a tombstone tile in the card zone means something now (the monster phase, G7)
 
 
-def allowed_now(game, previous: Position | None = None) -> FacePrior:
-    """The prior of a frame for ``game`` (None: no game yet, the basic setup); ``previous``: the position
-    the table may still show during a follow-up, whose faces are allowed too.  (``allowed_faces`` of
-    ``vision.nostickers.read``, with the pawns the player to move may still move, G3.)"""
+def allowed_now(prior: Prior | None, previous: Position | None = None) -> FacePrior:
+    """What a frame is read against for the game's ``prior`` (``port.Prior``; None: no game yet, the
+    basic setup); ``previous``: the position the table may still show during a follow-up, whose faces are
+    allowed too.  (``allowed_faces`` of ``vision.nostickers.read``, with the pawns the player to move may
+    still move, G3.)"""
     from engine.reconcile import legal_changes
     from vision.nostickers.teach import face_key
 
-    before = game.position if game is not None else basic_position()
+    before = prior.position if prior is not None else basic_position()
     shown = [before] if previous is None else [before, previous]
-    if game is not None and game.phase == "pawns" and game.to_move is not None:
-        shown += [change.after for change in legal_changes(before, game.to_move, only=game.unmoved)]
-    elif game is not None and game.phase == "placement":
+    if prior is not None and prior.phase == "pawns":
+        shown += [change.after for change in legal_changes(before, prior.mover, only=prior.only)]
+    elif prior is not None and prior.phase == "placement":
         from engine.reconcile_place import legal_placements
 
-        shown += [change.after for change in legal_placements(before, dict(game.pieces_left))]
+        shown += [change.after for change in legal_placements(before, dict(prior.pieces_left))]
     allowed: dict[int, set[str]] = {}
     for position in shown:
         for sq, look in looks(position).items():
             key = face_key(look)
             if key is not None:
                 allowed.setdefault(sq, set()).add(key)
-    return FacePrior(before, allowed, tile=game is not None and game.phase == "monster")
+    return FacePrior(before, allowed, tile=prior is not None and prior.phase == "monster")
 
 
 class table_prior:
-    """``prior()`` for the camera worker: the game's current prior (``allowed_now``), made once per game
-    state.  ``game()`` gives the game (None before one), ``following()`` whether the table is being
-    brought into the game's position (then the position the game held before its last change is
-    allowed as well: the table may still show it)."""
+    """``prior()`` for the camera worker: what a frame is read against now (``allowed_now``), made once per
+    game state.  ``game_prior()`` gives the game's ``port.Prior`` (``TableSession.prior``; None before a
+    game); while the table is being brought into the game's position (``Prior.following``) the position
+    the game held before its last change is allowed as well: the table may still show it."""
 
-    def __init__(self, game: Callable[[], object], following: Callable[[], bool] = lambda: False):
-        self.game, self.following = game, following
+    def __init__(self, game_prior: Callable[[], Prior | None]):
+        self.game_prior = game_prior
         self._lock = threading.Lock()
         self._last: Position | None = None       # the game's position at the last call
         self._previous: Position | None = None   # the one before it (what the table may still show)
@@ -80,17 +83,15 @@ class table_prior:
         self._prior: FacePrior | None = None
 
     def __call__(self) -> FacePrior:
-        game = self.game()
-        following = bool(self.following())
+        prior = self.game_prior()
         with self._lock:
-            position = game.position if game is not None else None
+            position = prior.position if prior is not None else None
             if position is not None and position != self._last:
                 self._previous, self._last = self._last, position
-            previous = self._previous if following else None
-            key = self._key
-            if self._prior is None or key is None or key[0] is not game or key[1] != following \
-                    or key[2] is not previous:          # a game is immutable: the same object, the same prior
-                self._prior, self._key = allowed_now(game, previous), (game, following, previous)
+            previous = self._previous if prior is not None and prior.following else None
+            key = (prior, previous)
+            if self._prior is None or self._key != key:
+                self._prior, self._key = allowed_now(prior, previous), key
             return self._prior
 
 

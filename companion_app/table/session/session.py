@@ -206,7 +206,7 @@ class TableSession:
     def prior(self) -> Prior | None:
         """The game's position and who may change it (``port.Prior``), for a camera reader that reads
         against it; None before a game.  No lock: the worker's thread may call it at any time."""
-        return Prior.of(self.game)
+        return Prior.of(self.game, following=self.follow is not None)
 
     def camera_view(self) -> dict:
         """The camera worker's last reading judged against the game (never waits on the camera)."""

@@ -200,11 +200,14 @@ def teach_the_table(session, rig: SimulatedRig, taught, *, speed: float = 1.0):
         session.leds.call(lambda leds: leds.show_follow(None, fill=squares))
         session.publish_state()
 
-    pieces = rig.teach_in_view(show_step, pace_s=TEACH_STEP_S / max(speed, 1.0))
+    session.lend_leds()             # the steps' squares on the LEDs meanwhile, not the game's view
+    try:
+        pieces = rig.teach_in_view(show_step, pace_s=TEACH_STEP_S / max(speed, 1.0))
+    finally:
+        session.take_back_leds()
     taught(pieces)
     session.add_log_line(Text(N_("The camera has learned this box (%(faces)s piece faces, %(tiles)s tombstone "
                                  "tiles): the game begins"), faces=len(pieces.faces), tiles=len(pieces.tiles)))
-    session.show_on_leds()
     session.publish_state()
     return pieces
 
