@@ -17,7 +17,7 @@ import vision_outside_nostickers_changes as changes
 HERE = Path(__file__).resolve().parent
 BOXES = range(300, 308)          # never looked at while the reader was changed (the dev boxes: 100-107)
 PER_BOX = 5
-FLOOR_NEAR = 0.80                # the floor reached; the target (0.90) is asserted once it is met
+FLOOR_NEAR = 0.90                # issue 27's targets, met on these boxes (vision/README.md)
 FLOOR_ALL = 0.70
 
 
