@@ -55,3 +55,11 @@ def test_fresh_boxes_are_read_or_refused_never_wrong(capsys):
     assert near["scenes"] >= 12 and legal["scenes"] >= 20, table
     assert near["accepted"] >= FLOOR_NEAR * near["scenes"], table
     assert legal["accepted"] >= FLOOR_ALL * legal["scenes"], table
+
+
+def test_a_stone_that_looks_like_the_board_moved_by_nobody_is_refused():
+    """Box 411's plain stone back looks like its board (taught as faint): moved by nobody from g5 to n10, g5
+    shows nothing and n10 differs only in part, so "nothing changed" fitted what was seen and was accepted.
+    The faint face clearly nearer than the bare square on n10 now refuses it."""
+    (row,) = changes.judge_box(411, 1)
+    assert row["kind"] == "illegal" and not row["accepted"] and row["problems"] == ["unexplained"], row
