@@ -23,6 +23,7 @@ SLOW_MODULES = frozenset({
     "test_simulated_demo", "test_vision_eval", "test_game_playout", "test_web_load", "test_fuzz_api",
     "test_fuzz_files", "test_web_play", "test_engine_scenarios", "test_vision_outside", "test_vision_explain",
     "test_deploy_install", "test_vision_reader_synthetic", "test_vision_nothing_changed",
+    "test_vision_outside_nostickers",
 })
 SLOW_TESTS = frozenset({
     "test_i18n_error_words.py::test_the_exposure_note_of_a_camera_that_ignores_it_in_each_language",

@@ -245,10 +245,16 @@ def _paste(canvas: np.ndarray, texture: np.ndarray, quad_px: np.ndarray, alpha: 
 
 
 def _poly(canvas, pts_px, bgr):
-    mask = np.zeros(canvas.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(pts_px * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
+    h, w = canvas.shape[:2]
+    x0, y0 = np.maximum(np.floor(np.asarray(pts_px).min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.minimum(np.ceil(np.asarray(pts_px).max(axis=0)).astype(int) + 2, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)       # only the polygon's box is blended
+    cv2.fillPoly(mask, [np.round((pts_px - [x0, y0]) * 4).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=2)
     a = (mask.astype(np.float32) / 255)[..., None]
-    canvas[:] = canvas * (1 - a) + np.array(bgr, np.float32) * a
+    region = canvas[y0:y1, x0:x1]
+    region[:] = region * (1 - a) + np.array(bgr, np.float32) * a
 
 
 def _hull(cam, footprint_mm, z_top, z_bottom=0.0):
@@ -367,6 +373,12 @@ def render(setup: dict, tile: str | None, style: Style = Style(), scheme: dict |
         _draw_sticker(canvas, cam, dic, s, style.margin_modules, z, 24.0 if s.get("body", "").startswith("pawn")
                       else outer)
 
+    return finish(canvas, style, rng)
+
+
+def finish(canvas: np.ndarray, style: Style, rng) -> np.ndarray:
+    """The camera's and the room's part (float32 BGR canvas, in place): shadow, light fall-off, tint,
+    lens distortion, blur, noise, then 8 bits and JPEG."""
     if style.shadow:
         yy, xx = np.mgrid[0:style.height, 0:style.width].astype(np.float32)
         a = math.radians(style.shadow_angle_deg)

@@ -42,6 +42,8 @@ RANSAC_PX = 4.0
 MAX_ERROR_PX = 2.5          # mean reprojection error of the inliers
 MAX_SIDE_PX = 1280          # frames are matched at most this wide (speed); the fit is scaled back and refined
 FULL_SIDE_PX = 2000         # … or this wide when that match is refused
+MORE_FEATURES = 6000        # … and then with this many features: a board covered by many sharply printed
+                            # pieces (a teaching step) gives them most of the frame's strongest corners
 
 
 @dataclass(frozen=True)
@@ -269,15 +271,18 @@ class BoardReference:
         location, why = self._locate(image, lens, MAX_SIDE_PX if fast else FULL_SIDE_PX)
         if location is None and fast and max(image.shape[:2]) > MAX_SIDE_PX:
             location, why = self._locate(image, lens, FULL_SIDE_PX)
+        if location is None:
+            location, why = self._locate(image, lens, FULL_SIDE_PX, MORE_FEATURES)
         return location, why
 
-    def _locate(self, image: np.ndarray, lens: Lens, side: int) -> tuple[BoardLocation | None, Text | None]:
+    def _locate(self, image: np.ndarray, lens: Lens, side: int, features: int = FRAME_FEATURES
+                ) -> tuple[BoardLocation | None, Text | None]:
         h, w = image.shape[:2]
         f = min(1.0, side / max(h, w))
         g = gray(image)
         if f < 1:
             g = cv2.resize(g, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        keys, desc = _orb(FRAME_FEATURES).detectAndCompute(g, None)
+        keys, desc = _orb(features).detectAndCompute(g, None)
         if desc is None or len(keys) < MIN_INLIERS:
             return None, board_not_located(WEAK_MATCH(count=0, least=MIN_INLIERS))
         pairs = self.matcher().knnMatch(desc, k=2)

@@ -262,10 +262,10 @@ class Bank:
         return out if many else out[0]
 
 
-def dark_share(polar: np.ndarray) -> float:
-    """The share of a described piece's disc that is dark (Lab lightness under 64), by area."""
+def dark_share(polar: np.ndarray, below: float = 64.0) -> float:
+    """The share of a described piece's disc that is dark (Lab lightness under ``below``), by area."""
     area = np.broadcast_to(((np.arange(RINGS) + 0.5) / RINGS)[None, :], polar.shape[:2])
-    return float(np.sum(area * (polar[..., 0] < 64)) / np.sum(area))
+    return float(np.sum(area * (polar[..., 0] < below)) / np.sum(area))
 
 
 def distance(a: np.ndarray, b: np.ndarray) -> float:

@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from engine.geometry import SQUARES, around, square_name
+from engine.geometry import COLS, SQUARES, around, square_name
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
 from engine.reconcile import Problem, _ambiguous, legal_changes, refused
@@ -36,6 +36,7 @@ from .board import Lens, _sheet_mask
 from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
 from .words import NOT_WHAT_IT_LEAVES
 
+FAINT_RATIO = 0.75          # a faint stone face this much nearer than the bare square: it may lie there
 UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
 MONSTER_UNREAD = "monster-unread"   # the monster's square: its heading is the game's
 
@@ -94,6 +95,8 @@ class Reader:
                     seen[sq] = EMPTY
             elif cover < L.PIECE_COVER and not (was.pool or was.teleporter is not None):
                 unseen[sq] = UNKNOWN_PIECE
+                if faint and was == EMPTY and sq not in fixed:
+                    self._faint_doubt(frame, sq, faint, doubts)
             else:
                 canvas = self.pieces.board.canvas
                 centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
@@ -114,6 +117,24 @@ class Reader:
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
         return observation_json(Observation(seen, tile, unseen))
+
+    def _faint_doubt(self, frame, sq: int, faint: set[str], doubts: dict) -> None:
+        """A bare square partly differing from its taught look, where a stone face much like the board
+        (``Pieces.faint``) may have come: when such a face, sampled about the square's middle, is within
+        ``MAX_DISTANCE`` and clearly nearer than the bare square, it is kept as a doubt, so that
+        ``checked`` refuses an answer that leaves the square bare (a stone moved by nobody)."""
+        canvas = self.pieces.board.canvas
+        c, r = sq % COLS, sq // COLS
+        cx, cy = canvas.px([((c + 0.5) * L.SQUARE_MM, (r + 0.5) * L.SQUARE_MM)])[0]
+        nearest: dict[str, float] = {}
+        self.pieces.match(lambda dx, dy: L.polar_at(frame.blurred, (cx + dx, cy + dy), canvas), frozenset(), nearest)
+        near = {k: d for k, d in nearest.items() if k in faint}
+        if not near:
+            return
+        bare = L.distance(L.polar_at(frame.blurred, (cx, cy), canvas),
+                          L.polar_at(L.smooth(self.ref_lab), (cx, cy), canvas))
+        if min(near.values()) <= MAX_DISTANCE and min(near.values()) < FAINT_RATIO * bare:
+            doubts[sq] = near
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):

@@ -398,18 +398,26 @@ def teach(layout, images, calibration=None) -> Pieces:
 
 
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
+DARK_OF_LIGHTEST = 0.45     # dark: under this share of the pawn's lightest lightness (its 95th percentile
+                            # over both faces), so that a dim or warm room does not make every face dark
 
 
 def _check_turned(faces: list[Face]) -> None:
     """Refuse photos whose pawns were not turned as their steps say: a pawn's partly black face
-    (NOSTICKERS.md) must show more dark area than its coloured face, for most pawns."""
-    light: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+    (NOSTICKERS.md) must show more dark area than its coloured face, for most pawns.  Dark is
+    measured against the pawn's own lightest part (both faces, the same room), not a fixed lightness."""
+    light: dict[tuple[str, str], dict[str, tuple[np.ndarray, int]]] = {}
     for f in faces:
         if f.key.startswith("pawn:"):
             _p, colour, kind, face = f.key.split(":")
-            light.setdefault((colour, kind), {}).setdefault(face, (L.dark_share(f.polar), f.step))
+            light.setdefault((colour, kind), {}).setdefault(face, (f.polar, f.step))
     pairs = [v for v in light.values() if "white" in v and "black" in v]
-    wrong = [v for v in pairs if v["black"][0] < v["white"][0] + DARKER]
+    wrong = []
+    for v in pairs:
+        below = DARK_OF_LIGHTEST * float(np.percentile(np.concatenate([v[face][0][..., 0].ravel()
+                                                                       for face in ("white", "black")]), 95))
+        if L.dark_share(v["black"][0], below) < L.dark_share(v["white"][0], below) + DARKER:
+            wrong.append(v)
     if pairs and len(wrong) * 2 > len(pairs):
         steps = sorted({v[face][1] for v in wrong for face in ("white", "black")})
         raise TeachError(NOT_TURNED(steps=", ".join(map(str, steps)), count=len(wrong), total=len(pairs)))
