@@ -27,7 +27,7 @@ def test_a1_pieces_to_place_and_empty_board():
                                    "pool-2x2": 1, "pool-1x4": 1, "teleporter": 4}
     assert not g.position.stones and not g.position.pools and not g.position.teleporters
     assert g.position.monster == parse_square("a1") and g.position.facing == E
-    assert "17 left" in g.summary()
+    assert "17 left" in str(g.summary())
 
 
 def test_a2_players_place_in_turn_and_the_next_one_starts():
@@ -46,7 +46,7 @@ def test_a2_players_place_in_turn_and_the_next_one_starts():
     assert len(g.position.stones) == 11 and len(g.position.pools) == 8 and len(g.position.teleporters) == 4
     assert g.position.teleporters[parse_square("d5")] == Teleporter(1, E)
     assert {square_name(s) for s in g.position.pools} == {"i3", "j3", "i4", "j4", "e9", "f9", "g9", "h9"}
-    assert f"{starter} starts the game" in g.note
+    assert f"{starter} starts the game" in str(g.note)
 
 
 def test_a2_pool_shapes_and_orientation():
