@@ -239,7 +239,7 @@ def test_a_game_row_without_live_steps_starts_without_a_game_instead_of_crashing
     spoil(path, "INSERT INTO games (created, settings) VALUES (0, '{}')")
     s = TableSession(Store(path))
     assert s.resume() is False and s.game is None
-    assert "has no readable step" in s.journal.status()["detail"]["error"]
+    assert "has no readable step" in str(s.journal.status()["detail"]["error"])
     assert s.new_game(["red", "blue"])["phase"] == "pawns"
 
 
