@@ -185,3 +185,14 @@ def test_a2_piece_of_the_wrong_type_is_named_not_a_traceback(piece):
 def test_a2_pool_orientation_in_capitals_is_understood():
     g = place(advanced(), "pool-1x4", "f3", orientation="Vertical")
     assert {square_name(sq) for sq in g.position.pools} == {"f3", "f4", "f5", "f6"}
+
+
+def test_a_saved_note_keeps_its_wording_data_and_an_older_saves_english_still_loads():
+    g = advanced(first="blue").apply(full_placement()[0])
+    saved = json.loads(json.dumps(g.to_json()))
+    assert isinstance(saved["note"], dict) and Game.from_json(saved).note == g.note      # the same wording data
+    older = Game.from_json({**saved, "note": str(g.note)})                                # a save of before: English
+    assert older.note == str(g.note) and older.position == g.position
+    with pytest.raises(InvalidSetupError) as err:
+        Game.from_json({**saved, "note": {"no": "wording"}})
+    assert "note" in str(err.value)
