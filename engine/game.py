@@ -32,7 +32,22 @@ from .position import (
     basic_position,
     pawn_label,
 )
-from .wording import N_, NP_, Cap, Colour, Join, Moves, PawnName, Plural, Text, join_and, join_or, listing
+from .wording import (
+    N_,
+    NP_,
+    Cap,
+    Colour,
+    Join,
+    Moves,
+    PawnName,
+    Plural,
+    Text,
+    join_and,
+    join_or,
+    listing,
+    words_from_json,
+    words_json,
+)
 
 FORMAT = "flure-game/1"
 PHASES = ("placement", "pawns", "monster", "over")
@@ -511,7 +526,8 @@ class Game:
             "round": self.round, "turn": self.turn, "position": self.position.to_setup(),
             "deck": list(self.deck), "tiles_played": list(self.tiles_played), "unmoved": list(self.unmoved),
             "to_move": self.to_move, "placer": self.placer, "pieces_left": dict(self.pieces_left),
-            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule, "note": str(self.note),
+            "out_log": list(self.out_log), "winner": self.winner, "end_rule": self.end_rule,
+            "note": words_json(self.note),      # wording data (an older save: its English text)
             "last": None if self.last_tile is None or self.last_before is None else {
                 "tile": self.last_tile, "before": self.last_before.to_setup(), "eaten_place": self.last_eaten_place},
         }
@@ -567,7 +583,7 @@ class Game:
             placer=text("placer", data.get("placer"), optional=True), pieces_left=tuple(pieces.items()),
             out_log=texts("out_log", data.get("out_log", [])),
             winner=text("winner", data.get("winner"), optional=True),
-            end_rule=text("end_rule", data.get("end_rule"), optional=True), note=text("note", data.get("note", "")),
+            end_rule=text("end_rule", data.get("end_rule"), optional=True), note=_saved_note(data.get("note", "")),
             last_tile=None if last is None else text("last.tile", need("tile", last, "last.")),
             last_before=None if last is None else Position.from_setup(need("before", last, "last."), strict=False,
                                                                      where="last.before"),
@@ -673,6 +689,19 @@ def _where(pawn: Pawn) -> Text:
 def _note(words) -> dict:
     """The ``note`` field of a game whose last action ``words`` says (engine.wording)."""
     return {"note": words}
+
+
+def _saved_note(value):
+    """A saved game's note: wording data (``words_json``), or the English text an older save kept."""
+    if isinstance(value, str):
+        return value
+    try:
+        note = words_from_json(value) if isinstance(value, dict) else None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        note = None
+    if note is None or isinstance(note, str):
+        raise InvalidSetupError(Text(N_("must be text, not %(value)s"), value=repr(value)), "note")
+    return note
 
 
 def _then(game: "Game", words) -> dict:

@@ -75,8 +75,10 @@ class SquareLook:
     teleporter: Teleporter | None = None
     pool: bool = False
 
-    def describe_words(self) -> Join | Text:
-        """What the square shows, as wording data (engine.wording)."""
+    def describe_words(self, role: str = "a") -> Join | Text:
+        """What the square shows, as wording data (engine.wording); ``role`` is ``a`` where a sentence
+        says it as its subject (``g7 was a crystal``), ``a-object`` as its object (``g7 now shows a
+        crystal``): engine.names, for a language with cases."""
         parts = []
         if self.monster is not None:
             parts.append(Text(N_("the monster facing %(direction)s"), direction=Direction("NESW"[self.monster])))
@@ -85,7 +87,7 @@ class SquareLook:
                         N_("%(pawn)s (white face up)") if self.pawn.face == "white" else "%(pawn)s (%(face)s face up)")
             parts.append(Text(template, pawn=self.pawn.name_words, face=self.pawn.face))
         if self.stone is not None:
-            parts.append(piece_name(self.stone, "a") if self.stone in STONE_KINDS
+            parts.append(piece_name(self.stone, role) if self.stone in STONE_KINDS
                          else Text("a %(kind)s stone", kind=self.stone))
         if self.teleporter is not None:
             parts.append(Text(N_("teleporter %(pair)s"), pair=self.teleporter.pair))

@@ -176,7 +176,7 @@ def _why_not_placed(before, obs, differs, left, placer):
         if gone:
             return sq, Text(N_("%(square)s showed %(before)s and now shows %(after)s: a piece already placed stays "
                                "where it was put (A2); put it back"), square=square_name(sq),
-                            before=was.describe_words(), after=now.describe_words())
+                            before=was.describe_words("a-object"), after=now.describe_words("a-object"))
         if added.monster is not None:
             return sq, Text(N_("the monster is seen on %(square)s; it waits on %(start)s until the setup is done (A2)"),
                             square=square_name(sq), start=square_name(before.monster))

@@ -89,15 +89,14 @@ class Text:
         return f"Text({str(self)!r})"
 
     def __eq__(self, other) -> bool:
-        """Equal to another sentence, or to a plain text, that says the same in English."""
-        return isinstance(other, (Text, Join, Cap, str)) and str(self) == str(other)
+        """The same wording data (template, context and fields): never equal to a plain text, so
+        nothing decides by the English words."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.template, self.context, self.params) == (other.template, other.context, other.params)
 
     def __hash__(self) -> int:
-        return hash(str(self))
-
-    def __contains__(self, part: str) -> bool:
-        """``"g7" in text``: a part of the English sentence, as for a plain text."""
-        return part in str(self)
+        return hash((self.template, self.context))
 
 
 class Plural(Text):
@@ -115,6 +114,11 @@ class Plural(Text):
         template = self.template if self.num == 1 else self.plural
         return template % {k: str(v) for k, v in self.params.items()}
 
+    def __eq__(self, other) -> bool:
+        return Text.__eq__(self, other) is True and self.plural == other.plural
+
+    __hash__ = Text.__hash__
+
 
 class Join:
     """Several parts said as one: ``sep.join(parts)``; ``sep`` is a msgid (`` or ``) or punctuation."""
@@ -128,9 +132,17 @@ class Join:
     def __str__(self) -> str:
         return self.sep.join(str(p) for p in self.parts)
 
-    __eq__ = Text.__eq__
-    __hash__ = Text.__hash__
-    __contains__ = Text.__contains__
+    def __eq__(self, other) -> bool:
+        """The same separator and parts (wording data), never a plain text."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.sep, self.parts) == (other.sep, other.parts)
+
+    def __hash__(self) -> int:
+        return hash((self.sep, len(self.parts)))
+
+    def __repr__(self) -> str:
+        return f"Join({str(self)!r})"
 
 
 class Cap:
@@ -145,9 +157,17 @@ class Cap:
         text = str(self.inner)
         return text[:1].upper() + text[1:]
 
-    __eq__ = Text.__eq__
-    __hash__ = Text.__hash__
-    __contains__ = Text.__contains__
+    def __eq__(self, other) -> bool:
+        """The same inner wording, never a plain text."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.inner == other.inner
+
+    def __hash__(self) -> int:
+        return hash(("cap", self.inner))
+
+    def __repr__(self) -> str:
+        return f"Cap({str(self)!r})"
 
 
 def join_or(parts) -> Join:

@@ -113,7 +113,8 @@ def plain_error(url: str, exc: BaseException, baud: int | None = None) -> Said:
     if isinstance(exc, ValueError) and "://" in url:     # serial_for_url: a protocol it does not know
         return Said(Text(N_("%(url)s is not a device path or a pyserial URL (use /dev/ttyUSB0, /dev/serial/by-id/…, "
                             "socket://host:port or loop://)"), url=repr(url)))
-    return Said(Text(N_("LED device %(url)s: %(error)s"), url=url, error=text))
+    # pyserial's own text goes inside a sentence of ours: without its closing full stop
+    return Said(Text(N_("LED device %(url)s: %(error)s"), url=url, error=text.rstrip(".")))
 
 
 class SerialLink:

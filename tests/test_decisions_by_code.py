@@ -213,6 +213,16 @@ def test_an_led_device_failure_is_said_by_its_number_not_its_words(exc, said):
     assert said in str(plain_error("/dev/ttyUSB0", exc))
 
 
+def test_pyserials_own_text_goes_into_our_sentence_without_its_full_stop():
+    """The LED grid's startup line (companion_app/table/devices) puts the link's error, wording data, inside
+    a sentence of its own: the one text not ours, pyserial's, ends no sentence there."""
+    from hardware.link import plain_error
+
+    said = plain_error("/dev/ttyUSB0", _wrapped("Could not exclusively lock port /dev/ttyUSB0."))
+    assert str(said) == "LED device /dev/ttyUSB0: Could not exclusively lock port /dev/ttyUSB0"
+    assert said.text.params["error"] == "Could not exclusively lock port /dev/ttyUSB0"
+
+
 def test_a_port_that_is_no_terminal_is_known_by_termios_errno():
     import termios
 

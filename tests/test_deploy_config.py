@@ -221,18 +221,18 @@ def test_the_camera_gets_the_calibration_scheme_reader_settings_and_stable_frame
         camera = device.obj.reader
         assert camera.calibration.image_size == (1920, 1080) and camera.calibration.camera_matrix[0, 0] == 1500
         assert camera.config.size_tolerance == 0.35 and device.obj.gate.needed == 4
-        assert "lens calibration" in device.note
+        assert "lens calibration" in str(device.note)
     finally:
         device.obj.close()
     # a calibration made at another resolution is refused, never used
     wrong = write(tmp_path, '[camera]\ncalibration = "lens.json"\nresolution = [1280, 720]\n', "720.toml")
     cfg = load_table_config(wrong)
     device = open_camera("synthetic", lambda: (basic_position(), None), cfg.camera)
-    assert device.obj is None and "made at 1920×1080 but [camera] resolution is 1280×720" in device.why
+    assert device.obj is None and "made at 1920×1080 but [camera] resolution is 1280×720" in str(device.why)
     # a corrupt one says what is wrong, and the table goes on without the camera
     (tmp_path / "lens.json").write_text(json.dumps({"format": "flure-calibration/1"}))
     device = open_camera("synthetic", lambda: (basic_position(), None), load_table_config(path).camera)
-    assert device.obj is None and "image_size" in device.why
+    assert device.obj is None and "image_size" in str(device.why)
 
 
 def test_flure_play_takes_its_settings_from_the_file_and_prints_the_local_name(tmp_path):

@@ -101,8 +101,8 @@ def test_step_text_names_squares_pawns_and_rules():
     pos = Position.from_setup({"monster": {"at": "a5", "facing": "E"},
                                "pawns": {"red-3/4": {"at": "e5", "color": "red", "pawn": "3/4"}}})
     plan = resolve(pos, "5")
-    assert "red 3/4 on e5" in plan.steps[0].words and "(M4 nearest" in plan.steps[0].words
-    assert "eats red 3/4 on e5 (M5)" in plan.steps[3].words
+    assert "red 3/4 on e5" in str(plan.steps[0].words) and "(M4 nearest" in str(plan.steps[0].words)
+    assert "eats red 3/4 on e5 (M5)" in str(plan.steps[3].words)
 
 
 def test_a_lone_teleporter_does_not_crash_a_free_position():

@@ -54,3 +54,27 @@ def test_the_sentences_use_the_vocabulary_in_the_role_their_grammar_gives():
     both = Position.from_setup({"monster": {"at": "g7", "facing": "E"}, "stones": {"g7": "crystal"}},
                                strict=False).status_words()
     assert "ein Kristall stehen beide auf g7" in render(both[0][1], "de"), render(both[0][1], "de")
+
+
+def test_a_squares_contents_are_said_as_the_subject_or_the_object_their_sentence_needs():
+    """What a square shows (SquareLook.describe_words) is the object of *showed … now shows* (de: *zeigt
+    jetzt einen Kristall*) and the subject of *was … now* (de: *war ein Kristall*)."""
+    from dataclasses import replace
+
+    from engine.game import Game
+    from engine.geometry import parse_square
+    from engine.observation import Observation, SquareLook
+    from engine.reconcile import reconcile_game
+
+    crystal = SquareLook(stone="crystal")
+    assert crystal.describe_words().parts == (piece_name("crystal", "a"),)
+    assert crystal.describe_words("a-object").parts == (piece_name("crystal", "a-object"),)
+    assert render(SquareLook(stone="pivot-right", pool=True).describe_words("a-object"), "de") == (
+        "einen Drehstein (rechts) auf einer Blutlache")
+    game = Game.new(["red", "blue"], setup="advanced", seed=0)
+    game = game.apply({"type": "place", "piece": "crystal", "square": "k3"})
+    moved = replace(game.position, stones={parse_square("k4"): "crystal"})
+    (problem, *_) = reconcile_game(game, Observation.of(moved)).problems
+    german = render(problem.message, "de")
+    assert "einen Kristall" in german and "ein Kristall " not in german, german
+    assert problem.message.params["why"].params["before"] == crystal.describe_words("a-object")

@@ -127,7 +127,7 @@ def test_lines_are_the_one_wording_of_steps_final_look_and_stop():
     plan = resolve(pos, "5")
     lines = plan.lines()
     assert len(lines) == len(plan.steps) + 2
-    assert lines[0] == plan.steps[0].words and lines[0].startswith("Step 1: from a5 facing E it sees red 3/4 on e5")
+    assert lines[0] == str(plan.steps[0].words) and lines[0].startswith("Step 1: from a5 facing E it sees red 3/4 on e5")
     assert "eats red 3/4 on e5 (M5)" in lines[3]
     assert lines[-2].startswith("Final look: from ") and lines[-2].endswith(".")
     assert lines[-1] == "The move ends: all steps taken (M1); eaten: red 3/4."
@@ -144,5 +144,5 @@ def test_a_stone_sliding_onto_a_corner_pool_square_is_removed_with_b2_cited():
     plan = resolve(pos, steps=1)
     push = plan.steps[0].events[1]
     assert type(push) is Push and push.result == "removed" and push.to is None and push.rule == "M6 B2"
-    assert push.words() == "pushes the stone from a3; it slides across the pool onto the corner a1: removed (B2)"
+    assert str(push.words()) == "pushes the stone from a3; it slides across the pool onto the corner a1: removed (B2)"
     assert dict(plan.result.stones) == {} and Plan.from_json(plan.to_json()) == plan

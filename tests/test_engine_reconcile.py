@@ -239,16 +239,16 @@ def test_ambiguous_names_the_pawns_and_the_square_to_uncover():
     result = reconcile(before, Observation.of(after, hide("k3", "k5", "k7")), "red")
     problem = result.problems[0]
     assert problem.code == "ambiguous" and not result.accepted and result.to_json()["setup"] is None
-    assert "red 3/4" in problem.message and "red 2/5" in problem.message
-    assert "k5" in problem.message and "uncover" in problem.message and "hand" in problem.message
+    assert "red 3/4" in str(problem.message) and "red 2/5" in str(problem.message)
+    assert "k5" in str(problem.message) and "uncover" in str(problem.message) and "hand" in str(problem.message)
     # the one square to uncover, the problem's square: the first of those telling most candidates apart
-    assert problem.message.params["squares"] == "k3"   # wording data: the squares to uncover
+    assert str(problem.message.params["squares"]) == "k3"   # wording data: the squares to uncover
     assert problem.square == parse_square("k3")
     # a push and a walk back (EW) or staying: only the hidden stone squares tell them apart
     after = play(before, "red-2/5", "EW")
     result = reconcile(before, Observation.of(after, hide("l7", "m7")), "red")
     assert result.problems[0].code == "ambiguous"
-    assert "red 2/5 stayed on k7 or red 2/5 pushed a stone and came back to k7 (EW)" in result.problems[0].message
+    assert "red 2/5 stayed on k7 or red 2/5 pushed a stone and came back to k7 (EW)" in str(result.problems[0].message)
     assert result.problems[0].square == parse_square("l7")
 
 
@@ -257,7 +257,7 @@ def test_the_moved_pawns_square_must_be_seen():
     after = play(before, "red-2/5", "NN")
     result = reconcile(before, Observation.of(after, hide("k5")), "red")
     assert not result.accepted and result.problems[0].code == "destination-unseen"
-    assert "k5" in result.problems[0].message and result.problems[0].square == parse_square("k5")
+    assert "k5" in str(result.problems[0].message) and result.problems[0].square == parse_square("k5")
 
 
 def test_a_stone_pushed_onto_a_teleporter_is_destroyed():
@@ -274,9 +274,9 @@ def test_a_tile_in_the_card_zone_and_nothing_and_the_monster_phase():
     result = reconcile(before, Observation.of(before, tile="8"), MONSTER_PHASE)
     assert result.accepted and result.change == "tile" and result.tile == "8" and result.after == before
     unsure = reconcile(before, Observation.of(before, tile=UNKNOWN), MONSTER_PHASE)
-    assert unsure.problems[0].code == "ambiguous" and "card zone" in unsure.problems[0].message
+    assert unsure.problems[0].code == "ambiguous" and "card zone" in str(unsure.problems[0].message)
     moved = reconcile(before, Observation.of(play(before, "red-2/5", "N")), MONSTER_PHASE)
-    assert not moved.accepted and "monster phase" in moved.problems[0].message
+    assert not moved.accepted and "monster phase" in str(moved.problems[0].message)
 
 
 def test_unexplained_says_which_squares_and_rules():
@@ -284,11 +284,11 @@ def test_unexplained_says_which_squares_and_rules():
     stones = {parse_square("j6"): "stone", parse_square("m7"): "stone"}
     result = reconcile(before, Observation.of(replace(before, stones=stones)), "blue")
     message = result.problems[0].message
-    assert "l7" in message and "m7" in message and "P7" in message and "blue" in message
+    assert "l7" in str(message) and "m7" in str(message) and "P7" in str(message) and "blue" in str(message)
     unflipped = reconcile(before, Observation.of(apply_moves(before, "red-2/5", "N")), "red")
-    assert "P1" in unflipped.problems[0].message and "k6" in unflipped.problems[0].message
+    assert "P1" in str(unflipped.problems[0].message) and "k6" in str(unflipped.problems[0].message)
     wrong = reconcile(before, Observation.of(play(before, "red-2/5", "N")), "blue")
-    assert "red 2/5" in wrong.problems[0].message and "G3" in wrong.problems[0].message
+    assert "red 2/5" in str(wrong.problems[0].message) and "G3" in str(wrong.problems[0].message)
 
 
 def test_a_pawn_leaving_by_the_exit_is_not_listed():
@@ -363,8 +363,8 @@ def test_pools_and_teleporters_come_from_the_game_in_the_pawn_and_monster_phases
                      MONSTER_PHASE).change == "none"
     extra = replace(after, pools=after.pools | {parse_square("c8")})
     result = reconcile(before, Observation.of(extra), "red")
-    assert not result.accepted and "c8" in result.problems[0].message and "B1" in result.problems[0].message
+    assert not result.accepted and "c8" in str(result.problems[0].message) and "B1" in str(result.problems[0].message)
     moved = replace(after, teleporters={parse_square("l9"): before.teleporters[parse_square("l9")],
                                         parse_square("n3"): before.teleporters[parse_square("c3")]})
     result = reconcile(before, Observation.of(moved), "red")
-    assert not result.accepted and "n3" in result.problems[0].message
+    assert not result.accepted and "n3" in str(result.problems[0].message)

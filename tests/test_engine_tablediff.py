@@ -9,7 +9,7 @@ from engine.tablediff import squares_to_change, table_fixes
 
 
 def _texts(target, seen, unknown=()):
-    return [f.text for f in table_fixes(target, seen, unknown)]
+    return [str(f.text) for f in table_fixes(target, seen, unknown)]
 
 
 def _game_with_pawn_on(square="k5"):
@@ -29,7 +29,7 @@ def test_pawn_eaten_goes_back_beside_the_board():
     target = copy.deepcopy(seen)
     target["pawns"]["red-3/4"]["at"] = None
     fixes = table_fixes(target, seen)
-    assert [f.text for f in fixes] == ["take red 3/4 from k5 back beside the board"]
+    assert [str(f.text) for f in fixes] == ["take red 3/4 from k5 back beside the board"]
     assert squares_to_change(fixes) == (["k5"], [])
 
 
@@ -62,7 +62,7 @@ def test_monster_moved_and_turned_is_one_instruction():
     target["monster"] = {"at": "g9", "facing": "W"}
     seen["monster"] = {"at": "g7", "facing": "E"}
     fixes = table_fixes(target, seen)
-    assert [f.text for f in fixes] == ["move the monster from g7 to g9 and turn it to face W"]
+    assert [str(f.text) for f in fixes] == ["move the monster from g7 to g9 and turn it to face W"]
     assert fixes[0].facing == "W" and squares_to_change(fixes) == (["g7"], ["g9"])
 
 

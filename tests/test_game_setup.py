@@ -27,7 +27,7 @@ def test_a1_pieces_to_place_and_empty_board():
                                    "pool-2x2": 1, "pool-1x4": 1, "teleporter": 4}
     assert not g.position.stones and not g.position.pools and not g.position.teleporters
     assert g.position.monster == parse_square("a1") and g.position.facing == E
-    assert "17 left" in g.summary()
+    assert "17 left" in str(g.summary())
 
 
 def test_a2_players_place_in_turn_and_the_next_one_starts():
@@ -46,7 +46,7 @@ def test_a2_players_place_in_turn_and_the_next_one_starts():
     assert len(g.position.stones) == 11 and len(g.position.pools) == 8 and len(g.position.teleporters) == 4
     assert g.position.teleporters[parse_square("d5")] == Teleporter(1, E)
     assert {square_name(s) for s in g.position.pools} == {"i3", "j3", "i4", "j4", "e9", "f9", "g9", "h9"}
-    assert f"{starter} starts the game" in g.note
+    assert f"{starter} starts the game" in str(g.note)
 
 
 def test_a2_pool_shapes_and_orientation():
@@ -185,3 +185,14 @@ def test_a2_piece_of_the_wrong_type_is_named_not_a_traceback(piece):
 def test_a2_pool_orientation_in_capitals_is_understood():
     g = place(advanced(), "pool-1x4", "f3", orientation="Vertical")
     assert {square_name(sq) for sq in g.position.pools} == {"f3", "f4", "f5", "f6"}
+
+
+def test_a_saved_note_keeps_its_wording_data_and_an_older_saves_english_still_loads():
+    g = advanced(first="blue").apply(full_placement()[0])
+    saved = json.loads(json.dumps(g.to_json()))
+    assert isinstance(saved["note"], dict) and Game.from_json(saved).note == g.note      # the same wording data
+    older = Game.from_json({**saved, "note": str(g.note)})                                # a save of before: English
+    assert older.note == str(g.note) and older.position == g.position
+    with pytest.raises(InvalidSetupError) as err:
+        Game.from_json({**saved, "note": {"no": "wording"}})
+    assert "note" in str(err.value)

@@ -195,7 +195,7 @@ def test_a_hand_over_the_board_on_the_referee_card_in_each_language(tmp_path):
     assert problems_in["fr"][0].startswith("quelque chose couvre le plateau sur")
     assert problems_in["de"][0].startswith("etwas verdeckt den Spielplan auf")
     assert problems_in["es"][0].startswith("algo tapa el tablero en")
-    assert view["why_not"] == f"Waiting for a clear view: {first}"
+    assert str(view["why_not"]) == f"Waiting for a clear view: {first}"
     assert localize(view["why_not"], "de").endswith(problems_in["de"][0])
     json.dumps(localize(view, "de"))   # the card travels to the referee's page as JSON, in its language
 
@@ -234,7 +234,8 @@ def test_the_setup_pages_advice_for_a_board_not_located_in_each_language():
     every = said(rep.why)
     assert every["fr"].startswith("plateau non localisé\u00a0: aucun marqueur d'angle vu")
     small = check_registration(np.zeros((20, 30), np.uint8))
-    assert small.problems == ["board not located: the frame is too small (30×20 px; at least 64 px a side)"]
+    assert [str(p) for p in small.problems] == [
+        "board not located: the frame is too small (30×20 px; at least 64 px a side)"]
     assert said(small.why)["de"] == ("Spielplan nicht gefunden: das Bild ist zu klein (30×20 px; mindestens 64 px "
                                      "je Seite)")
 

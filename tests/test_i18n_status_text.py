@@ -40,7 +40,7 @@ def test_the_camera_mode_and_a_finished_game_in_each_language(tmp_path):
     answer = reconcile_game(game, Observation.of(game.position))
     (problem,) = answer.problems
     assert problem.code == "no-change-expected"
-    assert problem.message == ("the game is in its over phase: no pawn move or tile is read from the camera now")
+    assert str(problem.message) == ("the game is in its over phase: no pawn move or tile is read from the camera now")
     assert each_language(problem.message)["es"].startswith("la partida está terminada: ")
 
 

@@ -23,7 +23,7 @@ def look_at(**camera):
 def test_a_good_placement_is_located_with_the_outline_and_four_corner_markers():
     seen = look_at()
     assert seen["located"] and seen["verdict"] == "good", seen
-    assert seen["advice"] == "The board is located: keep the phone still."
+    assert str(seen["advice"]) == "The board is located: keep the phone still."
     assert len(seen["markers"]) == 4
     outline = np.array(seen["outline"])
     assert outline.shape == (4, 2) and (outline > 0).all() and (outline < 1).all()

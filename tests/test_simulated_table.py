@@ -247,10 +247,10 @@ def test_what_the_players_do_is_said_in_every_language():
     assert len(templates) >= 6, templates          # placing, slips, moves, tiles, follow-ups, putting right
     assert players.step() == "the game is over"
     status = players.status()
-    assert status["now"] == "the game is over" and render(status["now"], "de") == "das Spiel ist zu Ende"
-    assert status["last"] == str(players.log[-1])                           # wording data, said at the edge
+    assert str(status["now"]) == "the game is over" and render(status["now"], "de") == "das Spiel ist zu Ende"
+    assert str(status["last"]) == str(players.log[-1])                           # wording data, said at the edge
     assert render(status["last"], "fr") == render(players.log[-1], "fr") != str(status["last"])
-    assert status["waiting_for"] == str(players.pending.what)               # the last pawn out, as the game ended
+    assert str(status["waiting_for"]) == str(players.pending.what)               # the last pawn out, as the game ended
     check(status["waiting_for"], str(players.pending.what))
 
 
@@ -354,7 +354,7 @@ def test_an_induced_illegal_placement_is_refused_and_put_right():
     assert "next to a corner, A2" in said and players.counts["illegal"] == 1
     assert table.differences(game.position)
     referee.look()
-    assert referee.applied == [] and "(A2)" in referee.complaint     # refused, never applied
+    assert referee.applied == [] and "(A2)" in str(referee.complaint)     # refused, never applied
     said = players.step()
     assert said.startswith("put it right after the session complained")
     assert table.differences(game.position) == [] and players.applied_errors == []

@@ -42,9 +42,9 @@ def test_the_judge_needs_no_session_and_gives_a_typed_action_and_one_json_form()
     data = view.to_json()
     assert data["change"]["action"] == {"type": "move", "pawn": "red-6/1", "moves": "I"} == data["proposal"]["action"]
     assert data["can_confirm"] and data["mode"] == "confirm" and data["stable"] and data["why_not"] == ""
-    assert data["change"]["message"] == "red 6/1 went from beside the board to p11 (I)"
+    assert str(data["change"]["message"]) == "red 6/1 went from beside the board to p11 (I)"
     said = localize(data, "en")                   # its wording data said in a screen's language: plain JSON
-    assert json.loads(json.dumps(said)) == said and said["change"]["message"] == data["change"]["message"]
+    assert json.loads(json.dumps(said)) == said and said["change"]["message"] == str(data["change"]["message"])
     assert game.position.pawn("red-6/1").place == "waiting"           # the game was only dry-run
 
 
@@ -57,7 +57,7 @@ def test_the_judge_waits_for_a_steady_view_and_lists_a_follow_up():
     stone = next(iter(setup["stones"]))
     del setup["stones"][stone]
     view = judge(game, _update(Position.from_setup(setup)), follow="setup")
-    assert view.follow["why"] == "Set up the board for the new game" and view.follow["fill"] == [stone]
+    assert str(view.follow["why"]) == "Set up the board for the new game" and view.follow["fill"] == [stone]
     assert not view.can_confirm and view.led_guide()["fill"] == [stone]
     done = judge(game, _update(game.position), follow="setup")
     assert done.follow["done"] and done.led_guide() is None

@@ -93,7 +93,7 @@ def test_the_loop_follows_up_then_applies_a_move_through_its_port_alone():
     del wrong["stones"][stone]
     camera.reading = FakeReading(True, wrong)
     assert table.kinds() == ["leds"] and table.effects[-1] == ("leds", {"empty": [], "fill": [stone]})
-    assert table.views[-1]["follow"]["why"] == "Set up the board for the new game" and table.follow == "setup"
+    assert str(table.views[-1]["follow"]["why"]) == "Set up the board for the new game" and table.follow == "setup"
 
     camera.reading = FakeReading(True, table.game.position.to_setup())   # the table set up: the follow-up done
     assert table.effects[-2:] == [("follow_done", "The table matches the game: the pawn phase begins."),

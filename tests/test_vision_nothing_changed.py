@@ -50,7 +50,7 @@ def test_a_hand_still_blocks_in_a_shadow():
     reading = read_image(handed)
     assert reading.occluded and reading.unseen.get(parse_square("p11")) == "occluded"
     answer = explain_readings(MIXED, [reading], "red", [handed])
-    assert not answer.accepted and "p11" in answer.problems[0].message and "uncover" in answer.problems[0].message
+    assert not answer.accepted and "p11" in str(answer.problems[0].message) and "uncover" in str(answer.problems[0].message)
 
 
 def test_a_piece_the_monsters_figure_hides_is_unknown_never_gone():
@@ -64,7 +64,7 @@ def test_a_piece_the_monsters_figure_hides_is_unknown_never_gone():
     assert reading.unseen.get(e9) == "hidden-square"
     answer = explain_readings(before, [reading], "blue", [image])
     assert not answer.accepted and answer.problems[0].square == e9
-    assert "uncover e9" in answer.problems[0].message and "nothing changed" in answer.problems[0].message
+    assert "uncover e9" in str(answer.problems[0].message) and "nothing changed" in str(answer.problems[0].message)
     for colour in ("black", "green", "red", "white", "yellow"):
         answer = explain_readings(before, [reading], colour, [image])
         assert answer.accepted and answer.change == "none" and answer.after == before, (colour, answer.to_json())

@@ -133,7 +133,8 @@ def test_load_image_file(tmp_path):
     cv2.imwrite(str(good), frames(1)[0])
     assert load_image_file(good)[0].shape == (120, 160, 3)
     (tmp_path / "b.png").write_bytes(b"not a png")
-    assert load_image_file(tmp_path / "b.png") == (None, f"{tmp_path / 'b.png'}: not an image file OpenCV can read")
+    image, why = load_image_file(tmp_path / "b.png")
+    assert image is None and str(why) == f"{tmp_path / 'b.png'}: not an image file OpenCV can read"
     assert str(load_image_file(tmp_path / "c.png")[1]).endswith("no such file")
 
 

@@ -71,7 +71,7 @@ def test_phone_follows_a_monster_move_made_on_the_referee_tablet(browser, live):
     phone.wait_for_timeout(300)
     phone.screenshot(path=str(OUTPUT / "phone-after.png"), full_page=True)
     assert phone.locator("#now").is_hidden()
-    assert phone.locator("#summary").inner_text() == session.state()["summary"]
+    assert phone.locator("#summary").inner_text() == str(session.state()["summary"])
 
     plan = session.game.last_plan.to_json()
     monster = phone.locator("svg.board .monster")
@@ -323,7 +323,7 @@ def test_a_phone_that_opens_the_page_as_wifi_drops_still_gets_the_board(browser,
     page.wait_for_selector("svg.board .monster", timeout=10000)
     page.wait_for_selector(".link.live")
     assert len(tries) == 2
-    assert page.locator("#summary").inner_text() == session.state()["summary"]
+    assert page.locator("#summary").inner_text() == str(session.state()["summary"])
     page.context.close()
 
 
@@ -357,7 +357,7 @@ def test_a_locked_phone_shows_the_monster_move_when_it_is_unlocked(browser, live
     page.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
     end = session.game.last_plan.to_json()["end"]
     assert page.locator("svg.board .monster").get_attribute("data-square") == end["at"]
-    assert page.locator("#summary").inner_text() == session.state()["summary"]
+    assert page.locator("#summary").inner_text() == str(session.state()["summary"])
     page.context.close()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 
+from companion_app.i18n.text import localize
 from companion_app.table.devices.fakes import FakeCamera, FakeReading
 from companion_app.table.session.events import PHONE_CAMERA, apply_state, leds_delta, phone_camera, state_delta
 from companion_app.web.server import Server
@@ -52,7 +53,7 @@ def test_a_phone_gets_the_camera_as_a_phone_shows_it_and_only_when_that_changes(
             assert len(views) == before                   # nothing a phone shows changed: nothing sent to it
             assert all(set(v) <= PHONE_FIELDS for v in views), [sorted(v) for v in views]
             assert all(a != b for a, b in zip(views, views[1:]))    # never the same twice in a row
-            assert views[-1] == phone_camera(session.loop.view)
+            assert views[-1] == localize(phone_camera(session.loop.view), "en")
             full = of(referee, "camera")                  # the referee's view: every one, with the reading
             assert "reading" in full[-1] and "differences" in full[-1] and full[-1]["status"]["detail"]["frames"]
             assert not of(leds_page, "camera") and not of(leds_page, "state")    # the LED page: LED frames only
@@ -81,7 +82,7 @@ def test_the_state_goes_out_as_what_changed_and_builds_back_to_the_whole(tmp_pat
         try:
             until(lambda: of(phone, "state"))
             first = of(phone, "state")[0]
-            assert "delta" not in first and first == session.state()     # a new stream: the whole state
+            assert "delta" not in first and first == localize(session.state(), "en")     # a new stream: the whole state
             play_pawn_phase(session)
             session.act({"type": "draw"})
             session.undo()
@@ -99,7 +100,7 @@ def test_the_state_goes_out_as_what_changed_and_builds_back_to_the_whole(tmp_pat
                 assert "plan" not in delta or delta["plan"] != state["plan"]        # the plan only when new
                 assert "tile_names" not in delta                                    # never changes in a game
                 state = apply_state(state, delta)
-            assert state == session.state()
+            assert state == localize(session.state(), "en")
             pawn_moves = [m for m in messages[1:] if "plan" not in m and "log_new" in m]
             assert pawn_moves and all(len(m["log_new"]) == 1 for m in pawn_moves)  # one move, one line
             whole = len(json.dumps(state))
@@ -189,7 +190,7 @@ def test_the_state_carries_the_lines_of_the_monster_move_shown_not_those_of_earl
     earlier = [line for line in session.log_lines if line.get("plan") and line["seq"] != session.plan_seq]
     assert earlier                                         # the session keeps them (the journal's record) …
     assert not any(e.get("plan") for e in state["log"])    # … the state says the move shown once: plan_lines
-    assert state["plan_lines"] == session.game.last_plan.lines()
+    assert [str(x) for x in state["plan_lines"]] == session.game.last_plan.lines()
     notes = [e for e in session.log_lines[-40:] if not e.get("plan")]
     assert [e for e in state["log"] if not e.get("plan")] == notes    # the game log the pages show: the same
 
@@ -203,7 +204,7 @@ def test_the_states_plan_has_no_english_lines_of_its_own(tmp_path):
     state = session.state()
     said = json.dumps(state["plan"], default=str)
     assert '"text"' not in said and state["plan"]["steps"] and state["plan"]["path"]
-    assert state["plan_lines"] == session.game.last_plan.lines()
+    assert [str(x) for x in state["plan_lines"]] == session.game.last_plan.lines()
     whole = json.dumps(session.game.last_plan.to_json())
     assert len(said) < 0.8 * len(whole)
 

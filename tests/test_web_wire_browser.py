@@ -88,7 +88,7 @@ def test_a_phone_back_from_a_wifi_drop_mid_game_shows_what_a_phone_that_never_dr
             for shown in seen:
                 shown["leds"] = {sq: hex for sq, hex in shown["leds"].items() if sq not in moving}
             assert seen[0] == seen[1]
-            assert seen[0]["summary"] == session.state()["summary"]
+            assert seen[0]["summary"] == str(session.state()["summary"])
             sent = session.led_frame()["squares"]
             assert seen[0]["leds"] == {sq: hex for sq, hex in sent.items() if sq not in moving}
             OUTPUT.mkdir(exist_ok=True)

@@ -216,8 +216,7 @@ def open_leds(url: str | None, config: str | None = None) -> Device[Leds]:
                 # Not the note: the referee view reads the live status, which clears once it connects.
                 error = status["last_error"]     # a Said (hardware.link.plain_error) keeps its wording data
                 device.startup = Text(N_("%(error)s (the session goes on and connects by itself once it is)"),
-                                      error=error.text if isinstance(error, Said) and not error.endswith(".")
-                                      else str(error).rstrip("."))
+                                      error=error.text if isinstance(error, Said) else str(error))
         return device
     except Exception as exc:  # noqa: BLE001
         return Device("LED grid", None, why=Text(N_("LED grid not available: %(why)s"), why=str(exc)))
