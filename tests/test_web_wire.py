@@ -248,3 +248,22 @@ def test_each_shows_rule_draws_what_the_show_draws():
                 assert [int(v) for v in frame[parse_square(sq)]] == rgb, (type(show).__name__, t, sq)
             still = [square_name(sq) for sq in SQUARES if square_name(sq) not in moving]
             assert all((frame[parse_square(sq)] == first[parse_square(sq)]).all() for sq in still), type(show).__name__
+
+
+def test_the_state_plan_leaves_out_its_english_and_its_sightings_empty_fields():
+    """/api/state's plan: no English ``text`` (the screens say ``plan_lines``), and a sighting keeps only what
+    was seen (a pawn, its square and distance, or the wall that stopped the look)."""
+    from companion_app.table.session.state import without_texts
+    from engine.game import Game
+
+    game = Game.new(["red", "blue"], seed=28)
+    plan = next(iter(game.preview().values()))       # what a tombstone tile would make the monster do
+    data = plan.to_json()
+    sent = without_texts(data)
+    assert "text" in data["steps"][0] and "text" not in json.dumps(sent)
+    seen = [s for step in sent["steps"] for s in step["look"]["sightings"]]
+    full = [s for step in data["steps"] for s in step["look"]["sightings"]]
+    assert seen and all(None not in s.values() for s in seen)
+    assert [{k: v for k, v in s.items() if v is not None} for s in full] == seen     # nothing else lost
+    assert any("pawn" in s for s in seen) or any("stopped_by" in s for s in seen)
+    assert len(json.dumps(sent)) < len(json.dumps(data))

@@ -44,13 +44,16 @@ def public_state(game: Game | None, *, version: int, seq: int, game_id: int | No
     }
 
 
-def without_texts(plan_json):
-    """A plan's JSON (flure-plan/1) without its English ``text`` fields: a screen says the move in its reader's
-    language from ``plan_lines``, and the plan's shape (path, looks, events) is what it draws."""
+def without_texts(plan_json, *, sighting: bool = False):
+    """A plan's JSON (flure-plan/1) for the screens: without its English ``text`` fields (a screen says the move
+    in its reader's language from ``plan_lines``; the plan's shape — path, looks, events — is what it draws),
+    and each look's sightings without their empty fields (``pawn``, ``square``, ``distance``, ``stopped_by``
+    null: nothing seen that way, or no wall), which no screen draws and which made half the plan's bytes."""
     if isinstance(plan_json, dict):
-        return {k: without_texts(v) for k, v in plan_json.items() if not (k == "text" and isinstance(v, str))}
+        return {k: without_texts(v, sighting=k == "sightings") for k, v in plan_json.items()
+                if not (k == "text" and isinstance(v, str)) and not (sighting and v is None)}
     if isinstance(plan_json, list):
-        return [without_texts(v) for v in plan_json]
+        return [without_texts(v, sighting=sighting) for v in plan_json]
     return plan_json
 
 
