@@ -125,6 +125,8 @@ def test_a_corrupt_pieces_file_is_a_clear_error(taught, tmp_path):
     path.write_text(text[: len(text) // 2])
     with pytest.raises(PiecesError, match="pieces.json: not a pieces file from flure teach"):
         Pieces.load(path)
+    with pytest.raises(PiecesError, match=r"missing.json: no such file \(teach the camera your box first: flure teach"):
+        Pieces.load(tmp_path / "missing.json")
     data = json.loads(text)
     data["faces"][3]["polar"] = "AAAA"
     path.write_text(json.dumps(data))

@@ -44,6 +44,7 @@ from .words import (
     COUNT,
     EXPECTED_EMPTY,
     EXPECTED_PIECE,
+    NO_PIECES,
     NOT_LOCATED_STEP,
     NOT_READ_STEP,
     NOT_TURNED,
@@ -215,6 +216,8 @@ class Pieces:
     def load(cls, path) -> "Pieces":
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PiecesError(NO_PIECES(path=str(path))) from None
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise PiecesError(BAD_PIECES(path=str(path), why=str(exc))) from None
         try:

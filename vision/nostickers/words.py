@@ -14,6 +14,8 @@ NOT_LOCATED_STEP = _text(N_("step %(step)s: %(why)s"))
 EXPECTED_PIECE = _text(N_("step %(step)s: %(what)s expected on %(square)s, the square looks empty"))
 EXPECTED_EMPTY = _text(N_("step %(step)s: %(squares)s should be empty, but something lies there"))
 BAD_PIECES = _text(N_("%(path)s: not a pieces file from flure teach (%(why)s)"))
+NO_PIECES = _text(N_("%(path)s: no such file (teach the camera your box first: flure teach … -o pieces.json, or the "
+                     "Setup page's “Teaching the box without stickers”)"))
 NOT_TURNED = _text(N_("steps %(steps)s: %(count)s of %(total)s pawns do not show more black on their partly black "
                       "face than on their coloured face: were the photos taken in the layout's order, the pawns "
                       "turned over as each step says?"))
