@@ -162,6 +162,9 @@ def test_the_demo_starts_the_next_game_with_the_next_seed_once_the_winner_was_sh
             assert time.monotonic() - ended >= 1.0
             assert session.game_id != game_id and session.game.phase == "pawns"
             assert session.game.seed == SEED + n + 1 and session.game.players == ("red", "blue")
+        counted = time.monotonic() + 5          # (counted once new_game returned, in the cycle's thread)
+        while cycle.started < 2 and time.monotonic() < counted:
+            time.sleep(0.05)
         assert cycle.started == 2
     finally:
         cycle.stop()

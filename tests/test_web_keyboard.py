@@ -186,7 +186,7 @@ def test_the_phone_honours_reduced_motion(browser, live, motion):
     started = time.monotonic()
     page.wait_for_selector("svg.board[data-anim='done']", timeout=30000)
     took = time.monotonic() - started
-    lines = session.state()["plan_lines"]
+    lines = [str(line) for line in session.state()["plan_lines"]]   # (wording data: the English page says it)
     seen = page.evaluate("window.__anim")
     piece = page.evaluate("() => getComputedStyle(document.querySelector('svg.board .monster')).transitionDuration")
     page.wait_for_timeout(300)
