@@ -239,7 +239,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
                               problems=(Problem("unexplained", message, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
-                              problems=(_ambiguous(before, observation, fitting),))
+                              problems=(ambiguous(before, observation, fitting),))
     change = fitting[0]
     dest = change.destination()
     if dest is not None and dest not in observation.seen and change.pawn is not None:
@@ -255,7 +255,7 @@ def reconcile(before: Position, observation: Observation, mover: str = ANY_PAWN,
                           candidates=(change,))
 
 
-def _ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Problem:
+def ambiguous(before: Position, obs: Observation, fitting: list[Change]) -> Problem:
     """Name the candidates and the one unseen square (or the card zone) to uncover: the square whose
     look leaves the fewest candidates standing whatever it shows (the first such in board order)."""
     shown = [looks(c.after) for c in fitting]

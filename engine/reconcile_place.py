@@ -31,7 +31,7 @@ from .observation import EMPTY, Observation, SquareLook, looks
 from .placement import PIECES, TELEPORTER_PAIRS, apply_placement, check_placement, parse_placement
 from .pools import ORIENTATIONS, pool_squares
 from .position import Position
-from .reconcile import Change, Problem, Reconciliation, _ambiguous, _fits
+from .reconcile import Change, Problem, Reconciliation, _fits, ambiguous
 from .wording import N_, Colour, Text, listing
 
 POOLS = ("pool-2x2", "pool-1x4")
@@ -112,7 +112,7 @@ def reconcile_placement(before: Position, observation: Observation, placer: str 
         return Reconciliation("unexplained", before, unseen=unseen, problems=(Problem("unexplained", words, square),))
     if len(fitting) > 1:
         return Reconciliation("unexplained", before, unseen=unseen, candidates=tuple(fitting),
-                              problems=(_ambiguous(before, obs, fitting),))
+                              problems=(ambiguous(before, obs, fitting),))
     change = fitting[0]
     return Reconciliation(change.kind, before, change.after, unseen=unseen, candidates=(change,), place=change.place)
 

@@ -25,7 +25,7 @@ import numpy as np
 from engine.geometry import COLS, SQUARES, around, square_name
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
-from engine.reconcile import Problem, _ambiguous, legal_changes, refused
+from engine.reconcile import Problem, ambiguous, legal_changes, refused
 
 from ..change import explain_readings, observation_json
 from ..detect import check_frame
@@ -179,7 +179,7 @@ def explained(reader: Reader, before: Position, readings: list, mover: str = ANY
         return next(iter(answers.values()))
     if len(answers) > 1:
         fitting = [c for a in answers.values() for c in a.candidates[:1]]
-        return refused(before, _ambiguous(before, Observation({}, None, {}), fitting), unseen=result.unseen)
+        return refused(before, ambiguous(before, Observation({}, None, {}), fitting), unseen=result.unseen)
     return result
 
 
