@@ -151,18 +151,17 @@ def test_the_prior_is_the_games_position_and_who_may_change_it():
     assert (Prior.of(game).mover, Prior.of(game).only) == (MONSTER_PHASE, None)
 
 
-def test_the_session_is_the_loops_port_and_hands_the_worker_its_prior(tmp_path):
+def test_the_session_is_the_loops_port_and_gives_the_reader_its_prior(tmp_path):
     camera, leds = FakeCamera(), FakeLeds()
     s = session_with(tmp_path, camera=camera, leds=leds, mode="auto")
     assert isinstance(s, Table) and s.loop.table is s and camera.on_update == s.on_camera
     assert s.prior() is None
-    worker = CameraWorker(lambda: None, lambda frame: None, s.on_camera, prior=s.prior)
     s.new_game(["red", "blue"], "red", seed=8)
-    assert worker.prior() == Prior.of(s.game, following=True) and worker.prior().mover == "red"   # (setup)
+    assert s.prior() == Prior.of(s.game, following=True) and s.prior().mover == "red"   # (setup)
     snapshot = s.snapshot()
     assert (snapshot.game, snapshot.seq, snapshot.follow, dict(snapshot.fixes)) == (s.game, 0, "setup", {})
     show_table(camera, s)
-    assert s.follow is None and s.state()["follow"] is False and worker.prior() == Prior.of(s.game)
+    assert s.follow is None and s.state()["follow"] is False and s.prior() == Prior.of(s.game)
     camera.reading = FakeReading(True, _entered(s.game, "red-6/1"))
     assert s.seq == 1 and s.store.history(s.game_id)[-1].action["by"] == "camera"
     assert s.catch_up()[1].count("red 6/1 went from beside the board to p11") == 1   # the view it published
@@ -214,8 +213,9 @@ def test_no_port_method_calls_the_loop_back(tmp_path, monkeypatch):
 
 
 def test_the_worker_and_the_referee_at_once_never_deadlock(tmp_path):
-    """The worker's thread reads against ``prior`` and hands every update to the session while a request
-    thread plays and undoes: one lock (the session's), taken in one order, so both go on."""
+    """The worker's thread reads against the session's ``prior`` (as the no-sticker reader does) and hands
+    every update to the session while a request thread plays and undoes: one lock (the session's), taken in
+    one order, so both go on."""
     import numpy as np
 
     from companion_app.table.devices.fakes import StillFrames
@@ -223,14 +223,13 @@ def test_the_worker_and_the_referee_at_once_never_deadlock(tmp_path):
 
     s = session_with(tmp_path, leds=FakeLeds(), mode="auto")
     s.new_game(["red", "blue"], "red", seed=8)
-    worker = None
 
     def read(_frame):
-        prior = worker.prior()          # the game's position now, as a no-sticker reader would take it
+        prior = s.prior()               # the game's position now, as a no-sticker reader takes it
         return FakeReading(True, prior.position.to_setup() if prior is not None else None)
 
     worker = CameraWorker(lambda: StillFrames(np.zeros((4, 4, 3), np.uint8)), read, s.on_camera, fps=50,
-                          stable_frames=2, prior=s.prior)
+                          stable_frames=2)
     worker.start()
     failed: list[BaseException] = []
 

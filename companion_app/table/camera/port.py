@@ -12,7 +12,8 @@ that judgement are one step for the other threads.
 The prior for the camera worker.  A reader that needs the position before the change it reads
 (the no-sticker reader: ``vision.nostickers.read.Reader(pieces, calibration).reading(image, before,
 allowed)`` with ``allowed = allowed_faces(prior.position, prior.mover)``) is given, when the worker
-is made, a callable returning the game's ``Prior`` now (``CameraWorker(..., prior=session.prior)``).
+is made, a callable returning the game's ``Prior`` now: ``devices.open_camera(prior=table_prior(session.prior))``
+gives it to the reader (``camera.nostickers.PiecesReader``), the worker only calls ``reader.read``.
 ``TableSession.prior`` is that callable: it takes no lock (one read of the session's immutable game),
 may be called from the worker's thread at any time, and returns None while no game is running.
 """

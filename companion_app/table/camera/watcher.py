@@ -129,14 +129,12 @@ class CameraWorker:
 
     def __init__(self, open_source: Callable[[], object], read_frame: Callable[[object], object],
                  on_update: Callable[[CameraUpdate], None], *, fps: float = 4.0, stable_frames: int = 3,
-                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what=None,
-                 prior: Callable[[], object] | None = None):
+                 read_timeout: float = 3.0, backoff: tuple[float, float] = (0.5, 8.0), what=None):
         if fps <= 0:
             raise ValueError("fps must be above 0")
         self.open_source = open_source
         self.read_frame = read_frame
         self.on_update = on_update
-        self.prior = prior
         self.fps = fps
         self.read_timeout = read_timeout
         self.backoff = backoff
