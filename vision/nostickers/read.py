@@ -77,7 +77,10 @@ class Reader:
         seen, unseen, doubts, read = {}, {}, {}, {}
         self.doubts.append(doubts)
         self.read.append(read)
-        fixed = {sq for sq, look in prior.items() if look.pool} | around(before.monster)   # (the monster's shadow)
+        # the game's board tiles (pools, stone tiles, teleporters: a row of tiles placed side by side in the
+        # advanced setup, A2, is no hand) and the monster with its shadow
+        fixed = {sq for sq, look in prior.items() if look.pool or look.stone or look.teleporter is not None} \
+            | around(before.monster)
         hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed)
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)

@@ -1,0 +1,150 @@
+"""The advanced setup (A1, A2) and the first moves read without stickers, end to end (issue 27).
+
+A real session (SQLite journal, engine, camera loop in auto mode) whose real camera worker films the
+simulated table drawn without stickers (``SimulatedRig(stickers=False)``), taught first from the table's
+own camera, and reads every frame against the game's prior (``open_camera(prior=table_prior(...))``, as
+``flure play --pieces`` wires it).  The test's hands put the pieces down on the physical table; the
+session learns of them only through the camera.
+
+What the camera without stickers cannot tell is asked, never guessed: a pool or a teleporter tile put
+down (its look is much like the board's, a teleporter's arrow is not read) waits for the referee,
+who enters it; the camera then checks the table follows.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from companion_app.table.actors import By
+from companion_app.table.camera.nostickers import table_prior
+from companion_app.table.devices.devices import open_camera
+from companion_app.table.session.session import TableSession
+from companion_app.table.session.store import Store
+from companion_app.table.simulated.demo import SimulatedRig
+from engine.geometry import around, parse_square, square_name
+from engine.placement import parse_placement
+from engine.reconcile_place import legal_placements
+from web_helpers import each_language
+
+SEED = 4
+STONE_TILES = ("stone", "crystal", "pivot-right", "pivot-about")
+
+
+@pytest.fixture
+def table(tmp_path):
+    """(session, rig): an advanced game, the box taught without stickers, the camera reading it."""
+    session = TableSession(Store(tmp_path / "s.sqlite3"))
+    session.new_game(["red", "blue"], seed=SEED, setup="advanced")
+    session.loop.mode = "auto"
+    rig = SimulatedRig(session, seed=SEED, stickers=False, look_seed=SEED)
+    session.simulated = rig
+    pieces = rig.teach()
+    session.camera = open_camera("simulated", None, None, 2, on_update=session.on_camera, fps=10,
+                                 open_frames=rig.open_source, pieces=pieces, prior=table_prior(session.prior))
+    assert session.camera.obj is not None, session.camera.why
+    try:
+        _wait(lambda: session.follow is None, "the set-up table seen")
+        yield session, rig
+    finally:
+        session.close()
+
+
+def _wait(test, what: str, timeout: float = 20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = test()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _spread(game, kinds, *, also=()) -> object:
+    """A legal placement (A2) of one of ``kinds``, on a square with no piece (nor ``also``) around it: the
+    players spread the tiles (a row of tiles side by side is checked on its own below)."""
+    pos = game.position
+    taken = set(pos.stones) | set(pos.pools) | set(pos.teleporters) | {pos.monster} | set(also)
+    left = dict(game.pieces_left)
+    options = [c for c in legal_placements(pos, {k: left[k] for k in kinds if left.get(k)})
+               if not any(sq in taken for sq in around(parse_square(c.place.square)))]
+    options.sort(key=lambda c: (c.place.piece, parse_square(c.place.square)))
+    return options[len(taken) * 7 % len(options)]
+
+
+def _kind(session) -> str | None:
+    """What the camera loop makes of the table now (none, place, wait, ask, refused, ...)."""
+    return ((session.camera_view() or {}).get("change") or {}).get("kind")
+
+
+def _put(rig, game, change):
+    placement = parse_placement(change.place, game.position)
+    rig.table.put_piece(placement.piece, placement.squares, arrow=placement.arrow, pair=placement.pair)
+    return placement
+
+
+def test_the_advanced_setup_and_the_first_moves_are_read_without_stickers(table):
+    session, rig = table
+    # -- a wrong placement: two pieces at once (A2) is refused in plain words, never applied ---------------
+    game = session.game
+    first = _spread(game, ("crystal",))
+    second = _spread(game, ("pivot-right",), also=[parse_square(first.place.square)])
+    rig.table.arrange(game.apply(first.place).apply(second.place).position)      # both put down at once
+    view = _wait(lambda: _kind(session) == "refused" and session.camera_view(), "the refusal")
+    said = each_language(view["why_not"])
+    assert "one piece at a time" in said["en"] and "(A2)" in said["en"], said["en"]
+    assert first.place.square in said["en"] and second.place.square in said["en"]
+    assert "une pièce à la fois" in said["fr"]
+    assert session.seq == 0 and session.game.position.stones == {}                 # never applied
+    rig.table.take_piece([second.place.square])                                   # one taken back: placed
+    _wait(lambda: session.seq == 1, "the crystal placed")
+    step = session.store.history(session.game_id)[-1]
+    assert step.action == {"type": "place", "piece": "crystal", "square": first.place.square, "by": "camera"}
+
+    # -- the stone tiles, each put down by the player to place, read by the camera and applied ----------------
+    read_by_camera = 1
+    while any(n for kind, n in session.game.pieces_left if kind in STONE_TILES):
+        game, seq = session.game, session.seq
+        change = _spread(game, STONE_TILES)
+        _put(rig, game, change)
+        _wait(lambda: session.seq == seq + 1,
+              f"{change.place.piece} on {change.place.square} read ({session.camera_view()['why_not']})")
+        step = session.store.history(session.game_id)[-1]
+        assert step.action == {"type": "place", "piece": change.place.piece, "square": change.place.square,
+                               "by": "camera"}
+        assert session.game.position == game.apply(change.place).position
+        read_by_camera += 1
+    assert read_by_camera == 11
+
+    # -- a pool or a teleporter: the camera without stickers asks, never guesses; the referee enters it ------
+    asked = 0
+    while session.game.phase == "placement":
+        game, seq = session.game, session.seq
+        change = _spread(game, ("pool-2x2", "pool-1x4", "teleporter"))
+        placement = _put(rig, game, change)
+        if asked < 2 and (change.place.piece == "teleporter") == bool(asked):     # one pool, then one teleporter
+            view = _wait(lambda: _kind(session) in ("ask", "refused") and session.camera_view(),
+                         f"the camera's answer to {change.place.piece} on {change.place.square}")
+            assert view["change"]["kind"] == "ask" and session.seq == seq, view["why_not"]
+            assert any(square_name(sq) in str(view["why_not"]) for sq in placement.squares), view["why_not"]
+            asked += 1
+        session.act(change.place, by=By.REFEREE)
+        _wait(lambda: session.follow is None, f"the table seen to follow {change.place.piece}")
+        assert session.seq == seq + 1
+    assert asked == 2 and session.game.phase == "pawns"
+    placed = [s.action for s in session.store.history(session.game_id)[1:]]
+    assert len(placed) == 17 and [a["by"] for a in placed].count("camera") == 11
+
+    # -- the first moves: a pawn of the player to move enters the board, read and applied ---------------------
+    for _ in range(2):
+        game, seq = session.game, session.seq
+        mover = game.to_move
+        label, target = next((label, t) for label in sorted(game.unmoved)
+                             if game.position.pawn(label).colour == mover
+                             for t in game.targets(label) if t["square"] not in (None, "out"))
+        rig.table.arrange(game.apply({"type": "move", "pawn": label, "moves": target["moves"]}).position)
+        _wait(lambda: session.seq == seq + 1, f"{label} to {target['square']} read "
+                                              f"({session.camera_view()['why_not']})")
+        step = session.store.history(session.game_id)[-1]
+        assert step.action["type"] == "move" and step.action["pawn"] == label and step.action["by"] == "camera"
+        assert session.game.position.pawn(label).square == parse_square(target["square"])
