@@ -39,9 +39,11 @@ def jpeg_of(image: np.ndarray) -> bytes:
 
 
 @contextmanager
-def phone_table(tmp_path, *, https: bool = True, fps: float = 4.0, **phone_options):
+def phone_table(tmp_path, *, https: bool = True, fps: float = 4.0, pieces=None, **phone_options):
     """A game in confirm mode whose camera worker reads a PhoneFrames, served by the real servers;
-    yields (session, phone, http server, https server or None)."""
+    yields (session, phone, http server, https server or None).  With ``pieces`` (a taught
+    ``vision.nostickers.Pieces``) the frames are read without stickers against the game, as
+    ``flure play --camera phone --pieces`` wires it."""
     from companion_app.table.devices.devices import open_camera
     from companion_app.table.session.session import TableSession
     from companion_app.table.session.store import Store
@@ -55,8 +57,12 @@ def phone_table(tmp_path, *, https: bool = True, fps: float = 4.0, **phone_optio
     session = TableSession(Store(tmp_path / "session.sqlite3"))
     session.new_game(["red", "blue"], "red", seed=3)
     phone = PhoneFrames(**phone_options)
+    prior = None
+    if pieces is not None:
+        from companion_app.table.camera.nostickers import table_prior
+        prior = table_prior(session.prior)
     session.camera = open_camera("phone", None, None, 2, on_update=session.on_camera, fps=fps,
-                                 open_frames=phone)
+                                 open_frames=phone, pieces=pieces, prior=prior)
     app, _ = make_app(tmp_path, session)
     secure = None
     try:

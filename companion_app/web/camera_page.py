@@ -44,9 +44,16 @@ def attach(app, phone, https_url: str | None = None, ca_cert=None) -> None:
 
 
 def _reader_parts(app):
-    """(scheme, lens calibration) the running camera reads with (the Setup page's choice)."""
-    scheme, calibration, _config = app.extensions["flure_setup"]._reader()
-    return scheme, calibration
+    """(scheme, lens calibration, taught board) the running camera reads with: the Setup page's choice, or
+    without stickers (``--pieces``) no scheme and the board picture the pieces were taught with."""
+    from ..table.camera.nostickers import PiecesReader
+
+    setup = app.extensions["flure_setup"]
+    reader = getattr(setup.session.camera.obj, "reader", None)
+    if isinstance(reader, PiecesReader):
+        return None, reader.calibration, reader.pieces.board if reader.pieces is not None else None
+    scheme, calibration, _config = setup._reader()
+    return scheme, calibration, None
 
 
 def _phone():
