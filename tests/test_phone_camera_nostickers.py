@@ -79,9 +79,11 @@ def test_a_phone_without_stickers_reads_the_table_and_a_move_is_applied(tmp_path
             table.arrange(game.apply({"type": "move", "pawn": label, "moves": target["moves"]}).position)
             wait_for(lambda: session.seq == 1, 60, f"{label} to {target['square']} read through the phone")
             status, state = _get(server.url, "/api/camera/phone")     # what the camera page shows meanwhile
+            setup_status, setup_look = _get(server.url, "/api/setup/look")   # the Setup page's look: no 500
         assert all(a[0] in (200, 429) for a in answers), [a for a in answers if a[0] not in (200, 429)]
         step = session.store.history(session.game_id)[-1]
         assert step.action["type"] == "move" and step.action["pawn"] == label and step.action["by"] == "camera"
+        assert setup_status == 200 and setup_look["picture"], setup_look
         look = state["look"]                 # the board found by its picture, outlined over the live picture
         assert status == 200 and look["located"] and look["verdict"] == "good" and look["markers"] == [], look
         assert all(0 <= x <= 1 and 0 <= y <= 1 for x, y in look["outline"]), look["outline"]

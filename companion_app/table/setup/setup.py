@@ -91,16 +91,17 @@ class SetupTool:
         return frame if frame is not None else last_frame(obj)
 
     def _reader(self):
-        """(scheme, lens calibration, reader thresholds) the running camera reads with."""
+        """(scheme, lens calibration, reader thresholds) the running camera reads with (a camera reading
+        without stickers has no scheme of its own: the configured one, with its lens calibration)."""
         from vision.config import DEFAULT_CONFIG
         from vision.scheme import load_scheme
 
         reader = getattr(self.session.camera.obj, "reader", None)
-        if reader is not None:
+        if reader is not None and reader.scheme is not None:
             return reader.scheme, reader.calibration, reader.config
         cfg = self.config.camera
         scheme = load_scheme(None if cfg.marker_scheme is None else str(cfg.marker_scheme))
-        return scheme, None, DEFAULT_CONFIG
+        return scheme, getattr(reader, "calibration", None), DEFAULT_CONFIG
 
     def look(self, max_age: float = LOOK_MAX_AGE_S) -> tuple[dict, bytes | None]:
         """(what the camera shows now: verdict, numbers, sticker check; the overlay JPEG)."""
