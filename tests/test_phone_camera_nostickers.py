@@ -35,10 +35,10 @@ def taught():
                         look_seed=LOOK).teach()
 
 
-def _get(url: str, path: str) -> tuple[int, dict]:
+def _get(url: str, path: str, auth: dict = AUTH) -> tuple[int, dict]:
     u = urlsplit(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-    conn.request("GET", path, headers=AUTH)
+    conn.request("GET", path, headers=auth)
     r = conn.getresponse()
     answer = r.status, json.loads(r.read() or b"{}")
     conn.close()
@@ -120,3 +120,36 @@ def test_flure_play_with_a_phone_and_no_usable_pieces_file_says_so_in_one_line(t
     assert status == 2
     one_plain_line(capsys, *words)
     assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.slow
+def test_flure_play_with_a_phone_and_a_pieces_file_reads_the_phones_frames_without_stickers(tmp_path, taught):
+    """The real ``flure play --camera phone --pieces FILE`` process: it says where the pieces come from, and
+    a frame posted as the camera page posts it is read without stickers (the board found by its picture)."""
+    import re
+    import signal
+
+    from play_process import start_play, stop_play
+    from engine.game import Game
+    from vision.twin.table import PhysicalTable, SimulatedCamera
+
+    pin = "2468"
+    path = tmp_path / "pieces.json"
+    taught.save(path)
+    proc, out = start_play("--camera", "phone", "--pieces", str(path), "--port", "0", "--https-port", "0",
+                           "--pin", pin, "--db", str(tmp_path / "s.sqlite3"), "--no-leds", "--new")
+    try:
+        url = re.sub(r"//[^/:]+:", "//127.0.0.1:", re.search(r"Players: open (http://\S+/) on your phones",
+                                                             out).group(1))
+        frame = jpeg_of(SimulatedCamera(PhysicalTable(Game.new(["red", "blue"], seed=SEED).position, seed=SEED),
+                                        seed=SEED, stickers=False, look_seed=LOOK).read())
+        status, body, _ = post_frame(url, frame, headers={"Authorization": f"Bearer {pin}"})
+        assert status == 200 and body["look"]["located"] and body["look"]["markers"] == [], body
+        auth = {"Authorization": f"Bearer {pin}"}
+        status, devices = _get(url, "/api/status", auth)
+        assert status == 200 and str(path) in json.dumps(devices["camera"], ensure_ascii=False), devices["camera"]
+        detail = wait_for(lambda: (lambda d: d if d.get("frames", 0) >= 1 else None)(
+            _get(url, "/api/status", auth)[1]["camera"]["detail"]), 30, "the phone's frame read")
+        assert detail["state"] == "watching", detail
+    finally:
+        stop_play(proc, signal.SIGINT)
