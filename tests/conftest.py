@@ -36,6 +36,8 @@ SLOW_TESTS = frozenset({
     "test_web_journal.py::test_a_draw_retried_after_a_kill_9_plays_once",
     "test_web_journal.py::test_flure_play_on_a_damaged_journal_starts_and_says_so",
     "test_web_journal.py::test_a_game_row_without_live_steps_starts_without_a_game_instead_of_crashing",
+    "test_phone_camera_nostickers.py::test_flure_play_with_a_phone_and_a_pieces_file_reads_the_phones_frames_"
+    "without_stickers",
 })
 
 

@@ -122,7 +122,6 @@ def test_flure_play_with_a_phone_and_no_usable_pieces_file_says_so_in_one_line(t
     assert not (tmp_path / "s.db").exists()
 
 
-@pytest.mark.slow
 def test_flure_play_with_a_phone_and_a_pieces_file_reads_the_phones_frames_without_stickers(tmp_path, taught):
     """The real ``flure play --camera phone --pieces FILE`` process: it says where the pieces come from, and
     a frame posted as the camera page posts it is read without stickers (the board found by its picture)."""
