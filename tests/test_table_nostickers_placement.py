@@ -130,6 +130,9 @@ def test_the_advanced_setup_and_the_first_moves_are_read_without_stickers(table)
                          f"the camera's answer to {change.place.piece} on {change.place.square}")
             assert view["change"]["kind"] == "ask" and session.seq == seq, view["why_not"]
             assert any(square_name(sq) in str(view["why_not"]) for sq in placement.squares), view["why_not"]
+            said = each_language(view["why_not"])
+            assert "enter it on the referee view" in said["en"], said["en"]         # what to do: uncovering
+            assert len(set(said.values())) == 4                                     # settles nothing here
             asked += 1
         session.act(change.place, by=By.REFEREE)
         _wait(lambda: session.follow is None, f"the table seen to follow {change.place.piece}")

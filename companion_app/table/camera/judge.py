@@ -193,6 +193,8 @@ def judge(game, update, *, fixes: Mapping = MappingProxyType({}), follow: str | 
         elif verdict.kind == "refused":
             view = replace(view, placement={**view.placement,
                                             "follow": _placement_fixes(game, expected, seen, unknown)})
+        else:
+            verdict = _untold_placement(verdict, update)
     else:
         verdict = explain_observation(game, fixed_observation(update.observation, fixes), update.frames)
         if verdict.kind == "none":
@@ -208,6 +210,26 @@ def judge(game, update, *, fixes: Mapping = MappingProxyType({}), follow: str | 
     if verdict.action is None:
         return _cannot(view, verdict.message)
     return view
+
+
+def _untold_placement(verdict: Verdict, update) -> Verdict:
+    """An advanced setup's question, read without stickers, about a square a piece no taught face matches
+    covers (``unknown-piece``: a teleporter, a face the light hides) or one read as under a hand (a pool
+    tile over several squares differs from the board as much as an arm): when nothing covers it, uncovering
+    settles nothing, so the question also says the referee enters the piece (A2)."""
+    from vision.nostickers.read import UNKNOWN_PIECE
+
+    from .nostickers import PiecesReading
+
+    readings = (update.frames or ((),))[0]
+    if verdict.kind != "ask" or verdict.uncover is None or update.observation is None \
+            or not any(isinstance(r, PiecesReading) for r in readings) \
+            or update.observation.why.get(parse_square(verdict.uncover)) not in (UNKNOWN_PIECE, "occluded"):
+        return verdict
+    return replace(verdict, message=Text(N_("%(why)s; if nothing covers %(square)s, the camera cannot tell the "
+                                            "piece put down there: enter it on the referee view (choose the "
+                                            "piece, then tap its square)"), why=verdict.message,
+                                         square=verdict.uncover))
 
 
 def _cannot(view: CameraView, why) -> CameraView:
