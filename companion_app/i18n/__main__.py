@@ -78,11 +78,26 @@ def run(command: str) -> None:
                          *(["--no-fuzzy-matching"] if action == "update" else [])])
     elif command == "compile":
         for domain in DOMAINS:
-            # quiet: no per-catalog lines (English's "0 of 82 messages translated" reads like a failure);
-            # an error still shows
-            cli.run(["pybabel", "--quiet", "compile", "-D", domain, "-d", str(TRANSLATIONS)])
+            for lang in LANGUAGES:
+                compile_atomically(cli, po_path(lang, domain), lang)
     else:
         raise SystemExit(__doc__)
+
+
+def compile_atomically(cli: CommandLineInterface, po: Path, lang: str) -> None:
+    """The .mo beside its .po, written whole or not at all: compiled into a temporary file that then
+    replaces it, so a server (or a test) reading the catalogs meanwhile never reads half a file.  Quiet:
+    no per-catalog lines (English's "0 of 82 messages translated" reads like a failure); an error still
+    shows."""
+    mo = po.with_suffix(".mo")
+    with tempfile.NamedTemporaryFile(dir=mo.parent, prefix=f".{mo.stem}-", suffix=".mo", delete=False) as tmp:
+        part = Path(tmp.name)
+    try:
+        cli.run(["pybabel", "--quiet", "compile", "-i", str(po), "-o", str(part), "-l", lang])
+        part.chmod(0o644)
+        part.replace(mo)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
