@@ -78,13 +78,17 @@ def test_the_camera_page_over_https_feeds_the_session(fake_camera_browser, tmp_p
         stranger = fake_camera_browser.new_context(ignore_https_errors=True).new_page()
         stranger.goto(secure.url + "camera")
         stranger.wait_for_selector("#login:not(.hidden)")
-        sent = phone.status()["frames"]
+        sent, refused = phone.status()["frames"], phone.status()["refused"]
         answer = stranger.evaluate("""async () => {
             const r = await fetch('/api/camera/phone/frame', {method: 'POST', body: new Uint8Array([255, 216, 255, 0]),
                                    headers: {'Content-Type': 'image/jpeg'}});
             return {status: r.status, body: await r.json()}; }""")
         assert answer["status"] == 401 and "referee" in answer["body"]["error"], answer
-        assert phone.status()["frames"] >= sent and phone.status()["refused"] == 0
+        # the stranger's frame never reached the phone's source (which would refuse it as unreadable); the
+        # phone's own page may meanwhile have had one refused as too frequent on a loaded machine
+        assert phone.status()["frames"] >= sent
+        assert phone.status()["refused"] == refused or getattr(phone.last_refusal, "template", None) != \
+            "the frame is not a picture that can be read", phone.last_refusal
 
         # the phone's Wi-Fi drops: the page says so and reconnects by itself when it is back
         context.set_offline(True)
