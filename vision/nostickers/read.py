@@ -29,8 +29,8 @@ from engine.reconcile import Problem, ambiguous, legal_changes, refused
 
 from ..change import explain_readings, observation_json
 from ..detect import check_frame
-from ..problems import board_not_located
-from ..reading import not_located
+from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
+from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
 from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
@@ -116,7 +116,7 @@ class Reader:
                         self.twins.setdefault(sq, set()).update(twins)
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
-        return observation_json(Observation(seen, tile, unseen))
+        return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
 
     def _faint_doubt(self, frame, sq: int, faint: set[str], doubts: dict) -> None:
         """A bare square partly differing from its taught look, where a stone face much like the board
@@ -135,6 +135,13 @@ class Reader:
                           L.polar_at(L.smooth(self.ref_lab), (cx, cy), canvas))
         if min(near.values()) <= MAX_DISTANCE and min(near.values()) < FAINT_RATIO * bare:
             doubts[sq] = near
+
+
+def card_zone_said(data: dict, hidden: bool) -> dict:
+    """The reading with its card-zone problem said as for a camera without stickers: the zone out of view
+    (``hidden``), or something there that is none of the taught tombstone tiles — never a sticker."""
+    said = problem(CARD_ZONE_HIDDEN if hidden else CARD_ZONE_NOT_KNOWN)
+    return {**data, "problems": [said if p.get("code") == "card-zone-unclear" else p for p in data["problems"]]}
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):
