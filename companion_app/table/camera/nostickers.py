@@ -130,6 +130,8 @@ class PiecesReader:
         if not prior.tile:
             data = without_card_zone(data)
         alike = {sq: faces for sq, nearest in doubts.items() if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
+        alike.update((sq, faces) for sq, key in read.items()
+                     if len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
         return as_reading(with_fixed_tiles(data, prior.before), doubts, read, alike)
 
 
@@ -186,8 +188,15 @@ def of_one_kind(nearest: dict[str, float], allowed) -> frozenset[str]:
     rival = min((nearest[k] for k in mine if not same_kind(k, best)), default=float("inf"))
     if kind > MAX_DISTANCE or stranger < STRANGER_RATIO * kind or kind > RATIO * rival:
         return frozenset()
-    faces = frozenset(k for k in mine if same_kind(k, best))
+    faces = kind_allowed(best, mine)
     return faces if len(faces) > 1 else frozenset()
+
+
+def kind_allowed(key: str, allowed) -> frozenset[str]:
+    """The faces of ``allowed`` of the same kind as ``key`` (``teach.same_kind``: a pawn's colour and side)."""
+    from vision.nostickers.teach import same_kind
+
+    return frozenset(k for k in allowed if same_kind(k, key))
 
 
 MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (``told_by_the_game``)
@@ -196,9 +205,10 @@ MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (
 def told_by_the_game(game, observation, readings, result):
     """A refused answer of the pawn phase tried again with the pawns the frames could not tell by their
     number (``PiecesReading.alike``: every stable frame saw a pawn of one kind there, the same faces
-    allowed): each choice of those pawns is tried as seen there, and when exactly one legal change fits
+    allowed; whether its small number was read or not, as ``flure vision explain --pieces`` does not trust
+    it): each choice of those pawns is tried as seen there, and when exactly one legal change fits
     (``checked_by_frames`` too) it is the answer — which pawn of that kind lies there, the game tells
-    (NOSTICKERS.md, as ``flure vision explain --pieces``); when none or several fit, the refusal stands."""
+    (NOSTICKERS.md); when none or several fit, the refusal stands."""
     import itertools
 
     from engine.reconcile import reconcile_game
@@ -208,10 +218,13 @@ def told_by_the_game(game, observation, readings, result):
     mine = [r for r in readings or () if isinstance(r, PiecesReading)]
     if result.accepted or game is None or game.phase != "pawns" or not mine:
         return result
-    squares = {}
-    for sq, why in observation.why.items():
+    squares, before = {}, looks(game.position)
+    for sq in sorted({sq for r in mine for sq in r.alike}):
         faces = [r.alike.get(sq, frozenset()) for r in mine]
-        if why == UNKNOWN_PIECE and faces[0] and all(f == faces[0] for f in faces):
+        look = observation.seen.get(sq)
+        unread = look is None and observation.why.get(sq) == UNKNOWN_PIECE
+        changed = look is not None and look.pawn is not None and look != before.get(sq)   # (else read where it was)
+        if (unread or changed) and faces[0] and all(f == faces[0] for f in faces):
             squares[sq] = sorted(faces[0])
     order = sorted(squares)
     if not order or math.prod(len(squares[sq]) for sq in order) > MAX_TOLD:
