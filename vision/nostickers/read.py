@@ -84,7 +84,7 @@ class Reader:
             cover = frame.cover.get(sq)
             if cover is None:
                 unseen[sq] = "out-of-view"
-            elif sq in hand:
+            elif sq in hand and not self._face_under(frame, sq, allowed):
                 unseen[sq] = "occluded"
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
@@ -117,6 +117,17 @@ class Reader:
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
+
+    def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
+        """Whether a square ``occluded`` takes for part of a hand clearly shows a face a legal change allows
+        there (``Pieces.match``): pawns standing close together, with their shadows, make one difference
+        as large as a hand's, and no hand looks like a taught face.  (The square is then read as any other.)"""
+        if frame.cover.get(sq, 0.0) < L.PIECE_COVER or not allowed.get(sq):
+            return False
+        canvas = self.pieces.board.canvas
+        centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+        return centre is not None and self.pieces.match(
+            lambda dx, dy: L.polar_at(frame.blurred, (centre[0] + dx, centre[1] + dy), canvas), allowed[sq]) is not None
 
     def _faint_doubt(self, frame, sq: int, faint: set[str], doubts: dict) -> None:
         """A bare square partly differing from its taught look, where a stone face much like the board
