@@ -561,3 +561,5 @@ def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_throug
     assert len([a for a in actions if a["type"] in ("tile", "draw")]) == int(last["monster"])
     # the teaching was shown: each step of the layout said in the game log the web app served
     assert any("Teaching the camera, step 1 of" in str(line) for line in watcher.logs), watcher.logs[:5]
+    # what the command printed is plain for a player: no traceback, no RuntimeWarning of the reader
+    assert not [line for line in watcher.lines if "Traceback" in line or "Warning" in line or "ERROR" in line], out
