@@ -344,7 +344,7 @@ def test_a_tile_the_camera_cannot_tell_is_said_without_stickers():
     hidden = card_zone_said(data, hidden=True)["problems"]
     assert [p["code"] for p in unclear] == ["card-zone-unclear"] and [p["code"] for p in hidden] == ["card-zone-hidden"]
     words = render(unclear[0]["message"], "en")
-    assert "sticker" not in words and "flat" in words and "MONSTER" in words
+    assert "sticker" not in words and "flat" in words and "monster button" in words
     assert "sticker" in render(data["problems"][0]["message"], "en")          # (the sticker reader's own sentence)
     assert "sticker" not in render(unclear[0]["message"], "fr")
 
