@@ -349,6 +349,28 @@ def test_a_tile_the_camera_cannot_tell_is_said_without_stickers():
     assert "sticker" not in render(unclear[0]["message"], "fr")
 
 
+def test_pawns_standing_close_together_are_read_not_taken_for_a_hand(taught):
+    """Six pawns on neighbouring squares make, with their shadows, one difference as large as a hand's: each square
+    that clearly shows a taught face a change allows there is read (``Reader._face_under``), not ``occluded``."""
+    from companion_app.table.camera.nostickers import FacePrior
+    from engine.geometry import parse_square
+
+    game = Game.new(["red", "blue"], seed=28)
+    table = PhysicalTable(game.position, seed=7)
+    squares = ["m7", "m8", "m9", "n7", "n8", "n9"]
+    for pawn, square in zip(game.position.pawns, squares):
+        table.move_pawn(pawn.label, square)
+    position = table.position()
+    shown = {sq: look for sq, look in looks(position).items() if face_key(look) is not None}
+    prior = FacePrior(position, {sq: {face_key(look)} for sq, look in shown.items()})
+    for seed in (0, 1):
+        reading = PiecesReader(taught, lambda: prior).read(
+            SimulatedCamera(table, seed=seed, stickers=False, look_seed=LOOK, **SIZE).read())
+        assert not [sq for sq in map(parse_square, squares) if reading.unseen.get(sq) == "occluded"], reading.unseen
+        pawns = {p["at"] for p in reading.setup["pawns"].values()}
+        assert len(pawns & set(squares)) >= 5, (pawns, reading.unseen)
+
+
 def test_a_sample_past_the_pictures_edge_is_the_same_every_time():
     """``looks.polar_at`` about a point near the picture's edge: the samples past it are 0, not whatever the memory
     held (reads that changed from frame to frame, and RuntimeWarnings from overflows)."""
@@ -519,19 +541,27 @@ def test_doctor_checks_the_pieces_file_and_locates_the_board_by_its_picture(tmp_
 
 # -- the whole demo game without stickers ---------------------------------------------------------------
 
+# The games played at once, each its own box (the look follows the seed).  One keeps the test's time (128 s here
+# under load); (28, 4) played at once passed too but took 184 s, over CI's budget for this test.
+DEMO_SEEDS = (28,)
+
+
 @pytest.mark.slow
 def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_through_the_camera(tmp_path):
     """``flure play --demo --no-stickers --until-end`` as a user runs it (test_simulated_demo's process and
-    configuration): the table teaches itself, then every action of the game comes through the camera — 0
-    referee actions (issue 27's target), but for a tombstone tile the teaching did not show, for which the
-    players press MONSTER (TABLE.md), counted apart."""
-    from companion_app.table.session.store import Store
+    configuration), for each of ``DEMO_SEEDS`` at once: the table teaches itself, then every action of the game
+    comes through the camera — 0 referee actions (issue 27's target), but for a tombstone tile the teaching did not show, for
+    which the players press MONSTER (TABLE.md), counted apart."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from tests.test_simulated_demo import Watcher, run_demo
-    from vision.teaching_layout import load_layout
 
     class LogWatcher(Watcher):
         """Also keeps every line of the game log the web app served."""
-        logs: list[str] = []
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.logs: list[str] = []
 
         def poll(self):
             while self.proc.poll() is None:
@@ -543,12 +573,28 @@ def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_throug
                 self.logs.extend(json.dumps(line, ensure_ascii=False) for line in state.get("log") or [])
                 time.sleep(0.2)
 
-    proc, watcher, last = run_demo(tmp_path, "--no-stickers", "--https-port", "0", timeout=1500, watch=LogWatcher)
-    out = "\n".join(watcher.lines[-15:])
+    def play(seed):
+        folder = tmp_path / f"seed-{seed}"
+        folder.mkdir()
+        return folder, run_demo(folder, "--no-stickers", "--seed", str(seed), "--https-port", "0", timeout=1500,
+                                watch=LogWatcher)
+
+    with ThreadPoolExecutor(len(DEMO_SEEDS)) as pool:
+        games = list(pool.map(play, DEMO_SEEDS))
+    for seed, (folder, (_proc, watcher, last)) in zip(DEMO_SEEDS, games):
+        _check_demo_game(seed, folder, watcher, last)
+
+
+def _check_demo_game(seed: int, folder, watcher, last) -> None:
+    """One demo game's journal and output against issue 27's target."""
+    from companion_app.table.session.store import Store
+    from vision.teaching_layout import load_layout
+
+    out = f"seed {seed}:\n" + "\n".join(watcher.lines[-15:])
     assert int(last["moves"]) > 0 and int(last["monster"]) > 0
-    steps = Store(tmp_path / "demo.sqlite3").history(Store(tmp_path / "demo.sqlite3").last_game())
+    steps = Store(folder / "demo.sqlite3").history(Store(folder / "demo.sqlite3").last_game())
     final = Game.from_json(steps[-1].state)
-    assert final.phase == "over" and last["text"] == str(final.summary()).rstrip(".")
+    assert final.phase == "over" and final.seed == seed and last["text"] == str(final.summary()).rstrip(".")
     actions = [s.action for s in steps[1:]]
     # every action came through the camera, without a sticker; the line's referee actions are the others
     taught = {step.tile for step in load_layout().steps if step.tile is not None}
