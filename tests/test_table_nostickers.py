@@ -61,7 +61,7 @@ def test_the_prior_is_the_movers_legal_moves_in_the_pawn_phase_and_no_move_in_th
     moved = {}
     while game.to_move not in moved:
         label, target = next((t, a) for t in game.unmoved if game.position.pawn(t).colour == game.to_move
-                             for a in game.targets(t) if a["square"] not in (None, "out"))
+                             for a in sorted(game.targets(t), key=lambda a: a["square"] in (None, "out")))
         moved[game.to_move] = label
         game = game.apply(Move(label, target["moves"]))
     mover, label = game.to_move, moved[game.to_move]
@@ -208,6 +208,215 @@ def test_an_accepted_move_is_refused_when_a_square_no_face_was_read_on_clearly_s
     assert refused.problems[0].square == unread
 
 
+def test_an_answer_leaving_a_pawn_on_a_square_a_frame_read_as_it_passes_and_one_clearly_showing_another_is_refused():
+    """``checked_by_frames`` with the faces each frame read (``PiecesReading.read``): an unread square that another
+    stable frame read as what the answer leaves there passes (a hand went over it in one frame); one no frame read,
+    clearly nearer another colour's face, refuses the answer."""
+    from companion_app.table.camera.judge import reconcile_observation
+    from companion_app.table.camera.nostickers import PiecesReading
+    from engine.geometry import SQUARES, parse_square
+    from engine.observation import EMPTY, Observation
+
+    game = Game.new(["red", "blue"], seed=28)
+    label = next(t for t in game.unmoved if game.position.pawn(t).colour == game.to_move)
+    target = next(t for t in game.targets(label) if t["square"] not in (None, "out"))
+    dest = parse_square(target["square"])
+    after = looks(game.apply(Move(label, target["moves"])).position)
+    face = face_key(after[dest])
+    seen = {sq: after.get(sq, EMPTY) for sq in SQUARES if sq != game.position.monster}
+    other = "blue" if game.to_move == "red" else "red"
+    doubt = {dest: {f"pawn:{other}:6/1:white": 4.0, face: 12.0}}
+
+    def answer(first, second):
+        return reconcile_observation(game, Observation(seen, None, {}), ([first, second], None, None))
+
+    plain = PiecesReading(True, setup={})
+    assert answer(plain, plain).accepted
+    one_read_it = answer(PiecesReading(True, setup={}, doubts=doubt), PiecesReading(True, setup={}, read={dest: face}))
+    assert one_read_it.accepted and one_read_it.change == "move"
+    refused = answer(PiecesReading(True, setup={}, doubts=doubt), plain)
+    assert not refused.accepted and refused.problems[0].code == "unexplained" and refused.problems[0].square == dest
+
+
+def _alike_case(game, want: int):
+    """(game, move target, its pawn's face, the faces of its kind a legal change allows there) of the first pawn move
+    of ``game``'s player to move, and then on, where ``want`` of those faces give a legal change with the square
+    seen as that face."""
+    from engine.geometry import SQUARES, parse_square
+    from engine.observation import EMPTY, Observation
+    from engine.reconcile import reconcile_game
+    from vision.nostickers.teach import key_look, same_kind
+
+    for _ in range(30):
+        allowed = allowed_now(Prior.of(game)).allowed
+        for label in [t for t in game.unmoved if game.position.pawn(t).colour == game.to_move]:
+            for target in game.targets(label):
+                if target["square"] in (None, "out"):
+                    continue
+                dest = parse_square(target["square"])
+                after = looks(game.apply(Move(label, target["moves"])).position)
+                face = face_key(after[dest])
+                kind = {k for k in allowed.get(dest, ()) if same_kind(k, face)}
+                seen = {sq: after.get(sq, EMPTY) for sq in SQUARES if sq != game.position.monster}
+                fits = [k for k in kind if reconcile_game(game, Observation({**seen, dest: key_look(k)})).accepted]
+                if len(kind) > 1 and len(fits) == want and face in fits:
+                    return game, dest, face, kind, seen
+        label, target = next((t, a) for t in game.unmoved if game.position.pawn(t).colour == game.to_move
+                             for a in sorted(game.targets(t), key=lambda a: a["square"] in (None, "out")))
+        game = game.apply(Move(label, target["moves"]))
+        while game.phase == "monster":
+            game = game.apply({"type": "draw"})
+    raise AssertionError(f"no move with {want} fitting pawns of one kind")
+
+
+@pytest.mark.parametrize("fitting", [1, 2])
+def test_a_pawn_whose_number_the_frames_cannot_tell_is_told_by_the_game_when_only_one_fits(fitting):
+    """The frames see a pawn of one colour and side on the square but not its small number (``alike``): each
+    allowed face of that kind is tried; when exactly one gives a legal change the move is taken (the game tells
+    which pawn, NOSTICKERS.md), when two do it stays refused (a guess is never made)."""
+    from companion_app.table.camera.judge import reconcile_observation
+    from companion_app.table.camera.nostickers import PiecesReading, of_one_kind
+    from engine.observation import Observation
+    from vision.nostickers.teach import key_look
+
+    game, dest, face, kind, seen = _alike_case(Game.new(["red", "blue"], seed=28), fitting)
+    near = {k: 4.0 + 0.1 * i for i, k in enumerate(sorted(kind))}
+    assert of_one_kind({**near, "stone:crystal": 30.0}, kind | {"stone:crystal"}) == kind
+    assert of_one_kind({**near, "stone:crystal": 4.5}, kind | {"stone:crystal"}) == frozenset()   # another kind near
+    unread = {sq: look for sq, look in seen.items() if sq != dest}
+    observation = Observation(unread, None, {dest: "unknown-piece"})
+    reading = PiecesReading(True, setup={}, doubts={dest: near}, alike={dest: kind})
+    plain = reconcile_observation(game, observation, ([PiecesReading(True, setup={})] * 2, None, None))
+    told = reconcile_observation(game, observation, ([reading, reading], None, None))
+    assert not plain.accepted
+    if fitting == 1:
+        assert told.accepted and told.change == "move" and face_key(looks(told.after)[dest]) == face
+        # read, but as another pawn of its kind (its small number misread): the game tells too
+        wrong = next(k for k in sorted(kind) if k != face)
+        misread = Observation({**unread, dest: key_look(wrong)}, None, {})
+        reading = PiecesReading(True, setup={}, read={dest: wrong}, alike={dest: kind})
+        assert not reconcile_observation(game, misread, ([PiecesReading(True, setup={})] * 2, None, None)).accepted
+        told = reconcile_observation(game, misread, ([reading, reading], None, None))
+        assert told.accepted and face_key(looks(told.after)[dest]) == face
+    else:
+        assert not told.accepted
+    other = PiecesReading(True, setup={}, doubts={dest: near}, alike={dest: frozenset(sorted(kind)[:1])})
+    assert not reconcile_observation(game, observation, ([reading, other], None, None)).accepted   # frames disagree
+
+
+def test_every_tile_of_the_deck_is_read_in_the_card_zone_also_those_that_differ_by_their_number_only():
+    """Tiles 5 and 8 differ by their number only: alike as a whole, they are told by their middle, sampled finer
+    (``Face.detail``); a box whose two such tiles look most alike (look 28) reads every tile of the deck, wherever
+    on the zone it lies, and an untaught middle leaves the tile unknown rather than guessed."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+    from engine.deck import TILES
+    from vision.nostickers.read import Reader
+    from vision.nostickers.teach import Pieces
+
+    game = Game.new(["red", "blue"], seed=28)
+    pieces = SimulatedRig(SimpleNamespace(game=game), seed=28, stickers=False, look_seed=28, size=(1280, 720)).teach()
+    reader = Reader(pieces)
+    blind = Reader(Pieces(pieces.board, pieces.faces, tiles=[replace(f, detail=None) for f in pieces.tiles]))
+    unknown = 0
+    for n, tile in enumerate(sorted(set(TILES))):
+        table = PhysicalTable(game.position, seed=28)
+        table.lay_tile(tile)
+        frame = SimulatedCamera(table, seed=28 + n, stickers=False, look_seed=28, **SIZE).read()   # (where it lies)
+        assert reader.reading(frame, game.position, {})["tile"] == tile
+        read = blind.reading(frame, game.position, {})
+        assert read["tile"] in (tile, None)
+        unknown += read["tile"] is None
+    assert unknown >= 1            # without the middles, at least one tile is not told (5 or 8 here)
+
+
+def test_a_tile_the_camera_cannot_tell_is_said_without_stickers():
+    """The card-zone problem of the reader without stickers names no sticker and says what a player can do."""
+    from companion_app.i18n.text import render
+    from engine.observation import UNKNOWN, Observation
+    from vision.change import observation_json
+    from vision.nostickers.read import card_zone_said
+
+    data = observation_json(Observation({}, UNKNOWN, {}))
+    unclear = card_zone_said(data, hidden=False)["problems"]
+    hidden = card_zone_said(data, hidden=True)["problems"]
+    assert [p["code"] for p in unclear] == ["card-zone-unclear"] and [p["code"] for p in hidden] == ["card-zone-hidden"]
+    words = render(unclear[0]["message"], "en")
+    assert "sticker" not in words and "flat" in words and "monster button" in words
+    assert "sticker" in render(data["problems"][0]["message"], "en")          # (the sticker reader's own sentence)
+    assert "sticker" not in render(unclear[0]["message"], "fr")
+
+
+def test_pawns_standing_close_together_are_read_not_taken_for_a_hand(taught):
+    """Six pawns on neighbouring squares make, with their shadows, one difference as large as a hand's: each square
+    that clearly shows a taught face a change allows there is read (``Reader._face_under``), not ``occluded``."""
+    from companion_app.table.camera.nostickers import FacePrior
+    from engine.geometry import parse_square
+
+    game = Game.new(["red", "blue"], seed=28)
+    table = PhysicalTable(game.position, seed=7)
+    squares = ["m7", "m8", "m9", "n7", "n8", "n9"]
+    for pawn, square in zip(game.position.pawns, squares):
+        table.move_pawn(pawn.label, square)
+    position = table.position()
+    shown = {sq: look for sq, look in looks(position).items() if face_key(look) is not None}
+    prior = FacePrior(position, {sq: {face_key(look)} for sq, look in shown.items()})
+    for seed in (0, 1):
+        reading = PiecesReader(taught, lambda: prior).read(
+            SimulatedCamera(table, seed=seed, stickers=False, look_seed=LOOK, **SIZE).read())
+        assert not [sq for sq in map(parse_square, squares) if reading.unseen.get(sq) == "occluded"], reading.unseen
+        pawns = {p["at"] for p in reading.setup["pawns"].values()}
+        assert len(pawns & set(squares)) >= 5, (pawns, reading.unseen)
+
+
+def test_a_sample_past_the_pictures_edge_is_the_same_every_time():
+    """``looks.polar_at`` about a point near the picture's edge: the samples past it are 0, not whatever the memory
+    held (reads that changed from frame to frame, and RuntimeWarnings from overflows)."""
+    from vision.nostickers import looks as L
+    from vision.nostickers.board import Canvas
+
+    picture = np.full((60, 60, 3), 50.0, np.float32)
+    canvas = Canvas(0.0, 0.0, 60, 60)
+    first = L.polar_at(picture, (58.0, 30.0), canvas)
+    garbage = np.full((L.ANGLES, L.RINGS, 3), 1e30, np.float32)
+    del garbage
+    again = L.polar_at(picture, (58.0, 30.0), canvas)
+    assert np.array_equal(first, again) and np.isfinite(first).all() and first.max() <= 50.0
+    with np.errstate(all="raise"):
+        L.Bank([first]).distances(again)
+
+
+def test_players_put_a_pawn_down_again_on_the_square_the_session_asks_to_see():
+    """Told "uncover o9" for the square their pawn was put on, the players set it down there again (a new put-down
+    the camera may read), twice, before taking the move back; then no pawn goes to that square at this step."""
+    from companion_app.table.simulated.simulated import ANY, PATIENCE, PUT_AGAIN, SimulatedPlayers, Watch
+    from engine.geometry import square_name
+
+    game = Game.new(["red", "blue"], seed=9)
+    table = PhysicalTable(game.position, seed=9)
+    asked = {"square": None}
+    players = SimulatedPlayers(table, lambda: Watch(game, 0, uncover=asked["square"]), seed=9, speed=100,
+                               hand_frames=0)
+    players.step()
+    label, square = players.pending.choice
+    asked["square"] = square
+    lyings = [table.view()]
+    for _ in range(PUT_AGAIN):
+        steps = 1
+        while "down again" not in str(said := players.step()):
+            steps += 1
+        assert steps == PATIENCE and square in str(said)
+        assert square_name(table.pawn_square(label)) == square and table.view() != lyings[-1]
+        lyings.append(table.view())
+    while players.pending is not None:
+        said = players.step()
+    assert "took back" in str(said) and (ANY, square) in players.avoid
+    players.step()
+    assert players.pending.choice[1] != square
+
+
 def test_players_press_monster_for_a_tile_the_camera_does_not_read_and_the_game_draws_that_tile():
     """Without stickers a tombstone tile the camera cannot tell is put right by the MONSTER button (TABLE.md),
     pressed by the players once they have waited as long as for a move; the game draws the tile they laid."""
@@ -332,16 +541,27 @@ def test_doctor_checks_the_pieces_file_and_locates_the_board_by_its_picture(tmp_
 
 # -- the whole demo game without stickers ---------------------------------------------------------------
 
+# The games played at once, each its own box (the look follows the seed).  One keeps the test's time (128 s here
+# under load); (28, 4) played at once passed too but took 184 s, over CI's budget for this test.
+DEMO_SEEDS = (28,)
+
+
 @pytest.mark.slow
 def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_through_the_camera(tmp_path):
     """``flure play --demo --no-stickers --until-end`` as a user runs it (test_simulated_demo's process and
-    configuration): the table teaches itself, then every action of the game comes through the camera."""
-    from companion_app.table.session.store import Store
+    configuration), for each of ``DEMO_SEEDS`` at once: the table teaches itself, then every action of the game
+    comes through the camera — 0 referee actions (issue 27's target), but for a tombstone tile the teaching did not show, for
+    which the players press MONSTER (TABLE.md), counted apart."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from tests.test_simulated_demo import Watcher, run_demo
 
     class LogWatcher(Watcher):
         """Also keeps every line of the game log the web app served."""
-        logs: list[str] = []
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.logs: list[str] = []
 
         def poll(self):
             while self.proc.poll() is None:
@@ -353,19 +573,39 @@ def test_the_demo_without_stickers_teaches_itself_then_plays_a_whole_game_throug
                 self.logs.extend(json.dumps(line, ensure_ascii=False) for line in state.get("log") or [])
                 time.sleep(0.2)
 
-    proc, watcher, last = run_demo(tmp_path, "--no-stickers", "--https-port", "0", timeout=1500, watch=LogWatcher)
-    out = "\n".join(watcher.lines[-15:])
+    def play(seed):
+        folder = tmp_path / f"seed-{seed}"
+        folder.mkdir()
+        return folder, run_demo(folder, "--no-stickers", "--seed", str(seed), "--https-port", "0", timeout=1500,
+                                watch=LogWatcher)
+
+    with ThreadPoolExecutor(len(DEMO_SEEDS)) as pool:
+        games = list(pool.map(play, DEMO_SEEDS))
+    for seed, (folder, (_proc, watcher, last)) in zip(DEMO_SEEDS, games):
+        _check_demo_game(seed, folder, watcher, last)
+
+
+def _check_demo_game(seed: int, folder, watcher, last) -> None:
+    """One demo game's journal and output against issue 27's target."""
+    from companion_app.table.session.store import Store
+    from vision.teaching_layout import load_layout
+
+    out = f"seed {seed}:\n" + "\n".join(watcher.lines[-15:])
     assert int(last["moves"]) > 0 and int(last["monster"]) > 0
-    steps = Store(tmp_path / "demo.sqlite3").history(Store(tmp_path / "demo.sqlite3").last_game())
+    steps = Store(folder / "demo.sqlite3").history(Store(folder / "demo.sqlite3").last_game())
     final = Game.from_json(steps[-1].state)
-    assert final.phase == "over" and last["text"] == str(final.summary()).rstrip(".")
+    assert final.phase == "over" and final.seed == seed and last["text"] == str(final.summary()).rstrip(".")
     actions = [s.action for s in steps[1:]]
-    # every action came through the camera, without a sticker — but for a tombstone tile the camera did not
-    # read, for which the players pressed the MONSTER button (TABLE.md), and a second move at one step the
-    # camera did not take, which the referee entered: the line's referee actions
-    pressed = [a for a in actions if not a["by"].startswith("camera")]
-    assert all((a["type"], a["by"]) in (("draw", "button"), ("move", "referee")) for a in pressed), pressed
+    # every action came through the camera, without a sticker; the line's referee actions are the others
+    taught = {step.tile for step in load_layout().steps if step.tile is not None}
+    pressed = [(s.action, Game.from_json(s.state).last_tile) for s in steps[1:] if not s.action["by"].startswith("camera")]
+    untaught = [a for a, tile in pressed if (a["type"], a["by"]) == ("draw", "button") and tile not in taught]
     assert int(last["referee"]) == len(pressed), out
+    assert [a for a, _tile in pressed if a not in untaught] == [], (pressed, out)      # 0 referee actions
+    monster_tiles = [Game.from_json(s.state).last_tile for s in steps[1:] if s.action["type"] in ("tile", "draw")]
+    assert len(untaught) == len([t for t in monster_tiles if t not in taught])     # apart: tiles never taught
     assert len([a for a in actions if a["type"] in ("tile", "draw")]) == int(last["monster"])
     # the teaching was shown: each step of the layout said in the game log the web app served
     assert any("Teaching the camera, step 1 of" in str(line) for line in watcher.logs), watcher.logs[:5]
+    # what the command printed is plain for a player: no traceback, no RuntimeWarning of the reader
+    assert not [line for line in watcher.lines if "Traceback" in line or "Warning" in line or "ERROR" in line], out

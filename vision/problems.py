@@ -81,6 +81,11 @@ OCCLUDED = _say("occluded", N_("something covers the board over %(count)s square
 CARD_ZONE_UNCLEAR = _say("card-zone-unclear", N_(
     "something lies in the card zone but no tombstone tile sticker was read there (a hand, or a tile with a "
     "hidden sticker?)"))
+# (the reader without stickers, NOSTICKERS.md: it recognises a tile by its taught picture)
+CARD_ZONE_NOT_KNOWN = _say("card-zone-unclear", N_(
+    "something lies in the card zone but it is none of the tombstone tiles the camera was taught (a hand, or a "
+    "tile not lying flat and whole in the zone?): lay the drawn tile flat in the middle of the card zone, or "
+    "press the monster button"))
 HIDDEN_SQUARE = _say("hidden-square", N_("%(square)s is hidden behind a piece from this camera angle, so what "
                                          "stands there cannot be read (a camera more overhead avoids this)"))
 UNREAD_LONE = _say("unread-square", N_("%(square)s does not look empty but no sticker was read there (a piece with "

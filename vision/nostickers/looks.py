@@ -169,33 +169,45 @@ def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
 def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas,
              radius_mm: float = RADIUS_MM) -> np.ndarray:
     """(ANGLES, RINGS, 3) Lab samples of a disc of ``radius_mm`` about ``centre`` (canonical pixels) of a
-    picture already smoothed (``smooth``).  Turning the piece shifts them along the angles."""
+    picture already smoothed (``smooth``).  Turning the piece shifts them along the angles.  Samples
+    past the picture's edge are 0 (``WARP_FILL_OUTLIERS``: without it OpenCV leaves them as whatever
+    the memory held — a read that changed from frame to frame, and overflows in ``Bank``)."""
     return cv2.warpPolar(blurred_lab, (RINGS, ANGLES), centre, radius_mm * canvas.scale,
-                         cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR).astype(np.float32)
+                         cv2.INTER_LINEAR | cv2.WARP_POLAR_LINEAR | cv2.WARP_FILL_OUTLIERS).astype(np.float32)
 
 
 TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 62 mm)
 TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
+DETAIL_RADIUS_MM = 9.0      # polar sampling radius of a tile's middle (its number or picture), finer
+DETAIL_SHIFT_MM = 1.5       # how far the middle's sample is moved about the tile's centre (a 3 × 3 grid)
+_DETAIL_GRID = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+_DETAIL_GRID.sort(key=lambda d: d != (0, 0))     # the centre first
 
 
 def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas,
-                least: float = TILE_COVER) -> tuple[float, np.ndarray | None]:
-    """(cover, polar sample) of the card zone: the share that differs from the empty zone, and the
-    polar sample about the biggest difference's centre (None: less than ``least`` differs, too little
-    to be a tile; teaching, which knows a tile lies there, asks less)."""
+                least: float = TILE_COVER) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+    """(cover, polar sample, detail samples) of the card zone: the share that differs from the empty zone,
+    the polar sample about the biggest difference's centre (None: less than ``least`` differs, too little
+    to be a tile; teaching, which knows a tile lies there, asks less), and finer samples of the tile's
+    middle (``DETAIL_RADIUS_MM``: two tiles that differ by their number only, 5 and 8, look alike at the
+    whole tile's scale) about that centre and moved by ``DETAIL_SHIFT_MM`` (the centre first)."""
     diff = difference(zone_lab, ref_zone_lab)
     mask = (diff > DIFF).astype(np.uint8)
     cover = float(mask.mean())
     if cover < least:
-        return cover, None
+        return cover, None, None
     outlines, _ = cv2.findContours(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
                                    cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not outlines:
-        return cover, None
+        return cover, None, None
     m = cv2.moments(max(outlines, key=cv2.contourArea))
     if m["m00"] <= 0:
-        return cover, None
-    return cover, polar_at(smooth(zone_lab), (m["m10"] / m["m00"], m["m01"] / m["m00"]), canvas, TILE_RADIUS_MM)
+        return cover, None, None
+    blurred, (cx, cy) = smooth(zone_lab), (m["m10"] / m["m00"], m["m01"] / m["m00"])
+    step = DETAIL_SHIFT_MM * canvas.scale
+    details = np.stack([polar_at(blurred, (cx + dx * step, cy + dy * step), canvas, DETAIL_RADIUS_MM)
+                        for dx, dy in _DETAIL_GRID])
+    return cover, polar_at(blurred, (cx, cy), canvas, TILE_RADIUS_MM), details
 
 
 def global_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:

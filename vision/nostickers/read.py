@@ -29,8 +29,8 @@ from engine.reconcile import Problem, ambiguous, legal_changes, refused
 
 from ..change import explain_readings, observation_json
 from ..detect import check_frame
-from ..problems import board_not_located
-from ..reading import not_located
+from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
+from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
 from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
@@ -87,7 +87,7 @@ class Reader:
             cover = frame.cover.get(sq)
             if cover is None:
                 unseen[sq] = "out-of-view"
-            elif sq in hand:
+            elif sq in hand and not self._face_under(frame, sq, allowed):
                 unseen[sq] = "occluded"
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
@@ -119,7 +119,18 @@ class Reader:
                         self.twins.setdefault(sq, set()).update(twins)
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
-        return observation_json(Observation(seen, tile, unseen))
+        return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
+
+    def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
+        """Whether a square ``occluded`` takes for part of a hand clearly shows a face a legal change allows
+        there (``Pieces.match``): pawns standing close together, with their shadows, make one difference
+        as large as a hand's, and no hand looks like a taught face.  (The square is then read as any other.)"""
+        if frame.cover.get(sq, 0.0) < L.PIECE_COVER or not allowed.get(sq):
+            return False
+        canvas = self.pieces.board.canvas
+        centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+        return centre is not None and self.pieces.match(
+            lambda dx, dy: L.polar_at(frame.blurred, (centre[0] + dx, centre[1] + dy), canvas), allowed[sq]) is not None
 
     def _faint_doubt(self, frame, sq: int, faint: set[str], doubts: dict) -> None:
         """A bare square partly differing from its taught look, where a stone face much like the board
@@ -138,6 +149,13 @@ class Reader:
                           L.polar_at(L.smooth(self.ref_lab), (cx, cy), canvas))
         if min(near.values()) <= MAX_DISTANCE and min(near.values()) < FAINT_RATIO * bare:
             doubts[sq] = near
+
+
+def card_zone_said(data: dict, hidden: bool) -> dict:
+    """The reading with its card-zone problem said as for a camera without stickers: the zone out of view
+    (``hidden``), or something there that is none of the taught tombstone tiles — never a sticker."""
+    said = problem(CARD_ZONE_HIDDEN if hidden else CARD_ZONE_NOT_KNOWN)
+    return {**data, "problems": [said if p.get("code") == "card-zone-unclear" else p for p in data["problems"]]}
 
 
 def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, player: str | None = None):

@@ -107,6 +107,7 @@ class Face:
     noise: float
     step: int
     square: str
+    detail: np.ndarray | None = None    # a tombstone tile's middle, finer (``looks.tile_sample``); None: not taught
 
 
 @dataclass
@@ -134,13 +135,28 @@ class Pieces:
             return None
         if zone_lab is None:
             return UNKNOWN
-        cover, sample = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
+        cover, sample, details = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
         if sample is None:
             return None if cover < L.EMPTY_COVER else UNKNOWN
-        nearest: dict[str, float] = {}
-        for face, d in zip(self.tiles, self._tiles.distances(sample)):
-            nearest[face.key] = min(nearest.get(face.key, np.inf), float(d))
+        nearest = _nearest(self.tiles, self._tiles.distances(sample))
         ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+        best, dist = ranked[0]
+        rival = ranked[1][1] if len(ranked) > 1 else np.inf
+        if dist > MAX_DISTANCE:
+            return UNKNOWN
+        if dist <= RATIO * rival:
+            return best.split(":", 1)[1]
+        return self._tile_by_detail([k for k, d in ranked if d * RATIO < dist], details)
+
+    def _tile_by_detail(self, close: list[str], details):
+        """Among taught tiles that look alike as a whole (``close``, the nearest first: 5 and 8 differ by their
+        number only), the one whose middle (``Face.detail``, the number) is clearly nearest to the zone's,
+        within ``MAX_DISTANCE``; ``UNKNOWN`` when none is, or a tile was taught without its middle."""
+        faces = [f for f in self.tiles if f.key in close]
+        if details is None or any(f.detail is None for f in faces) or {f.key for f in faces} != set(close):
+            return UNKNOWN
+        near = _nearest(faces, L.Bank([f.detail for f in faces]).distances(details).min(axis=0))
+        ranked = sorted(near.items(), key=lambda kv: kv[1])
         best, dist = ranked[0]
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
         return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
@@ -199,8 +215,8 @@ class Pieces:
                            "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
                           for f in self.faces],
                 "warnings": self.warnings, "faint": self.faint,
-                "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step,
-                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
+                "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step, "polar": _b64(f.polar),
+                           **({"detail": _b64(f.detail)} if f.detail is not None else {})}
                           for f in self.tiles]}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
@@ -230,12 +246,21 @@ class Pieces:
                 key_look(f.key)
             warnings = list(data.get("warnings") or [])
             faint = [str(k) for k in data.get("faint") or []]
-            tiles = [Face(f"tile:{t['tile']}", _polar(t["polar"], f"tile {t['tile']}"), 0.0, int(t["step"]), "card zone")
+            tiles = [Face(f"tile:{t['tile']}", _polar(t["polar"], f"tile {t['tile']}"), 0.0, int(t["step"]), "card zone",
+                          _polar(t["detail"], f"tile {t['tile']}") if "detail" in t else None)
                      for t in data.get("tiles") or []]
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
         return cls(board, faces, warnings, faint, tiles)
+
+
+def _nearest(faces: list[Face], distances) -> dict[str, float]:
+    """Each face's distance (its nearest sample's), from the distances of ``faces``' samples."""
+    out: dict[str, float] = {}
+    for face, d in zip(faces, distances):
+        out[face.key] = min(out.get(face.key, np.inf), float(d))
+    return out
 
 
 def same_kind(a: str, b: str) -> bool:
@@ -246,6 +271,10 @@ def same_kind(a: str, b: str) -> bool:
         return True
     pa, pb = a.split(":"), b.split(":")
     return pa[0] == pb[0] == "pawn" and len(pa) == len(pb) == 4 and pa[1] == pb[1] and pa[3] == pb[3]
+
+
+def _b64(polar: np.ndarray) -> str:
+    return base64.b64encode(polar.astype("<f2").tobytes()).decode("ascii")
 
 
 def _polar(text: str, key: str) -> np.ndarray:
@@ -392,10 +421,10 @@ def teach(layout, images, calibration=None) -> Pieces:
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
         if step.tile is not None and frame.zone is not None:
-            _cover, sample = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
+            _cover, sample, details = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
             if sample is None:
                 raise TeachError(TILE_MISSING(step=n, tile=step.tile))
-            tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone"))
+            tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone", details[0]))
     _check_turned(faces)
     return Pieces(board, faces, alike(faces), faint=sorted(faint), tiles=tiles)
 

@@ -29,7 +29,7 @@ from engine.wording import N_, Cap, Colour, Join, PawnName, Text, join_or
 from vision.change import observation_json, settle, setup_looks
 from vision.problems import problem_words
 
-from .nostickers import checked_by_frames
+from .nostickers import checked_by_frames, told_by_the_game
 from .readings import action_for, compare, fix_setup, unseen_flip
 
 FOLLOW_WHY = {
@@ -258,7 +258,7 @@ def reconcile_observation(game, observation: Observation, frames=None) -> Reconc
     readings, images, scheme = frames
     if not result.accepted and game.phase == "pawns" and images is not None:
         result = settle(observation, result, lambda seen: reconcile_game(game, seen), readings, images, scheme)
-    return checked_by_frames(result, readings)
+    return told_by_the_game(game, observation, readings, checked_by_frames(result, readings))
 
 
 def explain_observation(game, observation: Observation, frames=None) -> Verdict:

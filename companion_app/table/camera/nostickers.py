@@ -20,12 +20,13 @@ gives it (NOSTICKERS.md "Reading a change").
 """
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.geometry import parse_square
-from engine.observation import looks
+from engine.observation import Observation, looks
 from engine.position import Position, basic_position
 from engine.wording import N_, Text
 from vision.reading import Reading
@@ -123,10 +124,15 @@ class PiecesReader:
         prior = self.prior()
         data = reader.reading(frame, prior.before, prior.allowed)
         doubts = reader.doubts.pop() if reader.doubts else {}
-        del reader.doubts[:]
+        read = reader.read.pop() if reader.read else {}
+        del reader.doubts[:], reader.read[:], reader.frames[:]      # one frame at a time: nothing piles up
+        reader.twins.clear()
         if not prior.tile:
             data = without_card_zone(data)
-        return as_reading(with_fixed_tiles(data, prior.before), doubts)
+        alike = {sq: faces for sq, nearest in doubts.items() if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
+        alike.update((sq, faces) for sq, key in read.items()
+                     if len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
+        return as_reading(with_fixed_tiles(data, prior.before), doubts, read, alike)
 
 
 def without_card_zone(data: dict) -> dict:
@@ -143,9 +149,12 @@ def without_card_zone(data: dict) -> dict:
 @dataclass
 class PiecesReading(Reading):
     """A frame read without stickers, with its ``doubts``: square → the faces nearest to what covers it,
-    where no face was read (``Reader.doubts``), for ``checked_by_frames``."""
+    where no face was read (``Reader.doubts``), and the faces it ``read`` (square → face key,
+    ``Reader.read``), for ``checked_by_frames``."""
 
     doubts: dict = field(default_factory=dict)
+    read: dict = field(default_factory=dict)
+    alike: dict = field(default_factory=dict)     # square → the allowed faces of the one kind it shows (``of_one_kind``)
 
 
 def checked_by_frames(result, readings):
@@ -155,15 +164,87 @@ def checked_by_frames(result, readings):
     lets a second change through.  Readings of another reader leave the answer as it is."""
     from vision.nostickers.read import checked
 
-    doubts = [r.doubts for r in readings if isinstance(r, PiecesReading) and r.doubts]
+    mine = [r for r in readings if isinstance(r, PiecesReading)]
+    doubts = [r.doubts for r in mine if r.doubts]
     if not result.accepted or not doubts:
         return result
-    return checked(result, _Doubts(doubts))
+    return checked(result, _Doubts(doubts, [r.read for r in mine]))
+
+
+def of_one_kind(nearest: dict[str, float], allowed) -> frozenset[str]:
+    """The faces a legal change allows on a square no face was read on, when what covers it clearly is a
+    pawn of one kind (one colour, one side: ``teach.same_kind``) and only its small number was not told
+    (``Pieces.match``'s tests but the last, on its distances ``nearest``): those of that kind it allows,
+    when more than one (else none).  Which of them lies there, the game tells (``told_by_the_game``)."""
+    from vision.nostickers.teach import MAX_DISTANCE, RATIO, STRANGER_RATIO, same_kind
+
+    ranked = sorted(nearest.items(), key=lambda kv: kv[1])
+    mine = [k for k, _d in ranked if k in allowed]
+    if not mine:
+        return frozenset()
+    best = mine[0]
+    kind = min(d for k, d in ranked if same_kind(k, best))
+    stranger = min((d for k, d in ranked if k not in allowed and not same_kind(k, best)), default=float("inf"))
+    rival = min((nearest[k] for k in mine if not same_kind(k, best)), default=float("inf"))
+    if kind > MAX_DISTANCE or stranger < STRANGER_RATIO * kind or kind > RATIO * rival:
+        return frozenset()
+    faces = kind_allowed(best, mine)
+    return faces if len(faces) > 1 else frozenset()
+
+
+def kind_allowed(key: str, allowed) -> frozenset[str]:
+    """The faces of ``allowed`` of the same kind as ``key`` (``teach.same_kind``: a pawn's colour and side)."""
+    from vision.nostickers.teach import same_kind
+
+    return frozenset(k for k in allowed if same_kind(k, key))
+
+
+MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (``told_by_the_game``)
+
+
+def told_by_the_game(game, observation, readings, result):
+    """A refused answer of the pawn phase tried again with the pawns the frames could not tell by their
+    number (``PiecesReading.alike``: every stable frame saw a pawn of one kind there, the same faces
+    allowed; whether its small number was read or not, as ``flure vision explain --pieces`` does not trust
+    it): each choice of those pawns is tried as seen there, and when exactly one legal change fits
+    (``checked_by_frames`` too) it is the answer — which pawn of that kind lies there, the game tells
+    (NOSTICKERS.md); when none or several fit, the refusal stands."""
+    import itertools
+
+    from engine.reconcile import reconcile_game
+    from vision.nostickers.read import UNKNOWN_PIECE
+    from vision.nostickers.teach import key_look
+
+    mine = [r for r in readings or () if isinstance(r, PiecesReading)]
+    if result.accepted or game is None or game.phase != "pawns" or not mine:
+        return result
+    squares, before = {}, looks(game.position)
+    for sq in sorted({sq for r in mine for sq in r.alike}):
+        faces = [r.alike.get(sq, frozenset()) for r in mine]
+        look = observation.seen.get(sq)
+        unread = look is None and observation.why.get(sq) == UNKNOWN_PIECE
+        changed = look is not None and look.pawn is not None and look != before.get(sq)   # (else read where it was)
+        if (unread or changed) and faces[0] and all(f == faces[0] for f in faces):
+            squares[sq] = sorted(faces[0])
+    order = sorted(squares)
+    if not order or math.prod(len(squares[sq]) for sq in order) > MAX_TOLD:
+        return result
+    answers = {}
+    for choice in itertools.product(*(squares[sq] for sq in order)):
+        seen = {**observation.seen, **{sq: key_look(k) for sq, k in zip(order, choice)}}
+        tried = Observation(seen, observation.tile, {sq: w for sq, w in observation.why.items() if sq not in squares})
+        answer = checked_by_frames(reconcile_game(game, tried), readings)
+        if answer.accepted:
+            answers.setdefault((answer.change, answer.after), answer)
+    return next(iter(answers.values())) if len(answers) == 1 else result
 
 
 @dataclass
 class _Doubts:
-    doubts: list     # what ``checked`` reads of a ``Reader``
+    """What ``checked`` reads of a ``Reader``: each frame's doubts, and each frame's faces read."""
+
+    doubts: list
+    read: list
 
 
 def with_fixed_tiles(data: dict, before: Position) -> dict:
@@ -182,9 +263,9 @@ def with_fixed_tiles(data: dict, before: Position) -> dict:
                               "teleporters": {**(setup.get("teleporters") or {}), **teleporters}}}
 
 
-def as_reading(data: dict, doubts=None) -> PiecesReading:
+def as_reading(data: dict, doubts=None, read=None, alike=None) -> PiecesReading:
     """The reading JSON of ``Reader.reading`` as the vision ``Reading`` the stable-frame gate takes."""
     unseen = {parse_square(name): code for name, code in (data.get("unseen") or {}).items()}
     return PiecesReading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
                          setup=data.get("setup") if data.get("located") else None, unseen=unseen,
-                         doubts=dict(doubts or {}))
+                         doubts=dict(doubts or {}), read=dict(read or {}), alike=dict(alike or {}))

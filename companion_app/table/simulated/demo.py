@@ -135,7 +135,8 @@ class SimulatedRig:
         following = getattr(session, "follow", None) is not None
         if following and view.get("follow") and not view["follow"].get("done") and view.get("stable"):
             complaint = complaint or view.get("why_not")
-        return Watch(session.game, session.seq, complaint, following)
+        uncover = view.get("uncover") if view.get("stable") else None
+        return Watch(session.game, session.seq, complaint, following, uncover)
 
     @property
     def follow_ups(self) -> int:

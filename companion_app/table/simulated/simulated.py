@@ -41,6 +41,8 @@ WANDER = 0.25         # how often a player picks any legal move instead of the o
 FRAME_WAIT_S = 3.0    # the longest a hand waits for the camera to take a frame (a camera reopening takes none)
 PATIENCE = 12         # camera frames (decisions, without a camera) a player waits before doing something
                       # about a slip nobody complained of; four times that before taking back a move not taken
+ANY = "*"             # (ANY, square) in ``avoid``: no pawn is moved to that square at this step
+PUT_AGAIN = 2         # times a player puts a pawn down again on the square the session asks to see
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Watch:
     seq: int
     complaint: object | None = None  # what the session says is wrong with the table now (a str or wording data)
     follow_up: bool = False          # the session waits for the table to follow the game
+    uncover: str | None = None       # the square the session asks to see better to take a change ("uncover o9")
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Pending:
     choice: tuple | None = None   # (pawn, square) of a move
     action: dict | None = None    # the move as an engine action (what the referee enters when it comes to that)
     waited: int = 0           # decisions since, when there is no frame count
+    again: int = 0            # times the moved pawn was put down again where the session could not see it
 
 
 @dataclass
@@ -193,6 +197,16 @@ class SimulatedPlayers:
             self.counts["monster-button"] += 1
             self.press_monster()
             return self._say(Text(N_("pressed MONSTER: the camera did not read %(what)s"), what=p.what))
+        if p.kind == "move" and waited >= PATIENCE and p.choice is not None and w.uncover == p.choice[1] \
+                and p.again < PUT_AGAIN:
+            # The session cannot see the square the pawn was put on ("uncover o9": what lies there matches no
+            # taught piece clearly): the player sets the pawn down there again, as one told so would.
+            label, square = p.choice
+            p.again += 1
+            p.frame, p.waited = (self.frames() if self.frames else 0), 0
+            self._with_hand(parse_square(square), lambda: self.table.move_pawn(label, square))
+            return self._say(Text(N_("put %(pawn)s down again on %(square)s: the camera asked to see %(square)s"),
+                                  pawn=PawnName(self.table.position().pawn(label).name), square=square))
         if p.kind == "move" and waited >= 2 * PATIENCE and self.avoid and self.referee_enters is not None \
                 and p.action is not None:
             self.pending = None        # a second move the camera does not take: the referee enters it by hand
@@ -206,6 +220,8 @@ class SimulatedPlayers:
             p.undo()
             if p.choice is not None:
                 self.avoid.add(p.choice)
+                if w.uncover == p.choice[1]:       # the camera cannot see that square: no pawn goes there now
+                    self.avoid.add((ANY, p.choice[1]))
             return self._say(Text(N_("took back %(what)s: the camera did not take it"), what=p.what))
         return _said(N_("waiting for the camera to take %(what)s"), what=p.what)
 
@@ -348,7 +364,7 @@ class SimulatedPlayers:
             for t in game.targets(label):
                 if t["square"] is None:
                     continue   # staying beside the board: the camera cannot see a flip there
-                if (label, t["square"]) not in self.avoid:
+                if (label, t["square"]) not in self.avoid and (ANY, t["square"]) not in self.avoid:
                     options.append((label, t))   # staying on its square flips it (P1): the camera sees that
         if not options:
             return None, None
