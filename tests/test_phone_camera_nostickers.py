@@ -128,8 +128,8 @@ def test_flure_play_with_a_phone_and_a_pieces_file_reads_the_phones_frames_witho
     import re
     import signal
 
-    from play_process import start_play, stop_play
     from engine.game import Game
+    from play_process import start_play, stop_play
     from vision.twin.table import PhysicalTable, SimulatedCamera
 
     pin = "2468"
