@@ -466,6 +466,33 @@ def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_re
     assert not table.differences(referee.game.position)        # the table shows what the referee entered
 
 
+
+def test_a_second_placement_the_camera_does_not_take_is_entered_by_the_referee():
+    """The advanced setup without stickers (A2): a pool or teleporter put down is never read, so as with a
+    move, the first placement not taken is taken back and the second entered by the referee — the demo's
+    setup goes on instead of stalling (it stalled once only pools and teleporters were left)."""
+    from companion_app.table.simulated.simulated import SimulatedPlayers
+    from tests.test_simulated_table import EngineReferee
+
+    game = Game.new(["red", "blue"], setup="advanced", seed=9)
+    assert game.phase == "placement"
+    table = PhysicalTable(game.position, seed=9)
+    referee = EngineReferee(game, table)        # never looked at: the camera takes nothing
+    entered = []
+
+    def enter(action):
+        entered.append(action)
+        referee.apply(action)
+    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+    for _ in range(200):
+        if entered:
+            break
+        players.step()
+    assert players.counts["placed"] == 2 and len(entered) == 1 and referee.seq == 1
+    assert referee.game.pieces_left != game.pieces_left          # the game placed the piece
+    assert any("took back" in str(line) for line in players.log) and "the referee entered" in str(players.log[-1])
+    assert not table.differences(referee.game.position)        # the table shows what the referee entered
+
 # -- flure play --pieces: files it cannot use ----------------------------------------------------------
 
 @pytest.mark.parametrize("content, words", [

@@ -111,9 +111,9 @@ class SimulatedRig:
         except FlureError as exc:      # the game moved on meanwhile: nothing to press for
             log.info("MONSTER pressed by the simulated players: %s", exc)
 
-    def referee_enters(self, action: dict) -> None:
-        """The referee enters a move the camera without stickers did not take (the table shows it): a referee
-        action of the demo line, as at a real table where the reader waits."""
+    def referee_enters(self, action) -> None:
+        """The referee enters a move or placement (an engine action) the camera without stickers did not take
+        (the table shows it): a referee action of the demo line, as at a real table where the reader waits."""
         from engine.errors import FlureError
 
         try:

@@ -25,7 +25,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from engine import deck as tiles
 from engine.game import Game
@@ -82,8 +82,8 @@ class SimulatedPlayers:
     hand_frames: int = 2
     press_monster: Callable[[], None] | None = None   # the table's MONSTER button (G7), for a tile the camera
                                                       # does not read (None: lay the tile again instead)
-    referee_enters: Callable[[dict], None] | None = None   # the referee enters a move by hand (the camera
-                                                           # did not take two at one step; None: take it back)
+    referee_enters: Callable[[Any], None] | None = None   # the referee enters a move or placement by hand (the
+                                                          # camera did not take two at one step; None: take it back)
     log: list[Said] = field(default_factory=list)
     applied_errors: list[str] = field(default_factory=list)   # an induced error the session applied (a bug)
 
@@ -207,9 +207,11 @@ class SimulatedPlayers:
             self._with_hand(parse_square(square), lambda: self.table.move_pawn(label, square))
             return self._say(Text(N_("put %(pawn)s down again on %(square)s: the camera asked to see %(square)s"),
                                   pawn=PawnName(self.table.position().pawn(label).name), square=square))
-        if p.kind == "move" and waited >= 2 * PATIENCE and self.avoid and self.referee_enters is not None \
+        if p.kind in ("move", "place") and waited >= 2 * PATIENCE and self.avoid and self.referee_enters is not None \
                 and p.action is not None:
-            self.pending = None        # a second move the camera does not take: the referee enters it by hand
+            # a second move or placement the camera does not take (without stickers a pool or teleporter put
+            # down at the advanced setup is never read): the referee enters it by hand
+            self.pending = None
             self.counts["entered"] += 1
             self.referee_enters(p.action)
             return self._say(Text(N_("the referee entered %(what)s: the camera did not take it"), what=p.what))
@@ -289,7 +291,7 @@ class SimulatedPlayers:
             placement.piece, placement.squares, arrow=placement.arrow, pair=placement.pair))
         self.counts["placed"] += 1
         what = placement.describe_words()
-        self._expect("place", w.seq, what, undo=lambda: self.table.take_piece(placement.squares),
+        self._expect("place", w.seq, what, undo=lambda: self.table.take_piece(placement.squares), action=action,
                      choice=(action.piece, action.square, action.arrow, action.pair, action.orientation))
         return self._say(_placed(game.placer, what))
 
