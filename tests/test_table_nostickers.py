@@ -444,13 +444,11 @@ def test_players_press_monster_for_a_tile_the_camera_does_not_read_and_the_game_
     assert referee.game.last_tile == laid and "pressed MONSTER" in str(players.log[-1])
 
 
-def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_referee():
-    """The first move the camera does not take is taken back and another tried; the second is entered by the
-    referee (a referee action of the demo line), never left to stall the game."""
+def _players_the_camera_never_answers(game):
+    """Simulated players at a table whose camera takes nothing: what the referee enters for them is applied."""
     from companion_app.table.simulated.simulated import SimulatedPlayers
     from tests.test_simulated_table import EngineReferee
 
-    game = Game.new(["red", "blue"], seed=9)
     table = PhysicalTable(game.position, seed=9)
     referee = EngineReferee(game, table)        # never looked at: the camera takes nothing
     entered = []
@@ -458,7 +456,14 @@ def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_re
     def enter(action):
         entered.append(action)
         referee.apply(action)
-    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+    return table, referee, entered, SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+
+
+def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_referee():
+    """The first move the camera does not take is taken back and another tried; the second is entered by the
+    referee (a referee action of the demo line), never left to stall the game."""
+    game = Game.new(["red", "blue"], seed=9)
+    table, referee, entered, players = _players_the_camera_never_answers(game)
     while referee.game.unmoved == game.unmoved and players.counts["moves"] < 3:
         players.step()
     assert players.counts["moves"] == 2 and len(entered) == 1 and referee.seq == 1
@@ -466,24 +471,13 @@ def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_re
     assert not table.differences(referee.game.position)        # the table shows what the referee entered
 
 
-
 def test_a_second_placement_the_camera_does_not_take_is_entered_by_the_referee():
     """The advanced setup without stickers (A2): a pool or teleporter put down is never read, so as with a
     move, the first placement not taken is taken back and the second entered by the referee — the demo's
     setup goes on instead of stalling (it stalled once only pools and teleporters were left)."""
-    from companion_app.table.simulated.simulated import SimulatedPlayers
-    from tests.test_simulated_table import EngineReferee
-
     game = Game.new(["red", "blue"], setup="advanced", seed=9)
     assert game.phase == "placement"
-    table = PhysicalTable(game.position, seed=9)
-    referee = EngineReferee(game, table)        # never looked at: the camera takes nothing
-    entered = []
-
-    def enter(action):
-        entered.append(action)
-        referee.apply(action)
-    players = SimulatedPlayers(table, referee.watch, seed=9, hand_frames=0, referee_enters=enter)
+    table, referee, entered, players = _players_the_camera_never_answers(game)
     for _ in range(200):
         if entered:
             break
