@@ -176,20 +176,27 @@ def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
 
 def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
               ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
-    """The centroid (canonical pixels) of the biggest silhouette (``differs``, holes filled) whose centroid lies on
-    ``sq``, or None.  (A shadow moves it a little: ``Pieces.match`` searches around it.)"""
+    """The centroid (canonical pixels) of the biggest silhouette (holes filled; where none differs clearly,
+    ``differs``'s) whose centroid lies on ``sq``, or None.  (A shadow moves it a little: ``Pieces.match``
+    searches around it.)"""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    mask = differs(diff[y0:y1, x0:x1], canvas).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    found = _silhouette(diff[y0:y1, x0:x1] > DIFF, canvas, (x1 - x0, y1 - y0))
+    if found is None:       # (a face as dark as its square: ``differs``)
+        found = _silhouette(differs(diff[y0:y1, x0:x1], canvas), canvas, (x1 - x0, y1 - y0))
+    return None if found is None else (found[0] + x0, found[1] + y0)
+
+
+def _silhouette(mask: np.ndarray, canvas: Canvas, size) -> tuple[float, float] | None:
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)        # a face's dark picture is the piece too
     n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
+    centre = np.array([size[0] / 2.0, size[1] / 2.0])
     inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]
     if not inside:
         return None
     best = max(inside, key=lambda i: stats[i, cv2.CC_STAT_AREA])
-    return float(cents[best][0] + x0), float(cents[best][1] + y0)
+    return float(cents[best][0]), float(cents[best][1])
 
 
 def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas,
