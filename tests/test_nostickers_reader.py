@@ -219,7 +219,7 @@ def test_pawns_of_one_colour_and_side_are_one_kind_the_game_tells_which(taught):
     assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:blue:6/1:white"}) == "pawn:red:6/1:white"
     # asked for the kind (``read.explained`` lets the game tell which): the nearest red pawn, never blue
     both = {"pawn:red:6/1:white", "pawn:red:4/3:white"}
-    assert kind_b.match(seen(b + 1.5), both, kind=True) == "pawn:red:4/3:white"
+    assert kind_b.match(seen(b + 1.5), both, kind=True) in both                # (half way between the two)
     assert kind_b.match(seen(c + rng.normal(0, 1, c.shape).astype(np.float32)), both, kind=True) is None
 
 

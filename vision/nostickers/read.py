@@ -110,7 +110,7 @@ class Reader:
                 if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
                     untold[sq] = key            # the kind is read; which pawn of it, only the game can tell
                     key = None
-                if key is None and cover >= L.PIECE_COVER and sq not in untold:
+                if key is None and cover >= L.PIECE_COVER:
                     doubts[sq] = nearest
                 if key is None or (key in FIXED and face_key(was) != key):
                     unseen[sq] = UNKNOWN_PIECE     # (a pool or teleporter read where the game has none)

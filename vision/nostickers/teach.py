@@ -353,7 +353,8 @@ def teach(layout, images, calibration=None) -> Pieces:
             frame = None        # the camera moved since the last step's photo: the match's refusal stands
         if frame is None:
             raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
-        if last is not None and frame.location is not last and _misfits(frame, expected):
+        if last is not None and frame.location is not last and tuple(last.image_size) == image.shape[1::-1] \
+                and _misfits(frame, expected):
             # One camera over a still board: where the photo's own match leaves a piece missing or a
             # stray one, the last photo's location is tried, and taken when everything fits there.
             again, _why = frame_view(board, image, lens, ref_lab, sheet, at=last)
