@@ -217,6 +217,48 @@ def test_pawns_of_one_colour_and_side_are_one_kind_the_game_tells_which(taught):
     assert kind_b.match(seen(c + rng.normal(0, 1, c.shape).astype(np.float32)), {"pawn:red:6/1:white"}) is None
     # a blue face allowed beside the red one, the square shows red: the red pawn, not blue
     assert kind_b.match(seen(near_b), {"pawn:red:6/1:white", "pawn:blue:6/1:white"}) == "pawn:red:6/1:white"
+    # asked for the kind (``read.explained`` lets the game tell which): the nearest red pawn, never blue
+    both = {"pawn:red:6/1:white", "pawn:red:4/3:white"}
+    assert kind_b.match(seen(b + 1.5), both, kind=True) in both                # (half way between the two)
+    assert kind_b.match(seen(c + rng.normal(0, 1, c.shape).astype(np.float32)), both, kind=True) is None
+
+
+def test_a_face_as_dark_as_its_square_covers_it_by_its_outline_and_picture():
+    """``looks.differs``: a faint difference joined to a clear one counts, so does what a piece's outline
+    encloses; a faint difference alone, or a loop as large as a whole square (the grid's lines when the
+    board is placed a pixel off), does not."""
+    from vision.nostickers import looks as L
+    from vision.nostickers.board import Canvas
+    from vision.scheme import load_scheme
+
+    import cv2
+
+    canvas = Canvas.of(load_scheme())
+    diff = np.zeros((canvas.height, canvas.width), np.float32)
+    sq_a, sq_b, sq_c, sq_d = (n * 16 + 3 for n in (2, 4, 6, 8))      # d3, d5, d7, d9: far apart
+
+    def middle(sq):
+        x0, y0, x1, y1 = L.square_box(canvas, sq, 0.0)
+        return (x0 + x1) // 2, (y0 + y1) // 2
+
+    # d3: a disc's outline (12 mm) and its number, clearly; inside, its face as dark as the square
+    cv2.circle(diff, middle(sq_a), int(11.5 * canvas.scale), 40.0, 3)
+    x, y = middle(sq_a)
+    diff[y - 6:y + 6, x - 3:x + 3] = 40.0
+    # d5: half a face clearly (its black half), the other half faintly (a colour near the square's)
+    cv2.circle(diff, middle(sq_b), int(12 * canvas.scale), 13.0, -1)
+    cv2.ellipse(diff, middle(sq_b), (int(12 * canvas.scale),) * 2, 0, 0, 180, 40.0, -1)
+    # d7: only a faint difference (the light); d9: a loop around the whole square (the grid's lines)
+    cv2.circle(diff, middle(sq_c), int(12 * canvas.scale), 13.0, -1)
+    x, y = middle(sq_d)
+    half = int(14.5 * canvas.scale)
+    cv2.rectangle(diff, (x - half, y - half), (x + half, y + half), 40.0, 2)
+    seen = np.ones(diff.shape, bool)
+    cover = L.covers(diff, canvas, seen)
+    assert cover[sq_a] > 0.95 and cover[sq_b] > 0.95, (cover[sq_a], cover[sq_b])
+    assert cover[sq_c] == 0.0 and cover[sq_d] == 0.0, (cover[sq_c], cover[sq_d])
+    x0, y0, x1, y1 = L.square_box(canvas, sq_a, 0.0)
+    assert float(np.mean(diff[y0:y1, x0:x1] > L.DIFF)) < L.PIECE_COVER     # (by brightness alone: "empty")
 
 
 def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):

@@ -10,13 +10,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import vision_outside_nostickers as ons
 import vision_outside_nostickers_changes as changes
 
 HERE = Path(__file__).resolve().parent
-BOXES = range(300, 308)          # never looked at while the reader was changed (the dev boxes: 100-107)
-PER_BOX = 5
+BOXES = (300, 301, 302, 304, 305)   # never looked at while the reader was changed (the dev boxes: 100-107)
+PER_BOX = 7                      # (four near-nominal boxes and a harder one of seven scenes: teaching a box
+                                 # costs as much as ten scenes, and CI has about a minute for this set)
 FLOOR_NEAR = 0.90                # issue 27's targets, met on these boxes (vision/README.md)
 FLOOR_ALL = 0.70
 
@@ -63,3 +65,16 @@ def test_a_stone_that_looks_like_the_board_moved_by_nobody_is_refused():
     The faint face clearly nearer than the bare square on n10 now refuses it."""
     (row,) = changes.judge_box(411, 1)
     assert row["kind"] == "illegal" and not row["accepted"] and row["problems"] == ["unexplained"], row
+
+
+@pytest.mark.parametrize("box", [503, 504])
+def test_a_dark_face_and_a_dim_tilted_room_are_taught(box):
+    """Box 503's black pawn shows its partly black face on a dark board square: its Lab difference from the
+    empty square stays under ``looks.DIFF`` over most of the square's middle, and teaching refused the photo
+    ("the square looks empty"); its outline and number enclose it (``looks.differs``).  Box 504 is
+    photographed at 25° in a dim room with a shadow: the pieces' differences from the empty board shrink
+    with the light, and only 26 of 41 were found to register the board (``board.BRIGHT_L``).  Both are
+    taught now, and their first scene read right (or an illegal one refused)."""
+    (row,) = changes.judge_box(box, 1)
+    assert row["problems"] != ["teach-refused"], row
+    assert row["right"] or (row["kind"] == "illegal" and not row["accepted"]), row

@@ -378,6 +378,8 @@ def in_view(hmat: np.ndarray, image_size: tuple[int, int], size: tuple[int, int]
 
 
 PIECE_DIFF = 24.0           # Lab distance between the two photos that makes a pixel part of a piece
+BRIGHT_L = 128.0            # the 99th percentile of a photo's Lab lightness (0-255) under which it counts as dim …
+DIMMEST = 0.5               # … and ``PIECE_DIFF`` is scaled down with it, at most this much
 MIN_PIECES = 0.7            # share of the step's pieces that must be found where the fit puts them
 
 
@@ -392,7 +394,9 @@ def register_by_pieces(empty: np.ndarray, pieces: np.ndarray, pieces_mm: np.ndar
     pieces = _aligned(pieces, empty)
     a = cv2.cvtColor(cv2.GaussianBlur(empty, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
     b = cv2.cvtColor(cv2.GaussianBlur(pieces, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
-    mask = (np.linalg.norm(a - b, axis=2) > PIECE_DIFF).astype(np.uint8)
+    # (a dim room makes every difference smaller: the threshold follows the photo's light)
+    light = float(np.clip(np.percentile(a[::4, ::4, 0], 99) / BRIGHT_L, DIMMEST, 1.0))
+    mask = (np.linalg.norm(a - b, axis=2) > PIECE_DIFF * light).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))     # a piece's picture in one blob
     n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)

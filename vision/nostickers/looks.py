@@ -3,8 +3,9 @@
 Occupancy: a square is compared with its own taught empty look (the empty board's photo on the
 canonical plane) in CIE Lab, after the frame's light is brought to the reference's (per channel,
 by the medians over the sheet: a dimmer room or a warmer lamp shifts every square alike).  The
-share of the square's middle that differs is its *cover*: little is empty, much is a piece,
-in between cannot be told.
+share of the square's middle that differs (``differs``: also where it differs less but joins a clear
+difference, or lies enclosed by one — a face as dark as its square still shows its outline and picture)
+is its *cover*: little is empty, much is a piece, in between cannot be told.
 
 A piece: the part that differs (its silhouette, which the piece's height and the camera's tilt
 shift a few millimetres) is found around the square's middle and sampled in polar form
@@ -108,15 +109,40 @@ def square_box(canvas: Canvas, sq: int, grow_mm: float) -> tuple[int, int, int, 
     return x0, y0, min(canvas.width, int(round(cx + half))), min(canvas.height, int(round(cy + half)))
 
 
+FAINT_DIFF = 11.0           # a pixel differing this much counts when it joins one that clearly differs
+HOLE_MM = 13.0              # an undiffering part enclosed by a difference at most this disc's size is the piece's
+
+
+def differs(diff: np.ndarray, canvas: Canvas) -> np.ndarray:
+    """The canonical pixels that differ from the empty board, told by more than a pixel's own difference:
+    those differing clearly (``DIFF``), those differing less (``FAINT_DIFF``) joined to them — a face
+    whose colour is near the square's —, and the parts they enclose up to a piece's size (``HOLE_MM``):
+    a face as dark as its square still shows its outline and its picture, and what they enclose is
+    the piece."""
+    weak = (diff > FAINT_DIFF).astype(np.uint8)
+    n, labels = cv2.connectedComponents(weak, connectivity=8)
+    keep = np.zeros(n, bool)
+    keep[np.unique(labels[diff > DIFF])] = True
+    keep[0] = False
+    mask = keep[labels].astype(np.uint8)
+    outlines, tree = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if tree is not None:
+        most = np.pi * (HOLE_MM * canvas.scale) ** 2
+        holes = [c for c, t in zip(outlines, tree[0]) if t[3] >= 0 and cv2.contourArea(c) <= most]
+        cv2.drawContours(mask, holes, -1, 1, thickness=cv2.FILLED)
+    return mask > 0
+
+
 def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, float]:
-    """Square → the share of its middle that differs from the empty board; squares the frame does
-    not show in full (``seen``: canonical pixels inside the frame) are left out."""
+    """Square → the share of its middle that differs from the empty board (``differs``); squares the
+    frame does not show in full (``seen``: canonical pixels inside the frame) are left out."""
     out = {}
+    mask = differs(diff, canvas)
     for sq in SQUARES:
         x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
         if not np.all(seen[y0:y1, x0:x1]):
             continue
-        out[sq] = float(np.mean(diff[y0:y1, x0:x1] > DIFF))
+        out[sq] = float(np.mean(mask[y0:y1, x0:x1]))
     return out
 
 
@@ -150,20 +176,27 @@ def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
 
 def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
               ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
-    """The centroid (canonical pixels) of the biggest silhouette (holes filled) whose centroid lies on
-    ``sq``, or None.  (A shadow moves it a little: ``Pieces.match`` searches around it.)"""
+    """The centroid (canonical pixels) of the biggest silhouette (holes filled; where none differs clearly,
+    ``differs``'s) whose centroid lies on ``sq``, or None.  (A shadow moves it a little: ``Pieces.match``
+    searches around it.)"""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    mask = (diff[y0:y1, x0:x1] > DIFF).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    found = _silhouette(diff[y0:y1, x0:x1] > DIFF, canvas, (x1 - x0, y1 - y0))
+    if found is None:       # (a face as dark as its square: ``differs``)
+        found = _silhouette(differs(diff[y0:y1, x0:x1], canvas), canvas, (x1 - x0, y1 - y0))
+    return None if found is None else (found[0] + x0, found[1] + y0)
+
+
+def _silhouette(mask: np.ndarray, canvas: Canvas, size) -> tuple[float, float] | None:
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)        # a face's dark picture is the piece too
     n, _labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    centre = np.array([(x1 - x0) / 2.0, (y1 - y0) / 2.0])
+    centre = np.array([size[0] / 2.0, size[1] / 2.0])
     inside = [i for i in range(1, n) if np.all(np.abs(cents[i] - centre) <= SQUARE_MM / 2 * canvas.scale)]
     if not inside:
         return None
     best = max(inside, key=lambda i: stats[i, cv2.CC_STAT_AREA])
-    return float(cents[best][0] + x0), float(cents[best][1] + y0)
+    return float(cents[best][0]), float(cents[best][1])
 
 
 def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canvas,

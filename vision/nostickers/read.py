@@ -33,7 +33,7 @@ from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
 from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
-from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
+from .teach import FIXED, MAX_DISTANCE, RATIO, Pieces, face_key, frame_view, key_look, same_kind
 from .words import NOT_WHAT_IT_LEAVES
 
 FAINT_RATIO = 0.75          # a faint stone face this much nearer than the bare square: it may lie there
@@ -51,8 +51,10 @@ class Reader:
         self.doubts: list[dict[int, dict[str, float]]] = []
         # … and the faces read (square → face key), frame by frame.
         self.read: list[dict[int, str]] = []
-        # Each frame's squares seen, tile and squares unseen (None: not located), and the squares read as a
-        # pawn of one kind where the legal changes allow several of that kind (square → those faces).
+        # Each frame's squares seen, tile, squares unseen and squares whose pawn's kind was read but not which
+        # of the allowed pawns of that kind it is (square → face nearest; unseen in the reading) — None: not
+        # located —, and the squares read as a pawn of one kind where the legal changes allow several of
+        # that kind (square → those faces).
         self.frames: list[tuple | None] = []
         self.twins: dict[int, set[str]] = {}
         self.ref_lab = L.lab(pieces.board.picture)
@@ -74,7 +76,7 @@ class Reader:
             return not_located(why).to_json()
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen, doubts, read = {}, {}, {}, {}
+        seen, unseen, doubts, read, untold = {}, {}, {}, {}, {}
         self.doubts.append(doubts)
         self.read.append(read)
         # the game's board tiles (pools, stone tiles, teleporters: a row of tiles placed side by side in the
@@ -106,7 +108,11 @@ class Reader:
                 nearest: dict[str, float] = {}
                 key = None if centre is None else self.pieces.match(
                     lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas),
-                    allowed.get(sq, frozenset()), nearest)
+                    allowed.get(sq, frozenset()), nearest, kind=True)
+                twins = {k for k in allowed.get(sq, ()) if key is not None and same_kind(k, key)}
+                if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
+                    untold[sq] = key            # the kind is read; which pawn of it, only the game can tell
+                    key = None
                 if key is None and cover >= L.PIECE_COVER:
                     doubts[sq] = nearest
                 if key is None or (key in FIXED and face_key(was) != key):
@@ -114,11 +120,10 @@ class Reader:
                 else:
                     seen[sq] = key_look(key)
                     read[sq] = key
-                    twins = {k for k in allowed.get(sq, ()) if same_kind(k, key)}
-                    if len(twins) > 1:
-                        self.twins.setdefault(sq, set()).update(twins)
+                if len(twins) > 1:
+                    self.twins.setdefault(sq, set()).update(twins)
         tile = self.pieces.read_tile(frame.zone)
-        self.frames.append((seen, tile, unseen))
+        self.frames.append((seen, tile, unseen, untold))
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
 
     def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
@@ -176,7 +181,8 @@ MAX_TWIN_SQUARES = 3        # squares whose pawn of one kind the game is asked t
 def explained(reader: Reader, before: Position, readings: list, mover: str = ANY_PAWN):
     """``explain_readings`` then ``checked``, with the pawns of one kind told by the game: where a square
     was read as a pawn of one colour and side and the legal changes allow several such pawns there
-    (``Reader.twins``: their small numbers are not trusted), each of them is tried in turn; the answer
+    (``Reader.twins``: their small numbers are not trusted; a square whose kind was read but not which of
+    those pawns, unseen in the reading, too), each of them is tried in turn; the answer
     is the one legal change that fits with one of them, and when two different ones fit, ambiguous
     (refused: a guess is never made)."""
     result = checked(explain_readings(before, readings, mover), reader)
@@ -187,10 +193,14 @@ def explained(reader: Reader, before: Position, readings: list, mover: str = ANY
     try:
         for choice in itertools.product(*(sorted(reader.twins[sq]) for sq in squares)):
             swap = dict(zip(squares, choice))
+            # (a square whose kind only was read takes each of its pawns in turn too)
+            put = [{} if frame is None else {sq: k for sq, k in swap.items() if sq in frame[0] or sq in frame[3]}
+                   for frame in reader.frames]
             tried = [reading if frame is None else observation_json(Observation(
-                {**frame[0], **{sq: key_look(k) for sq, k in swap.items() if sq in frame[0]}}, frame[1], frame[2]))
-                for reading, frame in zip(readings, reader.frames)]
-            reader.read = [{**r, **{sq: k for sq, k in swap.items() if sq in r}} for r in read]
+                {**frame[0], **{sq: key_look(k) for sq, k in p.items()}}, frame[1],
+                {sq: why for sq, why in frame[2].items() if sq not in p}))
+                for reading, frame, p in zip(readings, reader.frames, put)]
+            reader.read = [{**r, **p} for r, p in zip(read, [p for p, f in zip(put, reader.frames) if f is not None])]
             answer = checked(explain_readings(before, tried, mover), reader)
             if answer.accepted:
                 answers.setdefault((answer.change, answer.after, answer.tile), answer)

@@ -162,7 +162,7 @@ class Pieces:
         return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
 
     def match(self, sample, allowed: set[str] | frozenset[str] = frozenset(),
-              nearest: dict[str, float] | None = None) -> str | None:
+              nearest: dict[str, float] | None = None, kind: bool = False) -> str | None:
         """The taught face a square shows, or None when it cannot be told.
 
         ``sample(dx, dy)``: the square's polar sample (``looks.polar_at``) about its silhouette's
@@ -180,7 +180,8 @@ class Pieces:
         number) are judged as one against the others — the kind's distance is its nearest face's —
         and told apart only among themselves, when a legal change allows more than one there: which
         pawn of that kind lies there, the game tells.  ``nearest``, when given, is filled with each
-        face's distance."""
+        face's distance; ``kind`` True: the nearest allowed face of the kind read, even when the allowed
+        pawns of that kind are not told apart (``read.explained`` then asks the game which)."""
         if not self.faces:
             return None
         best_of = np.full(len(self._names), np.inf)             # each face's distance: its nearest sample's
@@ -200,13 +201,13 @@ class Pieces:
             return None
         best, own = mine[0]
         # The face's kind (a pawn's colour and side; any other face alone): what a camera tells apart.
-        kind = min(d for k, d in ranked if same_kind(k, best))
+        near = min(d for k, d in ranked if same_kind(k, best))
         stranger = next((d for k, d in ranked if k not in allowed and not same_kind(k, best)), np.inf)
-        if kind > MAX_DISTANCE or stranger < STRANGER_RATIO * kind:
+        if near > MAX_DISTANCE or stranger < STRANGER_RATIO * near:
             return None
         rival = next((d for k, d in mine[1:] if not same_kind(k, best)), np.inf)
         twin = next((d for k, d in mine[1:] if same_kind(k, best)), np.inf)
-        return best if kind <= RATIO * rival and own <= RATIO * twin else None
+        return best if near <= RATIO * rival and (kind or own <= RATIO * twin) else None
 
     def save(self, path) -> None:
         """Writes the file whole or not at all (a temporary file renamed over it)."""
@@ -315,12 +316,13 @@ class Frame:
 
 
 def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray,
-               fallback=None, fast: bool = True):
+               fallback=None, fast: bool = True, at=None):
     """(Frame, None) for a located photo, (None, why) otherwise; ``fallback``: the location taken when
     the photo's own match is refused (then (Frame, why that match was refused): the caller checks it);
-    ``fast`` False: the board matched at full size (``BoardReference.locate``; teaching)."""
+    ``fast`` False: the board matched at full size (``BoardReference.locate``; teaching); ``at``: the
+    location taken without matching (the last teaching photo's)."""
     image = lens.undistort(image)
-    location, why = board.locate(image, lens, fast)
+    location, why = (at, None) if at is not None else board.locate(image, lens, fast)
     if location is None and fallback is not None and tuple(fallback.image_size) == image.shape[1::-1]:
         location = fallback
     if location is None:
@@ -380,6 +382,13 @@ def teach(layout, images, calibration=None) -> Pieces:
             frame = None        # the camera moved since the last step's photo: the match's refusal stands
         if frame is None:
             raise TeachError(NOT_LOCATED_STEP(step=n, why=why))
+        if last is not None and frame.location is not last and tuple(last.image_size) == image.shape[1::-1] \
+                and _misfits(frame, expected):
+            # One camera over a still board: where the photo's own match leaves a piece missing or a
+            # stray one, the last photo's location is tried, and taken when everything fits there.
+            again, _why = frame_view(board, image, lens, ref_lab, sheet, at=last)
+            if again is not None and not _misfits(again, expected):
+                frame = again
         last = frame.location
         near_monster = _beside_monster(expected)
         missing, stray = [], []
@@ -472,6 +481,20 @@ def _beside_monster(expected: dict) -> set[int]:
     """The squares up to two away from the monster (which a tall figure and its shadow may hide from a
     tilted camera)."""
     return {m for sq, look in expected.items() if look.monster is not None for n in around(sq) for m in around(n)}
+
+
+def _misfits(frame: Frame, expected: dict) -> bool:
+    """Whether a step's photo shows, by its squares' cover alone, a piece missing or a stray one (as
+    ``teach`` judges them)."""
+    near = _beside_monster(expected)
+    for sq, cover in frame.cover.items():
+        key = face_key(expected.get(sq, EMPTY))
+        if key is None and sq not in expected:
+            if cover >= L.PIECE_COVER and sq not in near:
+                return True
+        elif key is not None and key not in FIXED and not key.startswith("stone:") and cover < L.PIECE_COVER:
+            return True
+    return False
 
 
 STILL_BARE = 0.8    # share of a step's bare squares that must look bare where the last step's location puts them
