@@ -33,6 +33,7 @@ from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
 from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
+from .tiles import read_placed
 from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
 from .words import NOT_WHAT_IT_LEAVES
 
@@ -55,6 +56,7 @@ class Reader:
         # pawn of one kind where the legal changes allow several of that kind (square → those faces).
         self.frames: list[tuple | None] = []
         self.twins: dict[int, set[str]] = {}
+        self.placed: dict = {}      # the last frame's pools and teleporters measured (``tiles.read_placed``)
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -117,6 +119,7 @@ class Reader:
                     twins = {k for k in allowed.get(sq, ()) if same_kind(k, key)}
                     if len(twins) > 1:
                         self.twins.setdefault(sq, set()).update(twins)
+        self.placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab)
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
