@@ -33,8 +33,8 @@ from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
 from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
-from .tiles import read_placed
 from .teach import FIXED, MAX_DISTANCE, Pieces, face_key, frame_view, key_look, same_kind
+from .tiles import read_placed
 from .words import NOT_WHAT_IT_LEAVES
 
 FAINT_RATIO = 0.75          # a faint stone face this much nearer than the bare square: it may lie there

@@ -75,8 +75,8 @@ class TileLooks:
 
 def learn_step(frame, expected: dict, canvas, ref_lab: np.ndarray, pool_pixels: list, tiles: TileLooks) -> None:
     """One teaching photo (``teach.Frame``) whose step lays ``expected`` (square → SquareLook): the pixels of its
-    pool squares whose colour differs from the empty board's (``CHROMA``) gathered in ``pool_pixels``; each teleporter square's sample
-    added to ``tiles`` (once per pair and arrow)."""
+    pool squares whose colour differs from the empty board's (``CHROMA``) gathered in ``pool_pixels``; each
+    teleporter square's sample added to ``tiles`` (once per pair and arrow)."""
     for sq, look in sorted(expected.items()):
         if look.pool and look.pawn is None and look.stone is None:
             x0, y0, x1, y1 = _box(canvas, sq)
@@ -124,8 +124,8 @@ def pool_mask(frame_lab: np.ndarray, ref_lab: np.ndarray, palette: np.ndarray, b
 
 def pool_sized(frame_lab: np.ndarray, ref_lab: np.ndarray, canvas, squares: list[int], palette) -> set[int]:
     """The ``squares`` (read as showing the pools' colours) whose pool-coloured patches each fit in one pool tile
-    (2 × 2 or 1 × 4 squares, ``POOL_FIT_MM``; either way round): a red sleeve or anything else of the pools' colours that reaches
-    farther is no pool, and its squares stay unknown."""
+    (2 × 2 or 1 × 4 squares, ``POOL_FIT_MM``; either way round): a red sleeve or anything else of the pools'
+    colours that reaches farther is no pool, and its squares stay unknown."""
     if not squares:
         return set()
     boxes = [_box(canvas, sq) for sq in squares]
