@@ -14,7 +14,8 @@ decode.  On a square the game gives a pool or a teleporter, that tile's taught l
 one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
 read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
 the game's.  The tombstone tile in the card zone is read when the teaching showed the tiles
-(``Pieces.read_tile``), else ``tile`` is null.
+(``Pieces.read_tile``), else ``tile`` is null.  A pool or a teleporter a legal placement may have put
+down (the advanced setup, A2) is read by ``tiles.read_placed``.
 """
 from __future__ import annotations
 

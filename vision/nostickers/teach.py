@@ -9,7 +9,8 @@ against it, and each square must show what the step lists: a piece where one lie
 that move in play — both faces of every pawn and the stone tiles' faces — are described
 (``looks.describe``) where they lie; nothing is written unless every step passes.
 
-The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
+The pool and teleporter tiles are sampled too (the bare look of their squares in play; for the
+advanced setup, the pools' colours and each teleporter's pair and arrow: ``tiles.learn_step``); a stone
 face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
 more black than its coloured face (photos out of order, pawns not turned over).
 

@@ -19,7 +19,6 @@ reading left it.
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass, field
 
 import cv2
@@ -54,6 +53,8 @@ class TileLooks:
     teleporters: list[tuple[int, int, np.ndarray]] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        from .teach import _b64
+
         return {"palette": None if self.palette is None else np.round(self.palette, 2).tolist(),
                 "teleporters": [{"pair": p, "arrow": DIRECTION_NAMES[a], "polar": _b64(s)}
                                 for p, a, s in self.teleporters]}
@@ -66,7 +67,9 @@ class TileLooks:
             palette = np.asarray(palette, dtype=np.float32).reshape(-1, 3)
             if not np.all(np.isfinite(palette)):
                 raise ValueError("the pools' colours are malformed")
-        teleporters = [(int(t["pair"]), DIRECTION_NAMES.index(str(t["arrow"])), _unb64(t["polar"]))
+        from .teach import _polar
+
+        teleporters = [(int(t["pair"]), DIRECTION_NAMES.index(str(t["arrow"])), _polar(t["polar"], "teleporter"))
                        for t in data.get("teleporters") or []]
         return cls(palette, teleporters)
 
@@ -243,16 +246,3 @@ def _middle(canvas, sq: int) -> tuple[float, float]:
 def _box(canvas, sq: int) -> tuple[int, int, int, int]:
     return L.square_box(canvas, sq, POOL_BOX_MM - L.MIDDLE_MM / 2)
 
-
-def _b64(polar: np.ndarray) -> str:
-    return base64.b64encode(polar.astype("<f2").tobytes()).decode("ascii")
-
-
-def _unb64(text: str) -> np.ndarray:
-    data = base64.b64decode(text, validate=True)
-    if len(data) != L.ANGLES * L.RINGS * 3 * 2:
-        raise ValueError("a teleporter's sample is malformed")
-    raw = np.frombuffer(data, dtype="<f2")
-    if not np.all(np.isfinite(raw)):
-        raise ValueError("a teleporter's sample is malformed")
-    return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
