@@ -20,7 +20,7 @@ from companion_app.table.camera.nostickers import PiecesReader, allowed_now
 from companion_app.table.camera.port import Prior
 from companion_app.table.simulated.demo import SimulatedRig
 from engine.game import Game
-from engine.geometry import parse_square
+from engine.geometry import around, parse_square
 from engine.placement import parse_placement
 from engine.reconcile import reconcile_game
 from engine.reconcile_place import legal_placements
@@ -80,8 +80,9 @@ def test_each_pool_and_teleporter_put_down_is_read_as_placed(look, arrows):
         assert result.after == game.apply(place).position
 
 
-def test_a_pool_is_read_beside_the_placed_stones_and_never_where_none_lies():
-    """After a few stone tiles, the pool put down among them is read; the bare board reads no placement."""
+def test_a_pool_is_read_beside_the_placed_stones_and_the_other_pool_and_never_where_none_lies():
+    """After a few stone tiles, the pool put down among them is read; then the other pool put down right beside
+    it (its own patch, not one with the first); the bare board reads no placement."""
     look = LOOKS[0]
     pieces = _taught(look)
     game = Game.new(["red", "blue"], seed=look, setup="advanced")
@@ -90,6 +91,13 @@ def test_a_pool_is_read_beside_the_placed_stones_and_never_where_none_lies():
     place = _placement(game, "pool-2x2")
     result, _reading = _read(pieces, game, place, look)
     assert result.accepted and result.place == place
+    game = game.apply(place)
+    left = dict(game.pieces_left)
+    beside = next(c.place for c in legal_placements(game.position, {"pool-1x4": left["pool-1x4"]})
+                  if any(sq in around(p) for sq in parse_placement(c.place, game.position).squares
+                         for p in game.position.pools))
+    result, _reading = _read(pieces, game, beside, look)
+    assert result.accepted and result.place == beside, [p.message for p in result.problems]
     result, _reading = _read(pieces, game, None, look)
     assert result.accepted and result.change == "none"
 

@@ -120,7 +120,7 @@ class Reader:
                     twins = {k for k in allowed.get(sq, ()) if same_kind(k, key)}
                     if len(twins) > 1:
                         self.twins.setdefault(sq, set()).update(twins)
-        self.placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab)
+        self.placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab, doubts)
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen))
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)

@@ -125,10 +125,12 @@ def pool_mask(frame_lab: np.ndarray, ref_lab: np.ndarray, palette: np.ndarray, b
     return near.reshape(y1 - y0, x1 - x0)
 
 
-def pool_sized(frame_lab: np.ndarray, ref_lab: np.ndarray, canvas, squares: list[int], palette) -> set[int]:
+def pool_sized(frame_lab: np.ndarray, ref_lab: np.ndarray, canvas, squares: list[int], palette,
+               placed=()) -> set[int]:
     """The ``squares`` (read as showing the pools' colours) whose pool-coloured patches each fit in one pool tile
     (2 × 2 or 1 × 4 squares, ``POOL_FIT_MM``; either way round): a red sleeve or anything else of the pools'
-    colours that reaches farther is no pool, and its squares stay unknown."""
+    colours that reaches farther is no pool, and its squares stay unknown.  The squares of the pools already
+    ``placed`` are left out (a pool put down beside one is not one patch with it)."""
     if not squares:
         return set()
     boxes = [_box(canvas, sq) for sq in squares]
@@ -136,8 +138,11 @@ def pool_sized(frame_lab: np.ndarray, ref_lab: np.ndarray, canvas, squares: list
     x0, y0 = max(0, min(b[0] for b in boxes) - grow), max(0, min(b[1] for b in boxes) - grow)
     x1 = min(canvas.width, max(b[2] for b in boxes) + grow)
     y1 = min(canvas.height, max(b[3] for b in boxes) + grow)
-    mask = cv2.morphologyEx(pool_mask(frame_lab, ref_lab, palette, (x0, y0, x1, y1)).astype(np.uint8),
-                            cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = pool_mask(frame_lab, ref_lab, palette, (x0, y0, x1, y1)).astype(np.uint8)
+    for sq in placed:
+        bx0, by0, bx1, by1 = L.square_box(canvas, sq, (L.SQUARE_MM - L.MIDDLE_MM) / 2)
+        mask[max(0, by0 - y0):max(0, by1 - y0), max(0, bx0 - x0):max(0, bx1 - x0)] = 0
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     mask = cv2.dilate(mask, np.ones((5, 5), np.uint8))      # a pool's blobs, with floor between them, are one patch
     _n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
     one, two, four = (np.array(POOL_FIT_MM) * canvas.scale).tolist()
@@ -199,11 +204,14 @@ def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple
     return Teleporter(pair, arrow), measured
 
 
-def read_placed(pieces, frame, before_looks: dict, allowed: dict, seen: dict, unseen: dict, ref_lab) -> dict:
+def read_placed(pieces, frame, before_looks: dict, allowed: dict, seen: dict, unseen: dict, ref_lab,
+                doubts: dict | None = None) -> dict:
     """Reads the pools and teleporters a legal placement may have put down (``allowed``), on the squares where
     the game has none and the per-square reading saw no piece (``unseen``: unknown or under a hand): a pool
     square or a teleporter clearly seen there becomes seen (``seen``, ``unseen`` changed in place); a square that
-    clearly shows neither keeps its reading.  Returns square → what was measured (for ``explain``)."""
+    clearly shows neither keeps its reading.  A teleporter must also be clearly nearer (``TELEPORTER_RATIO``)
+    than every other taught face the per-square reading measured there (``doubts``: a stone tile the light
+    hides is no teleporter).  Returns square → what was measured."""
     tiles = pieces.placed
     if tiles is None:
         return {}
@@ -224,14 +232,19 @@ def read_placed(pieces, frame, before_looks: dict, allowed: dict, seen: dict, un
             cx, cy = _middle(canvas, sq)
             samples = [L.polar_at(frame.blurred, (cx + dx, cy + dy), canvas) for dx, dy in [(0.0, 0.0), *SHIFTS]]
             teleporter, measured = read_teleporter(samples, tiles.teleporters)
-            out[sq] = measured
+            other = min((d for k, d in ((doubts or {}).get(sq) or {}).items() if k not in ("pool", "teleporter")),
+                        default=np.inf)
+            if teleporter is not None and measured["distance"] > TELEPORTER_RATIO * other:
+                teleporter = None
+            out[sq] = {**measured, "other_face": other}
         out.setdefault(sq, {})["pool_share"] = share
         if pool and teleporter is None:         # (a square never read as both)
             pools[sq] = True
         elif teleporter is not None and not (share is not None and share > NOT_POOL):
             seen[sq] = SquareLook(teleporter=teleporter)
             del unseen[sq]
-    for sq in pool_sized(frame.lab, ref_lab, canvas, sorted(pools), tiles.palette):
+    placed = [sq for sq, look in before_looks.items() if look.pool]
+    for sq in pool_sized(frame.lab, ref_lab, canvas, sorted(pools), tiles.palette, placed):
         seen[sq] = SquareLook(pool=True)
         del unseen[sq]
     return out
