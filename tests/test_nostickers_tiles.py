@@ -102,7 +102,7 @@ def test_a_pool_is_read_beside_the_placed_stones_and_the_other_pool_and_never_wh
     assert result.accepted and result.change == "none"
 
 
-def test_two_pairs_alike_or_an_arrow_not_seen_is_asked_never_guessed():
+def test_two_pairs_alike_an_arrow_not_seen_or_a_pair_not_taught_is_asked_never_guessed():
     look = LOOKS[0]
     pieces = _taught(look)
     game = Game.new(["red", "blue"], seed=look, setup="advanced")
@@ -114,7 +114,9 @@ def test_two_pairs_alike_or_an_arrow_not_seen_is_asked_never_guessed():
     # an arrow not seen: each tile taught as its average over every turn
     round_ = dataclasses.replace(pieces, placed=TileLooks(pieces.placed.palette, [
         (p, a, np.broadcast_to(s.mean(axis=0, keepdims=True), s.shape).copy()) for p, a, s in taught]))
-    for box in (alike, round_):
+    # one pair never taught (a layout without it): a tile of the other pair could be taken for it
+    one_pair = dataclasses.replace(pieces, placed=TileLooks(pieces.placed.palette, [t for t in taught if t[0] == 1]))
+    for box in (alike, round_, one_pair):
         for pair in (1, 2):
             place = _placement(game, "teleporter", pair=pair, arrow="E")
             result, reading = _read(box, game, place, look)

@@ -30,7 +30,7 @@ from engine.position import Teleporter
 
 from . import looks as L
 
-PALETTE = 12                # colours kept of the taught pools (k-means over their differing pixels)
+PALETTE = 12                # colours kept of the taught pools (k-means over their pixels of another colour than the board)
 POOL_NEAR = 14.0            # Lab distance within which a pixel has one of the pools' colours …
 POOL_RATIO = 0.5            # … and is this much nearer to it than to the empty square's own colour there
 CHROMA = 12.0               # a pixel whose colour (a, b) differs this much from the empty square's: not a mere shadow
@@ -179,11 +179,13 @@ def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple
     compared at each quarter turn (within ``TURN_SLACK``); the pair is the nearest's, when clearly nearer
     (``TELEPORTER_RATIO``) than any tile of the other pair and within ``MAX_DISTANCE``; its arrow, the taught
     arrow turned by that quarter, when that turn is clearly nearer than the other turns of that pair's tiles
-    (an arrow not seen: unknown)."""
+    (an arrow not seen: unknown).  Unless every pair was taught, nothing is read."""
+    from engine.placement import TELEPORTER_PAIRS
+
     from .teach import MAX_DISTANCE
 
-    if not taught:
-        return None, {}
+    if not taught or not set(TELEPORTER_PAIRS) <= {p for p, _a, _s in taught}:
+        return None, {}         # a pair never taught could be taken for the other: asked
     # (pair, arrow) → its distance: each taught tile turned by each quarter gives one arrow
     best: dict[tuple[int, int], float] = {}
     for sample in samples:
