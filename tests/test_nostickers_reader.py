@@ -227,11 +227,11 @@ def test_a_face_as_dark_as_its_square_covers_it_by_its_outline_and_picture():
     """``looks.differs``: a faint difference joined to a clear one counts, so does what a piece's outline
     encloses; a faint difference alone, or a loop as large as a whole square (the grid's lines when the
     board is placed a pixel off), does not."""
+    import cv2
+
     from vision.nostickers import looks as L
     from vision.nostickers.board import Canvas
     from vision.scheme import load_scheme
-
-    import cv2
 
     canvas = Canvas.of(load_scheme())
     diff = np.zeros((canvas.height, canvas.width), np.float32)

@@ -14,7 +14,8 @@ decode.  On a square the game gives a pool or a teleporter, that tile's taught l
 one.  A square where a stone face that looks like the board (``Pieces.faint``) may lie is never
 read bare.  The monster is not read: its square is unseen (``monster-unread``) and its heading is
 the game's.  The tombstone tile in the card zone is read when the teaching showed the tiles
-(``Pieces.read_tile``), else ``tile`` is null.
+(``Pieces.read_tile``), else ``tile`` is null.  A pool or a teleporter a legal placement may have put
+down (the advanced setup, A2) is read by ``tiles.read_placed``.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from ..reading import not_located, problem
 from . import looks as L
 from .board import Lens, _sheet_mask
 from .teach import FIXED, MAX_DISTANCE, RATIO, Pieces, face_key, frame_view, key_look, same_kind
+from .tiles import read_placed
 from .words import NOT_WHAT_IT_LEAVES
 
 FAINT_RATIO = 0.75          # a faint stone face this much nearer than the bare square: it may lie there
@@ -57,6 +59,7 @@ class Reader:
         # that kind (square → those faces).
         self.frames: list[tuple | None] = []
         self.twins: dict[int, set[str]] = {}
+        self.placed: dict = {}      # the last frame's pools and teleporters measured (``tiles.read_placed``)
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -122,6 +125,7 @@ class Reader:
                     read[sq] = key
                 if len(twins) > 1:
                     self.twins.setdefault(sq, set()).update(twins)
+        self.placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab, doubts)
         tile = self.pieces.read_tile(frame.zone)
         self.frames.append((seen, tile, unseen, untold))
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)

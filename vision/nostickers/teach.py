@@ -9,7 +9,8 @@ against it, and each square must show what the step lists: a piece where one lie
 that move in play — both faces of every pawn and the stone tiles' faces — are described
 (``looks.describe``) where they lie; nothing is written unless every step passes.
 
-The pool and teleporter tiles are sampled too (the bare look of their squares in play); a stone
+The pool and teleporter tiles are sampled too (the bare look of their squares in play; for the
+advanced setup, the pools' colours and each teleporter's pair and arrow: ``tiles.learn_step``); a stone
 face that barely differs from the board is recorded as faint.  A pawn's partly black face must show
 more black than its coloured face (photos out of order, pawns not turned over).
 
@@ -39,6 +40,7 @@ from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
 from .board import BoardReference, Canvas, Lens, _sheet_mask
+from .tiles import TileLooks, learn_step, palette_of
 from .words import (
     BAD_PIECES,
     COUNT,
@@ -119,6 +121,7 @@ class Pieces:
     warnings: list[dict] = field(default_factory=list)
     faint: list[str] = field(default_factory=list)   # faces that can look like a bare square
     tiles: list[Face] = field(default_factory=list)  # the tombstone tiles in the card zone (``tile:8``)
+    placed: TileLooks | None = None     # the pools' and teleporters' looks, for the advanced setup (``tiles``)
 
     def __post_init__(self):
         self._bank = L.Bank([f.polar for f in self.faces])
@@ -218,7 +221,8 @@ class Pieces:
                 "warnings": self.warnings, "faint": self.faint,
                 "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step, "polar": _b64(f.polar),
                            **({"detail": _b64(f.detail)} if f.detail is not None else {})}
-                          for f in self.tiles]}
+                          for f in self.tiles],
+                **({"placed": self.placed.to_json()} if self.placed is not None else {})}
         path = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent or ".")
         try:
@@ -250,10 +254,11 @@ class Pieces:
             tiles = [Face(f"tile:{t['tile']}", _polar(t["polar"], f"tile {t['tile']}"), 0.0, int(t["step"]), "card zone",
                           _polar(t["detail"], f"tile {t['tile']}") if "detail" in t else None)
                      for t in data.get("tiles") or []]
+            placed = TileLooks.from_json(data["placed"]) if data.get("placed") is not None else None
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, warnings, faint, tiles)
+        return cls(board, faces, warnings, faint, tiles, placed)
 
 
 def _nearest(faces: list[Face], distances) -> dict[str, float]:
@@ -373,6 +378,7 @@ def teach(layout, images, calibration=None) -> Pieces:
     zone_canvas = Canvas.zone(_scheme())
     ref_zone = L.lab(board.zone) if board.zone is not None else None
     last = None
+    placed, pool_pixels = TileLooks(), []
     for n, (step, image) in enumerate(zip(steps, images), 1):
         if n == 1:
             continue
@@ -429,13 +435,15 @@ def teach(layout, images, calibration=None) -> Pieces:
                                        Text(" (+ %(squares)s)", squares=others) if others else ""]))
         if stray:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
+        learn_step(frame, expected, board.canvas, ref_lab, pool_pixels, placed)
         if step.tile is not None and frame.zone is not None:
             _cover, sample, details = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
             if sample is None:
                 raise TeachError(TILE_MISSING(step=n, tile=step.tile))
             tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone", details[0]))
     _check_turned(faces)
-    return Pieces(board, faces, alike(faces), faint=sorted(faint), tiles=tiles)
+    placed.palette = palette_of(pool_pixels)
+    return Pieces(board, faces, alike(faces), faint=sorted(faint), tiles=tiles, placed=placed)
 
 
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one

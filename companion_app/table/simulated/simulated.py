@@ -209,8 +209,8 @@ class SimulatedPlayers:
                                   pawn=PawnName(self.table.position().pawn(label).name), square=square))
         if p.kind in ("move", "place") and waited >= 2 * PATIENCE and self.avoid and self.referee_enters is not None \
                 and p.action is not None:
-            # a second move or placement the camera does not take (without stickers a pool or teleporter put
-            # down at the advanced setup is never read): the referee enters it by hand
+            # a second move or placement the camera does not take (without stickers, a teleporter whose pairs
+            # look alike under this light, say): the referee enters it by hand
             self.pending = None
             self.counts["entered"] += 1
             self.referee_enters(p.action)
