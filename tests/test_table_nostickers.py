@@ -472,9 +472,9 @@ def test_a_second_move_the_camera_does_not_take_at_one_step_is_entered_by_the_re
 
 
 def test_a_second_placement_the_camera_does_not_take_is_entered_by_the_referee():
-    """The advanced setup without stickers (A2): a pool or teleporter put down is never read, so as with a
-    move, the first placement not taken is taken back and the second entered by the referee — the demo's
-    setup goes on instead of stalling (it stalled once only pools and teleporters were left)."""
+    """The advanced setup without stickers (A2): a placement the camera cannot tell (two teleporter pairs alike
+    under this light, an arrow not seen) is, as a move, taken back once and the second entered by the referee —
+    the demo's setup goes on instead of stalling (it stalled once only pools and teleporters were left)."""
     game = Game.new(["red", "blue"], setup="advanced", seed=9)
     assert game.phase == "placement"
     table, referee, entered, players = _players_the_camera_never_answers(game)
