@@ -212,8 +212,9 @@ def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canva
 TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 62 mm)
 TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
 DETAIL_RADIUS_MM = 9.0      # polar sampling radius of a tile's middle (its number or picture), finer
-DETAIL_SHIFT_MM = 1.5       # how far the middle's sample is moved about the tile's centre (a 3 × 3 grid)
-_DETAIL_GRID = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+DETAIL_SHIFT_MM = 1.5       # how far the middle's sample is moved about the tile's centre (a 5 × 5 grid of these
+                            # steps: a shadow on one side moves the difference's centre off the number)
+_DETAIL_GRID = [(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)]
 _DETAIL_GRID.sort(key=lambda d: d != (0, 0))     # the centre first
 
 
@@ -310,14 +311,10 @@ class Bank:
         return out if many else out[0]
 
 
-def turned(polar: np.ndarray, ref: np.ndarray, within: int | None = None) -> np.ndarray:
-    """``polar`` turned (rolled along its angles) to its best turn against ``ref`` (as ``Bank`` compares them);
-    ``within``: by at most this many angle steps either way (a piece that lies roughly straight)."""
+def turned(polar: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``polar`` turned (rolled along its angles) to its best turn against ``ref`` (as ``Bank`` compares them)."""
     a, b = polar * _WEIGHT, ref * _WEIGHT
     corr = np.fft.irfft(np.sum(np.fft.rfft(a, axis=0) * np.conj(np.fft.rfft(b, axis=0)), axis=(1, 2)), n=ANGLES)
-    if within is not None:
-        far = np.abs((np.arange(ANGLES) + ANGLES // 2) % ANGLES - ANGLES // 2) > within
-        corr[far] = -np.inf
     return np.roll(polar, -int(np.argmax(corr)), axis=0)
 
 

@@ -58,8 +58,6 @@ STRANGER_RATIO = 0.75       # a face no legal change allows there this much near
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 SAMPLES = 2                 # samples kept per face
-TILE_RATIO = 0.6            # a tombstone tile told from a look-alike by its middle: this much nearer there
-TILE_TURN = 4               # a tile's middle is compared turned by at most this many angle steps (22°) either way
 TELL_RATIO = 0.45           # a pawn told from the others of its kind by its number (``Pieces.tell``): the face
                             # taken is this much nearer there than any other
 NEAREST = 3                 # faces compared at every centre besides the allowed ones
@@ -164,29 +162,16 @@ class Pieces:
 
     def _tile_by_detail(self, close: list[str], details):
         """Among taught tiles that look alike as a whole (``close``, the nearest first: 5 and 8 differ by their
-        number only), the one whose middle (``Face.detail``, the number) is clearly nearest to the zone's
-        (``TILE_RATIO``) where the taught middles differ (``looks.number_area``), each turned a little only
-        (a tile lies roughly straight: a number turned is another number) and its lightness taken from its
-        own mean (the zone's light is not the teaching's); ``UNKNOWN`` when none is, or a tile was taught
-        without its middle."""
+        number only), the one whose middle (``Face.detail``, the number) is clearly nearest to the zone's,
+        within ``MAX_DISTANCE``; ``UNKNOWN`` when none is, or a tile was taught without its middle."""
         faces = [f for f in self.tiles if f.key in close]
         if details is None or any(f.detail is None for f in faces) or {f.key for f in faces} != set(close):
             return UNKNOWN
-        level = [_levelled(f.detail) for f in faces]
-        ref = level[0]
-        taught = [L.turned(d, ref, TILE_TURN) for d in level]
-        area = L.number_area(taught)
-        if area is None:
-            return UNKNOWN
-        seen = [_levelled(d) for d in details]
-        near: dict[str, float] = {}
-        for f, t in zip(faces, taught):
-            d = min(L.area_distance(L.turned(o, t, TILE_TURN), t, area) for o in seen)
-            near[f.key] = min(near.get(f.key, np.inf), d)
+        near = _nearest(faces, L.Bank([f.detail for f in faces]).distances(details).min(axis=0))
         ranked = sorted(near.items(), key=lambda kv: kv[1])
         best, dist = ranked[0]
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
-        return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= TILE_RATIO * rival else UNKNOWN
+        return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
 
     def tell(self, sample, keys) -> str | None:
         """Which of ``keys`` — faces of one kind (``same_kind``: pawns of one colour and side, which differ by
@@ -309,13 +294,6 @@ def _nearest(faces: list[Face], distances) -> dict[str, float]:
     out: dict[str, float] = {}
     for face, d in zip(faces, distances):
         out[face.key] = min(out.get(face.key, np.inf), float(d))
-    return out
-
-
-def _levelled(polar: np.ndarray) -> np.ndarray:
-    """A sample with its mean lightness taken away (a tile's number by its contrast, not the room's light)."""
-    out = polar.copy()
-    out[..., 0] -= float(out[..., 0].mean())
     return out
 
 
