@@ -320,16 +320,42 @@ def test_every_tile_of_the_deck_is_read_in_the_card_zone_also_those_that_differ_
     pieces = SimulatedRig(SimpleNamespace(game=game), seed=28, stickers=False, look_seed=28, size=(1280, 720)).teach()
     reader = Reader(pieces)
     blind = Reader(Pieces(pieces.board, pieces.faces, tiles=[replace(f, detail=None) for f in pieces.tiles]))
-    unknown = 0
     for n, tile in enumerate(sorted(set(TILES))):
         table = PhysicalTable(game.position, seed=28)
         table.lay_tile(tile)
         frame = SimulatedCamera(table, seed=28 + n, stickers=False, look_seed=28, **SIZE).read()   # (where it lies)
         assert reader.reading(frame, game.position, {})["tile"] == tile
-        read = blind.reading(frame, game.position, {})
-        assert read["tile"] in (tile, None)
-        unknown += read["tile"] is None
-    assert unknown >= 1            # without the middles, at least one tile is not told (5 or 8 here)
+        assert blind.reading(frame, game.position, {})["tile"] in (tile, None)      # without the middles: never wrong
+
+
+def _box(look: int):
+    """(game, what the simulated table's camera taught itself) for the box of ``look``."""
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+
+    game = Game.new(["red", "blue"], seed=look)
+    return game, SimulatedRig(SimpleNamespace(game=game), seed=look, stickers=False, look_seed=look, size=(1280, 720)).teach()
+
+
+def test_a_tile_taught_a_little_off_its_place_is_never_read_as_another():
+    """Look 6's tile 5 was taught lying low in the card zone: as a whole, a 5 in play looks more like the taught 8
+    than like the taught 5.  A tile read as a whole is taken only when its middle (its number) says the same
+    (``Pieces._detail_agrees``), the zone's light brought to the empty zone's by the table around the tile: 5 is
+    then unknown (the players press MONSTER), never 8; 8 and the others are still read."""
+    from vision.nostickers.read import Reader
+
+    game, pieces = _box(6)
+    reader = Reader(pieces)
+    read = {}
+    for tile in ("5", "8", "7"):
+        for k in range(3):
+            table = PhysicalTable(game.position, seed=600 + k)
+            table.lay_tile(tile)
+            frame = SimulatedCamera(table, seed=42 + k, stickers=False, look_seed=6, **SIZE).read()
+            read.setdefault(tile, []).append(reader.reading(frame, game.position, {})["tile"])
+    assert all(t in (tile, None) for tile, got in read.items() for t in got), read
+    assert read["8"].count("8") >= 2 and read["7"] == ["7"] * 3, read
 
 
 def test_a_tile_the_camera_cannot_tell_is_said_without_stickers():
