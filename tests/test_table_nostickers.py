@@ -338,6 +338,42 @@ def _box(look: int):
     return game, SimulatedRig(SimpleNamespace(game=game), seed=look, stickers=False, look_seed=look, size=(1280, 720)).teach()
 
 
+def test_a_pawn_is_told_from_the_others_of_its_kind_by_its_number_only_when_clearly_nearer():
+    """Pawns of one colour and side differ only by their printed number, part of each face's taught look: compared
+    where the taught faces differ (``Pieces.tell``), some are told by it, none wrongly (when not clearly nearer,
+    which pawn it is stays the game's to tell)."""
+    from engine.geometry import SQUARES
+    from vision.nostickers import looks as L
+    from vision.nostickers.read import Reader
+    from vision.nostickers.teach import frame_view, same_kind
+
+    game, pieces = _box(2)
+    reader, pos = Reader(pieces), game.position
+    keys = sorted({f.key for f in pieces.faces if f.key.startswith("pawn:")})
+    taken = {p.square for p in pos.pawns} | set(pos.stones) | {pos.monster} | set(pos.pools) | set(pos.teleporters)
+    free = [sq for sq in SQUARES if sq not in taken]
+    rng = np.random.default_rng(2)
+    told = wrong = 0
+    for trial in range(4):
+        table = PhysicalTable(pos, seed=100 + trial)
+        labels = [p.label for p in pos.pawns]
+        put = dict(zip(rng.choice(len(free), 6, replace=False).tolist(), rng.choice(len(labels), 6, replace=False).tolist()))
+        for i, n in put.items():
+            table.move_pawn(labels[n], free[i], "white" if rng.random() < 0.5 else "black")
+        image = SimulatedCamera(table, seed=200 + trial, stickers=False, look_seed=2, **SIZE).read()
+        frame, _why = frame_view(pieces.board, image, reader.lens, reader.ref_lab, reader.sheet)
+        for _label, disc in table.view().pawns:
+            if disc.lying is None or disc.lying.square not in {free[i] for i in put}:
+                continue
+            truth = f"pawn:{disc.colour}:{disc.kind}:{disc.face}"
+            c = L.centre_of(frame.lab, frame.diff, pieces.board.canvas, disc.lying.square, reader.ref_lab)
+            got = pieces.tell(lambda dx, dy, c=c: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), pieces.board.canvas),
+                              {k for k in keys if same_kind(k, truth)})
+            told += got == truth
+            wrong += got not in (truth, None)
+    assert wrong == 0 and told >= 1, (told, wrong)
+
+
 def test_a_tile_taught_a_little_off_its_place_is_never_read_as_another():
     """Look 6's tile 5 was taught lying low in the card zone: as a whole, a 5 in play looks more like the taught 8
     than like the taught 5.  A tile read as a whole is taken only when its middle (its number) says the same
