@@ -125,7 +125,6 @@ class PiecesReader:
         data = reader.reading(frame, prior.before, prior.allowed)
         doubts = reader.doubts.pop() if reader.doubts else {}
         read = reader.read.pop() if reader.read else {}
-        numbers = reader.numbers.pop() if reader.numbers else {}
         del reader.doubts[:], reader.read[:], reader.frames[:], reader.numbers[:]   # one frame at a time: nothing piles up
         reader.twins.clear()
         if not prior.tile:
@@ -133,7 +132,6 @@ class PiecesReader:
         alike = {sq: faces for sq, nearest in doubts.items() if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
         alike.update((sq, faces) for sq, key in read.items()
                      if len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
-        alike.update((sq, frozenset({key})) for sq, key in numbers.items())    # its number read: that pawn only
         return as_reading(with_fixed_tiles(data, prior.before), doubts, read, alike)
 
 
