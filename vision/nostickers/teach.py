@@ -147,18 +147,27 @@ class Pieces:
         if dist > MAX_DISTANCE:
             return UNKNOWN
         if dist <= RATIO * rival:
-            return best.split(":", 1)[1] if self._detail_agrees(best, details) else UNKNOWN
+            return self._tile_by_middle(best, details, nearest)
         return self._tile_by_detail([k for k, d in ranked if d * RATIO < dist], details)
 
-    def _detail_agrees(self, best: str, details) -> bool:
-        """Whether the zone's middle (``details``) is nearest to ``best``'s taught middle among all taught tiles'
-        too (a tile read as a whole is taken only when its number does not say another: a tile taught a
-        little off its place looks as a whole more like another tile than like itself)."""
+    def _tile_by_middle(self, best: str, details, whole: dict[str, float]):
+        """The tile read as a whole (``best``) checked by its middle (``details``, the number) against every taught
+        tile's: taken when its middle is the nearest too; when another tile's middle is clearly nearest (``RATIO``,
+        within ``MAX_DISTANCE``, that tile within ``MAX_DISTANCE`` as a whole too) that tile — a tile taught a
+        little off its place looks as a whole more like another tile than like itself, its number does not —;
+        else ``UNKNOWN``."""
         faces = [f for f in self.tiles if f.detail is not None]
         if details is None or not faces:
-            return True
+            return best.split(":", 1)[1]
         near = _nearest(faces, L.Bank([f.detail for f in faces]).distances(details).min(axis=0))
-        return min(near, key=near.get) == best
+        ranked = sorted(near.items(), key=lambda kv: kv[1])
+        first, dist = ranked[0]
+        if first == best:
+            return best.split(":", 1)[1]
+        rival = ranked[1][1] if len(ranked) > 1 else np.inf
+        if dist <= MAX_DISTANCE and dist <= RATIO * rival and whole.get(first, np.inf) <= MAX_DISTANCE:
+            return first.split(":", 1)[1]
+        return UNKNOWN
 
     def _tile_by_detail(self, close: list[str], details):
         """Among taught tiles that look alike as a whole (``close``, the nearest first: 5 and 8 differ by their
