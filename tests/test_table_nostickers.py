@@ -335,7 +335,8 @@ def _box(look: int):
     from companion_app.table.simulated.demo import SimulatedRig
 
     game = Game.new(["red", "blue"], seed=look)
-    return game, SimulatedRig(SimpleNamespace(game=game), seed=look, stickers=False, look_seed=look, size=(1280, 720)).teach()
+    rig = SimulatedRig(SimpleNamespace(game=game), seed=look, stickers=False, look_seed=look, size=(1280, 720))
+    return game, rig.teach()
 
 
 def test_a_pawn_is_told_from_the_others_of_its_kind_by_its_number_only_when_clearly_nearer():
