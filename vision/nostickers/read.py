@@ -57,8 +57,6 @@ class Reader:
         # that kind (square → those faces).
         self.frames: list[tuple | None] = []
         self.twins: dict[int, set[str]] = {}
-        # … and the squares whose pawn was told from the others of its kind by its number (``Pieces.tell``).
-        self.numbers: list[dict[int, str]] = []
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
@@ -78,10 +76,9 @@ class Reader:
             return not_located(why).to_json()
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen, doubts, read, untold, numbers = {}, {}, {}, {}, {}, {}
+        seen, unseen, doubts, read, untold = {}, {}, {}, {}, {}
         self.doubts.append(doubts)
         self.read.append(read)
-        self.numbers.append(numbers)
         # the game's board tiles (pools, stone tiles, teleporters: a row of tiles placed side by side in the
         # advanced setup, A2, is no hand) and the monster with its shadow
         fixed = {sq for sq, look in prior.items() if look.pool or look.stone or look.teleporter is not None} \
@@ -116,7 +113,6 @@ class Reader:
                 twins = {k for k in allowed.get(sq, ()) if key is not None and same_kind(k, key)}
                 if len(twins) > 1 and (number := self.pieces.tell(sample, twins)) is not None:
                     key, twins = number, set()      # its number read (``Pieces.tell``): no need to ask the game
-                    numbers[sq] = key
                 if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
                     untold[sq] = key            # the kind is read; which pawn of it, only the game can tell
                     key = None

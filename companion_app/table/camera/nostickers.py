@@ -125,7 +125,7 @@ class PiecesReader:
         data = reader.reading(frame, prior.before, prior.allowed)
         doubts = reader.doubts.pop() if reader.doubts else {}
         read = reader.read.pop() if reader.read else {}
-        del reader.doubts[:], reader.read[:], reader.frames[:], reader.numbers[:]   # one frame at a time: nothing piles up
+        del reader.doubts[:], reader.read[:], reader.frames[:]      # one frame at a time: nothing piles up
         reader.twins.clear()
         if not prior.tile:
             data = without_card_zone(data)
