@@ -212,8 +212,9 @@ def polar_at(blurred_lab: np.ndarray, centre: tuple[float, float], canvas: Canva
 TILE_RADIUS_MM = 20.0       # polar sampling radius of a tombstone tile (46 × 62 mm)
 TILE_COVER = 0.12           # share of the card zone a tile covers at least (it covers about a third)
 DETAIL_RADIUS_MM = 9.0      # polar sampling radius of a tile's middle (its number or picture), finer
-DETAIL_SHIFT_MM = 1.5       # how far the middle's sample is moved about the tile's centre (a 3 × 3 grid)
-_DETAIL_GRID = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+DETAIL_SHIFT_MM = 1.5       # how far the middle's sample is moved about the tile's centre (a 5 × 5 grid of these
+                            # steps: a shadow on one side moves the difference's centre off the number)
+_DETAIL_GRID = [(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)]
 _DETAIL_GRID.sort(key=lambda d: d != (0, 0))     # the centre first
 
 
@@ -236,6 +237,9 @@ def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas,
     m = cv2.moments(max(outlines, key=cv2.contourArea))
     if m["m00"] <= 0:
         return cover, None, None
+    # the zone's light brought to the empty zone's by the table around the tile (the board's light, matched
+    # over a board full of pieces, leaves the card zone a little lighter or darker from photo to photo)
+    zone_lab = lit(zone_lab, *global_light(zone_lab, ref_zone_lab, cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0))
     blurred, (cx, cy) = smooth(zone_lab), (m["m10"] / m["m00"], m["m01"] / m["m00"])
     step = DETAIL_SHIFT_MM * canvas.scale
     details = np.stack([polar_at(blurred, (cx + dx * step, cy + dy * step), canvas, DETAIL_RADIUS_MM)
@@ -305,6 +309,33 @@ class Bank:
         d2 = (np.sum(w * w, axis=(1, 2, 3))[:, None] + energy[None] - 2.0 * corr.max(axis=2)) / _CELLS
         out = np.sqrt(np.maximum(d2, 0.0))
         return out if many else out[0]
+
+
+def turned(polar: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``polar`` turned (rolled along its angles) to its best turn against ``ref`` (as ``Bank`` compares them)."""
+    a, b = polar * _WEIGHT, ref * _WEIGHT
+    corr = np.fft.irfft(np.sum(np.fft.rfft(a, axis=0) * np.conj(np.fft.rfft(b, axis=0)), axis=(1, 2)), n=ANGLES)
+    return np.roll(polar, -int(np.argmax(corr)), axis=0)
+
+
+AREA_SHARE = 0.5            # a cell belongs to where faces differ when they differ there this share of their most
+
+
+def number_area(polars) -> np.ndarray | None:
+    """The cells (ANGLES, RINGS) where samples already turned alike (``turned``) differ most — for the faces of
+    pawns of one colour and side, their number —: each cell's largest Lab difference between two of them, weighted
+    by its ring's area, at least ``AREA_SHARE`` of its 95th percentile; None when they do not differ."""
+    spread = np.zeros((ANGLES, RINGS), np.float32)
+    for i, a in enumerate(polars):
+        for b in polars[i + 1:]:
+            spread = np.maximum(spread, np.sqrt(np.sum(((a - b) * _WEIGHT) ** 2, axis=2)))
+    top = float(np.percentile(spread, 95))
+    return spread >= AREA_SHARE * top if top > 0 else None
+
+
+def area_distance(a: np.ndarray, b: np.ndarray, area: np.ndarray) -> float:
+    """The RMS Lab difference (weighted as ``Bank``'s) of two samples turned alike, over the cells of ``area``."""
+    return float(np.sqrt(np.mean(np.sum(((a - b) * _WEIGHT) ** 2, axis=2)[area])))
 
 
 def dark_share(polar: np.ndarray, below: float = 64.0) -> float:

@@ -109,10 +109,13 @@ class Reader:
                 canvas = self.pieces.board.canvas
                 centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
                 nearest: dict[str, float] = {}
-                key = None if centre is None else self.pieces.match(
-                    lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas),
-                    allowed.get(sq, frozenset()), nearest, kind=True)
+                sample = None if centre is None else \
+                    (lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas))
+                key = None if centre is None else self.pieces.match(sample, allowed.get(sq, frozenset()), nearest,
+                                                                     kind=True)
                 twins = {k for k in allowed.get(sq, ()) if key is not None and same_kind(k, key)}
+                if len(twins) > 1 and (number := self.pieces.tell(sample, twins)) is not None:
+                    key, twins = number, set()      # its number read (``Pieces.tell``): no need to ask the game
                 if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
                     untold[sq] = key            # the kind is read; which pawn of it, only the game can tell
                     key = None

@@ -18,7 +18,10 @@ A face is read (``Pieces.match``) only when its samples are clearly nearer (``lo
 RMS Lab difference at the best turn) than those of every other face that could lie there; faces
 that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are named in
 ``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
-are kept per face (the layout shows most faces in several steps, in the same place).
+are kept per face (the layout shows most faces in several steps, in the same place).  Pawns of one colour
+and side, which differ by their printed number only, are told apart where their taught faces differ
+(``Pieces.tell``) when one is clearly nearest there; else the game tells which.  A tombstone tile read as a
+whole is checked by its middle, its number (``Pieces._tile_by_middle``).
 """
 from __future__ import annotations
 
@@ -60,6 +63,8 @@ STRANGER_RATIO = 0.75       # a face no legal change allows there this much near
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 SAMPLES = 2                 # samples kept per face
+TELL_RATIO = 0.45           # a pawn told from the others of its kind by its number (``Pieces.tell``): the face
+                            # taken is this much nearer there than any other
 NEAREST = 3                 # faces compared at every centre besides the allowed ones
 SEARCH_PX = 4.0             # how far the centre is moved (canonical pixels, on a 5 × 5 grid)
 _GRID = (-SEARCH_PX, -SEARCH_PX / 2, 0.0, SEARCH_PX / 2, SEARCH_PX)
@@ -148,8 +153,27 @@ class Pieces:
         if dist > MAX_DISTANCE:
             return UNKNOWN
         if dist <= RATIO * rival:
-            return best.split(":", 1)[1]
+            return self._tile_by_middle(best, details, nearest)
         return self._tile_by_detail([k for k, d in ranked if d * RATIO < dist], details)
+
+    def _tile_by_middle(self, best: str, details, whole: dict[str, float]):
+        """The tile read as a whole (``best``) checked by its middle (``details``, the number) against every taught
+        tile's: taken when its middle is the nearest too; when another tile's middle is clearly nearest (``RATIO``,
+        within ``MAX_DISTANCE``, that tile within ``MAX_DISTANCE`` as a whole too) that tile — a tile taught a
+        little off its place looks as a whole more like another tile than like itself, its number does not —;
+        else ``UNKNOWN``."""
+        faces = [f for f in self.tiles if f.detail is not None]
+        if details is None or not faces:
+            return best.split(":", 1)[1]
+        near = _nearest(faces, L.Bank([f.detail for f in faces]).distances(details).min(axis=0))
+        ranked = sorted(near.items(), key=lambda kv: kv[1])
+        first, dist = ranked[0]
+        if first == best:
+            return best.split(":", 1)[1]
+        rival = ranked[1][1] if len(ranked) > 1 else np.inf
+        if dist <= MAX_DISTANCE and dist <= RATIO * rival and whole.get(first, np.inf) <= MAX_DISTANCE:
+            return first.split(":", 1)[1]
+        return UNKNOWN
 
     def _tile_by_detail(self, close: list[str], details):
         """Among taught tiles that look alike as a whole (``close``, the nearest first: 5 and 8 differ by their
@@ -163,6 +187,27 @@ class Pieces:
         best, dist = ranked[0]
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
         return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
+
+    def tell(self, sample, keys) -> str | None:
+        """Which of ``keys`` — faces of one kind (``same_kind``: pawns of one colour and side, which differ by
+        their small number only, part of each face's taught look) — a square shows, or None when it cannot be
+        told.  ``sample`` as for ``match``.  The faces are compared only where their taught samples differ
+        (``looks.number_area``: their number as this copy prints it), each at the centre (within
+        ``SEARCH_PX``) and turn that fit it best there, and the nearest is taken only when every other is
+        clearly farther (``TELL_RATIO``); else None, as before: which pawn it is, the game may still tell."""
+        keys = sorted(keys)
+        taught = [[f.polar for f in self.faces if f.key == k] for k in keys]
+        if len(keys) < 2 or not all(taught):
+            return None
+        ref = taught[0][0]
+        turned = [[L.turned(p, ref) for p in ps] for ps in taught]
+        area = L.number_area([ps[0] for ps in turned])
+        if area is None:
+            return None
+        shifts = [sample(0.0, 0.0)] + [sample(dx, dy) for dx, dy in SHIFTS]
+        near = sorted((min(L.area_distance(L.turned(o, p), p, area) for o in shifts for p in ps), k)
+                      for k, ps in zip(keys, turned))
+        return near[0][1] if near[0][0] <= TELL_RATIO * near[1][0] else None
 
     def match(self, sample, allowed: set[str] | frozenset[str] = frozenset(),
               nearest: dict[str, float] | None = None, kind: bool = False) -> str | None:
