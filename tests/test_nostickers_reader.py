@@ -75,6 +75,24 @@ def test_board_located_under_tilt_light_and_a_hand_and_refused_on_another_board(
     assert location is None and "taught board" in str(why)
 
 
+
+def test_the_board_is_matched_the_same_way_whatever_ran_before(taught):
+    """The LSH index of the board's features draws its hash tables from OpenCV's RNG: two copies of the taught
+    board, indexed after different draws, locate a crowded photo at the same place (a teaching photo was once
+    refused in one test process of three: where the board lay depended on what the process had run before)."""
+    import cv2
+
+    look, _photos, pieces = taught
+    img, _truth = render(random_position(11)[0], None, stickers=False, look_seed=look, tilt_deg=15, seed=3)
+    found = []
+    for seed in (1, 2):
+        cv2.setRNGSeed(seed)
+        board = BoardReference.from_json(json.loads(json.dumps(pieces.board.to_json())))
+        location, why = board.locate(img, Lens())
+        assert why is None
+        found.append(location.to_image(np.array([[0, 0], [480, 0], [480, 330], [0, 330]], dtype=np.float64)))
+    assert np.array_equal(found[0], found[1])
+
 def test_reference_needs_the_board_outline():
     flat = np.full((720, 1280, 3), 128, np.uint8)
     board, why = BoardReference.from_empty_photo(flat, Lens())
