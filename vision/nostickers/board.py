@@ -19,6 +19,8 @@ without one, the focal length is estimated as the sticker reader does.
 from __future__ import annotations
 
 import base64
+import threading
+import weakref
 from dataclasses import dataclass
 
 import cv2
@@ -202,13 +204,14 @@ def _quadrilateral(hull: np.ndarray) -> np.ndarray | None:
     return None
 
 
-_ORB: dict[int, object] = {}
+_OWN = threading.local()    # OpenCV's detector and matchers, one per thread (the camera's and the web's match at once)
 
 
 def _orb(features: int = FEATURES):
-    if features not in _ORB:
-        _ORB[features] = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=8, fastThreshold=10)
-    return _ORB[features]
+    orbs = _OWN.__dict__.setdefault("orb", {})
+    if features not in orbs:
+        orbs[features] = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=8, fastThreshold=10)
+    return orbs[features]
 
 
 @dataclass
@@ -306,15 +309,20 @@ class BoardReference:
 
     def matcher(self):
         """The reference's features indexed for nearest neighbours (FLANN's LSH for binary descriptors)."""
-        if getattr(self, "_matcher", None) is None:
-            self._matcher = cv2.FlannBasedMatcher(dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1),
-                                                  dict(checks=32))
-            self._matcher.add([self.descriptors])
+        matchers = _OWN.__dict__.setdefault("matchers", {})    # this thread's, by reference
+        mine = matchers.get(id(self))
+        if mine is None or mine[0]() is not self:
+            for gone in [k for k, (ref, _m) in matchers.items() if ref() is None]:
+                del matchers[gone]                              # (references no longer used: no leak)
+            matcher = cv2.FlannBasedMatcher(dict(algorithm=6, table_number=6, key_size=12, multi_probe_level=1),
+                                            dict(checks=32))
+            matcher.add([self.descriptors])
             # LSH draws its hash tables from OpenCV's RNG: seeded, the same photo is matched the same way in
             # every process, whatever ran before (unseeded, a teaching photo was refused in one test run of three)
             cv2.setRNGSeed(MATCH_SEED)
-            self._matcher.train()
-        return self._matcher
+            matcher.train()
+            mine = matchers[id(self)] = (weakref.ref(self), matcher)
+        return mine[1]
 
     def zone_of(self, image: np.ndarray, location: BoardLocation) -> np.ndarray | None:
         """The (undistorted) frame's card zone on the zone's canvas, None when part of it is out of view."""
