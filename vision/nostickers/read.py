@@ -20,15 +20,16 @@ down (the advanced setup, A2) is read by ``tiles.read_placed``.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
 from engine.geometry import COLS, SQUARES, around, square_name
 from engine.observation import ANY_PAWN, EMPTY, Observation, looks
 from engine.position import Position
-from engine.reconcile import Problem, ambiguous, legal_changes, refused
+from engine.reconcile import Problem, ambiguous, legal_changes, reconcile, refused
 
-from ..change import explain_readings, observation_json
+from ..change import combine, explain_readings, observation_json, observe
 from ..detect import check_frame
 from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
 from ..reading import not_located, problem
@@ -182,41 +183,50 @@ def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, pl
     return explained(reader, before, readings, mover)
 
 
-MAX_TWIN_SQUARES = 3        # squares whose pawn of one kind the game is asked to tell (2 or 3 faces each)
+MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (``told_by_the_game``)
+
+
+def told_by_the_game(observation: Observation, choices: dict[int, set[str]], answer) -> list:
+    """Which pawn of one kind lies where, told by the game (NOSTICKERS.md): ``choices`` square → the faces of
+    one kind (a pawn's colour and side, ``teach.same_kind``) a legal change allows there, whose small number
+    was not read or is not trusted.  Each choice of those faces is put in ``observation`` as seen there and
+    ``answer(observation, chosen)`` asked (square → face chosen; a checked ``Reconciliation``).  Returns the
+    answers accepted, one per legal change: the answer when exactly one, a guess never made when several —
+    what a caller does then is its own (refused either way).  None tried (an empty list) when there are more
+    than ``MAX_TOLD`` choices."""
+    order = sorted(choices)
+    if not order or math.prod(len(choices[sq]) for sq in order) > MAX_TOLD:
+        return []
+    answers: dict = {}
+    for choice in itertools.product(*(sorted(choices[sq]) for sq in order)):
+        chosen = dict(zip(order, choice))
+        tried = Observation({**observation.seen, **{sq: key_look(k) for sq, k in chosen.items()}}, observation.tile,
+                            {sq: why for sq, why in observation.why.items() if sq not in chosen})
+        result = answer(tried, chosen)
+        if result.accepted:
+            answers.setdefault((result.change, result.after, result.tile), result)
+    return list(answers.values())
 
 
 def explained(reader: Reader, before: Position, readings: list, mover: str = ANY_PAWN):
-    """``explain_readings`` then ``checked``, with the pawns of one kind told by the game: where a square
-    was read as a pawn of one colour and side and the legal changes allow several such pawns there
-    (``Reader.twins``: their small numbers are not trusted; a square whose kind was read but not which of
-    those pawns, unseen in the reading, too), each of them is tried in turn; the answer
-    is the one legal change that fits with one of them, and when two different ones fit, ambiguous
-    (refused: a guess is never made)."""
+    """``explain_readings`` then ``checked``, with the pawns of one kind told by the game (``told_by_the_game``):
+    where a square was read as a pawn of one colour and side and the legal changes allow several such pawns
+    there (``Reader.twins``: their small numbers are not trusted, even when the answer was accepted; a square
+    whose kind was read but not which of those pawns, unseen in the reading, too), the answer is the one legal
+    change that fits with one of them, and when two different ones fit, ambiguous (refused: a guess is never
+    made)."""
     result = checked(explain_readings(before, readings, mover), reader)
-    squares = sorted(reader.twins)
-    if not squares or len(squares) > MAX_TWIN_SQUARES or len(reader.frames) != len(readings):
+    if not reader.twins:
         return result
-    read, answers = reader.read, {}
-    try:
-        for choice in itertools.product(*(sorted(reader.twins[sq]) for sq in squares)):
-            swap = dict(zip(squares, choice))
-            # (a square whose kind only was read takes each of its pawns in turn too)
-            put = [{} if frame is None else {sq: k for sq, k in swap.items() if sq in frame[0] or sq in frame[3]}
-                   for frame in reader.frames]
-            tried = [reading if frame is None else observation_json(Observation(
-                {**frame[0], **{sq: key_look(k) for sq, k in p.items()}}, frame[1],
-                {sq: why for sq, why in frame[2].items() if sq not in p}))
-                for reading, frame, p in zip(readings, reader.frames, put)]
-            reader.read = [{**r, **p} for r, p in zip(read, [p for p, f in zip(put, reader.frames) if f is not None])]
-            answer = checked(explain_readings(before, tried, mover), reader)
-            if answer.accepted:
-                answers.setdefault((answer.change, answer.after, answer.tile), answer)
-    finally:
-        reader.read = read
+    observation, blocking = observe(combine(readings))
+    if observation is None or blocking:
+        return result
+    answers = told_by_the_game(observation, reader.twins,
+                               lambda seen, chosen: checked(reconcile(before, seen, mover), reader, chosen))
     if len(answers) == 1:
-        return next(iter(answers.values()))
+        return answers[0]
     if len(answers) > 1:
-        fitting = [c for a in answers.values() for c in a.candidates[:1]]
+        fitting = [c for a in answers for c in a.candidates[:1]]
         return refused(before, ambiguous(before, Observation({}, None, {}), fitting), unseen=result.unseen)
     return result
 
@@ -225,7 +235,7 @@ ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answ
 FIGURE_DISTANCE = 0.5 * MAX_DISTANCE    # beside the monster, a piece this near shows through its figure's cover
 
 
-def checked(result, reader: Reader):
+def checked(result, reader: Reader, chosen: dict[int, str] | None = None):
     """An accepted answer checked against the squares no face was read on: where a frame shows a piece
     that clearly is not what the answer leaves there — a face of another colour or the other side at
     most half as far as the answer's (a pawn of the same colour and side only looks alike: its number
@@ -233,7 +243,8 @@ def checked(result, reader: Reader):
     square never lets a second change through.  Pool and teleporter squares are not judged here, nor
     a square another frame of the still table read as what the answer leaves there (a hand passed
     over it).  Beside the monster, whose figure and shadow cover its neighbours, a square the answer
-    leaves bare must show a piece much nearer (``FIGURE_DISTANCE``) to refuse it."""
+    leaves bare must show a piece much nearer (``FIGURE_DISTANCE``) to refuse it.  ``chosen``: square → the
+    pawn's face the game told there (``told_by_the_game``), taken as read."""
     if not result.accepted:
         return result
     after = looks(result.after)
@@ -243,7 +254,8 @@ def checked(result, reader: Reader):
             if not nearest:
                 continue
             key = face_key(after.get(sq, EMPTY))
-            if key in FIXED or (key is not None and any(read.get(sq) == key for read in reader.read)):
+            if key in FIXED or (key is not None and (key == (chosen or {}).get(sq)
+                                                     or any(read.get(sq) == key for read in reader.read))):
                 continue
             best = min(nearest, key=nearest.get)
             if key is None:

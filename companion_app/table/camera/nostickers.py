@@ -20,13 +20,12 @@ gives it (NOSTICKERS.md "Reading a change").
 """
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.geometry import parse_square
-from engine.observation import Observation, looks
+from engine.observation import looks
 from engine.position import Position, basic_position
 from engine.wording import N_, Text
 from vision.reading import Reading
@@ -199,21 +198,16 @@ def kind_allowed(key: str, allowed) -> frozenset[str]:
     return frozenset(k for k in allowed if same_kind(k, key))
 
 
-MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (``told_by_the_game``)
-
-
 def told_by_the_game(game, observation, readings, result):
     """A refused answer of the pawn phase tried again with the pawns the frames could not tell by their
     number (``PiecesReading.alike``: every stable frame saw a pawn of one kind there, the same faces
     allowed; whether its small number was read or not, as ``flure vision explain --pieces`` does not trust
-    it): each choice of those pawns is tried as seen there, and when exactly one legal change fits
-    (``checked_by_frames`` too) it is the answer — which pawn of that kind lies there, the game tells
-    (NOSTICKERS.md); when none or several fit, the refusal stands."""
-    import itertools
-
+    it): the reader's ``told_by_the_game`` tries each choice of those pawns as seen there, each answer
+    ``checked_by_frames`` too, and when exactly one legal change fits it is the answer — which pawn of
+    that kind lies there, the game tells (NOSTICKERS.md); when none or several fit, the refusal stands."""
     from engine.reconcile import reconcile_game
     from vision.nostickers.read import UNKNOWN_PIECE
-    from vision.nostickers.teach import key_look
+    from vision.nostickers.read import told_by_the_game as told
 
     mine = [r for r in readings or () if isinstance(r, PiecesReading)]
     if result.accepted or game is None or game.phase != "pawns" or not mine:
@@ -225,18 +219,9 @@ def told_by_the_game(game, observation, readings, result):
         unread = look is None and observation.why.get(sq) == UNKNOWN_PIECE
         changed = look is not None and look.pawn is not None and look != before.get(sq)   # (else read where it was)
         if (unread or changed) and faces[0] and all(f == faces[0] for f in faces):
-            squares[sq] = sorted(faces[0])
-    order = sorted(squares)
-    if not order or math.prod(len(squares[sq]) for sq in order) > MAX_TOLD:
-        return result
-    answers = {}
-    for choice in itertools.product(*(squares[sq] for sq in order)):
-        seen = {**observation.seen, **{sq: key_look(k) for sq, k in zip(order, choice)}}
-        tried = Observation(seen, observation.tile, {sq: w for sq, w in observation.why.items() if sq not in squares})
-        answer = checked_by_frames(reconcile_game(game, tried), readings)
-        if answer.accepted:
-            answers.setdefault((answer.change, answer.after), answer)
-    return next(iter(answers.values())) if len(answers) == 1 else result
+            squares[sq] = set(faces[0])
+    answers = told(observation, squares, lambda seen, _chosen: checked_by_frames(reconcile_game(game, seen), readings))
+    return answers[0] if len(answers) == 1 else result
 
 
 @dataclass
