@@ -124,13 +124,14 @@ class PiecesReader:
         data = reader.reading(frame, prior.before, prior.allowed)
         doubts = reader.doubts.pop() if reader.doubts else {}
         read = reader.read.pop() if reader.read else {}
+        untrusted = set(reader.twins)       # pawns of a kind read, their number not told (``Pieces.tell``)
         del reader.doubts[:], reader.read[:], reader.frames[:]      # one frame at a time: nothing piles up
         reader.twins.clear()
         if not prior.tile:
             data = without_card_zone(data)
         alike = {sq: faces for sq, nearest in doubts.items() if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
         alike.update((sq, faces) for sq, key in read.items()
-                     if len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
+                     if sq in untrusted and len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
         return as_reading(with_fixed_tiles(data, prior.before), doubts, read, alike)
 
 
@@ -199,18 +200,20 @@ def kind_allowed(key: str, allowed) -> frozenset[str]:
 
 
 def told_by_the_game(game, observation, readings, result):
-    """A refused answer of the pawn phase tried again with the pawns the frames could not tell by their
-    number (``PiecesReading.alike``: every stable frame saw a pawn of one kind there, the same faces
-    allowed; whether its small number was read or not, as ``flure vision explain --pieces`` does not trust
-    it): the reader's ``told_by_the_game`` tries each choice of those pawns as seen there, each answer
-    ``checked_by_frames`` too, and when exactly one legal change fits it is the answer — which pawn of
-    that kind lies there, the game tells (NOSTICKERS.md); when none or several fit, the refusal stands."""
-    from engine.reconcile import reconcile_game
+    """The answer of the pawn phase with the pawns the frames could not tell by their number
+    (``PiecesReading.alike``: every stable frame saw a pawn of one kind there, the same faces allowed, and
+    no frame told its small number, ``Pieces.tell``): the reader's ``told_by_the_game`` tries each choice of
+    those pawns as seen there, each answer ``checked_by_frames`` too, and when exactly one legal change fits
+    it is the answer — which pawn of that kind lies there, the game tells (NOSTICKERS.md).  When several fit,
+    an answer the frames' untold number made is refused as ambiguous (a guess is never made: the referee
+    enters the move, the moved pawn named); a refused answer stays refused."""
+    from engine.observation import Observation
+    from engine.reconcile import ambiguous, reconcile_game, refused
     from vision.nostickers.read import UNKNOWN_PIECE
     from vision.nostickers.read import told_by_the_game as told
 
     mine = [r for r in readings or () if isinstance(r, PiecesReading)]
-    if result.accepted or game is None or game.phase != "pawns" or not mine:
+    if game is None or game.phase != "pawns" or not mine:
         return result
     squares, before = {}, looks(game.position)
     for sq in sorted({sq for r in mine for sq in r.alike}):
@@ -220,8 +223,16 @@ def told_by_the_game(game, observation, readings, result):
         changed = look is not None and look.pawn is not None and look != before.get(sq)   # (else read where it was)
         if (unread or changed) and faces[0] and all(f == faces[0] for f in faces):
             squares[sq] = set(faces[0])
+    if not squares:
+        return result
     answers = told(observation, squares, lambda seen, _chosen: checked_by_frames(reconcile_game(game, seen), readings))
-    return answers[0] if len(answers) == 1 else result
+    if len(answers) == 1:
+        return answers[0]
+    if result.accepted:
+        fitting = [c for a in answers for c in a.candidates[:1]] or list(result.candidates[:1])
+        return refused(game.position, ambiguous(game.position, Observation({}, None, {}), fitting),
+                       unseen=result.unseen)
+    return result
 
 
 @dataclass
