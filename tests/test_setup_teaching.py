@@ -10,6 +10,7 @@ headless Chromium.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from contextlib import contextmanager
 
@@ -27,6 +28,7 @@ from test_web_a11y import axe_violations
 from vision.nostickers import Pieces
 from vision.nostickers import looks as L
 from vision.nostickers.teach import ALIKE, Face, alike
+from vision.nostickers.tiles import TileLooks, pairs_alike, pairs_apart, pairs_distance
 from vision.teaching_layout import load_layout
 from web_helpers import AUTH, OUTPUT, make_app
 
@@ -54,6 +56,43 @@ def taught_table(tmp_path):
         yield app, session, rig, leds
     finally:
         rig.close()
+        session.close()
+
+
+@pytest.fixture(scope="module")
+def box():
+    """The simulated box of look ``LOOK_SEED`` taught from the teaching layout's photos (pools and teleporters
+    with it), as a family's teaching would save it."""
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+    from engine.game import Game
+
+    game = Game.new(["red", "blue"], seed=28)
+    return SimulatedRig(SimpleNamespace(game=game), seed=28, stickers=False, look_seed=LOOK_SEED).teach()
+
+
+def alike_pairs(pieces: Pieces) -> Pieces:
+    """``pieces`` with teleporter pair 2 taught with pair 1's look: the two pairs alike under this light."""
+    taught = pieces.placed.teleporters
+    one = next(s for p, _a, s in taught if p == 1)
+    return dataclasses.replace(pieces, placed=TileLooks(pieces.placed.palette,
+                                                        [(p, a, one if p == 2 else s) for p, a, s in taught]))
+
+
+@contextmanager
+def setup_app(folder, pieces: Pieces | None):
+    """An app whose table configuration lies in ``folder``, beside ``pieces`` saved as its pieces.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config_path = folder / "table.toml"
+    config_path.write_text(f'[web]\ndatabase = "{folder / "s.sqlite3"}"\n', encoding="utf-8")
+    if pieces is not None:
+        pieces.save(folder / "pieces.json")
+    session = TableSession(Store(folder / "s.sqlite3"))
+    app, _ = make_app(folder, session, table_config=load_table_config(config_path))
+    try:
+        yield app
+    finally:
         session.close()
 
 
@@ -192,6 +231,53 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
         fr = app.test_client().get("/api/setup/teaching?lang=fr", headers=AUTH).get_json()["learned"]
         assert [f["face"] for f in fr["faces"]] == [f["face"] for f in learned["faces"]]
         assert fr["faces"][0]["name"] != learned["faces"][0]["name"]
+
+
+def test_the_pools_and_teleporters_taught_are_shown_with_their_warnings_by_code(tmp_path, box):
+    import cv2
+
+    def placed(pieces, name, lang="en"):
+        with setup_app(tmp_path / name, pieces) as app:
+            r = app.test_client().get(f"/api/setup/teaching?lang={lang}", headers=AUTH)
+            assert r.status_code == 200
+            return r.get_json()["learned"]["placed"]
+
+    # as taught: the pools' colours, each teleporter with its pair, arrow and taught look
+    shown = placed(box, "taught")
+    palette = box.placed.palette
+    assert palette is not None and len(shown["pools"]) == len(palette)
+    rgb = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in shown["pools"]], np.uint8)
+    lab = cv2.cvtColor(rgb[None], cv2.COLOR_RGB2LAB)[0].astype(np.float32)
+    gaps = np.sqrt(((lab[:, None] - palette[None]) ** 2).sum(axis=2))
+    assert gaps.min(axis=1).max() < 4 and gaps.min(axis=0).max() < 4        # each swatch one of the taught colours
+    assert list(lab[:, 0]) == sorted(lab[:, 0], reverse=True)                 # the lightest first
+    taught = {(p, "NESW"[a]) for p, a, _s in box.placed.teleporters}
+    assert {(t["pair"], t["arrow"]) for t in shown["teleporters"]} == taught == {(1, "E"), (1, "S"), (2, "N"), (2, "W")}
+    assert all(t["picture"].startswith("data:image/png;base64,") for t in shown["teleporters"])
+    assert shown["teleporters"][0]["name"] == "teleporter 1 arrow E"
+    assert shown["pairs_distance"] == pytest.approx(pairs_distance(box.placed.teleporters), abs=0.01)
+    assert [w["code"] for w in shown["warnings"]] == (["teleporters-alike"] if pairs_alike(box.placed.teleporters)
+                                                      else [])
+    french = placed(box, "taught-fr", "fr")
+    assert french["teleporters"][0]["name"] != shown["teleporters"][0]["name"] and "1" in french["teleporters"][0]["name"]
+
+    # the two pairs taught alike: warned by its code, with the distance and the distance needed
+    shown = placed(alike_pairs(box), "alike")
+    assert [w["code"] for w in shown["warnings"]] == ["teleporters-alike"]
+    warning = shown["warnings"][0]
+    assert warning["distance"] < 1 and warning["needed"] == pytest.approx(pairs_apart()) and shown["pairs_distance"] < 1
+    assert "too alike" in warning["text"]
+    assert placed(alike_pairs(box), "alike-de", "de")["warnings"][0]["text"] != warning["text"]
+
+    # taught without its tiles (a file taught before they were): nothing shown, both said not taught
+    shown = placed(dataclasses.replace(box, placed=None), "none")
+    assert shown["pools"] == [] and shown["teleporters"] == [] and shown["pairs_distance"] is None
+    assert [w["code"] for w in shown["warnings"]] == ["pools-not-taught", "teleporters-not-taught"]
+    # one pair only, the pools not seen: the pair missing is named
+    one_pair = TileLooks(None, [t for t in box.placed.teleporters if t[0] == 1])
+    shown = placed(dataclasses.replace(box, placed=one_pair), "one-pair", "es")
+    assert [(w["code"], w.get("pair")) for w in shown["warnings"]] == [("pools-not-taught", None), ("pair-not-taught", 2)]
+    assert [t["pair"] for t in shown["teleporters"]] == [1, 1] and " 2 " in shown["warnings"][1]["text"]
 
 
 def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
