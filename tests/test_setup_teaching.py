@@ -22,7 +22,8 @@ from companion_app.config import load_table_config
 from companion_app.table.devices.devices import open_camera, open_leds
 from companion_app.table.session.session import TableSession
 from companion_app.table.session.store import Store
-from companion_app.table.setup.teaching import step_squares
+from companion_app.table.setup.teaching import TILE_WARNINGS, step_squares
+from engine.wording import Text
 from test_setup_page import until
 from test_web_a11y import axe_violations
 from vision.nostickers import Pieces
@@ -30,7 +31,7 @@ from vision.nostickers import looks as L
 from vision.nostickers.teach import ALIKE, Face, alike
 from vision.nostickers.tiles import TileLooks, pairs_alike, pairs_apart, pairs_distance
 from vision.teaching_layout import load_layout
-from web_helpers import AUTH, OUTPUT, make_app
+from web_helpers import AUTH, OUTPUT, each_language, make_app
 
 LOOK_SEED = 0       # a simulated box this version teaches whole (look seed 3 is refused at step 3 today)
 
@@ -278,6 +279,8 @@ def test_the_pools_and_teleporters_taught_are_shown_with_their_warnings_by_code(
     shown = placed(dataclasses.replace(box, placed=one_pair), "one-pair", "es")
     assert [(w["code"], w.get("pair")) for w in shown["warnings"]] == [("pools-not-taught", None), ("pair-not-taught", 2)]
     assert [t["pair"] for t in shown["teleporters"]] == [1, 1] and " 2 " in shown["warnings"][1]["text"]
+    for code, template in TILE_WARNINGS.items():       # each sentence said in each language
+        assert len(set(each_language(Text(template, pair=2)).values())) == 4, code
 
 
 def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
@@ -362,8 +365,57 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         if pairs:
             assert ("look too alike" if lang == "en" else "se ressemblent trop") in page.text_content("#learned-alike")
             assert f" {len(groups)} " in f" {page.text_content('#learned-alike')}"
+        # beside the faces: the pools' colours and each taught teleporter, warned as the file says
+        expect_tiles(page, pieces)
         page.click("#learned-pairs summary")
         OUTPUT.mkdir(exist_ok=True)
         page.screenshot(path=str(OUTPUT / f"setup-teaching-{lang}.png"), full_page=True)
         assert errors == []
         assert axe_violations(page) == []               # the card taught, its pairs open: as clean as the others
+
+
+def expect_tiles(page, pieces: Pieces) -> None:
+    """The Setup page shows ``pieces``' pools (a swatch per taught colour) and teleporters (pair, arrow, a loaded
+    picture), and the warnings ``describe_placed`` gives them by code, the teleporters marked when alike."""
+    from companion_app.table.setup.teaching import describe_placed
+
+    placed = describe_placed(pieces.placed)
+    page.wait_for_function("document.querySelectorAll('#learned-tiles li').length == %d"
+                           % (bool(placed["pools"]) + len(placed["teleporters"])))
+    colours = page.eval_on_selector_all("#learned-tiles li[data-face=pool] .swatch", "els => els.map(e => e.dataset.colour)")
+    assert colours == placed["pools"]
+    if colours:      # the browser paints each swatch its colour
+        painted = page.eval_on_selector_all("#learned-tiles .swatch",
+                                            "els => els.map(e => getComputedStyle(e).backgroundColor)")
+        assert painted == [f"rgb({int(c[1:3], 16)}, {int(c[3:5], 16)}, {int(c[5:], 16)})" for c in colours]
+    shown = page.eval_on_selector_all("#learned-tiles li[data-face=teleporter]",
+                                      "els => els.map(e => [Number(e.dataset.pair), e.dataset.arrow])")
+    taught = pieces.placed.teleporters if pieces.placed is not None else []
+    assert sorted(map(tuple, shown)) == sorted((p, "NESW"[a]) for p, a, _s in taught)
+    assert page.eval_on_selector_all("#learned-tiles img", "els => els.every(i => i.complete && i.naturalWidth > 0)")
+    codes = page.eval_on_selector_all("#learned-tile-warnings li.fix", "els => els.map(e => e.dataset.code)")
+    assert codes == [w["code"] for w in placed["warnings"]]
+    alike = page.eval_on_selector_all("#learned-tiles li.alike", "els => els.length")
+    assert alike == (len(shown) if "teleporters-alike" in codes else 0)
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_setup_page_warns_of_teleporter_pairs_alike_and_pools_not_taught(browser, tmp_path, box, lang):
+    from companion_app.web.server import Server
+
+    pieces = dataclasses.replace(alike_pairs(box), placed=TileLooks(None, alike_pairs(box).placed.teleporters))
+    with setup_app(tmp_path, pieces) as app, Server(app) as server:
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()  # axe
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        referee_login(page, server.url, "setup")
+        page.goto(f"{server.url}setup?lang={lang}")
+        page.wait_for_selector("#learned-faces li")
+        expect_tiles(page, pieces)
+        said = page.text_content("#learned-tile-warnings")
+        assert ("too alike" in said) == (lang == "en") and ("zu ähnlich" in said) == (lang == "de"), said
+        assert ("No pool was taught" in said) == (lang == "en"), said
+        page.locator("#teach-card").screenshot(path=str(OUTPUT / f"setup-teaching-tiles-{lang}.png"))
+        assert errors == []
+        assert axe_violations(page) == []

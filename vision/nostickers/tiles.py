@@ -182,16 +182,22 @@ def quarter_distances(sample: np.ndarray, taught: np.ndarray) -> list[float]:
             for q in range(4)]
 
 
+def pairs_missing(taught: list[tuple[int, int, np.ndarray]]) -> list[int]:
+    """The teleporter pairs of which no tile was taught: unless none, ``read_teleporter`` reads no teleporter (a
+    pair never taught could be taken for the other)."""
+    from engine.placement import TELEPORTER_PAIRS
+
+    return sorted(set(TELEPORTER_PAIRS) - {p for p, _a, _s in taught})
+
+
 def pairs_distance(taught: list[tuple[int, int, np.ndarray]]) -> float | None:
     """How far apart the two teleporter pairs look as taught: the nearest of a tile of one pair to a tile of
     the other at any quarter turn (``quarter_distances``, the measure ``read_teleporter`` compares a square
-    with); None unless every pair was taught (the reader then reads no teleporter)."""
-    from engine.placement import TELEPORTER_PAIRS
-
-    if not set(TELEPORTER_PAIRS) <= {p for p, _a, _s in taught}:
+    with); None when a pair was not taught (``pairs_missing``)."""
+    if pairs_missing(taught):
         return None
-    return min(min(quarter_distances(a, b)) for i, (p, _a, a) in enumerate(taught)
-               for q, _b, b in taught[i + 1:] if p != q)
+    return min(min(quarter_distances(a, b)) for i, (pair, _a, a) in enumerate(taught)
+               for other, _b, b in taught[i + 1:] if other != pair)
 
 
 def pairs_apart() -> float:
@@ -218,11 +224,9 @@ def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple
     (``TELEPORTER_RATIO``) than any tile of the other pair and within ``MAX_DISTANCE``; its arrow, the taught
     arrow turned by that quarter, when that turn is clearly nearer than the other turns of that pair's tiles
     (an arrow not seen: unknown).  Unless every pair was taught, nothing is read."""
-    from engine.placement import TELEPORTER_PAIRS
-
     from .teach import MAX_DISTANCE
 
-    if not taught or not set(TELEPORTER_PAIRS) <= {p for p, _a, _s in taught}:
+    if pairs_missing(taught):
         return None, {}         # a pair never taught could be taken for the other: asked
     # (pair, arrow) → its distance: each taught tile turned by each quarter gives one arrow
     best: dict[tuple[int, int], float] = {}

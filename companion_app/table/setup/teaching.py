@@ -262,8 +262,7 @@ def describe_placed(tiles) -> dict:
     taught): the pools' colours (``#rrggbb``, lightest first), each taught teleporter (its pair, arrow, name
     and a picture of its taught look), how far apart the pairs look (``tiles.pairs_distance``) and the
     warnings (``TILE_WARNINGS``: a code, its data and its sentence)."""
-    from engine.placement import TELEPORTER_PAIRS
-    from vision.nostickers.tiles import pairs_alike, pairs_apart, pairs_distance
+    from vision.nostickers.tiles import pairs_alike, pairs_apart, pairs_distance, pairs_missing
 
     palette = tiles.palette if tiles is not None else None
     taught = tiles.teleporters if tiles is not None else []
@@ -280,7 +279,7 @@ def describe_placed(tiles) -> dict:
         warn("pools-not-taught")
     if not taught:
         warn("teleporters-not-taught")
-    for pair in sorted(set(TELEPORTER_PAIRS) - {p for p, _a, _s in taught} if taught else ()):
+    for pair in pairs_missing(taught) if taught else ():
         warn("pair-not-taught", pair=pair)
     if pairs_alike(taught):
         warn("teleporters-alike", {"distance": round(distance, 2), "needed": round(pairs_apart(), 2)})
