@@ -296,6 +296,16 @@ def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
 
 # -- the Setup page in headless Chromium ----------------------------------------------------------------
 
+def setup_page(browser, server, lang: str):
+    """(page, its script errors): the Setup page in ``lang``, the referee logged in (CSP bypassed for axe)."""
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    referee_login(page, server.url, "setup")
+    page.goto(f"{server.url}setup?lang={lang}")
+    return page, errors
+
+
 @needs_chromium
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(browser, tmp_path, lang):
@@ -303,11 +313,7 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
 
     layout = load_layout()
     with taught_table(tmp_path) as (app, session, rig, leds), Server(app) as server:
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()  # axe
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        referee_login(page, server.url, "setup")
-        page.goto(f"{server.url}setup?lang={lang}")
+        page, errors = setup_page(browser, server, lang)
         page.wait_for_selector("#teach-start:visible")
         OUTPUT.mkdir(exist_ok=True)
         assert page.is_hidden("#teach-photo")
@@ -406,11 +412,7 @@ def test_the_setup_page_warns_of_teleporter_pairs_alike_and_pools_not_taught(bro
 
     pieces = dataclasses.replace(alike_pairs(box), placed=TileLooks(None, alike_pairs(box).placed.teleporters))
     with setup_app(tmp_path, pieces) as app, Server(app) as server:
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()  # axe
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        referee_login(page, server.url, "setup")
-        page.goto(f"{server.url}setup?lang={lang}")
+        page, errors = setup_page(browser, server, lang)
         page.wait_for_selector("#learned-faces li")
         expect_tiles(page, pieces)
         said = page.text_content("#learned-tile-warnings")
