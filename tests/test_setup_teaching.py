@@ -229,6 +229,10 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
             a, b = w["faces"]
             assert named[a]["alike"] and named[b]["alike"]
             assert sum({a, b} <= set(g["keys"]) for g in learned["groups"]) == 1
+        # the Setup page's own teaching learned the advanced setup's tiles too: the pools' colours, the 4 teleporters
+        assert len(learned["placed"]["pools"]) == len(pieces.placed.palette) > 0
+        assert sorted((t["pair"], t["arrow"]) for t in learned["placed"]["teleporters"]) == [
+            (1, "E"), (1, "S"), (2, "N"), (2, "W")]
         fr = app.test_client().get("/api/setup/teaching?lang=fr", headers=AUTH).get_json()["learned"]
         assert [f["face"] for f in fr["faces"]] == [f["face"] for f in learned["faces"]]
         assert fr["faces"][0]["name"] != learned["faces"][0]["name"]
