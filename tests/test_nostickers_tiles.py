@@ -168,3 +168,35 @@ def test_the_tiles_taught_are_kept_in_the_pieces_file(tmp_path):
     del data["placed"]
     path.write_text(json.dumps(data))
     assert Pieces.load(path).placed is None            # a file taught before: the tiles are asked
+
+
+def test_the_pairs_distance_is_the_readers_measure_and_too_near_is_warned():
+    """``pairs_distance``: the nearest tiles of the two pairs at any quarter turn (a tile turned is the same tile);
+    ``pairs_alike`` below ``pairs_apart``; the reader asks for a tile of pairs taught alike and reads it otherwise."""
+    from engine.position import Teleporter
+    from vision.nostickers import tiles as T
+
+    rng = np.random.default_rng(27)
+    one, two, delta = (rng.uniform(60, 200, (L.ANGLES, L.RINGS, 3)).astype(np.float32) for _ in range(3))
+    delta -= 130.0                                          # about ±70 a cell
+    unit = T.pairs_distance([(1, 0, one), (2, 0, one + delta)])
+    assert unit == pytest.approx(L.distance(one, one + delta), rel=1e-3) and unit > 1.5 * T.pairs_apart()
+    for scale, alike in ((0.95, True), (1.05, False)):      # on each side of the line, in the reader's units
+        near = one + delta * (scale * T.pairs_apart() / unit)
+        taught = [(2, 3, near), (1, 1, one)]
+        assert T.pairs_distance(taught) == pytest.approx(scale * T.pairs_apart(), rel=1e-3)
+        assert T.pairs_alike(taught) is alike
+    # pair 2 taught with pair 1's look turned a quarter (as test_table_nostickers_placement makes them alike)
+    alike = [(1, 1, one), (2, 0, np.roll(one, T.QUARTER, axis=0))]
+    far = [(1, 1, one), (2, 0, two)]
+    assert T.pairs_distance(alike) < 0.01 and T.pairs_alike(alike)
+    assert T.pairs_distance(far) > 1.5 * T.pairs_apart() and not T.pairs_alike(far)
+    assert T.pairs_distance(far) == pytest.approx(T.pairs_distance(far[::-1]), rel=1e-6)
+    seen = one + rng.normal(0, 2, one.shape).astype(np.float32)           # pair 1's tile, as a camera sees it
+    assert T.read_teleporter([seen], alike)[0] is None                    # asked …
+    assert T.read_teleporter([seen], far)[0] == Teleporter(1, 1)           # … and read when the pairs differ
+    # a pair not taught: no distance, no warning of looks (the reader reads no teleporter at all)
+    assert T.pairs_distance([(1, 1, one), (1, 2, two)]) is None and not T.pairs_alike([(1, 1, one)])
+    assert T.pairs_distance([]) is None
+    assert T.pairs_missing([(1, 1, one)]) == [2] and T.pairs_missing([]) == [1, 2] and T.pairs_missing(far) == []
+    assert T.read_teleporter([seen], [(1, 1, one)]) == (None, {})          # the reader reads none then

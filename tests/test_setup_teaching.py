@@ -10,6 +10,7 @@ headless Chromium.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from contextlib import contextmanager
 
@@ -21,14 +22,16 @@ from companion_app.config import load_table_config
 from companion_app.table.devices.devices import open_camera, open_leds
 from companion_app.table.session.session import TableSession
 from companion_app.table.session.store import Store
-from companion_app.table.setup.teaching import step_squares
+from companion_app.table.setup.teaching import TILE_WARNINGS, step_squares
+from engine.wording import Text
 from test_setup_page import until
 from test_web_a11y import axe_violations
 from vision.nostickers import Pieces
 from vision.nostickers import looks as L
 from vision.nostickers.teach import ALIKE, Face, alike
+from vision.nostickers.tiles import TileLooks, pairs_alike, pairs_apart, pairs_distance
 from vision.teaching_layout import load_layout
-from web_helpers import AUTH, OUTPUT, make_app
+from web_helpers import AUTH, OUTPUT, each_language, make_app
 
 LOOK_SEED = 0       # a simulated box this version teaches whole (look seed 3 is refused at step 3 today)
 
@@ -54,6 +57,43 @@ def taught_table(tmp_path):
         yield app, session, rig, leds
     finally:
         rig.close()
+        session.close()
+
+
+@pytest.fixture(scope="module")
+def box():
+    """The simulated box of look ``LOOK_SEED`` taught from the teaching layout's photos (pools and teleporters
+    with it), as a family's teaching would save it."""
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+    from engine.game import Game
+
+    game = Game.new(["red", "blue"], seed=28)
+    return SimulatedRig(SimpleNamespace(game=game), seed=28, stickers=False, look_seed=LOOK_SEED).teach()
+
+
+def alike_pairs(pieces: Pieces) -> Pieces:
+    """``pieces`` with teleporter pair 2 taught with pair 1's look: the two pairs alike under this light."""
+    taught = pieces.placed.teleporters
+    one = next(s for p, _a, s in taught if p == 1)
+    return dataclasses.replace(pieces, placed=TileLooks(pieces.placed.palette,
+                                                        [(p, a, one if p == 2 else s) for p, a, s in taught]))
+
+
+@contextmanager
+def setup_app(folder, pieces: Pieces | None):
+    """An app whose table configuration lies in ``folder``, beside ``pieces`` saved as its pieces.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config_path = folder / "table.toml"
+    config_path.write_text(f'[web]\ndatabase = "{folder / "s.sqlite3"}"\n', encoding="utf-8")
+    if pieces is not None:
+        pieces.save(folder / "pieces.json")
+    session = TableSession(Store(folder / "s.sqlite3"))
+    app, _ = make_app(folder, session, table_config=load_table_config(config_path))
+    try:
+        yield app
+    finally:
         session.close()
 
 
@@ -189,9 +229,62 @@ def test_teaching_through_the_api_refuses_a_wrong_photo_then_saves_what_it_learn
             a, b = w["faces"]
             assert named[a]["alike"] and named[b]["alike"]
             assert sum({a, b} <= set(g["keys"]) for g in learned["groups"]) == 1
+        # the Setup page's own teaching learned the advanced setup's tiles too: the pools' colours, the 4 teleporters
+        assert len(learned["placed"]["pools"]) == len(pieces.placed.palette) > 0
+        assert sorted((t["pair"], t["arrow"]) for t in learned["placed"]["teleporters"]) == [
+            (1, "E"), (1, "S"), (2, "N"), (2, "W")]
         fr = app.test_client().get("/api/setup/teaching?lang=fr", headers=AUTH).get_json()["learned"]
         assert [f["face"] for f in fr["faces"]] == [f["face"] for f in learned["faces"]]
         assert fr["faces"][0]["name"] != learned["faces"][0]["name"]
+
+
+def test_the_pools_and_teleporters_taught_are_shown_with_their_warnings_by_code(tmp_path, box):
+    import cv2
+
+    def placed(pieces, name, lang="en"):
+        with setup_app(tmp_path / name, pieces) as app:
+            r = app.test_client().get(f"/api/setup/teaching?lang={lang}", headers=AUTH)
+            assert r.status_code == 200
+            return r.get_json()["learned"]["placed"]
+
+    # as taught: the pools' colours, each teleporter with its pair, arrow and taught look
+    shown = placed(box, "taught")
+    palette = box.placed.palette
+    assert palette is not None and len(shown["pools"]) == len(palette)
+    rgb = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in shown["pools"]], np.uint8)
+    lab = cv2.cvtColor(rgb[None], cv2.COLOR_RGB2LAB)[0].astype(np.float32)
+    gaps = np.sqrt(((lab[:, None] - palette[None]) ** 2).sum(axis=2))
+    assert gaps.min(axis=1).max() < 4 and gaps.min(axis=0).max() < 4        # each swatch one of the taught colours
+    assert list(lab[:, 0]) == sorted(lab[:, 0], reverse=True)                 # the lightest first
+    taught = {(p, "NESW"[a]) for p, a, _s in box.placed.teleporters}
+    assert {(t["pair"], t["arrow"]) for t in shown["teleporters"]} == taught == {(1, "E"), (1, "S"), (2, "N"), (2, "W")}
+    assert all(t["picture"].startswith("data:image/png;base64,") for t in shown["teleporters"])
+    assert shown["teleporters"][0]["name"] == "teleporter 1 arrow E"
+    assert shown["pairs_distance"] == pytest.approx(pairs_distance(box.placed.teleporters), abs=0.01)
+    assert [w["code"] for w in shown["warnings"]] == (["teleporters-alike"] if pairs_alike(box.placed.teleporters)
+                                                      else [])
+    french = placed(box, "taught-fr", "fr")
+    assert french["teleporters"][0]["name"] != shown["teleporters"][0]["name"] and "1" in french["teleporters"][0]["name"]
+
+    # the two pairs taught alike: warned by its code, with the distance and the distance needed
+    shown = placed(alike_pairs(box), "alike")
+    assert [w["code"] for w in shown["warnings"]] == ["teleporters-alike"]
+    warning = shown["warnings"][0]
+    assert warning["distance"] < 1 and warning["needed"] == pytest.approx(pairs_apart()) and shown["pairs_distance"] < 1
+    assert "too alike" in warning["text"]
+    assert placed(alike_pairs(box), "alike-de", "de")["warnings"][0]["text"] != warning["text"]
+
+    # taught without its tiles (a file taught before they were): nothing shown, both said not taught
+    shown = placed(dataclasses.replace(box, placed=None), "none")
+    assert shown["pools"] == [] and shown["teleporters"] == [] and shown["pairs_distance"] is None
+    assert [w["code"] for w in shown["warnings"]] == ["pools-not-taught", "teleporters-not-taught"]
+    # one pair only, the pools not seen: the pair missing is named
+    one_pair = TileLooks(None, [t for t in box.placed.teleporters if t[0] == 1])
+    shown = placed(dataclasses.replace(box, placed=one_pair), "one-pair", "es")
+    assert [(w["code"], w.get("pair")) for w in shown["warnings"]] == [("pools-not-taught", None), ("pair-not-taught", 2)]
+    assert [t["pair"] for t in shown["teleporters"]] == [1, 1] and " 2 " in shown["warnings"][1]["text"]
+    for code, template in TILE_WARNINGS.items():       # each sentence said in each language
+        assert len(set(each_language(Text(template, pair=2)).values())) == 4, code
 
 
 def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
@@ -207,6 +300,16 @@ def test_a_bad_pieces_file_is_said_not_a_500(tmp_path):
 
 # -- the Setup page in headless Chromium ----------------------------------------------------------------
 
+def setup_page(browser, server, lang: str):
+    """(page, its script errors): the Setup page in ``lang``, the referee logged in (CSP bypassed for axe)."""
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    referee_login(page, server.url, "setup")
+    page.goto(f"{server.url}setup?lang={lang}")
+    return page, errors
+
+
 @needs_chromium
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(browser, tmp_path, lang):
@@ -214,11 +317,7 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
 
     layout = load_layout()
     with taught_table(tmp_path) as (app, session, rig, leds), Server(app) as server:
-        page = browser.new_context(viewport={"width": 1280, "height": 1000}, bypass_csp=True).new_page()  # axe
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        referee_login(page, server.url, "setup")
-        page.goto(f"{server.url}setup?lang={lang}")
+        page, errors = setup_page(browser, server, lang)
         page.wait_for_selector("#teach-start:visible")
         OUTPUT.mkdir(exist_ok=True)
         assert page.is_hidden("#teach-photo")
@@ -276,8 +375,53 @@ def test_the_setup_page_teaches_the_simulated_box_and_shows_what_it_learned(brow
         if pairs:
             assert ("look too alike" if lang == "en" else "se ressemblent trop") in page.text_content("#learned-alike")
             assert f" {len(groups)} " in f" {page.text_content('#learned-alike')}"
+        # beside the faces: the pools' colours and each taught teleporter, warned as the file says
+        expect_tiles(page, pieces)
         page.click("#learned-pairs summary")
         OUTPUT.mkdir(exist_ok=True)
         page.screenshot(path=str(OUTPUT / f"setup-teaching-{lang}.png"), full_page=True)
         assert errors == []
         assert axe_violations(page) == []               # the card taught, its pairs open: as clean as the others
+
+
+def expect_tiles(page, pieces: Pieces) -> None:
+    """The Setup page shows ``pieces``' pools (a swatch per taught colour) and teleporters (pair, arrow, a loaded
+    picture), and the warnings ``describe_placed`` gives them by code, the teleporters marked when alike."""
+    from companion_app.table.setup.teaching import describe_placed
+
+    placed = describe_placed(pieces.placed)
+    page.wait_for_function("document.querySelectorAll('#learned-tiles li').length == %d"
+                           % (bool(placed["pools"]) + len(placed["teleporters"])))
+    colours = page.eval_on_selector_all("#learned-tiles li[data-face=pool] .swatch", "els => els.map(e => e.dataset.colour)")
+    assert colours == placed["pools"]
+    if colours:      # the browser paints each swatch its colour
+        painted = page.eval_on_selector_all("#learned-tiles .swatch",
+                                            "els => els.map(e => getComputedStyle(e).backgroundColor)")
+        assert painted == [f"rgb({int(c[1:3], 16)}, {int(c[3:5], 16)}, {int(c[5:], 16)})" for c in colours]
+    shown = page.eval_on_selector_all("#learned-tiles li[data-face=teleporter]",
+                                      "els => els.map(e => [Number(e.dataset.pair), e.dataset.arrow])")
+    taught = pieces.placed.teleporters if pieces.placed is not None else []
+    assert sorted(map(tuple, shown)) == sorted((p, "NESW"[a]) for p, a, _s in taught)
+    assert page.eval_on_selector_all("#learned-tiles img", "els => els.every(i => i.complete && i.naturalWidth > 0)")
+    codes = page.eval_on_selector_all("#learned-tile-warnings li.fix", "els => els.map(e => e.dataset.code)")
+    assert codes == [w["code"] for w in placed["warnings"]]
+    alike = page.eval_on_selector_all("#learned-tiles li.alike", "els => els.length")
+    assert alike == (len(shown) if "teleporters-alike" in codes else 0)
+
+
+@needs_chromium
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_setup_page_warns_of_teleporter_pairs_alike_and_pools_not_taught(browser, tmp_path, box, lang):
+    from companion_app.web.server import Server
+
+    pieces = dataclasses.replace(alike_pairs(box), placed=TileLooks(None, alike_pairs(box).placed.teleporters))
+    with setup_app(tmp_path, pieces) as app, Server(app) as server:
+        page, errors = setup_page(browser, server, lang)
+        page.wait_for_selector("#learned-faces li")
+        expect_tiles(page, pieces)
+        said = page.text_content("#learned-tile-warnings")
+        assert ("too alike" in said) == (lang == "en") and ("zu ähnlich" in said) == (lang == "de"), said
+        assert ("No pool was taught" in said) == (lang == "en"), said
+        page.locator("#teach-card").screenshot(path=str(OUTPUT / f"setup-teaching-tiles-{lang}.png"))
+        assert errors == []
+        assert axe_violations(page) == []

@@ -145,7 +145,8 @@ def doctor():
 
 # -- teaching the box without stickers (NOSTICKERS.md) ------------------------------------------------
 @route("/teaching", "GET", "The teaching under way (step, what to lay out, its squares, the last refusal) and what "
-                           "the saved pieces file taught: each face, its picture and the faces it looks too alike to")
+                           "the saved pieces file taught: each face, its picture and the faces it looks too alike to; "
+                           "the pools' colours and each teleporter for the advanced setup, with warnings by code")
 def teaching():
     return answer(lambda: {**tool().teaching.status(), "learned": tool().teaching.learned()})
 

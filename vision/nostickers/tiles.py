@@ -173,6 +173,50 @@ def turn_distances(sample: np.ndarray, taught: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(d2, 0.0))
 
 
+def quarter_distances(sample: np.ndarray, taught: np.ndarray) -> list[float]:
+    """The distance between ``sample`` and the ``taught`` tile turned by each quarter turn (``turn_distances``,
+    the nearest within ``TURN_SLACK`` bins of it: a tile lies a little turned off the grid): ``out[q]`` is
+    the taught tile's arrow turned ``q`` quarters the way the directions go."""
+    d = turn_distances(sample, taught)
+    return [float(min(d[(q * QUARTER + k) % L.ANGLES] for k in range(-TURN_SLACK, TURN_SLACK + 1)))
+            for q in range(4)]
+
+
+def pairs_missing(taught: list[tuple[int, int, np.ndarray]]) -> list[int]:
+    """The teleporter pairs of which no tile was taught: unless none, ``read_teleporter`` reads no teleporter (a
+    pair never taught could be taken for the other)."""
+    from engine.placement import TELEPORTER_PAIRS
+
+    return sorted(set(TELEPORTER_PAIRS) - {p for p, _a, _s in taught})
+
+
+def pairs_distance(taught: list[tuple[int, int, np.ndarray]]) -> float | None:
+    """How far apart the two teleporter pairs look as taught: the nearest of a tile of one pair to a tile of
+    the other at any quarter turn (``quarter_distances``, the measure ``read_teleporter`` compares a square
+    with); None when a pair was not taught (``pairs_missing``)."""
+    if pairs_missing(taught):
+        return None
+    return min(min(quarter_distances(a, b)) for i, (pair, _a, a) in enumerate(taught)
+               for other, _b, b in taught[i + 1:] if other != pair)
+
+
+def pairs_apart() -> float:
+    """How far apart (``pairs_distance``) the pairs must look for ``read_teleporter`` to tell them under this
+    light: a tile seen as far from its own taught look as the reader accepts (``MAX_DISTANCE``) is still
+    clearly nearer (``TELEPORTER_RATIO``) to it than the other pair lies."""
+    from .teach import MAX_DISTANCE
+
+    return MAX_DISTANCE / TELEPORTER_RATIO
+
+
+def pairs_alike(taught: list[tuple[int, int, np.ndarray]]) -> bool:
+    """Whether the taught pairs look too alike (nearer than ``pairs_apart``): the reader may then ask the referee
+    which pair a teleporter is rather than guess.  False when a pair was not taught (the reader reads none:
+    said apart)."""
+    distance = pairs_distance(taught)
+    return distance is not None and distance < pairs_apart()
+
+
 def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple[Teleporter | None, dict]:
     """(the teleporter ``samples`` show, or None when it cannot be told; what was measured): ``samples`` are polar
     samples of the square (its middle moved a little: the tile is not put down exactly).  Each taught tile is
@@ -180,21 +224,17 @@ def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple
     (``TELEPORTER_RATIO``) than any tile of the other pair and within ``MAX_DISTANCE``; its arrow, the taught
     arrow turned by that quarter, when that turn is clearly nearer than the other turns of that pair's tiles
     (an arrow not seen: unknown).  Unless every pair was taught, nothing is read."""
-    from engine.placement import TELEPORTER_PAIRS
-
     from .teach import MAX_DISTANCE
 
-    if not taught or not set(TELEPORTER_PAIRS) <= {p for p, _a, _s in taught}:
+    if pairs_missing(taught):
         return None, {}         # a pair never taught could be taken for the other: asked
     # (pair, arrow) → its distance: each taught tile turned by each quarter gives one arrow
     best: dict[tuple[int, int], float] = {}
     for sample in samples:
         for pair, arrow, polar in taught:
-            d = turn_distances(sample, polar)
-            for q in range(4):
-                near = min(d[(q * QUARTER + k) % L.ANGLES] for k in range(-TURN_SLACK, TURN_SLACK + 1))
+            for q, near in enumerate(quarter_distances(sample, polar)):
                 key = (pair, (arrow + q) % 4)
-                best[key] = min(best.get(key, np.inf), float(near))
+                best[key] = min(best.get(key, np.inf), near)
     ranked = sorted(best.items(), key=lambda kv: kv[1])
     (pair, arrow), dist = ranked[0]
     other_pair = min((d for (p, _a), d in ranked if p != pair), default=np.inf)

@@ -17,14 +17,28 @@ import threading
 import time
 from pathlib import Path
 
-from engine.geometry import square_name
+from engine.geometry import DIRECTION_NAMES, square_name
 from engine.names import piece_name
-from engine.wording import N_, Term, Text
+from engine.wording import N_, Direction, Term, Text
 
 from .setup import SetupError
 
 FRESH_FRAME_S = 5.0      # how long a photo waits for the camera's next frame (taken after the tap)
 PICTURE_PX = 56          # side of a taught face's picture
+
+# What the Setup page says of the advanced setup's taught tiles (``describe_placed``): code → sentence.
+TILE_WARNINGS = {
+    "pools-not-taught": N_("No pool was taught (the teaching layout lays none out, or its pools looked like the bare "
+                           "board): the camera does not read the pools put down at the advanced setup; the referee "
+                           "enters them."),
+    "teleporters-not-taught": N_("No teleporter was taught (the teaching layout lays none out): the camera does not "
+                                 "read the teleporters put down at the advanced setup; the referee enters them."),
+    "pair-not-taught": N_("Teleporter pair %(pair)s was not taught: the camera does not read the teleporters put "
+                          "down at the advanced setup (it could take one pair for the other); the referee enters "
+                          "them."),
+    "teleporters-alike": N_("The two teleporter pairs look too alike under this light: the camera may ask the "
+                            "referee which pair a teleporter put down is rather than guess (more light helps)."),
+}
 
 
 class Teaching:
@@ -237,10 +251,51 @@ def describe_pieces(pieces, path) -> dict:
         faces.append({"face": face.key, "name": face_words(face.key), "step": face.step, "square": face.square,
                       "picture": picture(face.polar), "alike": [face_words(k) for k in sorted(near.get(face.key, ()))],
                       "faint": face.key in pieces.faint})
-    return {"taught": True, "file": str(path), "faces": faces,
+    return {"taught": True, "file": str(path), "faces": faces, "placed": describe_placed(pieces.placed),
             "warnings": [{"faces": [face_words(k) for k in w["faces"]], "keys": w["faces"], "distance": w["distance"]}
                          for w in warnings],
             "groups": [{"keys": group, "faces": [face_words(k) for k in group]} for group in alike_groups(near)]}
+
+
+def describe_placed(tiles) -> dict:
+    """The Setup page's "what was learned" of the advanced setup's tiles (``tiles.TileLooks``, None: none
+    taught): the pools' colours (``#rrggbb``, lightest first), each taught teleporter (its pair, arrow, name
+    and a picture of its taught look), how far apart the pairs look (``tiles.pairs_distance``) and the
+    warnings (``TILE_WARNINGS``: a code, its data and its sentence)."""
+    from vision.nostickers.tiles import pairs_alike, pairs_apart, pairs_distance, pairs_missing
+
+    palette = tiles.palette if tiles is not None else None
+    taught = tiles.teleporters if tiles is not None else []
+    teleporters = [{"pair": pair, "arrow": DIRECTION_NAMES[arrow], "picture": picture(polar),
+                    "name": Text(N_("teleporter %(pair)s arrow %(direction)s"), pair=pair,
+                                 direction=Direction(DIRECTION_NAMES[arrow]))}
+                   for pair, arrow, polar in sorted(taught, key=lambda t: t[:2])]
+    distance = pairs_distance(taught)
+    warnings = []
+
+    def warn(code, data=(), **fields):      # its data, the sentence's fields among them
+        warnings.append({"code": code, **dict(data), **fields, "text": Text(TILE_WARNINGS[code], **fields)})
+    if palette is None:
+        warn("pools-not-taught")
+    if not taught:
+        warn("teleporters-not-taught")
+    for pair in pairs_missing(taught) if taught else ():
+        warn("pair-not-taught", pair=pair)
+    if pairs_alike(taught):
+        warn("teleporters-alike", {"distance": round(distance, 2), "needed": round(pairs_apart(), 2)})
+    return {"pools": swatches(palette) if palette is not None else [], "teleporters": teleporters,
+            "pairs_distance": None if distance is None else round(distance, 2), "warnings": warnings}
+
+
+def swatches(palette) -> list[str]:
+    """The pools' taught colours (Lab, as OpenCV's 8-bit) as ``#rrggbb``, the lightest first."""
+    import cv2
+    import numpy as np
+
+    lab = np.clip(np.round(np.asarray(palette, dtype=np.float32)), 0, 255).astype(np.uint8)
+    lab = lab[np.argsort(-lab[:, 0], kind="stable")]
+    rgb = cv2.cvtColor(lab.reshape(1, -1, 3), cv2.COLOR_LAB2RGB)[0]
+    return ["#{:02x}{:02x}{:02x}".format(*map(int, c)) for c in rgb]
 
 
 def alike_groups(near: dict[str, set[str]]) -> list[list[str]]:

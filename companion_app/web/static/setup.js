@@ -234,6 +234,7 @@
     if (!l.taught) {
       $("learned-summary").textContent = l.error ? t("The pieces file cannot be used: %(why)s", { why: l.error }) : t("Nothing taught yet.");
       $("learned-alike").textContent = ""; $("learned-pairs").classList.add("hidden");
+      showTiles({ pools: [], teleporters: [], warnings: [] });
       return;
     }
     $("learned-summary").textContent = t("%(n)s faces taught, in %(file)s", { n: l.faces.length, file: l.file });
@@ -247,6 +248,7 @@
       li.dataset.faces = g.keys.join(" ");
       warnings.append(li);
     }
+    showTiles(l.placed);
     for (const f of l.faces) {
       const li = el("li", f.alike.length ? "alike" : "");
       li.dataset.face = f.face;
@@ -255,6 +257,27 @@
       if (f.alike.length) li.append(el("span", "muted", ` ⚠ ${t("looks like %(faces)s", { faces: f.alike.join(", ") })}`));
       faces.append(li);
     }
+  }
+  function showTiles(p) {   // the advanced setup's pools (their colours) and teleporters, beside the faces
+    $("learned-tile-warnings").replaceChildren(...p.warnings.map((w) => {
+      const li = el("li", "fix", w.text); li.dataset.code = w.code; return li;
+    }));
+    const items = [];
+    if (p.pools.length) {
+      const li = el("li", "pools"), box = el("span", "swatches");
+      li.dataset.face = "pool";
+      for (const c of p.pools) { const s = el("span", "swatch"); s.style.background = c; s.dataset.colour = c; box.append(s); }
+      li.append(box, el("span", "", t("the pools' colours")));
+      items.push(li);
+    }
+    for (const tp of p.teleporters) {
+      const li = el("li", p.warnings.some((w) => w.code === "teleporters-alike") ? "alike" : "");
+      li.dataset.face = "teleporter"; li.dataset.pair = String(tp.pair); li.dataset.arrow = tp.arrow;
+      const img = el("img"); img.src = tp.picture; img.alt = "";
+      li.append(img, el("span", "", tp.name));
+      items.push(li);
+    }
+    $("learned-tiles").replaceChildren(...items);
   }
   async function teaching(path) {
     const busy = [$("teach-start"), $("teach-photo"), $("teach-cancel")];
