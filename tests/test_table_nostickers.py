@@ -325,12 +325,14 @@ def test_a_pawn_whose_number_is_not_told_is_never_taken_from_the_cameras_guess(d
     table's judge, as at the table: never a wrong move."""
     from companion_app.table.camera.judge import reconcile_observation
     from vision.stable import StableGate
+    from web_helpers import each_language
 
     game, box = demo_box
     reader = PiecesReader(box, lambda: allowed_now(Prior.of(game)))
     moves = [(label, target) for label in sorted(game.unmoved) if game.position.pawn(label).colour == game.to_move
              for target in game.targets(label) if target["square"] not in (None, "out")]
     accepted = wrong = 0
+    asked: list = []
     for n, (label, target) in enumerate(moves):
         after = game.apply(Move(label, target["moves"]))
         table = PhysicalTable(after.position, seed=n)
@@ -343,9 +345,17 @@ def test_a_pawn_whose_number_is_not_told_is_never_taken_from_the_cameras_guess(d
         result = reconcile_observation(game, gate.observation, ([r for r, _o, _g in gate.frames], None, None))
         accepted += result.accepted
         wrong += result.accepted and result.after != after.position
+        if not result.accepted and result.problems[0].code == "ambiguous":
+            asked.append(result.problems[0].message)
         assert not result.accepted or result.after == after.position, \
             f"{label} to {target['square']} taken as {result.to_json().get('move')}"
     assert len(moves) >= 10 and wrong == 0 and accepted > 0
+    # the pawns that fit are named, and the table says why and what to do, in each language
+    numbers = [m for m in asked if "cannot read the pawn's number" in str(m)]
+    assert numbers, [str(m) for m in asked]
+    said = each_language(numbers[0])
+    assert " or " in said["en"] and "referee view" in said["en"]
+    assert len(set(said.values())) == 4 and "numéro" in said["fr"]
 
 
 def test_every_tile_of_the_deck_is_read_in_the_card_zone_also_those_that_differ_by_their_number_only():

@@ -20,6 +20,7 @@ gives it (NOSTICKERS.md "Reading a change").
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -230,8 +231,10 @@ def told_by_the_game(game, observation, readings, result):
         return answers[0]
     if result.accepted:
         fitting = [c for a in answers for c in a.candidates[:1]] or list(result.candidates[:1])
-        return refused(game.position, ambiguous(game.position, Observation({}, None, {}), fitting),
-                       unseen=result.unseen)
+        problem = ambiguous(game.position, Observation({}, None, {}), fitting)
+        return refused(game.position, dataclasses.replace(problem, message=Text(N_(
+            "%(why)s; the camera cannot read the pawn's number: enter the move on the referee view"),
+            why=problem.message)), unseen=result.unseen)
     return result
 
 
