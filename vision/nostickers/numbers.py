@@ -23,7 +23,7 @@ import numpy as np
 
 RADIUS_MM = 11.5            # the number lies within this of the disc's centre (a badge by the edge of a 27 mm disc)
 RINGS, ANGLES = 36, 192
-SEARCH_MM = 3.0             # how far the centre is moved (on a grid of ``STEP_MM``, then a finer one about the best)
+SEARCH_MM = 3.0             # how far the centre is moved (on a grid of ``STEP_MM``, then half as far about the best)
 STEP_MM = 1.0
 BLUR_PX = 0.7               # the camera frame smoothed this much (its noise) before sampling
 AREA_SHARE = 0.5            # a cell belongs to the number when the faces differ there this share of their most
@@ -35,7 +35,7 @@ _OFFSETS = np.stack([np.cos(_A)[:, None] * _R[None, :], np.sin(_A)[:, None] * _R
 _W = np.sqrt(_R / RADIUS_MM)[None, :].astype(np.float32)      # each ring's share of the disc's area
 _COARSE = [(dx, dy) for dx in np.arange(-SEARCH_MM, SEARCH_MM + 1e-9, STEP_MM)
            for dy in np.arange(-SEARCH_MM, SEARCH_MM + 1e-9, STEP_MM)]
-_FINE = [(dx, dy) for dx in (-STEP_MM / 2, 0.0, STEP_MM / 2) for dy in (-STEP_MM / 2, 0.0, STEP_MM / 2) if dx or dy]
+_FINE = [(dx, dy) for dx in (-STEP_MM / 2, 0.0, STEP_MM / 2) for dy in (-STEP_MM / 2, 0.0, STEP_MM / 2)]
 
 
 class Sampler:
@@ -52,26 +52,31 @@ class Sampler:
         x0, y0 = np.clip(np.floor(reach.min(axis=0)).astype(int) - 3, 0, [w, h])
         x1, y1 = np.clip(np.ceil(reach.max(axis=0)).astype(int) + 4, 0, [w, h])
         crop = image[y0:y1, x0:x1]
-        self.origin = np.array([x0, y0], np.float64)
         self.gray = None if crop.size == 0 else \
             cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop, (0, 0),
                              BLUR_PX).astype(np.float32)
+        # the disc's samples in the crop's pixels, and how a move of the centre by 1 mm moves them (over a few
+        # millimetres the homography is as good as linear)
+        self.base = (self._pixels(_OFFSETS.reshape(-1, 2)) - (x0, y0)).astype(np.float32).reshape(ANGLES, RINGS, 2)
+        self.per_mm = (self._pixels(np.eye(2)) - self._pixels(np.zeros((1, 2)))).astype(np.float32)   # rows: x, y
+        self.box = (self.base.reshape(-1, 2).min(axis=0), self.base.reshape(-1, 2).max(axis=0))
 
     def _pixels(self, mm: np.ndarray) -> np.ndarray:
         pts = np.asarray(mm, np.float64).reshape(-1, 2) + self.centre
         p = np.c_[pts, np.ones(len(pts))] @ self.hmat.T
         return p[:, :2] / p[:, 2:3]
 
-    def __call__(self, dx: float = 0.0, dy: float = 0.0) -> np.ndarray | None:
-        """(ANGLES, RINGS) lightness, or None when the disc is not all in view."""
+    def __call__(self, dx: float = 0.0, dy: float = 0.0, every: int = 1) -> np.ndarray | None:
+        """(ANGLES, RINGS) lightness, or None when the disc is not all in view; ``every``: only every so many
+        angles and rings."""
         if self.gray is None:
             return None
-        px = (self._pixels(_OFFSETS.reshape(-1, 2) + (dx, dy)) - self.origin).astype(np.float32)
+        move = (float(dx) * self.per_mm[0] + float(dy) * self.per_mm[1]).astype(np.float32)
         h, w = self.gray.shape
-        if px.min() < 0 or px[:, 0].max() > w - 1 or px[:, 1].max() > h - 1:
+        low, high = self.box[0] + move, self.box[1] + move
+        if low.min() < 0 or high[0] > w - 1 or high[1] > h - 1:
             return None
-        px = px.reshape(ANGLES, RINGS, 2)
-        return cv2.remap(self.gray, px[..., 0], px[..., 1], cv2.INTER_LINEAR)
+        return cv2.remap(self.gray, self.base[::every, ::every] + move, None, cv2.INTER_LINEAR)
 
 
 def sampler_of(image, location, canvas, centre_px) -> Sampler | None:
@@ -83,38 +88,41 @@ def sampler_of(image, location, canvas, centre_px) -> Sampler | None:
 
 
 def shape(sample: np.ndarray) -> np.ndarray:
-    """A sample's lightness less its mean, over its spread (by area): light and contrast left out."""
+    """A sample's (or a stack's) lightness less its mean, over its spread (by area): light and contrast left out."""
     s = np.asarray(sample, np.float32)
-    w2 = np.broadcast_to(_W ** 2, s.shape)
-    mean = float(np.sum(s * w2) / np.sum(w2))
-    spread = float(np.sqrt(np.sum((s - mean) ** 2 * w2) / np.sum(w2)))
-    return (s - mean) / max(spread, 1e-3)
+    w = _W[:, ::RINGS // s.shape[-1]]
+    w2 = w ** 2 / float(np.sum(w ** 2) * s.shape[-2])
+    mean = np.sum(s * w2, axis=(-2, -1), keepdims=True)
+    spread = np.sqrt(np.sum((s - mean) ** 2 * w2, axis=(-2, -1), keepdims=True))
+    return (s - mean) / np.maximum(spread, 1e-3)
 
 
-def _fits(samples: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _fits(samples: np.ndarray, ref: np.ndarray, every: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """For shapes (K, ANGLES, RINGS) against ``ref``: each one's best turn (a roll along the angles) and its fit
-    there (the weighted correlation; larger is nearer)."""
-    f = np.fft.rfft(samples * _W, axis=1)
-    g = np.conj(np.fft.rfft(ref * _W, axis=0))
-    corr = np.fft.irfft(np.einsum("kfr,fr->kf", f, g), n=ANGLES, axis=1)
-    return corr.argmax(axis=1), corr.max(axis=1)
+    there (the weighted correlation; larger is nearer); ``every``: the samples hold only every so many angles and
+    rings (a quick search: turns in steps of as many angles)."""
+    w = _W[:, ::every]
+    f = np.fft.rfft(samples * w, axis=1)
+    g = np.conj(np.fft.rfft(ref[::every, ::every] * w, axis=0))
+    corr = np.fft.irfft(np.einsum("kfr,fr->kf", f, g), n=ANGLES // every, axis=1)
+    return corr.argmax(axis=1) * every, corr.max(axis=1)
 
 
 def _search(sampler, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(the raw sample, its shape turned to ``ref``) at the centre (within ``SEARCH_MM``) and turn at which
-    ``sampler``'s sample best fits ``ref`` (a shape); None when the disc is not all in view."""
-    found, where = None, (0.0, 0.0)
-    for grid in (_COARSE, _FINE):
+    ``sampler``'s sample best fits ``ref`` (a shape); None when the disc is not all in view.  The centres of
+    ``_COARSE`` are compared on every other angle and ring, those of ``_FINE`` about the best in full."""
+    where = (0.0, 0.0)
+    for grid, every in ((_COARSE, 2), (_FINE, 1)):
         shifts = [(where[0] + dx, where[1] + dy) for dx, dy in grid]
-        raw = [(s, at) for s, at in ((sampler(dx, dy), (dx, dy)) for dx, dy in shifts) if s is not None]
+        raw = [(s, at) for s, at in ((sampler(dx, dy, every), (dx, dy)) for dx, dy in shifts) if s is not None]
         if not raw:
-            break
-        shapes = np.stack([shape(s) for s, _ in raw])
-        turns, fit = _fits(shapes, ref)
+            return None
+        shapes = shape(np.stack([s for s, _ in raw]))
+        turns, fit = _fits(shapes, ref, every)
         i = int(np.argmax(fit))
-        if found is None or fit[i] > found[0]:
-            found, where = (float(fit[i]), raw[i][0], np.roll(shapes[i], -int(turns[i]), axis=0)), raw[i][1]
-    return None if found is None else found[1:]
+        where = raw[i][1]
+    return raw[i][0], np.roll(shapes[i], -int(turns[i]), axis=0)
 
 
 def taught(sampler, first: np.ndarray | None) -> np.ndarray | None:
