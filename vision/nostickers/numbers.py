@@ -11,8 +11,8 @@ Teaching keeps each pawn face's sample (``Face.detail``) at the centre, within `
 the first sample taught of its kind (``taught``): the samples of one kind then lie alike, and where they differ
 is their number.  Reading (``tell``) finds the centre and turn at which the square's sample best fits the kind
 as a whole (the taught samples' mean: disc, picture and badge, all alike), compares it with each taught face
-only where the faces differ (``area``), and names the nearest only when every other is clearly farther
-(``RATIO``).
+only where the faces differ (``area``), and names the nearest only when it is near (``MAX_DISTANCE``) and every
+other is clearly farther (``RATIO``).
 """
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ STEP_MM = 1.0
 BLUR_PX = 0.7               # the camera frame smoothed this much (its noise) before sampling
 AREA_SHARE = 0.5            # a cell belongs to the number when the faces differ there this share of their most
 RATIO = 0.7                 # the nearest face is taken when this much nearer, in the number, than every other
+MAX_DISTANCE = 0.3          # … and no farther than this (RMS, in the number, of shapes: a blurred or shaded number
+                            # looks a little like every face)
 
 _R = (np.arange(RINGS) + 0.5) / RINGS * RADIUS_MM
 _A = np.arange(ANGLES) * (2 * np.pi / ANGLES)
@@ -167,7 +169,8 @@ def tell(sampler, taught_faces: dict[str, list[np.ndarray]]) -> tuple[str | None
     seen = found[1]
     near = sorted((min(float(np.sqrt(np.mean(((seen - s) * _W)[cells] ** 2))) for s in ss), k)
                   for k, ss in zip(keys, turned))
-    return (near[0][1] if near[0][0] <= RATIO * near[1][0] else None), near
+    ok = near[0][0] <= MAX_DISTANCE and near[0][0] <= RATIO * near[1][0]
+    return (near[0][1] if ok else None), near
 
 
 def encode(sample: np.ndarray) -> str:
