@@ -23,8 +23,8 @@ import numpy as np
 
 RADIUS_MM = 11.5            # the number lies within this of the disc's centre (a badge by the edge of a 27 mm disc)
 RINGS, ANGLES = 36, 192
-SEARCH_MM = 3.0             # how far the centre is moved (on a grid of ``STEP_MM``, then half as far about the best)
-STEP_MM = 1.0
+SEARCH_MM = 4.5             # how far the centre is moved (on a grid of ``STEP_MM``, then twice about the best, each
+STEP_MM = 1.5               # time half as far)
 BLUR_PX = 0.7               # the camera frame smoothed this much (its noise) before sampling
 AREA_SHARE = 0.5            # a cell belongs to the number when the faces differ there this share of their most
 RATIO = 0.7                 # the nearest face is taken when this much nearer, in the number, than every other
@@ -38,6 +38,7 @@ _W = np.sqrt(_R / RADIUS_MM)[None, :].astype(np.float32)      # each ring's shar
 _COARSE = [(dx, dy) for dx in np.arange(-SEARCH_MM, SEARCH_MM + 1e-9, STEP_MM)
            for dy in np.arange(-SEARCH_MM, SEARCH_MM + 1e-9, STEP_MM)]
 _FINE = [(dx, dy) for dx in (-STEP_MM / 2, 0.0, STEP_MM / 2) for dy in (-STEP_MM / 2, 0.0, STEP_MM / 2)]
+_FINER = [(dx / 2, dy / 2) for dx, dy in _FINE]
 
 
 class Sampler:
@@ -113,9 +114,10 @@ def _fits(samples: np.ndarray, ref: np.ndarray, every: int = 1) -> tuple[np.ndar
 def _search(sampler, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(the raw sample, its shape turned to ``ref``) at the centre (within ``SEARCH_MM``) and turn at which
     ``sampler``'s sample best fits ``ref`` (a shape); None when the disc is not all in view.  The centres of
-    ``_COARSE`` are compared on every other angle and ring, those of ``_FINE`` about the best in full."""
+    ``_COARSE`` are compared on every other angle and ring, those of ``_FINE`` and then ``_FINER`` about the best
+    in full."""
     where = (0.0, 0.0)
-    for grid, every in ((_COARSE, 2), (_FINE, 1)):
+    for grid, every in ((_COARSE, 2), (_FINE, 1), (_FINER, 1)):
         shifts = [(where[0] + dx, where[1] + dy) for dx, dy in grid]
         raw = [(s, at) for s, at in ((sampler(dx, dy, every), (dx, dy)) for dx, dy in shifts) if s is not None]
         if not raw:
