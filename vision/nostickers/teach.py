@@ -20,7 +20,8 @@ that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are
 ``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
 are kept per face (the layout shows most faces in several steps, in the same place).  Pawns of one colour
 and side, which differ by their printed number only, are told apart where their taught faces differ
-(``Pieces.tell``) when one is clearly nearest there; else the game tells which.  A tombstone tile read as a
+(``Pieces.tell``: each pawn face is also sampled finer from the photo itself, ``numbers``) when one is clearly
+nearest there; else the game tells which.  A tombstone tile read as a
 whole is checked by its middle, its number (``Pieces._tile_by_middle``).
 """
 from __future__ import annotations
