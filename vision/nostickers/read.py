@@ -34,6 +34,7 @@ from ..detect import check_frame
 from ..problems import CARD_ZONE_HIDDEN, CARD_ZONE_NOT_KNOWN, board_not_located
 from ..reading import not_located, problem
 from . import looks as L
+from . import numbers as N
 from .board import Lens, _sheet_mask
 from .teach import FIXED, MAX_DISTANCE, RATIO, Pieces, face_key, frame_view, key_look, same_kind
 from .tiles import read_placed
@@ -115,7 +116,8 @@ class Reader:
                 key = None if centre is None else self.pieces.match(sample, allowed.get(sq, frozenset()), nearest,
                                                                      kind=True)
                 twins = {k for k in allowed.get(sq, ()) if key is not None and same_kind(k, key)}
-                if len(twins) > 1 and (number := self.pieces.tell(sample, twins)) is not None:
+                fine = N.sampler_of(frame.image, frame.location, canvas, centre) if len(twins) > 1 else None
+                if len(twins) > 1 and (number := self.pieces.tell(sample, twins, fine)) is not None:
                     key, twins = number, set()      # its number read (``Pieces.tell``): no need to ask the game
                 if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
                     untold[sq] = key            # the kind is read; which pawn of it, only the game can tell

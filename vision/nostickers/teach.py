@@ -20,7 +20,8 @@ that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are
 ``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
 are kept per face (the layout shows most faces in several steps, in the same place).  Pawns of one colour
 and side, which differ by their printed number only, are told apart where their taught faces differ
-(``Pieces.tell``) when one is clearly nearest there; else the game tells which.  A tombstone tile read as a
+(``Pieces.tell``: each pawn face is also sampled finer from the photo itself, ``numbers``) when one is clearly
+nearest there; else the game tells which.  A tombstone tile read as a
 whole is checked by its middle, its number (``Pieces._tile_by_middle``).
 """
 from __future__ import annotations
@@ -42,6 +43,7 @@ from engine.wording import Join, Text
 from ..change import setup_looks
 from ..detect import check_frame
 from . import looks as L
+from . import numbers as N
 from .board import BoardReference, Canvas, Lens, _sheet_mask
 from .tiles import TileLooks, learn_step, palette_of
 from .words import (
@@ -114,7 +116,8 @@ class Face:
     noise: float
     step: int
     square: str
-    detail: np.ndarray | None = None    # a tombstone tile's middle, finer (``looks.tile_sample``); None: not taught
+    detail: np.ndarray | None = None    # finer, what tells the face from its look-alikes: a tombstone tile's middle
+                                        # (``looks.tile_sample``), a pawn face's number (``numbers.taught``); None: not taught
 
 
 @dataclass
@@ -188,14 +191,19 @@ class Pieces:
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
         return best.split(":", 1)[1] if dist <= MAX_DISTANCE and dist <= RATIO * rival else UNKNOWN
 
-    def tell(self, sample, keys) -> str | None:
+    def tell(self, sample, keys, fine=None) -> str | None:
         """Which of ``keys`` — faces of one kind (``same_kind``: pawns of one colour and side, which differ by
         their small number only, part of each face's taught look) — a square shows, or None when it cannot be
         told.  ``sample`` as for ``match``.  The faces are compared only where their taught samples differ
         (``looks.number_area``: their number as this copy prints it), each at the centre (within
         ``SEARCH_PX``) and turn that fit it best there, and the nearest is taken only when every other is
-        clearly farther (``TELL_RATIO``); else None, as before: which pawn it is, the game may still tell."""
+        clearly farther (``TELL_RATIO``); else None, as before: which pawn it is, the game may still tell.
+        ``fine``: the square's finer samples from the camera frame (``numbers.Sampler``); when every face was taught
+        with its own (``Face.detail``), they are compared instead (``numbers.tell``)."""
         keys = sorted(keys)
+        details = {k: [f.detail for f in self.faces if f.key == k and f.detail is not None] for k in keys}
+        if fine is not None and len(keys) > 1 and all(details.values()):
+            return N.tell(fine, details)[0]
         taught = [[f.polar for f in self.faces if f.key == k] for k in keys]
         if len(keys) < 2 or not all(taught):
             return None
@@ -261,7 +269,8 @@ class Pieces:
         """Writes the file whole or not at all (a temporary file renamed over it)."""
         data = {"format": FORMAT, "board": self.board.to_json(),
                 "faces": [{"face": f.key, "step": f.step, "square": f.square, "noise": round(f.noise, 4),
-                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii")}
+                           "polar": base64.b64encode(f.polar.astype("<f2").tobytes()).decode("ascii"),
+                           **({"detail": N.encode(f.detail)} if f.detail is not None else {})}
                           for f in self.faces],
                 "warnings": self.warnings, "faint": self.faint,
                 "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step, "polar": _b64(f.polar),
@@ -291,7 +300,8 @@ class Pieces:
                 raise ValueError(f"not a {FORMAT} file (format {data.get('format') if isinstance(data, dict) else None!r})")
             board = BoardReference.from_json(data["board"])
             faces = [Face(f["face"], _polar(f["polar"], f["face"]), float(f["noise"]), int(f["step"]),
-                          str(f["square"])) for f in data["faces"]]
+                          str(f["square"]), N.decode(f["detail"], f["face"]) if "detail" in f else None)
+                     for f in data["faces"]]
             for f in faces:
                 key_look(f.key)
             warnings = list(data.get("warnings") or [])
@@ -363,6 +373,7 @@ class Frame:
     location: object
     blurred: np.ndarray         # ``lab`` smoothed for polar samples (looks.smooth)
     zone: np.ndarray | None = None      # the card zone in Lab, its light matched (None: not in view)
+    image: np.ndarray | None = None     # the undistorted photo (``numbers.Sampler``: a pawn's number, finer)
 
 
 def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np.ndarray, sheet: np.ndarray,
@@ -388,7 +399,7 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
     zone = board.zone_of(image, location) if board.zone is not None else None
     if zone is not None:
         zone = L.lit(L.lab(zone), *light)
-    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone), \
+    return Frame(frame_lab, diff, L.covers(diff, board.canvas, seen), location, L.smooth(frame_lab), zone, image), \
         (why if location is fallback else None)
 
 
@@ -472,7 +483,7 @@ def teach(layout, images, calibration=None) -> Pieces:
                                      for dx, dy in ((JITTER_PX, 0), (-JITTER_PX, 0), (0, JITTER_PX), (0, -JITTER_PX)))
                          if d is not None]
                 noise = float(L.Bank(moved).distances(desc).max()) if moved else 0.0
-                faces.append(Face(key, desc, noise, n, square_name(sq)))
+                faces.append(Face(key, desc, noise, n, square_name(sq), _number(frame, board.canvas, sq, key, faces)))
         if missing:
             sq, look = missing[0]
             others = ", ".join(square_name(s) for s, _ in missing[1:6])
@@ -494,6 +505,16 @@ def teach(layout, images, calibration=None) -> Pieces:
 DARKER = 0.02       # a pawn's partly black face shows at least this much more dark area than its coloured one
 DARK_OF_LIGHTEST = 0.45     # dark: under this share of the pawn's lightest lightness (its 95th percentile
                             # over both faces), so that a dim or warm room does not make every face dark
+
+
+def _number(frame: Frame, canvas: Canvas, sq: int, key: str, faces: list[Face]) -> np.ndarray | None:
+    """A pawn face's finer sample of its number (``numbers.taught``), placed as the first taught of its kind
+    (``same_kind``) lies; None for any other face."""
+    if not key.startswith("pawn:"):
+        return None
+    first = next((f.detail for f in faces if f.detail is not None and same_kind(f.key, key)), None)
+    return N.taught(N.sampler_of(frame.image, frame.location, canvas, L.centre_of(frame.lab, frame.diff, canvas, sq)),
+                    first)
 
 
 def _check_turned(faces: list[Face]) -> None:
