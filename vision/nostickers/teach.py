@@ -117,7 +117,7 @@ class Face:
     step: int
     square: str
     detail: np.ndarray | None = None    # finer, what tells the face from its look-alikes: a tombstone tile's middle
-                                        # (``looks.tile_sample``), a pawn face's number (``numbers.taught``); None: not taught
+                                        # (``looks.tile_sample``), a pawn face's number (``numbers.taught``); None: untaught
 
 
 @dataclass
