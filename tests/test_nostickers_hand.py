@@ -105,3 +105,28 @@ def test_a_hand_over_the_pawns_in_one_photo_is_never_read_as_a_move():
         image = SimulatedCamera(table, seed=look, stickers=False, look_seed=look).read()
         answer = explain_change(game.position, [image], pieces, player=game.to_move)
         assert not answer.accepted or answer.after == position, (hand, answer.to_json())
+
+
+def test_a_patch_of_the_pools_colours_larger_than_a_pool_tile_is_no_pool():
+    """``tiles.pool_sized``, which keeps a sleeve of the pools' colour that reaches past a pool tile from being
+    read as a pool where the arm is not taken for a hand: a patch of a 2 × 2 pool's size is a pool, one over
+    2 × 3 squares is not."""
+    import numpy as np
+
+    from vision.nostickers import looks as L
+    from vision.nostickers.tiles import pool_sized
+
+    canvas = _taught(9).board.canvas
+    ref = np.full((canvas.height, canvas.width, 3), 128.0, np.float32)
+    palette = np.array([[90.0, 170.0, 160.0]], np.float32)
+
+    def patch(names):
+        frame = ref.copy()
+        for sq in map(parse_square, names):
+            x0, y0, x1, y1 = L.square_box(canvas, sq, (L.SQUARE_MM - L.MIDDLE_MM) / 2 - 1.0)
+            frame[y0:y1, x0:x1] = palette[0]
+        return sorted(pool_sized(frame, ref, canvas, sorted(map(parse_square, names)), palette))
+
+    pool = ["g5", "h5", "g6", "h6"]
+    assert patch(pool) == sorted(map(parse_square, pool))
+    assert patch([*pool, "i5", "i6"]) == []
