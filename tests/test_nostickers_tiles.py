@@ -137,13 +137,14 @@ def test_a_box_taught_without_its_tiles_asks():
 
 def test_a_red_sleeve_over_the_board_is_no_pool():
     """Look 5's players wear a sleeve of the pools' colour (a hand reaching to f2 crosses the board's lower left):
-    its squares show the pools' colours, but over more than a pool tile's size, so no pool is read there."""
+    its squares show the pools' colours, but they lie under an arm (``looks.occluded``), so no pool is read there."""
     look = 5
     pieces = _taught(look)
     game = Game.new(["red", "blue"], seed=look, setup="advanced")
     result, reading = _read(pieces, game, None, look, hand="f2")
     coloured = [sq for sq, m in reading.measured.items() if (m.get("pool_share") or 0) >= POOL_SHARE]
-    assert len(coloured) >= 4, reading.measured           # the sleeve shows the pools' colours …
+    assert not coloured, reading.measured                  # no square under the arm is measured for a pool …
+    assert len([sq for sq, why in reading.unseen.items() if why == "occluded"]) >= 4, reading.unseen
     assert not reading.setup["pools"]                      # … and is no pool
     assert not (result.accepted and result.change == "place")
 

@@ -147,30 +147,73 @@ def covers(diff: np.ndarray, canvas: Canvas, seen: np.ndarray) -> dict[int, floa
 
 
 BOARD_LIKE = 30.0           # Lab distance within which a pixel is taken for the bare board when matching light
-HAND_SQUARES = 4.0          # a difference this many squares large in one piece is a hand or an arm
+HAND_SQUARES = 4.0          # a difference this many squares large in one piece is a hand or an arm …
+HAND_CORE_MM = 40.0         # … when a disc this wide fits inside it (a palm, an arm: no piece, nor a piece with its
+                            # shadow, is that thick) …
+HAND_SHARE = 0.5            # … or when this share of it lies outside the squares the pieces read in it hold
+HAND_REACH_MM = 3.0         # a hand makes unseen the squares whose middle it comes this near
+UNDER = 0.3                 # a difference of pieces covers a square's middle this much: the square lies under it
 
 
-def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int]) -> set[int]:
-    """The squares a hand or an arm covers: those whose middle lies under one connected difference
-    from the empty board larger than ``HAND_SQUARES`` squares (no piece is; the squares of ``fixed``
-    — the pools, the monster and its shadow — are left out of it, and thin bridges between
-    neighbouring pieces are opened)."""
+def occluded(diff: np.ndarray, canvas: Canvas, fixed: set[int], face_at=None) -> set[int]:
+    """The squares a hand or an arm covers: those under one connected difference from the empty board
+    larger than ``HAND_SQUARES`` squares (the squares of ``fixed`` — the pools, the monster and its
+    shadow — are left out of it, and thin bridges between neighbouring pieces are opened).
+
+    Such a difference that fits in one pool tile (``tiles.POOL_FIT_MM``) is no hand: a pool put down
+    (A2), or pawns standing close together.  Pawns close together with their shadows may also make a
+    larger one: there, the squares whose middle it covers where ``face_at(sq)`` clearly reads a face a
+    legal change allows are pieces, and only the others are covered — unless it is a hand: thicker than
+    any piece (``HAND_CORE_MM``), or mostly outside the squares of the faces read in it (``HAND_SHARE``).
+    Under a hand, no face is trusted (a finger, the palm's edge or their shadow may look like a face),
+    and every square whose middle it comes near (``HAND_REACH_MM``) is covered."""
+    from .tiles import POOL_FIT_MM
+
     mask = (diff > DIFF).astype(np.uint8)
     for sq in fixed:
         x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + 1.0)
         mask[y0:y1, x0:x1] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     n, labels, stats, _c = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > HAND_SQUARES * (SQUARE_MM * canvas.scale) ** 2)
+    one, two, four = (np.array(POOL_FIT_MM) * canvas.scale).tolist()
+    size = np.sort(stats[:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]], axis=1)
+    tile = (size[:, 1] <= two) | ((size[:, 0] <= one) & (size[:, 1] <= four))
+    big = np.flatnonzero((stats[:, cv2.CC_STAT_AREA] > HAND_SQUARES * (SQUARE_MM * canvas.scale) ** 2) & ~tile)
     big = big[big > 0]
     if not len(big):
         return set()
-    hand = np.isin(labels, big)
+    core = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    pad = int(round(HAND_REACH_MM * canvas.scale))
     out = set()
+    for i in big:
+        x, y, w, h = stats[i, :4]
+        x, y = max(0, x - pad), max(0, y - pad)
+        box = (slice(y, y + h + 2 * pad), slice(x, x + w + 2 * pad))
+        mine = labels[box] == i
+        under = {sq for sq, share in _shares(mine, (x, y), canvas).items() if share > UNDER}
+        if face_at is not None and core[box][mine].max() < HAND_CORE_MM / 2 * canvas.scale:
+            faces = {sq for sq in sorted(under) if face_at(sq)}
+            held = np.zeros_like(mine)
+            for sq in faces:
+                x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
+                held[max(0, y0 - y):max(0, y1 - y), max(0, x0 - x):max(0, x1 - x)] = True
+            if faces and np.mean(~held[mine]) <= HAND_SHARE:
+                out |= under - faces            # pieces close together: the faces read are theirs
+                continue
+        near = cv2.dilate(mine.astype(np.uint8), np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)) > 0
+        out |= set(_shares(near, (x, y), canvas))
+    return out
+
+
+def _shares(mask: np.ndarray, at: tuple[int, int], canvas: Canvas) -> dict[int, float]:
+    """Square → the share of its middle that ``mask`` (a part of the canonical picture whose top left
+    corner is ``at``) covers, for the squares it covers at all."""
+    out = {}
     for sq in SQUARES:
         x0, y0, x1, y1 = square_box(canvas, sq, 0.0)
-        if hand[y0:y1, x0:x1].mean() > 0.3:
-            out.add(sq)
+        part = mask[max(0, y0 - at[1]):max(0, y1 - at[1]), max(0, x0 - at[0]):max(0, x1 - at[0])]
+        if part.any():
+            out[sq] = float(part.sum()) / ((y1 - y0) * (x1 - x0))
     return out
 
 

@@ -88,13 +88,13 @@ class Reader:
         # advanced setup, A2, is no hand) and the monster with its shadow
         fixed = {sq for sq, look in prior.items() if look.pool or look.stone or look.teleporter is not None} \
             | around(before.monster)
-        hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed)
+        hand = L.occluded(frame.diff, self.pieces.board.canvas, fixed, lambda sq: self._face_under(frame, sq, allowed))
         for sq in SQUARES:
             was = prior.get(sq, EMPTY)
             cover = frame.cover.get(sq)
             if cover is None:
                 unseen[sq] = "out-of-view"
-            elif sq in hand and not self._face_under(frame, sq, allowed):
+            elif sq in hand:
                 unseen[sq] = "occluded"
             elif was.monster is not None:
                 unseen[sq] = MONSTER_UNREAD
@@ -137,9 +137,9 @@ class Reader:
         return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
 
     def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
-        """Whether a square ``occluded`` takes for part of a hand clearly shows a face a legal change allows
-        there (``Pieces.match``): pawns standing close together, with their shadows, make one difference
-        as large as a hand's, and no hand looks like a taught face.  (The square is then read as any other.)"""
+        """Whether a square under a large difference clearly shows a face a legal change allows there
+        (``Pieces.match``): pawns standing close together, with their shadows, make one difference as large
+        as a hand's (``looks.occluded`` tells them from a hand; the square is then read as any other)."""
         if frame.cover.get(sq, 0.0) < L.PIECE_COVER or not allowed.get(sq):
             return False
         canvas = self.pieces.board.canvas

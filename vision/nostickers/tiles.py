@@ -249,7 +249,8 @@ def read_teleporter(samples, taught: list[tuple[int, int, np.ndarray]]) -> tuple
 def read_placed(pieces, frame, before_looks: dict, allowed: dict, seen: dict, unseen: dict, ref_lab,
                 doubts: dict | None = None) -> dict:
     """Reads the pools and teleporters a legal placement may have put down (``allowed``), on the squares where
-    the game has none and the per-square reading saw no piece (``unseen``: unknown or under a hand): a pool
+    the game has none and the per-square reading told no piece (``unseen``: unknown; never under a hand,
+    ``looks.occluded``, whose colours may be the pools'): a pool
     square or a teleporter clearly seen there becomes seen (``seen``, ``unseen`` changed in place); a square that
     clearly shows neither keeps its reading.  A teleporter must also be clearly nearer (``TELEPORTER_RATIO``)
     than every other taught face the per-square reading measured there (``doubts``: a stone tile the light
@@ -264,13 +265,13 @@ def read_placed(pieces, frame, before_looks: dict, allowed: dict, seen: dict, un
     out, pools = {}, {}
     for sq in sorted(unseen):
         faces = allowed.get(sq, ())
-        if unseen[sq] not in (UNKNOWN_PIECE, "occluded") or before_looks.get(sq, EMPTY) != EMPTY:
+        if unseen[sq] != UNKNOWN_PIECE or before_looks.get(sq, EMPTY) != EMPTY:
             continue
         pool, teleporter, share = False, None, None
         if "pool" in faces and tiles.palette is not None:
             share = pool_share(frame.lab, ref_lab, canvas, sq, tiles.palette)
             pool = share >= POOL_SHARE
-        if "teleporter" in faces and tiles.teleporters and unseen[sq] == UNKNOWN_PIECE:
+        if "teleporter" in faces and tiles.teleporters:
             cx, cy = _middle(canvas, sq)
             samples = [L.polar_at(frame.blurred, (cx + dx, cy + dy), canvas) for dx, dy in [(0.0, 0.0), *SHIFTS]]
             teleporter, measured = read_teleporter(samples, tiles.teleporters)
