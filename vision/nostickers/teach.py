@@ -376,8 +376,10 @@ def _picture(text: str, key: str) -> np.ndarray:
     """A square Lab picture (a tile's middle, ``looks.middle_of``) from the pieces file."""
     data = base64.b64decode(text, validate=True)
     side = int(round(np.sqrt(len(data) / 6)))
+    if side < 3 or side * side * 6 != len(data):
+        raise ValueError(f"{key}: a malformed middle")
     raw = np.frombuffer(data, dtype="<f2")
-    if side < 3 or side * side * 6 != len(data) or not np.all(np.isfinite(raw)):
+    if not np.all(np.isfinite(raw)):
         raise ValueError(f"{key}: a malformed middle")
     return raw.astype(np.float32).reshape(side, side, 3)
 
