@@ -405,28 +405,37 @@ def test_every_taught_tile_is_read_on_each_look_in_varied_frames_and_never_as_an
     anywhere, is read right in each frame.  A deck not wholly taught reads no tile (a tile never taught looks most
     like the one it resembles); an arm across the zone is never read as a tile."""
     from engine.geometry import parse_square
+    from engine.observation import UNKNOWN
     from vision.nostickers.read import Reader
-    from vision.nostickers.teach import Pieces
+    from vision.nostickers.teach import Pieces, frame_view
     from vision.twin.positions import random_position
 
     game, pieces = _box(look)
     reader = Reader(pieces)
+
+    def zone(table, seed):      # the card zone of a camera's frame, as the reader sees it
+        image = SimulatedCamera(table, seed=seed, stickers=False, look_seed=look, **SIZE).read()
+        return frame_view(pieces.board, image, reader.lens, reader.ref_lab, reader.sheet)[0].zone
+
     taught = sorted({f.key.split(":", 1)[1] for f in pieces.tiles})
     assert len(taught) == 6
-    read = {}
+    read, arms = {}, []
     for n, tile in enumerate(taught):
-        lacking = Reader(Pieces(pieces.board, pieces.faces, tiles=[f for f in pieces.tiles if f.key != f"tile:{tile}"]))
+        lacking = Pieces(pieces.board, pieces.faces, tiles=[f for f in pieces.tiles if f.key != f"tile:{tile}"])
         for k in range(4):
             position = game.position if k < 2 else random_position(100 * look + 10 * n + k)[0]
             table = PhysicalTable(position, seed=look * 100 + k)
             table.lay_tile(tile)
-            image = SimulatedCamera(table, seed=look * 7 + 13 * k, stickers=False, look_seed=look, **SIZE).read()
-            read.setdefault(tile, []).append(reader.reading(image, position, {})["tile"])
-            assert lacking.reading(image, position, {})["tile"] is None
-        table.hand_over(parse_square("p6"))            # an arm reaching across the card zone to the board's edge
-        image = SimulatedCamera(table, seed=look, stickers=False, look_seed=look, **SIZE).read()
-        assert reader.reading(image, position, {})["tile"] in (tile, None), (tile, look)
+            seen = zone(table, look * 7 + 13 * k)
+            read.setdefault(tile, []).append(pieces.read_tile(seen))
+            assert lacking.read_tile(seen) is None          # a deck not wholly taught: no tile read
+        # an arm reaching to the board's edge, across the card zone or not: a tile's part is no other tile
+        arm = PhysicalTable(random_position(1000 * look + 10 * n + 1)[0], seed=1000 * look + 10 * n + 1)
+        arm.lay_tile(tile)
+        arm.hand_over(parse_square(("p6", "p5", "p9", "o4")[n % 4]))
+        arms.append(pieces.read_tile(zone(arm, 5000 + 31 * look + 7 * n + 1)))
     assert all(got == [tile] * 4 for tile, got in read.items()), read
+    assert all(got in (tile, UNKNOWN) for tile, got in zip(taught, arms)) and UNKNOWN in arms, arms
 
 
 def test_a_tile_the_camera_cannot_tell_is_said_without_stickers():
