@@ -253,9 +253,9 @@ def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas, 
 
 
 TILE_MIDDLE_MM = 10.0       # radius of a tombstone tile's middle compared as a picture (its number or its prey)
-MIDDLE_SEARCH_MM = 6.0      # how far from the tile's centre its middle is looked for (the centre found is good to
+MIDDLE_SEARCH_MM = 4.0      # how far from the tile's centre its middle is looked for (the centre found is good to
                             # a millimetre or two; a tile's middle is not always its outline's)
-MIDDLE_TURNS = tuple(range(-15, 16, 3))     # degrees the tile may lie turned from the taught one (roughly straight,
+MIDDLE_TURNS = tuple(range(-15, 16, 5))     # degrees the tile may lie turned from the taught one (roughly straight,
                                             # as a tile is put down: one upside down is asked, never guessed)
 MIDDLE_BLUR_PX = 1.0
 
@@ -281,16 +281,11 @@ _CHANNELS = np.sqrt(np.array([1.0, 2.0, 2.0], np.float32))     # the channels we
 
 class Middles:
     """Taught tiles' middles (``middle_of``) prepared for comparison: each turned by ``MIDDLE_TURNS`` about its
-    centre, compared over the disc it holds (a disc turned stays in its square)."""
+    centre, compared over the disc it holds (a disc turned stays in its square).  The squared difference over the
+    disc at every place is Σ disc·window² − 2 Σ disc·middle·window + Σ disc·middle²: correlations without a mask,
+    the first one for every middle at once."""
 
     def __init__(self, middles):
-        self.turned = []
-        for middle in middles:
-            size = middle.shape[0]
-            c = (size - 1) / 2.0
-            weighted = np.ascontiguousarray(middle * _CHANNELS, dtype=np.float32)
-            self.turned.append([cv2.warpAffine(weighted, cv2.getRotationMatrix2D((c, c), a, 1.0), (size, size),
-                                               flags=cv2.INTER_LINEAR) for a in MIDDLE_TURNS])
         sizes = {m.shape[0] for m in middles}
         if len(sizes) > 1:
             raise ValueError("tile middles of different sizes")
@@ -298,17 +293,30 @@ class Middles:
         disc = np.zeros((size, size), np.float32)
         cv2.circle(disc, (size // 2, size // 2), size // 2, 1.0, thickness=-1)
         self.disc, self.cells = np.dstack([disc] * 3), float(disc.sum()) * 3
+        c = (size - 1) / 2.0
+        self.turned = []        # per middle, per turn: (the middle turned, weighted, over its disc; its energy)
+        for middle in middles:
+            weighted = _centred(middle)
+            turns = [cv2.warpAffine(weighted, cv2.getRotationMatrix2D((c, c), a, 1.0), (size, size),
+                                    flags=cv2.INTER_LINEAR) * self.disc for a in MIDDLE_TURNS]
+            self.turned.append([(t, float(np.sum(t * t))) for t in turns])
 
     def distances(self, window: np.ndarray) -> np.ndarray:
         """Each taught middle's RMS Lab difference (weighted) from the best place and turn within ``window``."""
-        window = np.ascontiguousarray(window * _CHANNELS, dtype=np.float32)
         out = np.full(len(self.turned), np.inf)
+        window = _centred(window)
+        if window.shape[0] < self.disc.shape[0] or window.shape[1] < self.disc.shape[1]:
+            return out
+        energy = cv2.matchTemplate(window * window, self.disc, cv2.TM_CCORR)
         for i, turns in enumerate(self.turned):
-            if window.shape[0] < turns[0].shape[0] or window.shape[1] < turns[0].shape[1]:
-                continue
-            best = min(float(cv2.matchTemplate(window, t, cv2.TM_SQDIFF, mask=self.disc).min()) for t in turns)
+            best = min(float((energy - 2.0 * cv2.matchTemplate(window, t, cv2.TM_CCORR) + e).min()) for t, e in turns)
             out[i] = np.sqrt(max(best, 0.0) / self.cells)
         return out
+
+
+def _centred(lab_picture: np.ndarray) -> np.ndarray:
+    """Lab about the middle of its range (smaller sums, as exact in float32), weighted as in ``Bank``."""
+    return np.ascontiguousarray((lab_picture - 128.0) * _CHANNELS, dtype=np.float32)
 
 
 TILE_FAINT = 8.0            # in the card zone relit by the table around the tile, a pixel differing this much is the
