@@ -170,11 +170,12 @@ class Pieces:
 
     def _tile_by_picture(self, view, whole: dict[str, float]):
         """``UNKNOWN`` when what the zone shows is not a tile's size (within ``TILE_SIZE_SLACK`` of the taught
-        tiles': a hand or an arm reaching in, a tile half out of the zone or half hidden), else the tile whose middle (``Face.middle``: its number or its prey, as a picture) is clearly nearest
-        (``RATIO``, within ``MAX_DISTANCE``) to the zone's, at its best place and turn (``looks.Middles``), and
-        within ``MAX_DISTANCE`` as a whole too; else ``UNKNOWN``.  As a whole, a tile taught elsewhere in the
-        zone (in another light, seen from another angle) can look more like another tile than like itself (a 5
-        like an 8); its middle, found where it best fits, does not."""
+        tiles': a hand or an arm reaching in, a tile half out of the zone or half hidden); else the tile whose
+        middle (``Face.middle``: its number or its prey, as a picture) is clearly nearest (``RATIO``, within
+        ``MAX_DISTANCE``) to the zone's, at its best place and turn (``looks.Middles``), and within
+        ``MAX_DISTANCE`` as a whole too; else ``UNKNOWN``.  As a whole, a tile taught elsewhere in the zone (in
+        another light, seen from another angle) can look more like another tile than like itself (a 5 like an
+        8); its middle, found where it best fits, does not."""
         if view.size is None or np.any(np.abs(np.asarray(view.size) - self._size) > TILE_SIZE_SLACK * self._size):
             return UNKNOWN
         near = _nearest(self.tiles, self._middles.distances(view.window))
