@@ -114,6 +114,10 @@ def test_teaching_learns_every_moving_face_and_the_file_round_trips(taught, tmp_
     assert np.allclose(again.faces[0].polar, pieces.faces[0].polar, atol=0.1)
     assert again.warnings == pieces.warnings
     assert np.array_equal(again.board.descriptors, pieces.board.descriptors)
+    # each tombstone tile's middle, as a picture, and its size, as taught
+    assert all(t.middle is not None and t.size is not None for t in pieces.tiles)
+    assert all(np.allclose(a.middle, b.middle, atol=0.1) and np.allclose(a.size, b.size, atol=0.01)
+               for a, b in zip(again.tiles, pieces.tiles))
 
 
 def test_teaching_refuses_a_photo_that_does_not_match_its_step(taught):
@@ -149,6 +153,16 @@ def test_a_corrupt_pieces_file_is_a_clear_error(taught, tmp_path):
     data["faces"][3]["polar"] = "AAAA"
     path.write_text(json.dumps(data))
     with pytest.raises(PiecesError, match="malformed sample"):
+        Pieces.load(path)
+    data = json.loads(text)
+    data["tiles"][0]["middle"] = "AAAA"
+    path.write_text(json.dumps(data))
+    with pytest.raises(PiecesError, match="malformed middle"):
+        Pieces.load(path)
+    data = json.loads(text)
+    data["tiles"][0]["size"] = [46.0, -1]
+    path.write_text(json.dumps(data))
+    with pytest.raises(PiecesError, match="malformed size"):
         Pieces.load(path)
 
 

@@ -261,33 +261,131 @@ _DETAIL_GRID = [(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 2)
 _DETAIL_GRID.sort(key=lambda d: d != (0, 0))     # the centre first
 
 
-def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas,
-                least: float = TILE_COVER) -> tuple[float, np.ndarray | None, np.ndarray | None]:
-    """(cover, polar sample, detail samples) of the card zone: the share that differs from the empty zone,
-    the polar sample about the biggest difference's centre (None: less than ``least`` differs, too little
-    to be a tile; teaching, which knows a tile lies there, asks less), and finer samples of the tile's
-    middle (``DETAIL_RADIUS_MM``: two tiles that differ by their number only, 5 and 8, look alike at the
-    whole tile's scale) about that centre and moved by ``DETAIL_SHIFT_MM`` (the centre first)."""
-    diff = difference(zone_lab, ref_zone_lab)
-    mask = (diff > DIFF).astype(np.uint8)
+@dataclass(frozen=True)
+class TileView:
+    """What the card zone shows of a tombstone tile (``tile_sample``)."""
+
+    cover: float                        # the share of the zone the tile (or whatever differs) covers
+    sample: np.ndarray | None = None    # polar, about the tile's centre (None: too little differs to be a tile)
+    details: np.ndarray | None = None   # finer polar samples of its middle (``DETAIL_RADIUS_MM``), the centre first
+    window: np.ndarray | None = None    # its middle as a picture, with room around it (``middle_window``)
+    size: tuple[float, float] | None = None     # its outline's sides (mm, the shorter first)
+
+
+def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas, least: float = TILE_COVER) -> TileView:
+    """The card zone's tile (``TileView``): the share it covers (``tile_mask``), the polar sample about its centre
+    (None: less than ``least`` is covered, too little to be a tile; teaching, which knows a tile lies there, asks
+    less), finer polar samples of its middle (about that centre and moved by ``DETAIL_SHIFT_MM``: what a pieces
+    file taught before the middle's picture was kept compares), its middle as a picture with room around it
+    (``middle_window``: what ``Middles`` compares, and its centre what teaching keeps, ``middle_of``) and the
+    sides of its outline (a hand or an arm reaching in makes it larger than a tile: ``Pieces.read_tile``)."""
+    zone_lab, mask = tile_mask(zone_lab, ref_zone_lab)
     cover = float(mask.mean())
     if cover < least:
-        return cover, None, None
-    outlines, _ = cv2.findContours(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)),
-                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not outlines:
-        return cover, None, None
-    m = cv2.moments(max(outlines, key=cv2.contourArea))
+        return TileView(cover)
+    m = cv2.moments(mask.astype(np.uint8), binaryImage=True)
     if m["m00"] <= 0:
-        return cover, None, None
-    # the zone's light brought to the empty zone's by the table around the tile (the board's light, matched
-    # over a board full of pieces, leaves the card zone a little lighter or darker from photo to photo)
-    zone_lab = lit(zone_lab, *global_light(zone_lab, ref_zone_lab, cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0))
+        return TileView(cover)
     blurred, (cx, cy) = smooth(zone_lab), (m["m10"] / m["m00"], m["m01"] / m["m00"])
     step = DETAIL_SHIFT_MM * canvas.scale
     details = np.stack([polar_at(blurred, (cx + dx * step, cy + dy * step), canvas, DETAIL_RADIUS_MM)
                         for dx, dy in _DETAIL_GRID])
-    return cover, polar_at(blurred, (cx, cy), canvas, TILE_RADIUS_MM), details
+    _c, sides, _a = cv2.minAreaRect(np.column_stack(np.nonzero(mask)[::-1]).astype(np.float32))
+    return TileView(cover, polar_at(blurred, (cx, cy), canvas, TILE_RADIUS_MM), details,
+                    middle_window(zone_lab, (cx, cy), canvas), tuple(sorted(float(v) / canvas.scale for v in sides)))
+
+
+TILE_MIDDLE_MM = 10.0       # radius of a tombstone tile's middle compared as a picture (its number or its prey)
+MIDDLE_SEARCH_MM = 4.0      # how far from the tile's centre its middle is looked for (the centre found is good to
+                            # a millimetre or two; a tile's middle is not always its outline's)
+MIDDLE_TURNS = tuple(range(-15, 16, 5))     # degrees the tile may lie turned from the taught one (roughly straight,
+                                            # as a tile is put down: one upside down is asked, never guessed)
+MIDDLE_BLUR_PX = 1.0
+
+
+def middle_window(zone_lab: np.ndarray, centre, canvas: Canvas) -> np.ndarray:
+    """The zone (Lab, its light matched) about ``centre``, smoothed a little, ``TILE_MIDDLE_MM`` +
+    ``MIDDLE_SEARCH_MM`` each side (past the zone's edge: 0, which nothing taught resembles)."""
+    half = int(round((TILE_MIDDLE_MM + MIDDLE_SEARCH_MM) * canvas.scale))
+    move = np.float32([[1, 0, half - centre[0]], [0, 1, half - centre[1]]])
+    picture = cv2.GaussianBlur(zone_lab, (0, 0), MIDDLE_BLUR_PX)
+    return cv2.warpAffine(picture, move, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def middle_of(window: np.ndarray, canvas: Canvas) -> np.ndarray:
+    """The tile's middle (a square of side 2·``TILE_MIDDLE_MM``) at the centre of its ``middle_window``."""
+    half, room = int(round(TILE_MIDDLE_MM * canvas.scale)), int(round(MIDDLE_SEARCH_MM * canvas.scale))
+    return window[room:room + 2 * half + 1, room:room + 2 * half + 1].copy()
+
+
+_CHANNELS = np.sqrt(np.array([1.0, 2.0, 2.0], np.float32))     # the channels weighted as in ``Bank``
+
+
+class Middles:
+    """Taught tiles' middles (``middle_of``) prepared for comparison: each turned by ``MIDDLE_TURNS`` about its
+    centre, compared over the disc it holds (a disc turned stays in its square).  The squared difference over the
+    disc at every place is Σ disc·window² − 2 Σ disc·middle·window + Σ disc·middle²: correlations without a mask,
+    the first one for every middle at once."""
+
+    def __init__(self, middles):
+        sizes = {m.shape[0] for m in middles}
+        if len(sizes) > 1:
+            raise ValueError("tile middles of different sizes")
+        size = sizes.pop() if sizes else 1
+        disc = np.zeros((size, size), np.float32)
+        cv2.circle(disc, (size // 2, size // 2), size // 2, 1.0, thickness=-1)
+        self.disc, self.cells = np.dstack([disc] * 3), float(disc.sum()) * 3
+        c = (size - 1) / 2.0
+        self.turned = []        # per middle, per turn: (the middle turned, weighted, over its disc; its energy)
+        for middle in middles:
+            weighted = _centred(middle)
+            turns = [cv2.warpAffine(weighted, cv2.getRotationMatrix2D((c, c), a, 1.0), (size, size),
+                                    flags=cv2.INTER_LINEAR) * self.disc for a in MIDDLE_TURNS]
+            self.turned.append([(t, float(np.sum(t * t))) for t in turns])
+
+    def distances(self, window: np.ndarray) -> np.ndarray:
+        """Each taught middle's RMS Lab difference (weighted) from the best place and turn within ``window``."""
+        out = np.full(len(self.turned), np.inf)
+        window = _centred(window)
+        if window.shape[0] < self.disc.shape[0] or window.shape[1] < self.disc.shape[1]:
+            return out
+        energy = cv2.matchTemplate(window * window, self.disc, cv2.TM_CCORR)
+        for i, turns in enumerate(self.turned):
+            best = min(float((energy - 2.0 * cv2.matchTemplate(window, t, cv2.TM_CCORR) + e).min()) for t, e in turns)
+            out[i] = np.sqrt(max(best, 0.0) / self.cells)
+        return out
+
+
+def _centred(lab_picture: np.ndarray) -> np.ndarray:
+    """Lab about the middle of its range (smaller sums, as exact in float32), weighted as in ``Bank``."""
+    return np.ascontiguousarray((lab_picture - 128.0) * _CHANNELS, dtype=np.float32)
+
+
+TILE_FAINT = 8.0            # in the card zone relit by the table around the tile, a pixel differing this much is the
+                            # tile's when it joins one that differs clearly (``DIFF``)
+
+
+def tile_mask(zone_lab: np.ndarray, ref_zone_lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the card zone relit, the tile's pixels there): the zone's light brought to the empty zone's by the table
+    around what clearly differs (the board's light, matched over a board full of pieces, leaves the card zone a
+    little lighter or darker from photo to photo); then the biggest difference, its outline filled — what
+    clearly differs and what differs less (``TILE_FAINT``) joined to it: a tile near the table's colour shows
+    its picture clearly and its edge only faintly, and the tile is both (its centre does not jump from its
+    picture's to its outline's from one frame to the next)."""
+    clear = (difference(zone_lab, ref_zone_lab) > DIFF).astype(np.uint8)
+    zone_lab = lit(zone_lab, *global_light(zone_lab, ref_zone_lab, cv2.dilate(clear, np.ones((9, 9), np.uint8)) == 0))
+    diff = difference(zone_lab, ref_zone_lab)
+    weak = cv2.morphologyEx((diff > TILE_FAINT).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(weak, connectivity=8)
+    keep = np.zeros(n, bool)
+    keep[np.unique(labels[diff > DIFF])] = True
+    keep[0] = False
+    outlines, _ = cv2.findContours(keep[labels].astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    mask = np.zeros(diff.shape, np.uint8)
+    if outlines:
+        cv2.drawContours(mask, [max(outlines, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
+    return zone_lab, mask > 0
 
 
 def global_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:

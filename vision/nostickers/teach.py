@@ -21,8 +21,9 @@ that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are
 are kept per face (the layout shows most faces in several steps, in the same place).  Pawns of one colour
 and side, which differ by their printed number only, are told apart where their taught faces differ
 (``Pieces.tell``: each pawn face is also sampled finer from the photo itself, ``numbers``) when one is clearly
-nearest there; else the game tells which.  A tombstone tile read as a
-whole is checked by its middle, its number (``Pieces._tile_by_middle``).
+nearest there; else the game tells which.  A tombstone tile is told by its
+middle, its number or its prey, compared as a picture (``Pieces._tile_by_picture``; a pieces file taught
+before the middles were kept: the whole tile's polar sample checked by its middle's, ``Pieces._tile_by_middle``).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.deck import TILES
 from engine.errors import FlureError
 from engine.geometry import SQUARES, around, square_name
 from engine.observation import EMPTY, UNKNOWN, PawnLook, SquareLook
@@ -64,6 +66,7 @@ RATIO = 0.75                # the face read must be this much nearer than any ot
 STRANGER_RATIO = 0.75       # a face no legal change allows there this much nearer: the square is unknown
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
+TILE_SIZE_SLACK = 0.1       # a tombstone tile read is this close (a share of each side) to the taught tiles' size
 SAMPLES = 2                 # samples kept per face
 TELL_RATIO = 0.45           # a pawn told from the others of its kind by its number (``Pieces.tell``): the face
                             # taken is this much nearer there than any other
@@ -118,6 +121,8 @@ class Face:
     square: str
     detail: np.ndarray | None = None    # finer, what tells the face from its look-alikes: a tombstone tile's middle
                                         # (``looks.tile_sample``), a pawn face's number (``numbers.taught``); None: untaught
+    middle: np.ndarray | None = None    # a tombstone tile's middle as a picture (``looks.middle_of``); None: not taught
+    size: tuple[float, float] | None = None     # a tombstone tile's sides (mm, ``looks.TileView``); None: not taught
 
 
 @dataclass
@@ -137,16 +142,21 @@ class Pieces:
         self._names = sorted(set(self._keys))                       # each face once
         self._ids = np.array([self._names.index(k) for k in self._keys], dtype=np.intp)
         self._tiles = L.Bank([f.polar for f in self.tiles])
+        taught = self.tiles and all(f.middle is not None and f.size is not None for f in self.tiles)
+        self._middles = L.Middles([f.middle for f in self.tiles]) if taught else None
+        self._size = np.median([f.size for f in self.tiles], axis=0) if taught else None
 
     def read_tile(self, zone_lab):
         """The tombstone tile the card zone shows (``"8"``), None when it is seen empty — or when the
-        teaching showed no tile (then the tile comes from the referee or the MONSTER button) —,
+        teaching did not show every tile of the deck (then the tile comes from the referee or the MONSTER
+        button: a tile never taught looks most like the taught one it resembles, an 8 like the 5) —,
         ``UNKNOWN`` when it cannot be told (out of view, a hand, no taught tile clearly nearest)."""
-        if not self.tiles or self.board.zone is None:
+        if not set(TILES) <= {f.key.split(":", 1)[1] for f in self.tiles} or self.board.zone is None:
             return None
         if zone_lab is None:
             return UNKNOWN
-        cover, sample, details = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
+        view = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
+        cover, sample, details = view.cover, view.sample, view.details
         if sample is None:
             return None if cover < L.EMPTY_COVER else UNKNOWN
         nearest = _nearest(self.tiles, self._tiles.distances(sample))
@@ -155,9 +165,29 @@ class Pieces:
         rival = ranked[1][1] if len(ranked) > 1 else np.inf
         if dist > MAX_DISTANCE:
             return UNKNOWN
+        if self._middles is not None:
+            return self._tile_by_picture(view, nearest)
         if dist <= RATIO * rival:
             return self._tile_by_middle(best, details, nearest)
         return self._tile_by_detail([k for k, d in ranked if d * RATIO < dist], details)
+
+    def _tile_by_picture(self, view, whole: dict[str, float]):
+        """``UNKNOWN`` when what the zone shows is not a tile's size (within ``TILE_SIZE_SLACK`` of the taught
+        tiles': a hand or an arm reaching in, a tile half out of the zone or half hidden); else the tile whose
+        middle (``Face.middle``: its number or its prey, as a picture) is clearly nearest (``RATIO``, within
+        ``MAX_DISTANCE``) to the zone's, at its best place and turn (``looks.Middles``), and within
+        ``MAX_DISTANCE`` as a whole too; else ``UNKNOWN``.  As a whole, a tile taught elsewhere in the zone (in
+        another light, seen from another angle) can look more like another tile than like itself (a 5 like an
+        8); its middle, found where it best fits, does not."""
+        if view.size is None or np.any(np.abs(np.asarray(view.size) - self._size) > TILE_SIZE_SLACK * self._size):
+            return UNKNOWN
+        near = _nearest(self.tiles, self._middles.distances(view.window))
+        ranked = sorted(near.items(), key=lambda kv: kv[1])
+        first, dist = ranked[0]
+        rival = ranked[1][1] if len(ranked) > 1 else np.inf
+        if dist <= MAX_DISTANCE and dist <= RATIO * rival and whole.get(first, np.inf) <= MAX_DISTANCE:
+            return first.split(":", 1)[1]
+        return UNKNOWN
 
     def _tile_by_middle(self, best: str, details, whole: dict[str, float]):
         """The tile read as a whole (``best``) checked by its middle (``details``, the number) against every taught
@@ -274,7 +304,9 @@ class Pieces:
                           for f in self.faces],
                 "warnings": self.warnings, "faint": self.faint,
                 "tiles": [{"tile": f.key.split(":", 1)[1], "step": f.step, "polar": _b64(f.polar),
-                           **({"detail": _b64(f.detail)} if f.detail is not None else {})}
+                           **({"detail": _b64(f.detail)} if f.detail is not None else {}),
+                           **({"middle": _b64(f.middle)} if f.middle is not None else {}),
+                           **({"size": [round(v, 2) for v in f.size]} if f.size is not None else {})}
                           for f in self.tiles],
                 **({"placed": self.placed.to_json()} if self.placed is not None else {})}
         path = Path(path)
@@ -307,13 +339,16 @@ class Pieces:
             warnings = list(data.get("warnings") or [])
             faint = [str(k) for k in data.get("faint") or []]
             tiles = [Face(f"tile:{t['tile']}", _polar(t["polar"], f"tile {t['tile']}"), 0.0, int(t["step"]), "card zone",
-                          _polar(t["detail"], f"tile {t['tile']}") if "detail" in t else None)
+                          _polar(t["detail"], f"tile {t['tile']}") if "detail" in t else None,
+                          _picture(t["middle"], f"tile {t['tile']}") if "middle" in t else None,
+                          _sides(t["size"], f"tile {t['tile']}") if "size" in t else None)
                      for t in data.get("tiles") or []]
             placed = TileLooks.from_json(data["placed"]) if data.get("placed") is not None else None
+            pieces = cls(board, faces, warnings, faint, tiles, placed)
         except (KeyError, TypeError, ValueError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise PiecesError(BAD_PIECES(path=str(path), why=what)) from None
-        return cls(board, faces, warnings, faint, tiles, placed)
+        return pieces
 
 
 def _nearest(faces: list[Face], distances) -> dict[str, float]:
@@ -346,6 +381,25 @@ def _polar(text: str, key: str) -> np.ndarray:
     if not np.all(np.isfinite(raw)):
         raise ValueError(f"face {key}: a malformed sample")
     return raw.astype(np.float32).reshape(L.ANGLES, L.RINGS, 3)
+
+
+def _picture(text: str, key: str) -> np.ndarray:
+    """A square Lab picture (a tile's middle, ``looks.middle_of``) from the pieces file."""
+    data = base64.b64decode(text, validate=True)
+    side = int(round(np.sqrt(len(data) / 6)))
+    if side < 3 or side * side * 6 != len(data):
+        raise ValueError(f"{key}: a malformed middle")
+    raw = np.frombuffer(data, dtype="<f2")
+    if not np.all(np.isfinite(raw)):
+        raise ValueError(f"{key}: a malformed middle")
+    return raw.astype(np.float32).reshape(side, side, 3)
+
+
+def _sides(value, key: str) -> tuple[float, float]:
+    sides = tuple(float(v) for v in value)
+    if len(sides) != 2 or not all(np.isfinite(v) and v > 0 for v in sides):
+        raise ValueError(f"{key}: a malformed size")
+    return sides
 
 
 def alike(faces: list[Face]) -> list[dict]:
@@ -493,10 +547,11 @@ def teach(layout, images, calibration=None) -> Pieces:
             raise TeachError(EXPECTED_EMPTY(step=n, squares=", ".join(square_name(s) for s in stray[:6])))
         learn_step(frame, expected, board.canvas, ref_lab, pool_pixels, placed)
         if step.tile is not None and frame.zone is not None:
-            _cover, sample, details = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
-            if sample is None:
+            view = L.tile_sample(frame.zone, ref_zone, zone_canvas, least=L.EMPTY_COVER)
+            if view.sample is None:
                 raise TeachError(TILE_MISSING(step=n, tile=step.tile))
-            tiles.append(Face(f"tile:{step.tile}", sample, 0.0, n, "card zone", details[0]))
+            tiles.append(Face(f"tile:{step.tile}", view.sample, 0.0, n, "card zone", view.details[0],
+                              L.middle_of(view.window, zone_canvas), view.size))
     _check_turned(faces)
     placed.palette = palette_of(pool_pixels)
     return Pieces(board, faces, alike(faces), faint=sorted(faint), tiles=tiles, placed=placed)
