@@ -139,6 +139,31 @@ def test_teaching_refuses_a_photo_that_does_not_match_its_step(taught):
         teach(LAYOUT, photos[:-1])
 
 
+def test_teaching_refuses_a_piece_left_where_its_step_has_none_and_not_a_squares_own_printed_edges(taught):
+    """A piece lying on a square its step leaves empty is named ("should be empty"); a square's printed edges,
+    a little off in a small photo, enclosing its middle are not such a piece (looks 11 and 14 of the twin at the
+    demo's 1280 × 720 were refused so: "n4 should be empty", "k3 should be empty")."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from companion_app.table.simulated.demo import SimulatedRig
+    from engine.game import Game
+    from vision.teaching_layout import TeachingLayout
+
+    _look, photos, _pieces = taught
+    step = LAYOUT.steps[1]
+    label, pawn = sorted(step.setup["pawns"].items())[0]
+    setup = {**step.setup, "pawns": {k: v for k, v in step.setup["pawns"].items() if k != label}}
+    layout = TeachingLayout((*LAYOUT.steps[:1], dataclasses.replace(step, setup=setup), *LAYOUT.steps[2:]))
+    with pytest.raises(TeachError, match=f"^step 2: {pawn['at']} should be empty, but something lies there"):
+        teach(layout, photos)                      # the photo shows the pawn the step no longer lists
+    for look in (11, 14):       # (look 11 also at step 3: o11 between two pawns, its texture off in the small photo)
+        game = Game.new(["red", "blue"], seed=look)
+        pieces = SimulatedRig(SimpleNamespace(game=game), seed=look, stickers=False, look_seed=look,
+                              size=(1280, 720)).teach()
+        assert len({f.key for f in pieces.faces if f.key.startswith("pawn:")}) == 50
+
+
 def test_a_corrupt_pieces_file_is_a_clear_error(taught, tmp_path):
     _look, _photos, pieces = taught
     path = tmp_path / "pieces.json"

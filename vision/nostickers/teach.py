@@ -512,7 +512,8 @@ def teach(layout, images, calibration=None) -> Pieces:
             look = expected.get(sq, EMPTY)
             cover = frame.cover.get(sq)
             if look == EMPTY:
-                if cover is not None and cover >= L.PIECE_COVER and sq not in near_monster:
+                if cover is not None and cover >= L.PIECE_COVER and sq not in near_monster \
+                        and _clearly_differs(frame, board.canvas, sq):
                     stray.append(sq)
                 continue
             key = face_key(look)
@@ -604,6 +605,20 @@ def _anchors(step) -> np.ndarray:
 def _scheme():
     from ..scheme import load_scheme
     return load_scheme()
+
+
+STRAY_CLEAR = 0.6           # a piece that should not be there differs clearly over this share of its square's middle
+
+
+def _clearly_differs(frame: Frame, canvas: Canvas, sq: int) -> bool:
+    """Whether a square that should be empty clearly shows something: its cover (``looks.covers``) fills what a
+    faint difference encloses, and in a small photo of a busy board a bare square's printed edges and texture, a
+    little off, can enclose its middle or differ over much of it (looks 11 and 14 of the twin at 1280 × 720 were
+    refused so); a piece left there differs clearly (``looks.DIFF``) over most of it (``STRAY_CLEAR``).  (A stray
+    piece let through costs nothing: only the pieces a step lists are learned, and a piece missing from its own
+    square is refused.)"""
+    x0, y0, x1, y1 = L.square_box(canvas, sq, 0.0)
+    return bool(np.mean(frame.diff[y0:y1, x0:x1] > L.DIFF) >= STRAY_CLEAR)
 
 
 def _beside_monster(expected: dict) -> set[int]:
