@@ -355,6 +355,38 @@ def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):
     assert seen["wrong"] == 0 and seen["right"] >= 1 and seen["kind read"] >= 1, seen
 
 
+def test_an_untold_pawn_is_never_accepted_when_its_choices_are_too_many_to_try(monkeypatch):
+    """``explained``: a square read as a pawn of one kind whose number was not told, several of that kind allowed
+    there, and more choices than ``MAX_TOLD``: none is tried, and the answer the frames' untold number made is
+    refused, not accepted as read (it was)."""
+    from types import SimpleNamespace
+
+    from engine.actions import Move
+    from engine.game import Game
+    from engine.geometry import SQUARES, parse_square
+    from engine.observation import EMPTY, Observation, looks
+    from vision.change import observation_json
+    from vision.nostickers import read
+    from vision.nostickers.teach import face_key, same_kind
+
+    game = Game.new(["red", "blue"], seed=28)
+    allowed = read.allowed_faces(game.position, game.to_move)
+    label, target = next((label, t) for label in sorted(game.unmoved) for t in game.targets(label)
+                         if t["square"] not in (None, "out") and game.position.pawn(label).colour == game.to_move
+                         and sum(same_kind(k, face_key(looks(game.apply(Move(label, t["moves"])).position)
+                                                       [parse_square(t["square"])]))
+                                 for k in allowed[parse_square(t["square"])]) > 1)
+    after = looks(game.apply(Move(label, target["moves"])).position)
+    dest = parse_square(target["square"])
+    reading = observation_json(Observation({sq: after.get(sq, EMPTY) for sq in SQUARES}, None, {}))
+    kind = {k for k in allowed[dest] if same_kind(k, face_key(after[dest]))}
+    reader = SimpleNamespace(twins={dest: kind}, doubts=[], read=[{dest: face_key(after[dest])}])
+    assert len(kind) > 1
+    monkeypatch.setattr(read, "MAX_TOLD", 1)
+    result = read.explained(reader, game.position, [reading], game.to_move)
+    assert not result.accepted and result.problems[0].code == "ambiguous", result
+
+
 def test_an_unread_square_showing_a_piece_refuses_an_answer_that_leaves_it_bare(taught):
     """``checked``: a square no face was read on, which looks like a taught pawn, where the answer leaves
     nothing — refused; the same square read in another frame as the pawn the answer leaves there — not;

@@ -227,10 +227,16 @@ def explained(reader: Reader, before: Position, readings: list, mover: str = ANY
                                lambda seen, chosen: checked(reconcile(before, seen, mover), reader, chosen))
     if len(answers) == 1:
         return answers[0]
-    if len(answers) > 1:
-        fitting = [c for a in answers for c in a.candidates[:1]]
-        return refused(before, ambiguous(before, Observation({}, None, {}), fitting), unseen=result.unseen)
+    if len(answers) > 1 or result.accepted:     # (accepted, none tried: too many choices — the number stays untold)
+        return refused(before, several_fit(before, answers, result), unseen=result.unseen)
     return result
+
+
+def several_fit(before: Position, answers: list, result) -> Problem:
+    """Why an answer is refused when ``told_by_the_game`` found several pawns of one kind fitting (``answers``), or
+    none tried while ``result`` leaned on a number not told: ambiguous, naming the changes that fit."""
+    fitting = [c for a in answers for c in a.candidates[:1]] or list(result.candidates[:1])
+    return ambiguous(before, Observation({}, None, {}), fitting)
 
 
 ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answer's: the square shows something else

@@ -208,9 +208,8 @@ def told_by_the_game(game, observation, readings, result):
     it is the answer — which pawn of that kind lies there, the game tells (NOSTICKERS.md).  When several fit,
     an answer the frames' untold number made is refused as ambiguous (a guess is never made: the referee
     enters the move, the moved pawn named); a refused answer stays refused."""
-    from engine.observation import Observation
-    from engine.reconcile import ambiguous, reconcile_game, refused
-    from vision.nostickers.read import UNKNOWN_PIECE
+    from engine.reconcile import reconcile_game, refused
+    from vision.nostickers.read import UNKNOWN_PIECE, several_fit
     from vision.nostickers.read import told_by_the_game as told
 
     mine = [r for r in readings or () if isinstance(r, PiecesReading)]
@@ -230,8 +229,7 @@ def told_by_the_game(game, observation, readings, result):
     if len(answers) == 1:
         return answers[0]
     if result.accepted:
-        fitting = [c for a in answers for c in a.candidates[:1]] or list(result.candidates[:1])
-        problem = ambiguous(game.position, Observation({}, None, {}), fitting)
+        problem = several_fit(game.position, answers, result)
         return refused(game.position, dataclasses.replace(problem, message=Text(N_(
             "%(why)s; the camera cannot read the pawn's number: enter the move on the referee view"),
             why=problem.message)), unseen=result.unseen)
