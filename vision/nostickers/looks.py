@@ -93,8 +93,18 @@ def matched_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray, 
     return out
 
 
-def difference(frame_lab: np.ndarray, ref_lab: np.ndarray) -> np.ndarray:
-    """Per pixel Lab distance, smoothed a little (the fit is good to a pixel, not to its fraction)."""
+REGISTRATION_PX = 1         # the board's fit is good to this many canonical pixels (under a millimetre)
+
+
+def difference(frame_lab: np.ndarray, ref_lab: np.ndarray, slack_px: int = 0) -> np.ndarray:
+    """Per pixel Lab distance, smoothed a little (the fit is good to a pixel, not to its fraction).
+    ``slack_px``: the distance to the nearest colour the reference shows within that many pixels (each
+    channel between its least and its most there): where the fit is a pixel off, the printed art's
+    edges and grid lines do not differ (a bare square of busy art read as covered), while a piece,
+    unlike every colour about it, still does."""
+    if slack_px > 0:
+        near = np.ones((2 * slack_px + 1, 2 * slack_px + 1), np.uint8)
+        ref_lab = np.clip(frame_lab, cv2.erode(ref_lab, near), cv2.dilate(ref_lab, near))
     d = np.sqrt(np.sum((frame_lab - ref_lab) ** 2, axis=2))
     return cv2.GaussianBlur(d, (5, 5), 0)
 
@@ -470,6 +480,13 @@ def number_area(polars) -> np.ndarray | None:
     for i, a in enumerate(polars):
         for b in polars[i + 1:]:
             spread = np.maximum(spread, np.sqrt(np.sum(((a - b) * _WEIGHT) ** 2, axis=2)))
+    return where_most(spread)
+
+
+def where_most(spread: np.ndarray) -> np.ndarray | None:
+    """The cells where samples differ most, from ``spread`` (each cell's largest difference between two of
+    them, weighted by area): those at least ``AREA_SHARE`` of its 95th percentile; None when they do not differ.
+    (``number_area`` here, ``numbers.area`` for the fine samples.)"""
     top = float(np.percentile(spread, 95))
     return spread >= AREA_SHARE * top if top > 0 else None
 

@@ -11,8 +11,8 @@ Teaching keeps each pawn face's sample (``Face.detail``) at the centre, within `
 the first sample taught of its kind (``taught``): the samples of one kind then lie alike, and where they differ
 is their number.  Reading (``tell``) finds the centre and turn at which the square's sample best fits the kind
 as a whole (the taught samples' mean: disc, picture and badge, all alike), compares it with each taught face
-only where the faces differ (``area``), and names the nearest only when it is near (``MAX_DISTANCE``) and every
-other is clearly farther (``RATIO``).
+only where the faces differ (``area``), and names the nearest only when it is near (``NUMBER_DISTANCE``) and every
+other is clearly farther (``NUMBER_RATIO``).
 """
 from __future__ import annotations
 
@@ -21,14 +21,15 @@ import base64
 import cv2
 import numpy as np
 
+from .looks import where_most
+
 RADIUS_MM = 11.5            # the number lies within this of the disc's centre (a badge by the edge of a 27 mm disc)
 RINGS, ANGLES = 36, 192
 SEARCH_MM = 4.5             # how far the centre is moved (on a grid of ``STEP_MM``, then twice about the best, each
 STEP_MM = 1.5               # time half as far)
 BLUR_PX = 0.7               # the camera frame smoothed this much (its noise) before sampling
-AREA_SHARE = 0.5            # a cell belongs to the number when the faces differ there this share of their most
-RATIO = 0.7                 # the nearest face is taken when this much nearer, in the number, than every other
-MAX_DISTANCE = 0.3          # … and no farther than this (RMS, in the number, of shapes: a blurred or shaded number
+NUMBER_RATIO = 0.7          # the nearest face is taken when this much nearer, in the number, than every other
+NUMBER_DISTANCE = 0.3       # … and no farther than this (RMS, in the number, of shapes: a blurred or shaded number
                             # looks a little like every face)
 
 _R = (np.arange(RINGS) + 0.5) / RINGS * RADIUS_MM
@@ -142,15 +143,14 @@ def taught(sampler, first: np.ndarray | None) -> np.ndarray | None:
 
 def area(shapes_by_face: list[list[np.ndarray]]) -> np.ndarray | None:
     """The cells (ANGLES, RINGS) where the faces' shapes (turned alike) differ most — their numbers —: each cell's
-    largest difference between two faces, weighted by area, at least ``AREA_SHARE`` of its 95th percentile."""
+    largest difference between two faces, weighted by area (``looks.where_most``)."""
     spread = np.zeros((ANGLES, RINGS), np.float32)
     for i, a in enumerate(shapes_by_face):
         for b in shapes_by_face[i + 1:]:
             for x in a:
                 for y in b:
                     spread = np.maximum(spread, np.abs(x - y) * _W)
-    top = float(np.percentile(spread, 95))
-    return spread >= AREA_SHARE * top if top > 0 else None
+    return where_most(spread)
 
 
 def tell(sampler, taught_faces: dict[str, list[np.ndarray]]) -> tuple[str | None, list[tuple[float, str]]]:
@@ -171,7 +171,7 @@ def tell(sampler, taught_faces: dict[str, list[np.ndarray]]) -> tuple[str | None
     seen = found[1]
     near = sorted((min(float(np.sqrt(np.mean(((seen - s) * _W)[cells] ** 2))) for s in ss), k)
                   for k, ss in zip(keys, turned))
-    ok = near[0][0] <= MAX_DISTANCE and near[0][0] <= RATIO * near[1][0]
+    ok = near[0][0] <= NUMBER_DISTANCE and near[0][0] <= NUMBER_RATIO * near[1][0]
     return (near[0][1] if ok else None), near
 
 

@@ -18,7 +18,8 @@ A face is read (``Pieces.match``) only when its samples are clearly nearer (``lo
 RMS Lab difference at the best turn) than those of every other face that could lie there; faces
 that lie closer to each other than a sample to itself moved by ``JITTER_PX`` are named in
 ``warnings`` (they will mostly be read as unknown under this light).  At most ``SAMPLES`` samples
-are kept per face (the layout shows most faces in several steps, in the same place).  Pawns of one colour
+are kept per face (the layout shows most faces in several steps, in the same place), more only of a face
+shown in another look (``_worth_keeping``: a plain stone's front and back).  Pawns of one colour
 and side, which differ by their printed number only, are told apart where their taught faces differ
 (``Pieces.tell``: each pawn face is also sampled finer from the photo itself, ``numbers``) when one is clearly
 nearest there; else the game tells which.  A tombstone tile is told by its
@@ -67,7 +68,10 @@ STRANGER_RATIO = 0.75       # a face no legal change allows there this much near
 JITTER_PX = 2.0             # a sample's own noise, measured by moving its centre this much
 ALIKE = 1.0                 # faces closer than their noise are named in ``warnings``
 TILE_SIZE_SLACK = 0.1       # a tombstone tile read is this close (a share of each side) to the taught tiles' size
-SAMPLES = 2                 # samples kept per face
+SAMPLES = 2                 # samples kept per face …
+MORE_SAMPLES = 4            # … or up to this many when a face shows more than one look (a plain stone: a tile's
+OTHER_LOOK = 0.5 * MAX_DISTANCE     # plain front and the plain back of the others): a sample this far from the
+                                    # face's kept ones is another look of it
 TELL_RATIO = 0.45           # a pawn told from the others of its kind by its number (``Pieces.tell``): the face
                             # taken is this much nearer there than any other
 NEAREST = 3                 # faces compared at every centre besides the allowed ones
@@ -449,7 +453,7 @@ def frame_view(board: BoardReference, image: np.ndarray, lens: Lens, ref_lab: np
     raw_lab = L.lab(canon)
     light = L.global_light(raw_lab, ref_lab, sheet & seen)
     frame_lab = L.matched_light(raw_lab, ref_lab, sheet & seen, light=light)
-    diff = L.difference(frame_lab, ref_lab)
+    diff = L.difference(frame_lab, ref_lab, L.REGISTRATION_PX)
     zone = board.zone_of(image, location) if board.zone is not None else None
     if zone is not None:
         zone = L.lit(L.lab(zone), *light)
@@ -532,7 +536,7 @@ def teach(layout, images, calibration=None) -> Pieces:
                     if movable:
                         missing.append((sq, look))
                     continue
-                if sum(f.key == key for f in faces) >= SAMPLES:
+                if not _worth_keeping(desc, [f.polar for f in faces if f.key == key]):
                     continue
                 moved = [d for d in (L.describe(frame.lab, frame.diff, board.canvas, sq, (dx, dy), ref_lab, frame.blurred)
                                      for dx, dy in ((JITTER_PX, 0), (-JITTER_PX, 0), (0, JITTER_PX), (0, -JITTER_PX)))
@@ -571,6 +575,15 @@ def _number(frame: Frame, canvas: Canvas, sq: int, key: str, faces: list[Face]) 
     first = next((f.detail for f in faces if f.detail is not None and same_kind(f.key, key)), None)
     return N.taught(N.sampler_of(frame.image, frame.location, canvas, L.centre_of(frame.lab, frame.diff, canvas, sq)),
                     first)
+
+
+def _worth_keeping(desc: np.ndarray, kept: list[np.ndarray]) -> bool:
+    """Whether a face's sample is kept beside its ``kept`` ones: the first ``SAMPLES``, then only another look
+    of the same face (``OTHER_LOOK`` from each kept one — the plain ``stone`` is a tile's plain front in one
+    step and the plain back of every tile in another, and a copy may print them unlike), up to ``MORE_SAMPLES``."""
+    if len(kept) < SAMPLES:
+        return True
+    return len(kept) < MORE_SAMPLES and float(L.Bank(kept).distances(desc).min()) > OTHER_LOOK
 
 
 def _check_turned(faces: list[Face]) -> None:

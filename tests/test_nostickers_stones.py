@@ -1,0 +1,77 @@
+"""Two reading weaknesses found on look 11 of the twin at the demo's 1280×720 (issue 27: ``flure play --demo
+--no-stickers --seed 11`` stopped at its 4th move, "p9 is not seen"):
+
+- a plain ``stone`` has two looks in the box — one tile's plain front and every tile's plain back
+  (NOSTICKERS.md) — and a copy may print them unlike: teaching kept only the first two samples of the face,
+  both fronts, so every stone of the game (their backs up) was read as unknown;
+- the board's fit is good to about a pixel, and on busy printed art a pixel off lit every brick edge: bare
+  squares read as partly covered, so unknown ("uncover p9").
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.geometry import SQUARES, square_name
+from engine.observation import ANY_PAWN
+from engine.position import basic_position
+from vision.nostickers import looks as L
+from vision.nostickers import teach
+from vision.nostickers.read import Reader, allowed_faces
+from vision.nostickers.teach import MORE_SAMPLES, OTHER_LOOK, SAMPLES, frame_view
+from vision.teaching_layout import load_layout
+from vision.twin.scene import render
+
+LAYOUT = load_layout()
+DEMO = dict(width=1280, height=720)
+
+
+@pytest.fixture(scope="module", params=[11, 3])
+def taught(request):
+    look = request.param
+    photos = [render(step.pieces(), step.tile, stickers=False, look_seed=look, **DEMO)[0] for step in LAYOUT.steps]
+    return look, photos, teach(LAYOUT, photos)
+
+
+def test_a_plain_stone_is_read_by_its_back_as_by_its_front(taught):
+    look, _photos, pieces = taught
+    pos = basic_position()
+    assert set(pos.stones.values()) == {"stone"}
+    reader = Reader(pieces)
+    for seed in (1, 2):
+        image, _truth = render(pos, None, stickers=False, look_seed=look, seed=seed, **DEMO)
+        reader.reading(image, pos, allowed_faces(pos, ANY_PAWN))
+        seen, _tile, unseen, _untold = reader.frames[-1]
+        stones = {square_name(sq): (seen.get(sq) and seen[sq].stone, unseen.get(sq)) for sq in pos.stones}
+        assert all(kind == "stone" for kind, _why in stones.values()), (look, seed, stones)
+    # the face keeps a sample of each look it showed when they differ: the layout shows the plain front in the
+    # fronts step and the plain back of every tile in the next
+    steps = {f.step for f in pieces.faces if f.key == "stone:stone"}
+    fronts = next(n for n, step in enumerate(LAYOUT.steps, 1) if "crystal" in step.setup.get("stones", {}).values())
+    assert fronts in steps
+    kept = [f.polar for f in pieces.faces if f.key == "stone:stone"]
+    assert SAMPLES <= len(kept) <= MORE_SAMPLES
+    if len(kept) > SAMPLES:      # another look kept only when it is one: far from the first ones
+        assert min(L.distance(kept[-1], k) for k in kept[:SAMPLES]) > OTHER_LOOK
+
+
+def test_a_fit_a_pixel_off_leaves_bare_squares_bare_and_pieces_covered(taught):
+    look, photos, pieces = taught
+    canvas, ref_lab = pieces.board.canvas, L.lab(pieces.board.picture)
+    seen = np.ones(ref_lab.shape[:2], bool)
+    off = np.roll(ref_lab, (1, 1), axis=(0, 1))      # the empty board, its fit a pixel off each way
+    strict = L.covers(L.difference(off, ref_lab), canvas, seen)
+    tolerant = L.covers(L.difference(off, ref_lab, L.REGISTRATION_PX), canvas, seen)
+    inside = [sq for sq in SQUARES if 0 < sq % 16 < 15 and 0 < sq // 16 < 10]     # (the roll wraps at the edges)
+    if look == 11:      # the busy art that showed it: a pixel off, squares read partly covered
+        assert max(strict[sq] for sq in inside) >= L.EMPTY_COVER
+    assert max(tolerant[sq] for sq in inside) < L.EMPTY_COVER
+    # and every piece of a teaching photo still covers its square
+    reader = Reader(pieces)
+    for n in (2, 3):
+        frame, why = frame_view(pieces.board, photos[n - 1], reader.lens, reader.ref_lab, reader.sheet)
+        assert why is None
+        step = LAYOUT.steps[n - 1].pieces()
+        covered = set(step.stones) | set(step.board_pawns())
+        low = {square_name(sq): round(frame.cover[sq], 2) for sq in covered if frame.cover[sq] < L.PIECE_COVER}
+        assert not low, (look, n, low)
