@@ -157,6 +157,16 @@ class Game:
     def first_tile_of_game(self) -> bool:
         return self.round == 1 and not self.tiles_played
 
+    def seen_movers(self) -> tuple[str, ...]:
+        """The pawns whose move the board can show now: those of the player to move not yet moved (G3),
+        less the pawns G4 keeps beside the board (in the very first turn, once two of their colour are on
+        it), which may only be flipped there — no change a camera sees."""
+        if self.phase != "pawns" or self.to_move is None:
+            return ()
+        mine = [self.position.pawn(x) for x in self.unmoved]
+        return tuple(p.label for p in mine if p.colour == self.to_move
+                     and not (p.place == WAITING and self._entries_exhausted(p.owner)))
+
     def targets(self, label: str) -> list[dict]:
         """Where pawn ``label`` may end its move now: ``{"square": "k5"|"out"|None, "moves": "WWN"}``.
 

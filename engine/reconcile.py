@@ -191,14 +191,15 @@ def _fits(change: Change, obs: Observation, before_looks: dict[int, SquareLook],
 
 def reconcile_game(game, observation: Observation) -> Reconciliation:
     """``reconcile`` with the game's own prior: in the pawn phase the player to move and their
-    pawns not yet moved (G3), in the monster phase only a tile (G7), in the advanced setup one
-    piece of those left (A2, engine.reconcile_place); no change once the game is over."""
+    pawns not yet moved (G3) that may show a move (``Game.seen_movers``: not a pawn G4 keeps beside
+    the board), in the monster phase only a tile (G7), in the advanced setup one piece of those left
+    (A2, engine.reconcile_place); no change once the game is over."""
     if game.phase == "placement":
         from .reconcile_place import reconcile_placement  # late: it builds this module's answers
 
         return reconcile_placement(game.position, observation, game.placer, dict(game.pieces_left))
     if game.phase == "pawns":
-        return reconcile(game.position, observation, game.to_move, only=game.unmoved)
+        return reconcile(game.position, observation, game.to_move, only=game.seen_movers())
     if game.phase == "monster":
         return reconcile(game.position, observation, MONSTER_PHASE)
     return refused(game.position, Problem("no-change-expected", Text(

@@ -368,3 +368,31 @@ def test_pools_and_teleporters_come_from_the_game_in_the_pawn_and_monster_phases
                                         parse_square("n3"): before.teleporters[parse_square("c3")]})
     result = reconcile(before, Observation.of(moved), "red")
     assert not result.accepted and "n3" in str(result.problems[0].message)
+
+
+def test_a_third_pawn_entering_in_the_first_turn_is_never_accepted_from_the_game():
+    """G4: once two of a colour's pawns entered in the very first turn, its others may only be flipped beside
+    the board.  With the game as prior (``reconcile_game``, the table's ``Prior``) a camera that sees a third one
+    on the board is refused, and a still table is that flip (it was accepted as a legal entry before, and the
+    demo without stickers stalled on one: "red 4/3 went from beside the board to p9" among the candidates)."""
+    from companion_app.table.camera.port import Prior
+    from engine.game import Game
+    from engine.reconcile import reconcile_game
+
+    game = Game.new(["red", "blue"], seed=1)
+    for label, moves in (("red-6/1", "I"), ("blue-2/5", "IWWWW"), ("red-4/3", "IN"), ("blue-6/1", "")):
+        game = game.apply({"type": "move", "pawn": label, "moves": moves})
+    assert game.to_move == "red" and game.targets("red-3/4") == [{"square": None, "moves": ""}]
+    assert set(game.seen_movers()) == set() and {"red-3/4", "red-2/5"} <= set(game.unmoved)
+    entered = play(game.position, "red-3/4", "IW")      # what G4 forbids, laid on the table
+    result = reconcile_game(game, Observation.of(entered))
+    assert not result.accepted
+    assert reconcile_game(game, Observation.of(game.position)).change == "none"
+    assert Prior.of(game).only == frozenset()
+    # the turn after, every pawn may enter again
+    later = game
+    while later.phase == "pawns":
+        label = later.seen_movers()[0] if later.seen_movers() else \
+            next(x for x in later.unmoved if later.position.pawn(x).colour == later.to_move)
+        later = later.apply({"type": "move", "pawn": label, "moves": ""})
+    assert later.phase == "monster" and later.seen_movers() == ()

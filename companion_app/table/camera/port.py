@@ -38,9 +38,10 @@ class Prior:
 
     ``mover`` is what ``engine.reconcile.legal_changes`` takes: the colour to move in the pawn phase
     (G3), ``MONSTER_PHASE`` in the monster phase (only a tile, G7), ``ANY_PAWN`` otherwise (the
-    advanced setup, a game over); ``only`` the labels of the mover's pawns not yet moved (G3), or
-    None for any; ``pieces_left`` the board pieces still to place (A2); ``following`` whether the table
-    is being brought into the game's position (TABLE.md "The follow-up": it may still show the one
+    advanced setup, a game over); ``only`` the labels of the mover's pawns whose move the board can
+    show (``Game.seen_movers``: not yet moved, G3; not kept beside the board, G4), or None for any;
+    ``pieces_left`` the board pieces still to place (A2); ``following`` whether the table is being
+    brought into the game's position (TABLE.md "The follow-up": it may still show the one
     before)."""
 
     position: Position
@@ -56,8 +57,7 @@ class Prior:
         if game is None:
             return None
         if game.phase == "pawns" and game.to_move is not None:
-            mine = frozenset(x for x in game.unmoved if game.position.pawn(x).colour == game.to_move)
-            return cls(game.position, game.to_move, game.phase, mine, following=following)
+            return cls(game.position, game.to_move, game.phase, frozenset(game.seen_movers()), following=following)
         return cls(game.position, MONSTER_PHASE if game.phase == "monster" else ANY_PAWN, game.phase,
                    pieces_left=tuple(game.pieces_left) if game.phase == "placement" else (), following=following)
 
