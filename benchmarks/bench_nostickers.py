@@ -6,7 +6,7 @@ Each look (``vision.twin.look``: a box of its own, drawn from a seed) is photogr
 teaching layout at 1920×1080 under nominal conditions and taught (``vision.nostickers.teach``,
 timed); then ``--scenes`` scenes of ``flure vision eval --moves`` (a random position, the player to
 move, a legal change on the table) are filmed in that box, 3 frames each, and each frame is read
-(``Reader.reading`` with the faces the legal changes allow, as ``explain_change`` does), after
+(``Reader.read_frame`` with the faces the legal changes allow, as ``explain_change`` does), after
 ``cv2.setNumThreads(1)``.  Printed: the median (and p90) CPU milliseconds per frame — the process's
 own CPU time, so other work on a shared machine does not inflate it; wall time is shown too — with
 its ratio to the target (≤ 150 ms per 1080p frame), the median teaching time (CPU and wall seconds)
@@ -74,17 +74,13 @@ def main() -> int:
                 continue
             done += 1
             allowed = allowed_faces(scene.before, scene.mover)
-            reader.doubts.clear()
-            reader.read.clear()
-            reader.frames.clear()
-            reader.twins.clear()
-            readings = []
+            frames = []
             for img, _truth in shots:
                 c0, w0 = time.process_time(), time.perf_counter()
-                readings.append(reader.reading(img, scene.before, allowed))
+                frames.append(reader.read_frame(img, scene.before, allowed))
                 read_cpu.append((time.process_time() - c0) * 1000.0)
                 read_wall.append((time.perf_counter() - w0) * 1000.0)
-            result = explained(reader, scene.before, readings, scene.mover)
+            result = explained(scene.before, frames, scene.mover)
             out = moves.judge(scene, params, result, 0.0, look_seed)
             seen["right" if out["right"] else "wrong" if out["accepted"] else "refused"] += 1
         print(f"  look {look_seed}: taught in {teach_wall[-1]:.1f} s, {done} scenes read", file=sys.stderr, flush=True)

@@ -119,9 +119,9 @@ def tally(args) -> int:
             reader = Reader(pieces)
             allowed = allowed_faces(scene.before, scene.mover or ANY_PAWN)
             t0 = time.process_time()
-            readings = [reader.reading(img, scene.before, allowed) for img in case["frames"]]
-            ms.append((time.process_time() - t0) * 1000 / len(readings))
-            result = explained(reader, scene.before, readings, scene.mover)
+            frames = [reader.read_frame(img, scene.before, allowed) for img in case["frames"]]
+            ms.append((time.process_time() - t0) * 1000 / len(frames))
+            result = explained(scene.before, frames, scene.mover)
             outcome = moves.judge(scene, case["params"], result, 0.0, case["seed"])
         key = "legal" if scene.legal else "illegal"
         counts[(key, "all")] += 1
@@ -149,7 +149,7 @@ def tally(args) -> int:
                 touched = sorted(sq for sq in before.keys() | after.keys()
                                  if before.get(sq, EMPTY) != after.get(sq, EMPTY))
                 line += " touched " + " ".join(square_name(s) for s in touched)
-                for n, reading in enumerate(readings):
+                for n, reading in enumerate(f.data for f in frames):
                     uns = {u["square"]: u.get("why", u.get("reason")) for u in reading.get("unseen", [])} \
                         if isinstance(reading.get("unseen"), list) else reading.get("unseen", {})
                     line += f"\n    frame {n}: unseen {len(uns)}: " + ", ".join(

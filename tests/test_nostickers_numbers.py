@@ -49,7 +49,7 @@ def entering(game):
 
 def told(pieces: Pieces, look: int, size, game) -> tuple[int, int, list]:
     """(told right, cases, the wrong ones): each entering pawn's square read (``Reader.reading``) where several
-    pawns of its kind are allowed: its number told (``Pieces.tell``) or left to the game (``Reader.twins``)."""
+    pawns of its kind are allowed: its number told (``Pieces.tell``) or left to the game (``FrameRead.twins``)."""
     reader, allowed = Reader(pieces), allowed_faces(game.position, game.to_move)
     right = cases = 0
     wrong = []
@@ -59,12 +59,11 @@ def told(pieces: Pieces, look: int, size, game) -> tuple[int, int, list]:
         if sum(same_kind(k, truth) for k in allowed.get(sq, ())) < 2:
             continue
         cases += 1
-        reader.twins.clear()
         frame = SimulatedCamera(PhysicalTable(after, seed=n), seed=n, stickers=False, look_seed=look,
                                 width=size[0], height=size[1]).read()
-        reader.reading(frame, game.position, allowed)
-        read = reader.read[-1].get(sq)
-        if sq in reader.twins or read is None:
+        got = reader.read_frame(frame, game.position, allowed)
+        read = got.read.get(sq)
+        if sq in got.twins or read is None:
             continue            # not told: the game (or the referee) tells which
         if read == truth:
             right += 1

@@ -346,10 +346,10 @@ def test_which_pawn_of_one_kind_moved_the_game_tells_and_never_wrongly(taught):
                 continue
             img, _ = render(change.after, None, stickers=False, look_seed=look, seed=tried, noise=2.0)
             for box in (pieces, blind):
-                reader = Reader(box)
-                result = explained(reader, before, [reader.reading(img, before, allowed)], mover)
+                frame = Reader(box).read_frame(img, before, allowed)
+                result = explained(before, [frame], mover)
                 seen[outcome(result, change)] += 1
-                seen["kind read"] = seen.get("kind read", 0) + bool(reader.twins)
+                seen["kind read"] = seen.get("kind read", 0) + bool(frame.twins)
             tried += 1
             break
     assert seen["wrong"] == 0 and seen["right"] >= 1 and seen["kind read"] >= 1, seen
@@ -359,8 +359,6 @@ def test_an_untold_pawn_is_never_accepted_when_its_choices_are_too_many_to_try(m
     """``explained``: a square read as a pawn of one kind whose number was not told, several of that kind allowed
     there, and more choices than ``MAX_TOLD``: none is tried, and the answer the frames' untold number made is
     refused, not accepted as read (it was)."""
-    from types import SimpleNamespace
-
     from engine.actions import Move
     from engine.game import Game
     from engine.geometry import SQUARES, parse_square
@@ -378,12 +376,13 @@ def test_an_untold_pawn_is_never_accepted_when_its_choices_are_too_many_to_try(m
                                  for k in allowed[parse_square(t["square"])]) > 1)
     after = looks(game.apply(Move(label, target["moves"])).position)
     dest = parse_square(target["square"])
-    reading = observation_json(Observation({sq: after.get(sq, EMPTY) for sq in SQUARES}, None, {}))
+    seen = {sq: after.get(sq, EMPTY) for sq in SQUARES}
     kind = {k for k in allowed[dest] if same_kind(k, face_key(after[dest]))}
-    reader = SimpleNamespace(twins={dest: kind}, doubts=[], read=[{dest: face_key(after[dest])}])
+    frame = read.FrameRead(observation_json(Observation(seen, None, {})), seen, None, {}, {},
+                           read={dest: face_key(after[dest])}, twins={dest: kind})
     assert len(kind) > 1
     monkeypatch.setattr(read, "MAX_TOLD", 1)
-    result = read.explained(reader, game.position, [reading], game.to_move)
+    result = read.explained(game.position, [frame], game.to_move)
     assert not result.accepted and result.problems[0].code == "ambiguous", result
 
 
@@ -393,34 +392,30 @@ def test_an_unread_square_showing_a_piece_refuses_an_answer_that_leaves_it_bare(
     beside the monster (its figure's cover) only a near match refuses."""
     from engine.geometry import SQUARES, around
     from engine.reconcile import Reconciliation
-    from vision.nostickers.read import FIGURE_DISTANCE, Reader, checked
-    _look, _photos, pieces = taught
+    from vision.nostickers.read import FIGURE_DISTANCE, checked
+    _look, _photos, _pieces = taught
     before = random_position(5)[0]
     taken = {before.monster, *before.stones, *(p.square for p in before.pawns if p.square is not None)}
     bare = next(sq for sq in SQUARES if sq not in taken and sq not in around(before.monster)
                 and sq not in before.pools and sq not in before.teleporters)
     none = Reconciliation("none", before, before)
-    reader = Reader(pieces)
-    reader.doubts.append({bare: {"pawn:red:6/1:white": 6.0}})
-    reader.read.append({})
-    assert not checked(none, reader).accepted
-    reader.doubts[0] = {bare: {"pawn:red:6/1:white": 40.0}}          # nothing like a taught piece: no clash
-    assert checked(none, reader).accepted
+    doubts, read = [{bare: {"pawn:red:6/1:white": 6.0}}], [{}]     # per frame: the squares unread, the faces read
+    assert not checked(none, doubts, read).accepted
+    doubts[0] = {bare: {"pawn:red:6/1:white": 40.0}}          # nothing like a taught piece: no clash
+    assert checked(none, doubts, read).accepted
     pawn = next(p for p in before.pawns if p.square is not None)
     mine = f"pawn:{pawn.colour}:{pawn.kind}:{pawn.face}"
     other = "pawn:blue:6/1:black" if pawn.colour != "blue" else "pawn:red:6/1:black"
-    reader.doubts[0] = {pawn.square: {other: 2.0, mine: 30.0}}         # a hand's frame: another piece there
-    assert not checked(none, reader).accepted
-    reader.read.append({pawn.square: mine})                            # … another frame read the pawn
-    assert checked(none, reader).accepted
+    doubts[0] = {pawn.square: {other: 2.0, mine: 30.0}}         # a hand's frame: another piece there
+    assert not checked(none, doubts, read).accepted
+    read.append({pawn.square: mine})                            # … another frame read the pawn
+    assert checked(none, doubts, read).accepted
     beside = next(sq for sq in around(before.monster) if sq not in taken and sq not in before.pools
                   and sq not in before.teleporters)
-    reader = Reader(pieces)
-    reader.read.append({})
-    reader.doubts.append({beside: {"pawn:red:6/1:white": FIGURE_DISTANCE + 2}})
-    assert checked(none, reader).accepted
-    reader.doubts[0] = {beside: {"pawn:red:6/1:white": FIGURE_DISTANCE - 2}}
-    assert not checked(none, reader).accepted
+    doubts, read = [{beside: {"pawn:red:6/1:white": FIGURE_DISTANCE + 2}}], [{}]
+    assert checked(none, doubts, read).accepted
+    doubts[0] = {beside: {"pawn:red:6/1:white": FIGURE_DISTANCE - 2}}
+    assert not checked(none, doubts, read).accepted
 
 
 def test_the_frames_outline_on_the_canonical_plane_is_drawn_as_a_warped_frame_shows_it():

@@ -40,8 +40,8 @@ def test_a_plain_stone_is_read_by_its_back_as_by_its_front(taught):
     reader = Reader(pieces)
     for seed in (1, 2):
         image, _truth = render(pos, None, stickers=False, look_seed=look, seed=seed, **DEMO)
-        reader.reading(image, pos, allowed_faces(pos, ANY_PAWN))
-        seen, _tile, unseen, _untold = reader.frames[-1]
+        got = reader.read_frame(image, pos, allowed_faces(pos, ANY_PAWN))
+        seen, unseen = got.seen, got.unseen
         stones = {square_name(sq): (seen.get(sq) and seen[sq].stone, unseen.get(sq)) for sq in pos.stones}
         assert all(kind == "stone" for kind, _why in stones.values()), (look, seed, stones)
     # the face keeps a sample of each look it showed when they differ: the layout shows the plain front in the

@@ -1,12 +1,12 @@
 """A pool or a teleporter put down at the advanced setup (A1, A2), read without stickers (issue 27).
 
-Frames of the simulated table's twin drawn without stickers (``SimulatedCamera(stickers=False)``), of
-two looks of the box (``look_seed``: colours and pictures vary), each box taught from its own teaching
-layout's photos; each frame read by the table's reader (``PiecesReader`` against ``allowed_now``)
-and reconciled by the engine (``reconcile_game``) as the table does.  What is read must be the
-one placement put down — the pool's shape and orientation, the teleporter's pair and arrow — and
-what cannot be told (two pairs alike under this light, an arrow not seen, a red sleeve over the
-board, a box taught without its tiles) is never accepted.
+Frames of the simulated table's twin drawn without stickers (``SimulatedCamera(stickers=False)``), of two
+looks of the box (``look_seed``: colours and pictures vary), each box taught from its own teaching
+layout's photos; each frame read as the table's reader reads it (``PiecesReader``: ``Reader.read_frame``
+and ``pieces_reading`` against ``allowed_now``) and reconciled by the engine (``reconcile_game``) as the
+table does.  What is read must be the one placement put down — the pool's shape and orientation, the
+teleporter's pair and arrow — and what cannot be told (two pairs alike under this light, an arrow not
+seen, a red sleeve over the board, a box taught without its tiles) is never accepted.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from companion_app.table.camera.nostickers import PiecesReader, allowed_now
+from companion_app.table.camera.nostickers import allowed_now, pieces_reading
 from companion_app.table.camera.port import Prior
 from companion_app.table.simulated.demo import SimulatedRig
 from engine.game import Game
@@ -27,6 +27,7 @@ from engine.reconcile_place import legal_placements
 from vision.change import observe
 from vision.nostickers import Pieces, PiecesError
 from vision.nostickers import looks as L
+from vision.nostickers.read import Reader
 from vision.nostickers.tiles import POOL_SHARE, TileLooks
 from vision.twin.table import PhysicalTable, SimulatedCamera
 
@@ -58,11 +59,12 @@ def _read(pieces: Pieces, game, place, look: int, *, hand=None):
         table.put_piece(placement.piece, placement.squares, arrow=placement.arrow, pair=placement.pair)
     table.hand_over(hand)
     frame = SimulatedCamera(table, seed=look, stickers=False, look_seed=look).read()
-    reader = PiecesReader(pieces, lambda: allowed_now(Prior.of(game)))
-    reading = reader.read(frame)
+    prior = allowed_now(Prior.of(game))
+    read = Reader(pieces).read_frame(frame, prior.before, prior.allowed)
+    reading = pieces_reading(read, prior)              # as ``PiecesReader.read`` gives it
     observation, blocking = observe(reading)
     assert not blocking, blocking
-    reading.measured = reader.reader.placed         # what ``tiles.read_placed`` measured, square by square
+    reading.measured = read.placed                  # what ``tiles.read_placed`` measured, square by square
     return reconcile_game(game, observation), reading
 
 

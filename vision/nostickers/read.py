@@ -5,7 +5,7 @@ Each frame becomes the same reading JSON the sticker reader gives (``located``, 
 does with stickers: frames combined square by square, ``engine.reconcile`` asked for the one legal
 change that fits — the same problems, statuses and strictness.
 
-Per square (``Reader.reading``): bare when it matches its taught empty look; when a piece lies
+Per square (``Reader.read_frame``): bare when it matches its taught empty look; when a piece lies
 there, the one face among those a legal change can leave there (``allowed_faces``) that is
 clearly nearest (``Pieces.match``).  A square that cannot be told — between bare and covered, a
 piece no allowed face clearly matches (a hand, a shadow, two faces that look alike and both fit,
@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.geometry import COLS, SQUARES, around, square_name
-from engine.observation import ANY_PAWN, EMPTY, Observation, looks
+from engine.observation import ANY_PAWN, EMPTY, Observation, SquareLook, looks
 from engine.position import Position
 from engine.reconcile import Problem, ambiguous, legal_changes, reconcile, refused
 
@@ -45,45 +46,57 @@ UNKNOWN_PIECE = "unknown-piece"     # a covered square no taught face holds
 MONSTER_UNREAD = "monster-unread"   # the monster's square: its heading is the game's
 
 
+@dataclass(frozen=True)
+class FrameRead:
+    """What one frame yields (``Reader.read_frame``).  ``data``: its reading JSON.  ``seen``, ``tile``,
+    ``unseen`` (square → why): that reading's, and ``untold`` the squares whose pawn's kind was read but not
+    which of the allowed pawns of that kind it is (square → face nearest; unseen in the reading) — the four
+    None when the board was not located.  ``doubts``: the covered squares no face was read on (square → face →
+    distance, ``Pieces.match``); ``read``: the faces read (square → face key); ``twins``: the squares read as a
+    pawn of one kind where the legal changes allow several of that kind (square → those faces); ``placed``:
+    the pools and teleporters measured (``tiles.read_placed``)."""
+
+    data: dict
+    seen: dict[int, SquareLook] | None = None
+    tile: object = None         # as ``Observation.tile``: a tile, None (seen empty) or ``UNKNOWN``
+    unseen: dict[int, str] | None = None
+    untold: dict[int, str] | None = None
+    doubts: dict[int, dict[str, float]] = field(default_factory=dict)
+    read: dict[int, str] = field(default_factory=dict)
+    twins: dict[int, set[str]] = field(default_factory=dict)
+    placed: dict = field(default_factory=dict)
+
+
 class Reader:
-    """Frames → reading JSON with one ``Pieces`` (keeps the reference's Lab picture and the lens maps)."""
+    """Frames → reading JSON with one ``Pieces`` (keeps the reference's Lab picture, the board's sheet mask
+    and the lens maps; nothing of the frames it reads)."""
 
     def __init__(self, pieces: Pieces, calibration=None):
         self.pieces = pieces
         self.lens = Lens(calibration)
-        # Per frame read, the covered squares no face was read on: face → distance (``Pieces.match``).
-        self.doubts: list[dict[int, dict[str, float]]] = []
-        # … and the faces read (square → face key), frame by frame.
-        self.read: list[dict[int, str]] = []
-        # Each frame's squares seen, tile, squares unseen and squares whose pawn's kind was read but not which
-        # of the allowed pawns of that kind it is (square → face nearest; unseen in the reading) — None: not
-        # located —, and the squares read as a pawn of one kind where the legal changes allow several of
-        # that kind (square → those faces).
-        self.frames: list[tuple | None] = []
-        self.twins: dict[int, set[str]] = {}
-        self.placed: dict = {}      # the last frame's pools and teleporters measured (``tiles.read_placed``)
         self.ref_lab = L.lab(pieces.board.picture)
         from ..scheme import load_scheme
         self.sheet = _sheet_mask(pieces.board.canvas, load_scheme()) > 0
 
     def reading(self, image, before: Position, allowed: dict[int, set[str]] | None = None) -> dict:
-        """The reading JSON of one frame, ``before`` the position the game holds, ``allowed`` the faces
+        """The reading JSON of one frame (``read_frame``'s ``data``)."""
+        return self.read_frame(image, before, allowed).data
+
+    def read_frame(self, image, before: Position, allowed: dict[int, set[str]] | None = None) -> FrameRead:
+        """What one frame yields (a ``FrameRead``), ``before`` the position the game holds, ``allowed`` the faces
         a legal change can leave on each square (``allowed_faces``; default: those of any pawn's move)."""
         if allowed is None:
             allowed = allowed_faces(before, ANY_PAWN)
         _gray, why = check_frame(image)
         if why is not None:
-            self.frames.append(None)
-            return not_located(board_not_located(why)).to_json()
+            return FrameRead(not_located(board_not_located(why)).to_json())
         frame, why = frame_view(self.pieces.board, image, self.lens, self.ref_lab, self.sheet)
         if frame is None:
-            self.frames.append(None)
-            return not_located(why).to_json()
+            return FrameRead(not_located(why).to_json())
         prior = looks(before)
         faint = set(self.pieces.faint)
         seen, unseen, doubts, read, untold = {}, {}, {}, {}, {}
-        self.doubts.append(doubts)
-        self.read.append(read)
+        twins_read: dict[int, set[str]] = {}
         # the game's board tiles (pools, stone tiles, teleporters: a row of tiles placed side by side in the
         # advanced setup, A2, is no hand) and the monster with its shadow
         fixed = {sq for sq, look in prior.items() if look.pool or look.stone or look.teleporter is not None} \
@@ -130,11 +143,11 @@ class Reader:
                     seen[sq] = key_look(key)
                     read[sq] = key
                 if len(twins) > 1:
-                    self.twins.setdefault(sq, set()).update(twins)
-        self.placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab, doubts)
+                    twins_read[sq] = twins
+        placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab, doubts)
         tile = self.pieces.read_tile(frame.zone)
-        self.frames.append((seen, tile, unseen, untold))
-        return card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
+        data = card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
+        return FrameRead(data, seen, tile, unseen, untold, doubts, read, twins_read, placed)
 
     def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
         """Whether a square under a large difference clearly shows a face a legal change allows there
@@ -181,8 +194,7 @@ def explain_change(before_setup, images, pieces: Pieces, *, calibration=None, pl
     mover = player or ANY_PAWN
     reader = Reader(pieces, calibration)
     allowed = allowed_faces(before, mover)
-    readings = [reader.reading(image, before, allowed) for image in images]
-    return explained(reader, before, readings, mover)
+    return explained(before, [reader.read_frame(image, before, allowed) for image in images], mover)
 
 
 MAX_TOLD = 16       # at most this many choices of pawns of one kind are tried (``told_by_the_game``)
@@ -210,21 +222,27 @@ def told_by_the_game(observation: Observation, choices: dict[int, set[str]], ans
     return list(answers.values())
 
 
-def explained(reader: Reader, before: Position, readings: list, mover: str = ANY_PAWN):
-    """``explain_readings`` then ``checked``, with the pawns of one kind told by the game (``told_by_the_game``):
-    where a square was read as a pawn of one colour and side and the legal changes allow several such pawns
-    there (``Reader.twins``: their small numbers are not trusted, even when the answer was accepted; a square
-    whose kind was read but not which of those pawns, unseen in the reading, too), the answer is the one legal
-    change that fits with one of them, and when two different ones fit, ambiguous (refused: a guess is never
-    made)."""
-    result = checked(explain_readings(before, readings, mover), reader)
-    if not reader.twins:
+def explained(before: Position, frames: list[FrameRead], mover: str = ANY_PAWN):
+    """The frames' readings (``FrameRead``) through ``explain_readings`` then ``checked``, with the pawns of one
+    kind told by the game (``told_by_the_game``): where a frame read a square as a pawn of one colour and side
+    and the legal changes allow several such pawns there (``FrameRead.twins``, over all the frames: their small
+    numbers are not trusted, even when the answer was accepted; a square whose kind was read but not which of
+    those pawns, unseen in the reading, too), the answer is the one legal change that fits with one of them,
+    and when two different ones fit, ambiguous (refused: a guess is never made)."""
+    readings = [f.data for f in frames]
+    doubts, read = [f.doubts for f in frames], [f.read for f in frames]
+    result = checked(explain_readings(before, readings, mover), doubts, read)
+    twins: dict[int, set[str]] = {}
+    for f in frames:
+        for sq, faces in f.twins.items():
+            twins.setdefault(sq, set()).update(faces)
+    if not twins:
         return result
     observation, blocking = observe(combine(readings))
     if observation is None or blocking:
         return result
-    answers = told_by_the_game(observation, reader.twins,
-                               lambda seen, chosen: checked(reconcile(before, seen, mover), reader, chosen))
+    answers = told_by_the_game(observation, twins,
+                               lambda seen, chosen: checked(reconcile(before, seen, mover), doubts, read, chosen))
     if len(answers) == 1:
         return answers[0]
     if len(answers) > 1 or result.accepted:     # (accepted, none tried: too many choices — the number stays untold)
@@ -243,27 +261,29 @@ ELSEWHERE_RATIO = 0.5      # another kind of face this much nearer than the answ
 FIGURE_DISTANCE = 0.5 * MAX_DISTANCE    # beside the monster, a piece this near shows through its figure's cover
 
 
-def checked(result, reader: Reader, chosen: dict[int, str] | None = None):
-    """An accepted answer checked against the squares no face was read on: where a frame shows a piece
-    that clearly is not what the answer leaves there — a face of another colour or the other side at
-    most half as far as the answer's (a pawn of the same colour and side only looks alike: its number
-    is small), or a taught piece where the answer leaves none — the answer is refused: an unread
-    square never lets a second change through.  Pool and teleporter squares are not judged here, nor
-    a square another frame of the still table read as what the answer leaves there (a hand passed
-    over it).  Beside the monster, whose figure and shadow cover its neighbours, a square the answer
-    leaves bare must show a piece much nearer (``FIGURE_DISTANCE``) to refuse it.  ``chosen``: square → the
-    pawn's face the game told there (``told_by_the_game``), taken as read."""
+def checked(result, doubts: list[dict[int, dict[str, float]]], read: list[dict[int, str]],
+            chosen: dict[int, str] | None = None):
+    """An accepted answer checked against the squares no face was read on (``doubts``, one dict per frame:
+    square → face → distance, ``FrameRead.doubts``; ``read``, one per frame: square → face read,
+    ``FrameRead.read``): where a frame shows a piece that clearly is not what the answer leaves there — a face
+    of another colour or the other side at most half as far as the answer's (a pawn of the same colour and side
+    only looks alike: its number is small), or a taught piece where the answer leaves none — the answer is
+    refused: an unread square never lets a second change through.  Pool and teleporter squares are not judged
+    here, nor a square another frame of the still table read as what the answer leaves there (a hand passed over
+    it).  Beside the monster, whose figure and shadow cover its neighbours, a square the answer leaves bare must
+    show a piece much nearer (``FIGURE_DISTANCE``) to refuse it.  ``chosen``: square → the pawn's face the game
+    told there (``told_by_the_game``), taken as read."""
     if not result.accepted:
         return result
     after = looks(result.after)
     figure = around(result.before.monster) | around(result.after.monster)
-    for doubts in reader.doubts:
-        for sq, nearest in sorted(doubts.items()):
+    for frame in doubts:
+        for sq, nearest in sorted(frame.items()):
             if not nearest:
                 continue
             key = face_key(after.get(sq, EMPTY))
             if key in FIXED or (key is not None and (key == (chosen or {}).get(sq)
-                                                     or any(read.get(sq) == key for read in reader.read))):
+                                                     or any(faces.get(sq) == key for faces in read))):
                 continue
             best = min(nearest, key=nearest.get)
             if key is None:

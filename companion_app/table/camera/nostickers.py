@@ -24,6 +24,7 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from engine.geometry import parse_square
 from engine.observation import looks
@@ -32,6 +33,9 @@ from engine.wording import N_, Text
 from vision.reading import Reading
 
 from .port import Prior
+
+if TYPE_CHECKING:
+    from vision.nostickers.read import FrameRead
 
 
 @dataclass(frozen=True)
@@ -122,18 +126,21 @@ class PiecesReader:
         if reader is None:
             return None
         prior = self.prior()
-        data = reader.reading(frame, prior.before, prior.allowed)
-        doubts = reader.doubts.pop() if reader.doubts else {}
-        read = reader.read.pop() if reader.read else {}
-        untrusted = set(reader.twins)       # pawns of a kind read, their number not told (``Pieces.tell``)
-        del reader.doubts[:], reader.read[:], reader.frames[:]      # one frame at a time: nothing piles up
-        reader.twins.clear()
-        if not prior.tile:
-            data = without_card_zone(data)
-        alike = {sq: faces for sq, nearest in doubts.items() if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
-        alike.update((sq, faces) for sq, key in read.items()
-                     if sq in untrusted and len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
-        return as_reading(with_fixed_tiles(data, prior.before), doubts, read, alike)
+        return pieces_reading(reader.read_frame(frame, prior.before, prior.allowed), prior)
+
+
+def pieces_reading(frame: FrameRead, prior: FacePrior) -> PiecesReading:
+    """What the reader made of one frame (``vision.nostickers.read.FrameRead``) read against ``prior``, as the
+    vision ``Reading`` the stable-frame gate takes: the card zone left out outside the monster phase
+    (``without_card_zone``), the game's pools and teleporters named (``with_fixed_tiles``), with the frame's
+    doubts, faces read and the squares showing a pawn of one kind whose number was not told (``alike``)."""
+    data = frame.data if prior.tile else without_card_zone(frame.data)
+    alike = {sq: faces for sq, nearest in frame.doubts.items()
+             if (faces := of_one_kind(nearest, prior.allowed.get(sq, ())))}
+    # the pawns of a kind read, their number not told (``Pieces.tell``)
+    alike.update((sq, faces) for sq, key in frame.read.items()
+                 if sq in frame.twins and len(faces := kind_allowed(key, prior.allowed.get(sq, ()))) > 1)
+    return as_reading(with_fixed_tiles(data, prior.before), frame.doubts, frame.read, alike)
 
 
 def without_card_zone(data: dict) -> dict:
@@ -150,8 +157,8 @@ def without_card_zone(data: dict) -> dict:
 @dataclass
 class PiecesReading(Reading):
     """A frame read without stickers, with its ``doubts``: square → the faces nearest to what covers it,
-    where no face was read (``Reader.doubts``), and the faces it ``read`` (square → face key,
-    ``Reader.read``), for ``checked_by_frames``."""
+    where no face was read (``FrameRead.doubts``), and the faces it ``read`` (square → face key,
+    ``FrameRead.read``), for ``checked_by_frames``."""
 
     doubts: dict = field(default_factory=dict)
     read: dict = field(default_factory=dict)
@@ -169,7 +176,7 @@ def checked_by_frames(result, readings):
     doubts = [r.doubts for r in mine if r.doubts]
     if not result.accepted or not doubts:
         return result
-    return checked(result, _Doubts(doubts, [r.read for r in mine]))
+    return checked(result, doubts, [r.read for r in mine])
 
 
 def of_one_kind(nearest: dict[str, float], allowed) -> frozenset[str]:
@@ -236,14 +243,6 @@ def told_by_the_game(game, observation, readings, result):
     return result
 
 
-@dataclass
-class _Doubts:
-    """What ``checked`` reads of a ``Reader``: each frame's doubts, and each frame's faces read."""
-
-    doubts: list
-    read: list
-
-
 def with_fixed_tiles(data: dict, before: Position) -> dict:
     """The reading with the game's pools and teleporters on the squares it saw them: the reader reads a
     pool or teleporter square of the game as bare when that tile's taught look is there (a square that
@@ -261,7 +260,7 @@ def with_fixed_tiles(data: dict, before: Position) -> dict:
 
 
 def as_reading(data: dict, doubts=None, read=None, alike=None) -> PiecesReading:
-    """The reading JSON of ``Reader.reading`` as the vision ``Reading`` the stable-frame gate takes."""
+    """A reading JSON of ``Reader.read_frame`` as the vision ``Reading`` the stable-frame gate takes."""
     unseen = {parse_square(name): code for name, code in (data.get("unseen") or {}).items()}
     return PiecesReading(bool(data.get("located")), tile=data.get("tile"), problems=list(data.get("problems") or []),
                          setup=data.get("setup") if data.get("located") else None, unseen=unseen,
