@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.geometry import SQUARES, square_name
-from engine.observation import ANY_PAWN
-from engine.position import basic_position
+from engine.geometry import SQUARES, parse_square, square_name
+from engine.observation import ANY_PAWN, looks
+from engine.position import Position, basic_position
 from vision.nostickers import looks as L
 from vision.nostickers import teach
 from vision.nostickers.read import Reader, allowed_faces
@@ -75,3 +75,30 @@ def test_a_fit_a_pixel_off_leaves_bare_squares_bare_and_pieces_covered(taught):
         covered = set(step.stones) | set(step.board_pawns())
         low = {square_name(sq): round(frame.cover[sq], 2) for sq in covered if frame.cover[sq] < L.PIECE_COVER}
         assert not low, (look, n, low)
+
+
+def test_a_pawn_beside_the_monster_is_read_though_the_figure_joins_its_silhouette():
+    """The monster's figure and a pawn put down beside it, a little off centre, make one silhouette whose
+    centroid lay several millimetres towards the figure, farther than ``Pieces.match`` searches: a red 4/3 on
+    o10 beside the monster on o9 went unread at the demo's 1280×720 (``flure play --demo --no-stickers --seed 12``
+    needed the referee).  The monster's own square is left out of its neighbours' silhouettes."""
+    from vision.twin.table import PhysicalTable, SimulatedCamera
+
+    look = 12
+    photos = [render(step.pieces(), step.tile, stickers=False, look_seed=look, **DEMO)[0] for step in LAYOUT.steps]
+    reader = Reader(teach(LAYOUT, photos))
+    monster = {"monster": {"at": "o9", "facing": "E"}}      # the figure leans over p9, the square it faces
+    unread = []
+    for square in ("o10", "n9", "o8", "p9"):
+        pos = Position.from_setup({**monster, "pawns": {"red-4/3": {"at": square, "color": "red", "pawn": "4/3",
+                                                                    "face": "black"}}})
+        for seed in range(6):
+            table = PhysicalTable(Position.from_setup(monster), seed=seed)
+            table.arrange(pos)          # put down a little off centre, as a hand does
+            image = SimulatedCamera(table, seed=seed, stickers=False, look_seed=look, **DEMO).read()
+            frame = reader.read_frame(image, pos, allowed_faces(pos, ANY_PAWN))
+            got = frame.seen.get(parse_square(square))
+            assert got is None or got == looks(pos)[parse_square(square)], (square, seed, got)   # never wrong
+            if got is None:
+                unread.append((square, seed))
+    assert all(square == "p9" for square, _seed in unread), unread     # (p9 lies under the figure's lean)

@@ -228,14 +228,20 @@ def _shares(mask: np.ndarray, at: tuple[int, int], canvas: Canvas) -> dict[int, 
 
 
 def centre_of(frame_lab: np.ndarray, diff: np.ndarray, canvas: Canvas, sq: int,
-              ref_lab: np.ndarray | None = None) -> tuple[float, float] | None:
+              ref_lab: np.ndarray | None = None, without: int | None = None) -> tuple[float, float] | None:
     """The centroid (canonical pixels) of the biggest silhouette (holes filled; where none differs clearly,
     ``differs``'s) whose centroid lies on ``sq``, or None.  (A shadow moves it a little: ``Pieces.match``
-    searches around it.)"""
+    searches around it.)  ``without``: a neighbouring square whose own area is left out — the monster's,
+    whose figure joins the silhouette of a piece beside it and pulls its centroid several millimetres
+    towards itself, farther than ``Pieces.match`` searches."""
     x0, y0, x1, y1 = square_box(canvas, sq, (SQUARE_MM - MIDDLE_MM) / 2 + SEARCH_MM)
-    found = _silhouette(diff[y0:y1, x0:x1] > DIFF, canvas, (x1 - x0, y1 - y0))
+    keep = np.ones((y1 - y0, x1 - x0), bool)
+    if without is not None and without != sq:
+        a0, b0, a1, b1 = square_box(canvas, without, (SQUARE_MM - MIDDLE_MM) / 2)
+        keep[max(0, b0 - y0):max(0, b1 - y0), max(0, a0 - x0):max(0, a1 - x0)] = False
+    found = _silhouette((diff[y0:y1, x0:x1] > DIFF) & keep, canvas, (x1 - x0, y1 - y0))
     if found is None:       # (a face as dark as its square: ``differs``)
-        found = _silhouette(differs(diff[y0:y1, x0:x1], canvas), canvas, (x1 - x0, y1 - y0))
+        found = _silhouette(differs(diff[y0:y1, x0:x1], canvas) & keep, canvas, (x1 - x0, y1 - y0))
     return None if found is None else (found[0] + x0, found[1] + y0)
 
 

@@ -122,7 +122,8 @@ class Reader:
                     self._faint_doubt(frame, sq, faint, doubts)
             else:
                 canvas = self.pieces.board.canvas
-                centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab)
+                centre = L.centre_of(frame.lab, frame.diff, canvas, sq, self.ref_lab,
+                                     without=before.monster if sq in around(before.monster) else None)
                 nearest: dict[str, float] = {}
                 sample = None if centre is None else \
                     (lambda dx, dy, c=centre: L.polar_at(frame.blurred, (c[0] + dx, c[1] + dy), canvas))
