@@ -3,9 +3,11 @@
 views with known camera height, real calibration files, a real bound port."""
 from __future__ import annotations
 
-import multiprocessing
+import json
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -188,15 +190,21 @@ def test_a_missing_led_device(tmp_path):
     assert found.ok and "simulated device" in found.text
 
 
-def _leds_as_nobody(cfg, queue) -> None:
-    try:
-        os.setgroups([])
-        os.setgid(65534)
-        os.setuid(65534)
-        found = doctor.check_leds(cfg)[0]
-        queue.put((found.ok, found.text))
-    except Exception as exc:  # noqa: BLE001 - the parent reports it
-        queue.put((None, repr(exc)))
+# The check as user 'nobody', in a fresh interpreter (forking this process, which runs threads, may deadlock):
+# the configuration is read and the modules loaded while still root, then the process gives up root.
+_AS_NOBODY = """
+import grp, json, os, sys      # (what the check imports late, loaded before root is given up:
+import serial                  # the interpreter's own files may not be readable by 'nobody')
+import hardware.layout, hardware.link
+from companion_app.cli import checks as doctor
+from companion_app.config import load_table_config
+cfg = load_table_config(sys.argv[1])
+os.setgroups([])
+os.setgid(65534)
+os.setuid(65534)
+found = doctor.check_leds(cfg)[0]
+print(json.dumps([found.ok, str(found.text)]))
+"""
 
 
 def test_a_led_device_without_permission_says_dialout(tmp_path):
@@ -205,21 +213,14 @@ def test_a_led_device_without_permission_says_dialout(tmp_path):
     try:
         if os.geteuid() == 0:
             # root may open anything: the check runs in a child that has become 'nobody'
-            import grp  # noqa: F401 - what the check imports, loaded before the child loses root
-
-            import serial  # noqa: F401
-
-            import hardware.layout  # noqa: F401
-            import hardware.link  # noqa: F401
             os.chown(name, 0, 0)
             os.chmod(name, 0o600)
-            cfg = config(tmp_path, f'[serial]\nurl = "{name}"\n')
-            ctx = multiprocessing.get_context("fork")
-            queue = ctx.Queue()
-            child = ctx.Process(target=_leds_as_nobody, args=(cfg, queue))
-            child.start()
-            ok, text = queue.get(timeout=30)
-            child.join(timeout=10)
+            path = tmp_path / "table.toml"
+            path.write_text(f'[serial]\nurl = "{name}"\n')
+            child = subprocess.run([sys.executable, "-c", _AS_NOBODY, str(path)], capture_output=True, text=True,
+                                   timeout=60, cwd=Path(__file__).resolve().parents[1])
+            assert child.returncode == 0, child.stderr
+            ok, text = json.loads(child.stdout.strip().splitlines()[-1])
         else:
             os.chmod(name, 0)
             found = doctor.check_leds(config(tmp_path, f'[serial]\nurl = "{name}"\n'))[0]
