@@ -102,3 +102,25 @@ def test_a_pawn_beside_the_monster_is_read_though_the_figure_joins_its_silhouett
             if got is None:
                 unread.append((square, seed))
     assert all(square == "p9" for square, _seed in unread), unread     # (p9 lies under the figure's lean)
+
+
+def test_the_tile_is_read_though_the_monsters_shadow_reaches_it_in_the_card_zone():
+    """The monster on the board's edge beside the card zone casts its figure's shadow off the board into the zone;
+    where the shadow touches the tile, the two made one outline larger than a tile, and the tile went unread
+    (``flure play --demo --no-stickers --seed 13``: the players pressed MONSTER).  The table only darker, its
+    colour kept, is set apart when what the zone shows is larger than a tile; a tile is still never guessed."""
+    from vision.twin.table import PhysicalTable, SimulatedCamera
+
+    look = 13
+    photos = [render(step.pieces(), step.tile, stickers=False, look_seed=look, **DEMO)[0] for step in LAYOUT.steps]
+    reader = Reader(teach(LAYOUT, photos))
+    for at in ("p7", "p8"):
+        pos = Position.from_setup({"monster": {"at": at, "facing": "N"}})
+        for seed in range(6):
+            table = PhysicalTable(Position.from_setup({"monster": {"at": "m6", "facing": "N"}}), seed=seed)
+            table.arrange(pos)          # the figure put down a little off its square's middle, as a hand does
+            camera = SimulatedCamera(table, seed=seed, stickers=False, look_seed=look, **DEMO)
+            for tile in ("8", "5"):     # (the 5 is the tile most like the 8: told by its middle)
+                table.lay_tile(tile)
+                read = reader.read_frame(camera.read(), pos, allowed_faces(pos, ANY_PAWN)).tile
+                assert read == tile, (at, seed, tile, read)

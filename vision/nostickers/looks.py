@@ -288,14 +288,16 @@ class TileView:
     size: tuple[float, float] | None = None     # its outline's sides (mm, the shorter first)
 
 
-def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas, least: float = TILE_COVER) -> TileView:
+def tile_sample(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, canvas: Canvas, least: float = TILE_COVER,
+                shadows_apart: bool = False) -> TileView:
     """The card zone's tile (``TileView``): the share it covers (``tile_mask``), the polar sample about its centre
     (None: less than ``least`` is covered, too little to be a tile; teaching, which knows a tile lies there, asks
     less), finer polar samples of its middle (about that centre and moved by ``DETAIL_SHIFT_MM``: what a pieces
     file taught before the middle's picture was kept compares), its middle as a picture with room around it
     (``middle_window``: what ``Middles`` compares, and its centre what teaching keeps, ``middle_of``) and the
-    sides of its outline (a hand or an arm reaching in makes it larger than a tile: ``Pieces.read_tile``)."""
-    zone_lab, mask = tile_mask(zone_lab, ref_zone_lab)
+    sides of its outline (a hand or an arm reaching in makes it larger than a tile: ``Pieces.read_tile``);
+    ``shadows_apart`` as for ``tile_mask``."""
+    zone_lab, mask = tile_mask(zone_lab, ref_zone_lab, shadows_apart)
     cover = float(mask.mean())
     if cover < least:
         return TileView(cover)
@@ -382,16 +384,20 @@ TILE_FAINT = 8.0            # in the card zone relit by the table around the til
                             # tile's when it joins one that differs clearly (``DIFF``)
 
 
-def tile_mask(zone_lab: np.ndarray, ref_zone_lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tile_mask(zone_lab: np.ndarray, ref_zone_lab: np.ndarray, shadows_apart: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(the card zone relit, the tile's pixels there): the zone's light brought to the empty zone's by the table
     around what clearly differs (the board's light, matched over a board full of pieces, leaves the card zone a
     little lighter or darker from photo to photo); then the biggest difference, its outline filled — what
     clearly differs and what differs less (``TILE_FAINT``) joined to it: a tile near the table's colour shows
     its picture clearly and its edge only faintly, and the tile is both (its centre does not jump from its
-    picture's to its outline's from one frame to the next)."""
+    picture's to its outline's from one frame to the next).  ``shadows_apart``: the table only darker, its colour
+    kept (``shadowed``), does not differ — a shadow cast into the zone (the monster's figure on the board's edge)
+    that touches the tile is not part of it."""
     clear = (difference(zone_lab, ref_zone_lab) > DIFF).astype(np.uint8)
     zone_lab = lit(zone_lab, *global_light(zone_lab, ref_zone_lab, cv2.dilate(clear, np.ones((9, 9), np.uint8)) == 0))
     diff = difference(zone_lab, ref_zone_lab)
+    if shadows_apart:
+        diff[shadowed(zone_lab, ref_zone_lab)] = 0.0
     weak = cv2.morphologyEx((diff > TILE_FAINT).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels = cv2.connectedComponents(weak, connectivity=8)
     keep = np.zeros(n, bool)
@@ -402,6 +408,18 @@ def tile_mask(zone_lab: np.ndarray, ref_zone_lab: np.ndarray) -> tuple[np.ndarra
     if outlines:
         cv2.drawContours(mask, [max(outlines, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
     return zone_lab, mask > 0
+
+
+SHADOW_LEAST = 0.5          # a shadow leaves at least this share of the lightness …
+SHADOW_AB = 7.0             # … and moves the colour (a, b) less than this
+
+
+def shadowed(lab_picture: np.ndarray, ref_lab: np.ndarray) -> np.ndarray:
+    """The pixels that show the reference in shadow: darker (down to ``SHADOW_LEAST`` of its lightness), its
+    colour kept (within ``SHADOW_AB``)."""
+    light, ref_light = lab_picture[..., 0], ref_lab[..., 0]
+    colour = np.hypot(lab_picture[..., 1] - ref_lab[..., 1], lab_picture[..., 2] - ref_lab[..., 2])
+    return (light < ref_light) & (light >= SHADOW_LEAST * ref_light) & (colour < SHADOW_AB)
 
 
 def global_light(frame_lab: np.ndarray, ref_lab: np.ndarray, mask: np.ndarray) -> tuple[float, np.ndarray]:

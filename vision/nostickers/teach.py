@@ -159,7 +159,13 @@ class Pieces:
             return None
         if zone_lab is None:
             return UNKNOWN
-        view = L.tile_sample(zone_lab, L.lab(self.board.zone), Canvas.zone(_scheme()))
+        ref, canvas = L.lab(self.board.zone), Canvas.zone(_scheme())
+        view = L.tile_sample(zone_lab, ref, canvas)
+        if self._middles is not None and view.sample is not None and not self._tile_sized(view):
+            # larger than a tile: a shadow cast into the zone may touch it (the monster's figure on the board's
+            # edge); without the table's shadowed pixels, a tile's size is taken
+            apart = L.tile_sample(zone_lab, ref, canvas, shadows_apart=True)
+            view = apart if apart.sample is not None and self._tile_sized(apart) else view
         cover, sample, details = view.cover, view.sample, view.details
         if sample is None:
             return None if cover < L.EMPTY_COVER else UNKNOWN
@@ -175,6 +181,11 @@ class Pieces:
             return self._tile_by_middle(best, details, nearest)
         return self._tile_by_detail([k for k, d in ranked if d * RATIO < dist], details)
 
+    def _tile_sized(self, view) -> bool:
+        """Whether what the zone shows has a taught tile's size (within ``TILE_SIZE_SLACK`` of each side)."""
+        return view.size is not None and not np.any(np.abs(np.asarray(view.size) - self._size)
+                                                    > TILE_SIZE_SLACK * self._size)
+
     def _tile_by_picture(self, view, whole: dict[str, float]):
         """``UNKNOWN`` when what the zone shows is not a tile's size (within ``TILE_SIZE_SLACK`` of the taught
         tiles': a hand or an arm reaching in, a tile half out of the zone or half hidden); else the tile whose
@@ -183,7 +194,7 @@ class Pieces:
         ``MAX_DISTANCE`` as a whole too; else ``UNKNOWN``.  As a whole, a tile taught elsewhere in the zone (in
         another light, seen from another angle) can look more like another tile than like itself (a 5 like an
         8); its middle, found where it best fits, does not."""
-        if view.size is None or np.any(np.abs(np.asarray(view.size) - self._size) > TILE_SIZE_SLACK * self._size):
+        if not self._tile_sized(view):
             return UNKNOWN
         near = _nearest(self.tiles, self._middles.distances(view.window))
         ranked = sorted(near.items(), key=lambda kv: kv[1])
