@@ -653,14 +653,17 @@ def _beside_monster(expected: dict) -> set[int]:
 
 def _misfits(frame: Frame, expected: dict) -> bool:
     """Whether a step's photo shows, by its squares' cover alone, a piece missing or a stray one (as
-    ``teach`` judges them)."""
+    ``teach`` judges them: a piece's square out of view is missing too — a match gone wrong can put half the
+    board outside the photo)."""
     near = _beside_monster(expected)
-    for sq, cover in frame.cover.items():
+    for sq in SQUARES:
+        cover = frame.cover.get(sq)
         key = face_key(expected.get(sq, EMPTY))
         if key is None and sq not in expected:
-            if cover >= L.PIECE_COVER and sq not in near:
+            if cover is not None and cover >= L.PIECE_COVER and sq not in near:
                 return True
-        elif key is not None and key not in FIXED and not key.startswith("stone:") and cover < L.PIECE_COVER:
+        elif key is not None and key not in FIXED and not key.startswith("stone:") \
+                and (cover is None or cover < L.PIECE_COVER):
             return True
     return False
 
