@@ -218,8 +218,9 @@ def test_the_table_gives_a_refused_reading_the_guided_look_of_flure_vision_expla
                 gate.feed(reading, gray)
             if gate.combined is None:
                 continue
-            game = SimpleNamespace(phase="pawns", position=before, to_move=mover.colour,
-                                   unmoved=[p.label for p in before.pawns if p.colour == mover.colour])
+            unmoved = tuple(p.label for p in before.pawns if p.colour == mover.colour)      # (all on the board)
+            game = SimpleNamespace(phase="pawns", position=before, to_move=mover.colour, unmoved=unmoved,
+                                   seen_movers=lambda unmoved=unmoved: unmoved)
             if reconcile_reading(game, gate.combined).accepted:
                 continue
             refused_blind += 1
