@@ -378,7 +378,7 @@ def test_an_untold_pawn_is_never_accepted_when_its_choices_are_too_many_to_try(m
     dest = parse_square(target["square"])
     seen = {sq: after.get(sq, EMPTY) for sq in SQUARES}
     kind = {k for k in allowed[dest] if same_kind(k, face_key(after[dest]))}
-    frame = read.FrameRead(observation_json(Observation(seen, None, {})), seen, None, {}, {},
+    frame = read.FrameRead(observation_json(Observation(seen, None, {})), seen, None, {},
                            read={dest: face_key(after[dest])}, twins={dest: kind})
     assert len(kind) > 1
     monkeypatch.setattr(read, "MAX_TOLD", 1)

@@ -49,18 +49,17 @@ MONSTER_UNREAD = "monster-unread"   # the monster's square: its heading is the g
 @dataclass(frozen=True)
 class FrameRead:
     """What one frame yields (``Reader.read_frame``).  ``data``: its reading JSON.  ``seen``, ``tile``,
-    ``unseen`` (square → why): that reading's, and ``untold`` the squares whose pawn's kind was read but not
-    which of the allowed pawns of that kind it is (square → face nearest; unseen in the reading) — the four
-    None when the board was not located.  ``doubts``: the covered squares no face was read on (square → face →
-    distance, ``Pieces.match``); ``read``: the faces read (square → face key); ``twins``: the squares read as a
-    pawn of one kind where the legal changes allow several of that kind (square → those faces); ``placed``:
+    ``unseen`` (square → why): that reading's — the three None when the board was not located.  ``doubts``:
+    the covered squares no face was read on (square → face → distance, ``Pieces.match``); ``read``: the faces
+    read (square → face key); ``twins``: the squares read as a pawn of one kind where the legal changes allow
+    several of that kind (square → those faces; a square whose kind was read but not which of them, unseen in
+    the reading, too); ``placed``:
     the pools and teleporters measured (``tiles.read_placed``)."""
 
     data: dict
     seen: dict[int, SquareLook] | None = None
     tile: object = None         # as ``Observation.tile``: a tile, None (seen empty) or ``UNKNOWN``
     unseen: dict[int, str] | None = None
-    untold: dict[int, str] | None = None
     doubts: dict[int, dict[str, float]] = field(default_factory=dict)
     read: dict[int, str] = field(default_factory=dict)
     twins: dict[int, set[str]] = field(default_factory=dict)
@@ -95,7 +94,7 @@ class Reader:
             return FrameRead(not_located(why).to_json())
         prior = looks(before)
         faint = set(self.pieces.faint)
-        seen, unseen, doubts, read, untold = {}, {}, {}, {}, {}
+        seen, unseen, doubts, read = {}, {}, {}, {}
         twins_read: dict[int, set[str]] = {}
         # the game's board tiles (pools, stone tiles, teleporters: a row of tiles placed side by side in the
         # advanced setup, A2, is no hand) and the monster with its shadow
@@ -134,8 +133,7 @@ class Reader:
                 if len(twins) > 1 and (number := self.pieces.tell(sample, twins, fine)) is not None:
                     key, twins = number, set()      # its number read (``Pieces.tell``): no need to ask the game
                 if key is not None and any(nearest.get(k, np.inf) * RATIO < nearest[key] for k in twins - {key}):
-                    untold[sq] = key            # the kind is read; which pawn of it, only the game can tell
-                    key = None
+                    key = None                  # the kind is read; which pawn of it, only the game can tell
                 if key is None and cover >= L.PIECE_COVER:
                     doubts[sq] = nearest
                 if key is None or (key in FIXED and face_key(was) != key):
@@ -148,7 +146,7 @@ class Reader:
         placed = read_placed(self.pieces, frame, prior, allowed, seen, unseen, self.ref_lab, doubts)
         tile = self.pieces.read_tile(frame.zone)
         data = card_zone_said(observation_json(Observation(seen, tile, unseen)), frame.zone is None)
-        return FrameRead(data, seen, tile, unseen, untold, doubts, read, twins_read, placed)
+        return FrameRead(data, seen, tile, unseen, doubts, read, twins_read, placed)
 
     def _face_under(self, frame, sq: int, allowed: dict[int, set[str]]) -> bool:
         """Whether a square under a large difference clearly shows a face a legal change allows there
